@@ -1,0 +1,9 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2020' }, module: { type: 'commonjs' } }] },
+  transformIgnorePatterns: ['/node_modules/(?!three/)'],
+  testTimeout: 120000,
+};

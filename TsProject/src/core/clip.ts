@@ -1,0 +1,120 @@
+/**
+ * Animation clips as structure-of-arrays typed arrays.
+ *
+ * A clip holds, for every frame and bone, the local rotation (unit quaternion `[x, y, z, w]`) and the
+ * local translation (metres, parent frame) of a {@link Skeleton}. Frame `f`, bone `i` lives at
+ * `rotations[4 * (f * n + i)]` and `translations[3 * (f * n + i)]`. Frames are evenly spaced by
+ * `frameTime` seconds; frame 0 is at t = 0 and the last frame at `(frameCount - 1) * frameTime`.
+ */
+import { type NumArray, quat64, slerpShortest } from './quat';
+import type { Skeleton } from './skeleton';
+
+export interface Clip {
+  name: string;
+  readonly skeleton: Skeleton;
+  readonly frameCount: number;
+  /** Seconds between frames (BVH `Frame Time`), kept as read (no rounding). */
+  readonly frameTime: number;
+  /** `Float32Array(frameCount * boneCount * 4)`: local rotations. */
+  readonly rotations: Float32Array;
+  /** `Float32Array(frameCount * boneCount * 3)`: local translations, metres. */
+  readonly translations: Float32Array;
+}
+
+/** Thrown for invalid clip data or arguments; the message names the field. */
+export class ClipError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClipError';
+  }
+}
+
+/**
+ * A clip of `frameCount` frames filled with the skeleton's rest pose.
+ * @throws ClipError when frameCount < 1 or frameTime is not a positive finite number.
+ */
+export function createClip(skeleton: Skeleton, frameCount: number, frameTime: number, name = 'clip'): Clip {
+  if (!Number.isInteger(frameCount) || frameCount < 1)
+    throw new ClipError(`frameCount ${frameCount}: need an integer >= 1`);
+  if (!(frameTime > 0) || !Number.isFinite(frameTime))
+    throw new ClipError(`frameTime ${frameTime}: need a positive number of seconds`);
+  const n = skeleton.boneCount;
+  const rotations = new Float32Array(frameCount * n * 4);
+  const translations = new Float32Array(frameCount * n * 3);
+  for (let f = 0; f < frameCount; f++) {
+    rotations.set(skeleton.restRotations, f * n * 4);
+    translations.set(skeleton.restTranslations, f * n * 3);
+  }
+  return { name, skeleton, frameCount, frameTime, rotations, translations };
+}
+
+/** Frames per second, `1 / frameTime` (e.g. Frame Time 0.0083333 -> 120.0005). */
+export function clipFps(clip: Clip): number {
+  return 1 / clip.frameTime;
+}
+
+/** Duration in seconds from the first to the last frame: `(frameCount - 1) * frameTime`. */
+export function clipDuration(clip: Clip): number {
+  return (clip.frameCount - 1) * clip.frameTime;
+}
+
+/** Index of the frame at or before time `t` (seconds), clamped to `[0, frameCount - 1]`. */
+export function frameIndexAt(clip: Clip, t: number): number {
+  const f = Math.floor(t / clip.frameTime + 1e-9);
+  if (!(f > 0)) return 0;
+  return f >= clip.frameCount ? clip.frameCount - 1 : f;
+}
+
+/** Copy frame `f`'s local pose into `outRot` (4n) and `outPos` (3n). Allocates nothing. */
+export function readFrame(clip: Clip, f: number, outRot: NumArray, outPos: NumArray): void {
+  const n = clip.skeleton.boneCount;
+  const r = clip.rotations;
+  const t = clip.translations;
+  const ro = f * n * 4;
+  const to = f * n * 3;
+  for (let k = 0; k < 4 * n; k++) outRot[k] = r[ro + k];
+  for (let k = 0; k < 3 * n; k++) outPos[k] = t[to + k];
+}
+
+/** Store a local pose (`rot` 4n, `pos` 3n) as frame `f`. Allocates nothing. */
+export function writeFrame(clip: Clip, f: number, rot: NumArray, pos: NumArray): void {
+  const n = clip.skeleton.boneCount;
+  const ro = f * n * 4;
+  const to = f * n * 3;
+  for (let k = 0; k < 4 * n; k++) clip.rotations[ro + k] = rot[k];
+  for (let k = 0; k < 3 * n; k++) clip.translations[to + k] = pos[k];
+}
+
+const qa = quat64();
+const qb = quat64();
+const qo = quat64();
+
+/**
+ * Sample the clip at time `t` seconds: rotations by shortest-path slerp, translations linearly,
+ * between the two neighbouring frames. Times before 0 or past the end clamp to the first or
+ * last frame (never index past the last frame). Allocates nothing.
+ */
+export function sampleClip(clip: Clip, t: number, outRot: NumArray, outPos: NumArray): void {
+  const last = clip.frameCount - 1;
+  const x = t / clip.frameTime;
+  if (!(x > 0) || x >= last) {
+    readFrame(clip, x >= last ? last : 0, outRot, outPos);
+    return;
+  }
+  const f0 = Math.floor(x);
+  const u = x - f0;
+  const n = clip.skeleton.boneCount;
+  const r = clip.rotations;
+  const tr = clip.translations;
+  const a = f0 * n;
+  const b = (f0 + 1) * n;
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < 4; k++) {
+      qa[k] = r[4 * (a + i) + k];
+      qb[k] = r[4 * (b + i) + k];
+    }
+    slerpShortest(qo, qa, qb, u);
+    for (let k = 0; k < 4; k++) outRot[4 * i + k] = qo[k];
+    for (let k = 0; k < 3; k++) outPos[3 * i + k] = tr[3 * (a + i) + k] * (1 - u) + tr[3 * (b + i) + k] * u;
+  }
+}

@@ -1,0 +1,5 @@
+/** Core: HumanBodyBones, skeletons, clips, forward kinematics and quaternion helpers. Engine-free. */
+export * from './clip';
+export * from './humanBodyBones';
+export * from './quat';
+export * from './skeleton';

@@ -1,0 +1,206 @@
+/**
+ * Skeletons as flat arrays, and forward kinematics.
+ *
+ * Frame: right-handed, Y up, metres, character faces +Z, its left is +X (glTF / VRM 1.0; DESIGN.md).
+ * Bones are stored in topological order (`parents[i] < i`), so one forward loop is a full FK pass.
+ */
+import { quat, vec3 } from 'gl-matrix';
+import { HUMAN_BONE_COUNT, HUMAN_BONE_NAMES } from './humanBodyBones';
+import { type NumArray, quat64, readQuat, readVec3, vec64, writeVec3 } from './quat';
+
+export interface Skeleton {
+  /** Number of bones `n`. */
+  readonly boneCount: number;
+  /** Bone names, length `n`, kept exactly as in the source file (spaces, colons, dots included). */
+  readonly names: readonly string[];
+  /** Parent index per bone, -1 for a root; always `parents[i] < i`. `Int32Array` of length `n`. */
+  readonly parents: Int32Array;
+  /** Rest (bind) local translation per bone, metres, in the parent's frame. `Float64Array(3n)`. */
+  readonly restTranslations: Float64Array;
+  /** Rest (bind) local rotation per bone, unit quaternion `[x, y, z, w]`. `Float64Array(4n)`. */
+  readonly restRotations: Float64Array;
+  /** Bone index per `HumanBodyBones` value, -1 where the rig has no such bone. `Int32Array(55)`. */
+  readonly humanoid: Int32Array;
+}
+
+export interface SkeletonInit {
+  names: readonly string[];
+  parents: ArrayLike<number>;
+  restTranslations: ArrayLike<number>;
+  restRotations: ArrayLike<number>;
+  /** Optional humanoid map, length 55 (missing bones -1). Defaults to all -1. */
+  humanoid?: ArrayLike<number>;
+}
+
+/** Thrown for structurally invalid skeleton data; the message names the bone and the field. */
+export class SkeletonError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SkeletonError';
+  }
+}
+
+/**
+ * Build and validate a {@link Skeleton}. Copies the inputs; normalises rest rotations.
+ * @throws SkeletonError on a length mismatch, a parent that is not an earlier bone, a non-finite
+ * value or a zero-length rotation (the message names the bone and field).
+ */
+export function createSkeleton(init: SkeletonInit): Skeleton {
+  const n = init.names.length;
+  const check = (field: string, len: number, want: number) => {
+    if (len !== want)
+      throw new SkeletonError(`skeleton ${field}: length ${len}, expected ${want} for ${n} bones`);
+  };
+  check('parents', init.parents.length, n);
+  check('restTranslations', init.restTranslations.length, 3 * n);
+  check('restRotations', init.restRotations.length, 4 * n);
+  const parents = Int32Array.from(init.parents);
+  const restTranslations = Float64Array.from(init.restTranslations);
+  const restRotations = Float64Array.from(init.restRotations);
+  for (let i = 0; i < n; i++) {
+    const p = parents[i];
+    if (p >= i || p < -1) {
+      throw new SkeletonError(
+        `bone ${i} '${init.names[i]}': parent ${p} is not an earlier bone (bones must be in topological order)`,
+      );
+    }
+    for (let k = 0; k < 3; k++) {
+      if (!Number.isFinite(restTranslations[3 * i + k])) {
+        throw new SkeletonError(`bone '${init.names[i]}': rest translation[${k}] is not finite`);
+      }
+    }
+    const o = 4 * i;
+    const len = Math.hypot(
+      restRotations[o],
+      restRotations[o + 1],
+      restRotations[o + 2],
+      restRotations[o + 3],
+    );
+    if (!Number.isFinite(len) || len < 1e-12) {
+      throw new SkeletonError(`bone '${init.names[i]}': rest rotation is not a valid quaternion`);
+    }
+    for (let k = 0; k < 4; k++) restRotations[o + k] /= len;
+  }
+  const humanoid = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
+  if (init.humanoid) {
+    check('humanoid', init.humanoid.length, HUMAN_BONE_COUNT);
+    for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+      const b = init.humanoid[h];
+      if (b < -1 || b >= n || !Number.isInteger(b)) {
+        throw new SkeletonError(`humanoid map: ${HUMAN_BONE_NAMES[h]} -> ${b} is not a bone index`);
+      }
+      humanoid[h] = b;
+    }
+  }
+  return { boneCount: n, names: [...init.names], parents, restTranslations, restRotations, humanoid };
+}
+
+/** A copy of `skeleton` with another humanoid map (length 55, -1 for missing). */
+export function withHumanoid(skeleton: Skeleton, humanoid: ArrayLike<number>): Skeleton {
+  return createSkeleton({ ...skeleton, humanoid });
+}
+
+/** Index of the bone named exactly `name`, or -1. */
+export function boneIndex(skeleton: Skeleton, name: string): number {
+  return skeleton.names.indexOf(name);
+}
+
+const tq = quat64();
+const tp = vec64();
+const tv = vec64();
+
+/**
+ * Forward kinematics: world rotations and positions from local ones.
+ * `localRot` `4n`, `localPos` `3n` (metres, parent frame); `outRot` `4n`, `outPos` `3n` (world).
+ * The root's local transform is its world transform. Allocates nothing.
+ * `outRot`/`outPos` must not alias the inputs.
+ */
+export function forwardKinematics(
+  skeleton: Skeleton,
+  localRot: NumArray,
+  localPos: NumArray,
+  outRot: NumArray,
+  outPos: NumArray,
+): void {
+  const parents = skeleton.parents;
+  const n = skeleton.boneCount;
+  for (let i = 0; i < n; i++) {
+    const p = parents[i];
+    if (p < 0) {
+      for (let k = 0; k < 4; k++) outRot[4 * i + k] = localRot[4 * i + k];
+      for (let k = 0; k < 3; k++) outPos[3 * i + k] = localPos[3 * i + k];
+      continue;
+    }
+    readQuat(tq, outRot, p);
+    readVec3(tv, localPos, i);
+    vec3.transformQuat(tv, tv, tq);
+    readVec3(tp, outPos, p);
+    vec3.add(tv, tv, tp);
+    writeVec3(outPos, i, tv);
+    quatMulInto(outRot, i, tq, localRot, i);
+  }
+}
+
+/** out[i] = a * arr[j], all quaternions; a is a 4-array, arr/out flat. */
+function quatMulInto(out: NumArray, i: number, a: ArrayLike<number>, arr: NumArray, j: number): void {
+  const ax = a[0];
+  const ay = a[1];
+  const az = a[2];
+  const aw = a[3];
+  const o = 4 * j;
+  const bx = arr[o];
+  const by = arr[o + 1];
+  const bz = arr[o + 2];
+  const bw = arr[o + 3];
+  const r = 4 * i;
+  out[r] = ax * bw + aw * bx + ay * bz - az * by;
+  out[r + 1] = ay * bw + aw * by + az * bx - ax * bz;
+  out[r + 2] = az * bw + aw * bz + ax * by - ay * bx;
+  out[r + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+const ip = quat64();
+
+/**
+ * Inverse kinematics of the hierarchy (world -> local): local rotation `inverse(parentWorld) * world`.
+ * `worldRot` `4n` in, `outLocalRot` `4n` out. Roots copy their world rotation. Allocates nothing.
+ */
+export function worldToLocalRotations(skeleton: Skeleton, worldRot: NumArray, outLocalRot: NumArray): void {
+  const parents = skeleton.parents;
+  for (let i = 0; i < skeleton.boneCount; i++) {
+    const p = parents[i];
+    if (p < 0) {
+      for (let k = 0; k < 4; k++) outLocalRot[4 * i + k] = worldRot[4 * i + k];
+      continue;
+    }
+    readQuat(ip, worldRot, p);
+    quat.conjugate(ip, ip);
+    quatMulInto(outLocalRot, i, ip, worldRot, i);
+  }
+}
+
+/** Rest-pose world rotations (`Float64Array(4n)`) and positions (`Float64Array(3n)`). Allocates; set-up time only. */
+export function restWorld(skeleton: Skeleton): { rotations: Float64Array; positions: Float64Array } {
+  const rotations = new Float64Array(4 * skeleton.boneCount);
+  const positions = new Float64Array(3 * skeleton.boneCount);
+  forwardKinematics(skeleton, skeleton.restRotations, skeleton.restTranslations, rotations, positions);
+  return { rotations, positions };
+}
+
+/** Children of every bone, computed once (set-up time). */
+export function childrenOf(skeleton: Skeleton): number[][] {
+  const c: number[][] = Array.from({ length: skeleton.boneCount }, () => []);
+  for (let i = 0; i < skeleton.boneCount; i++) if (skeleton.parents[i] >= 0) c[skeleton.parents[i]].push(i);
+  return c;
+}
+
+/** True when `ancestor` is `bone` or one of its ancestors. */
+export function isAncestor(skeleton: Skeleton, ancestor: number, bone: number): boolean {
+  for (let b = bone; b >= 0; b = skeleton.parents[b]) if (b === ancestor) return true;
+  return false;
+}
+
+/** Copy the rest quaternion of bone `i` into `out`. */
+export function restRotation(out: quat, skeleton: Skeleton, i: number): quat {
+  return readQuat(out, skeleton.restRotations, i);
+}
