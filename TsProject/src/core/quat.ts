@@ -86,6 +86,18 @@ export function angleBetween(a: ArrayLike<number>, b: ArrayLike<number>): number
   return 2 * Math.atan2(s, Math.abs(tmpD[3]));
 }
 
+/**
+ * Angle in radians, in [0, pi], between two (not necessarily unit) vectors, as
+ * `atan2(|a x b|, a . b)`, accurate for tiny and near-180-degree angles (unlike `acos(dot)`).
+ * Returns 0 when either vector is zero.
+ */
+export function vectorAngle(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const cx = a[1] * b[2] - a[2] * b[1];
+  const cy = a[2] * b[0] - a[0] * b[2];
+  const cz = a[0] * b[1] - a[1] * b[0];
+  return Math.atan2(Math.hypot(cx, cy, cz), a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
+}
+
 /** Wrap an angle in radians to (-pi, pi]. */
 export function wrapAngle(a: number): number {
   let r = a % (2 * Math.PI);
@@ -168,9 +180,52 @@ export function alignHemisphere(q: Quat, ref: ArrayLike<number>): Quat {
   return q;
 }
 
-/** Rotation taking unit vector `from` to unit vector `to` by the shortest arc (180 degrees: about any perpendicular). */
+/**
+ * Shortest-arc rotation taking unit vector `from` to unit vector `to`, in full double precision
+ * (gl-matrix's `quat.rotationTo` uses Float32 temporaries, good to ~1e-8 only). For opposite vectors
+ * the result is half a turn about an axis perpendicular to `from`.
+ * Formula: `q = normalize(cross(from, to), 1 + dot(from, to))` (half-angle identity).
+ */
 export function fromTo(out: Quat, from: ArrayLike<number>, to: ArrayLike<number>): Quat {
-  return quat.rotationTo(out, from as Vec3, to as Vec3);
+  const d = from[0] * to[0] + from[1] * to[1] + from[2] * to[2];
+  if (d < -1 + 1e-12) {
+    // perpendicular axis: cross with the world axis least aligned with `from`
+    const ax = Math.abs(from[0]);
+    const ay = Math.abs(from[1]);
+    const az = Math.abs(from[2]);
+    let x: number;
+    let y: number;
+    let z: number;
+    if (ax <= ay && ax <= az) {
+      x = 0;
+      y = -from[2];
+      z = from[1];
+    } else if (ay <= az) {
+      x = from[2];
+      y = 0;
+      z = -from[0];
+    } else {
+      x = -from[1];
+      y = from[0];
+      z = 0;
+    }
+    const l = Math.hypot(x, y, z);
+    out[0] = x / l;
+    out[1] = y / l;
+    out[2] = z / l;
+    out[3] = 0;
+    return out;
+  }
+  const x = from[1] * to[2] - from[2] * to[1];
+  const y = from[2] * to[0] - from[0] * to[2];
+  const z = from[0] * to[1] - from[1] * to[0];
+  const w = 1 + d;
+  const l = Math.hypot(x, y, z, w);
+  out[0] = x / l;
+  out[1] = y / l;
+  out[2] = z / l;
+  out[3] = w / l;
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,229 @@
+/**
+ * Quality figures of a retargeted clip against its source, as reported in `summary.json`.
+ *
+ * Segment direction error: for each limb segment whose two ends are mapped humanoid bones on both
+ * skeletons, the angle in degrees between the source segment's world direction and the target's,
+ * per frame; reported as mean and max over the clip. Segments: upper arm (UpperArm -> LowerArm),
+ * forearm (LowerArm -> Hand), hand (Hand -> the first of the Middle, Index, Ring, Little proximal
+ * bones mapped on both), thigh (UpperLeg -> LowerLeg), shin (LowerLeg -> Foot), foot (Foot -> Toes),
+ * and hips to neck (Hips -> Neck, or Hips -> Head when either skeleton has no neck).
+ *
+ * Foot height error: per foot, frames where the source foot is on the floor are those where its
+ * lowest humanoid joint (Toes when both skeletons have toes, else Foot) is within
+ * {@link CONTACT_HEIGHT} of that joint's lowest level over the clip (5th percentile, so the floor
+ * need not be at 0) and moves slower than {@link CONTACT_SPEED} horizontally. On those frames the
+ * error is |target joint height - its height in the target's rest pose| (the target's rest pose stands
+ * on its floor), in metres; reported as the mean absolute value.
+ *
+ * Source positions are taken after the retargeter's up-axis alignment (`sourceAlignment`), metres.
+ */
+import { quat, vec3 } from 'gl-matrix';
+import {
+  type Clip,
+  forwardKinematics,
+  HumanBodyBones as H,
+  type NumArray,
+  quat64,
+  RAD2DEG,
+  readFrame,
+  readQuat,
+  vec64,
+  vectorAngle,
+  writeQuat,
+} from '../core';
+
+/** Source joint height band above its lowest level that counts as on the floor, metres. */
+export const CONTACT_HEIGHT = 0.03;
+/** Horizontal speed below which a low source foot counts as planted, metres per second. */
+export const CONTACT_SPEED = 0.35;
+
+export interface SegmentError {
+  /** Mean angle over frames, degrees. */
+  meanDeg: number;
+  /** Max angle over frames, degrees. */
+  maxDeg: number;
+  /** Frame of the max. */
+  maxFrame: number;
+  /** Humanoid bones the segment runs between. */
+  from: string;
+  to: string;
+}
+
+export interface FootHeightError {
+  /** Mean absolute target foot height error on source contact frames, metres (null: no contact frames). */
+  meanAbsM: number | null;
+  contactFrames: number;
+  joint: string;
+}
+
+export interface QualityReport {
+  segments: Record<string, SegmentError | null>;
+  footHeight: { left: FootHeightError; right: FootHeightError; meanAbsM: number | null };
+}
+
+type Seg = { name: string; from: number; to: number[] };
+
+const SEGMENTS: Seg[] = [];
+for (const side of ['left', 'right'] as const) {
+  const S = side === 'left' ? 'Left' : 'Right';
+  SEGMENTS.push(
+    { name: `${side}UpperArm`, from: H[`${S}UpperArm`], to: [H[`${S}LowerArm`]] },
+    { name: `${side}Forearm`, from: H[`${S}LowerArm`], to: [H[`${S}Hand`]] },
+    {
+      name: `${side}Hand`,
+      from: H[`${S}Hand`],
+      to: [H[`${S}MiddleProximal`], H[`${S}IndexProximal`], H[`${S}RingProximal`], H[`${S}LittleProximal`]],
+    },
+    { name: `${side}Thigh`, from: H[`${S}UpperLeg`], to: [H[`${S}LowerLeg`]] },
+    { name: `${side}Shin`, from: H[`${S}LowerLeg`], to: [H[`${S}Foot`]] },
+    { name: `${side}Foot`, from: H[`${S}Foot`], to: [H[`${S}Toes`]] },
+  );
+}
+SEGMENTS.push({ name: 'hipsToNeck', from: H.Hips, to: [H.Neck, H.Head] });
+
+const HUMAN_NAME = Object.fromEntries(Object.entries(H).map(([k, v]) => [v, k])) as Record<number, string>;
+
+/**
+ * Measure the quality figures of `target` (retargeted) against `source`. Both clips must have the same
+ * frame count. `sourceAlignment` is the retargeter's up-axis rotation for the source (identity for
+ * Y-up data). Allocates per call, not per frame.
+ */
+export function measureQuality(
+  source: Clip,
+  target: Clip,
+  sourceAlignment: ArrayLike<number> = [0, 0, 0, 1],
+): QualityReport {
+  if (source.frameCount !== target.frameCount) {
+    throw new Error(`measureQuality: source has ${source.frameCount} frames, target ${target.frameCount}`);
+  }
+  const S = source.skeleton;
+  const T = target.skeleton;
+  const segs = SEGMENTS.map((seg) => {
+    const sFrom = S.humanoid[seg.from];
+    const tFrom = T.humanoid[seg.from];
+    const to = seg.to.find((h) => S.humanoid[h] >= 0 && T.humanoid[h] >= 0);
+    if (sFrom < 0 || tFrom < 0 || to === undefined) return null;
+    return { seg, sFrom, tFrom, sTo: S.humanoid[to], tTo: T.humanoid[to], to, sum: 0, max: 0, maxFrame: 0 };
+  });
+  const useToes = [H.LeftToes, H.RightToes].every((h) => S.humanoid[h] >= 0 && T.humanoid[h] >= 0);
+  const feet = (['Left', 'Right'] as const).map((side) => {
+    const h = useToes ? H[`${side}Toes`] : H[`${side}Foot`];
+    return {
+      side,
+      h,
+      s: S.humanoid[h],
+      t: T.humanoid[h],
+      sy: new Float64Array(source.frameCount),
+      sxz: new Float64Array(2 * source.frameCount),
+      ty: new Float64Array(source.frameCount),
+    };
+  });
+
+  const nS = S.boneCount;
+  const nT = T.boneCount;
+  const sr = new Float64Array(4 * nS);
+  const sp = new Float64Array(3 * nS);
+  const swr = new Float64Array(4 * nS);
+  const swp = new Float64Array(3 * nS);
+  const tr = new Float64Array(4 * nT);
+  const tp = new Float64Array(3 * nT);
+  const twr = new Float64Array(4 * nT);
+  const twp = new Float64Array(3 * nT);
+  const A = Float64Array.from(sourceAlignment);
+  const q = quat64();
+  const v = vec64();
+  const a = vec64();
+  const b = vec64();
+  const alignRoots = () => {
+    for (let i = 0; i < nS; i++) {
+      if (S.parents[i] >= 0) continue;
+      readQuat(q, sr, i);
+      quat.multiply(q, A, q);
+      writeQuat(sr, i, q);
+      vec3.transformQuat(v, sp.subarray(3 * i, 3 * i + 3), A);
+      sp.set(v, 3 * i);
+    }
+  };
+  const segDir = (out: NumArray, pos: Float64Array, i: number, j: number) => {
+    out[0] = pos[3 * j] - pos[3 * i];
+    out[1] = pos[3 * j + 1] - pos[3 * i + 1];
+    out[2] = pos[3 * j + 2] - pos[3 * i + 2];
+  };
+  for (let f = 0; f < source.frameCount; f++) {
+    readFrame(source, f, sr, sp);
+    alignRoots();
+    forwardKinematics(S, sr, sp, swr, swp);
+    readFrame(target, f, tr, tp);
+    forwardKinematics(T, tr, tp, twr, twp);
+    for (const s of segs) {
+      if (!s) continue;
+      segDir(a, swp, s.sFrom, s.sTo);
+      segDir(b, twp, s.tFrom, s.tTo);
+      const ang = vectorAngle(a, b) * RAD2DEG;
+      s.sum += ang;
+      if (ang > s.max) {
+        s.max = ang;
+        s.maxFrame = f;
+      }
+    }
+    for (const ft of feet) {
+      if (ft.s < 0 || ft.t < 0) continue;
+      ft.sy[f] = swp[3 * ft.s + 1];
+      ft.sxz[2 * f] = swp[3 * ft.s];
+      ft.sxz[2 * f + 1] = swp[3 * ft.s + 2];
+      ft.ty[f] = twp[3 * ft.t + 1];
+    }
+  }
+
+  const segments: Record<string, SegmentError | null> = {};
+  SEGMENTS.forEach((seg, k) => {
+    const s = segs[k];
+    segments[seg.name] = s
+      ? {
+          meanDeg: s.sum / source.frameCount,
+          maxDeg: s.max,
+          maxFrame: s.maxFrame,
+          from: HUMAN_NAME[seg.from],
+          to: HUMAN_NAME[s.to],
+        }
+      : null;
+  });
+
+  // target rest heights
+  const rr = new Float64Array(4 * nT);
+  const rp = new Float64Array(3 * nT);
+  forwardKinematics(T, T.restRotations, T.restTranslations, rr, rp);
+  const dt = source.frameTime;
+  let total = 0;
+  let count = 0;
+  const footReport = feet.map((ft): FootHeightError => {
+    if (ft.s < 0 || ft.t < 0) return { meanAbsM: null, contactFrames: 0, joint: HUMAN_NAME[ft.h] };
+    const sorted = Array.from(ft.sy).sort((x, y) => x - y);
+    const floor = sorted[Math.floor(0.05 * (sorted.length - 1))];
+    const restY = rp[3 * ft.t + 1];
+    let sum = 0;
+    let n = 0;
+    for (let f = 0; f < source.frameCount; f++) {
+      const g = f > 0 ? f - 1 : Math.min(1, source.frameCount - 1);
+      const speed =
+        Math.hypot(ft.sxz[2 * f] - ft.sxz[2 * g], ft.sxz[2 * f + 1] - ft.sxz[2 * g + 1]) /
+        (dt * Math.max(1, Math.abs(f - g)));
+      if (ft.sy[f] <= floor + CONTACT_HEIGHT && speed <= CONTACT_SPEED) {
+        sum += Math.abs(ft.ty[f] - restY);
+        n++;
+      }
+    }
+    total += sum;
+    count += n;
+    return { meanAbsM: n > 0 ? sum / n : null, contactFrames: n, joint: HUMAN_NAME[ft.h] };
+  });
+  return {
+    segments,
+    footHeight: { left: footReport[0], right: footReport[1], meanAbsM: count > 0 ? total / count : null },
+  };
+}
+
+/** The skeleton bones that quality segments use, for reports. */
+export function qualitySegmentNames(): string[] {
+  return SEGMENTS.map((s) => s.name);
+}

@@ -1,0 +1,315 @@
+/**
+ * Automatic reference poses: a canonical T-pose (or I-pose) for any humanoid skeleton, computed from
+ * its geometry, so that skeletons whose rest pose is not a T-pose (many BVH files, A-pose avatars,
+ * rigs facing -Z or lying Z-up) are calibrated without user action.
+ *
+ * Canonical frame (DESIGN.md): right-handed, Y up, the character faces +Z and its left is +X.
+ * Canonical T-pose: the hips keep their orientation relative to the body frame; every torso bone from
+ * the spine to the neck points straight up (+Y); upper and lower legs point straight down (-Y); each
+ * foot's foot->toes direction points straight forward (+Z, level); upper arms, lower arms and hands
+ * point along the character's left/right axis (+X for the left side, -X for the right); the I-pose
+ * has the arms and hands hanging down (-Y) instead. Everything else (clavicles, head, toes, fingers,
+ * helper bones) keeps its local rotation from the base pose. Each bone is moved by the smallest
+ * rotation that gives it its direction, so its roll (twist about its own axis) is the base pose's:
+ * from a natural standing pose this keeps anatomically matching rolls on both skeletons.
+ *
+ * Design note: this follows the usual humanoid-retargeting practice of calibrating both skeletons in
+ * the same T-pose (Unity's Mecanim "Enforce T-Pose", MotionBuilder's characterization T-stance).
+ */
+import { type mat3, quat, vec3 } from 'gl-matrix';
+import {
+  forwardKinematics,
+  fromTo,
+  HumanBodyBones as H,
+  quat64,
+  readQuat,
+  readVec3,
+  type Skeleton,
+  vec64,
+  worldToLocalRotations,
+  writeQuat,
+} from '../core';
+
+/** Which canonical pose: T (arms out to the sides) or I (arms down). */
+export type ReferencePoseKind = 'T' | 'I';
+
+/** Thrown when a skeleton lacks what a reference pose needs; the message names the bone. */
+export class ReferencePoseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReferencePoseError';
+  }
+}
+
+/** Orthonormal body frame of a posed skeleton, world space, unit vectors. */
+export interface BodyFrame {
+  left: Float64Array;
+  up: Float64Array;
+  forward: Float64Array;
+}
+
+export interface PoseGeometry {
+  /** World rotations `4n`. */
+  rotations: Float64Array;
+  /** World positions `3n`, metres. */
+  positions: Float64Array;
+}
+
+/** World rotations and positions of a local pose (allocates; set-up time). */
+export function poseGeometry(
+  skeleton: Skeleton,
+  localRot: ArrayLike<number>,
+  localPos: ArrayLike<number>,
+): PoseGeometry {
+  const rotations = new Float64Array(4 * skeleton.boneCount);
+  const positions = new Float64Array(3 * skeleton.boneCount);
+  forwardKinematics(skeleton, localRot as Float64Array, localPos as Float64Array, rotations, positions);
+  return { rotations, positions };
+}
+
+function bonePos(g: PoseGeometry, skeleton: Skeleton, h: number): Float64Array {
+  const b = skeleton.humanoid[h];
+  return readVec3(vec64(), g.positions, b) as Float64Array;
+}
+
+function requireBones(skeleton: Skeleton, bones: number[], what: string): void {
+  for (const h of bones) {
+    if (skeleton.humanoid[h] < 0) {
+      const name = Object.keys(H).find((k) => H[k as keyof typeof H] === h);
+      throw new ReferencePoseError(
+        `${what} needs the humanoid bone ${name}, which the skeleton does not map`,
+      );
+    }
+  }
+}
+
+/**
+ * Body frame of a posed skeleton: up = hips -> head; left = from the right limbs to the left limbs
+ * (upper arms and upper legs), made perpendicular to up; forward = left x up.
+ * @throws ReferencePoseError when required bones are missing or the frame is degenerate.
+ */
+export function bodyFrame(skeleton: Skeleton, g: PoseGeometry): BodyFrame {
+  requireBones(
+    skeleton,
+    [H.Hips, H.Head, H.LeftUpperArm, H.RightUpperArm, H.LeftUpperLeg, H.RightUpperLeg],
+    'the body frame',
+  );
+  const up = vec3.sub(vec64(), bonePos(g, skeleton, H.Head), bonePos(g, skeleton, H.Hips)) as Float64Array;
+  const lu = vec3.length(up);
+  if (!(lu > 1e-9)) throw new ReferencePoseError('the body frame: head and hips are at the same place');
+  vec3.scale(up, up, 1 / lu);
+  const left = vec3.sub(vec64(), bonePos(g, skeleton, H.LeftUpperArm), bonePos(g, skeleton, H.RightUpperArm));
+  const legs = vec3.sub(vec64(), bonePos(g, skeleton, H.LeftUpperLeg), bonePos(g, skeleton, H.RightUpperLeg));
+  vec3.add(left, left, legs);
+  vec3.scaleAndAdd(left, left, up, -vec3.dot(left, up));
+  const ll = vec3.length(left);
+  if (!(ll > 1e-9)) {
+    throw new ReferencePoseError(
+      'the body frame: left and right limbs coincide, so left/right cannot be told apart',
+    );
+  }
+  vec3.scale(left, left, 1 / ll);
+  const forward = vec3.cross(vec64(), left, up) as Float64Array;
+  return { left: left as Float64Array, up, forward };
+}
+
+/**
+ * Rotation taking the body frame to the canonical frame (left -> +X, up -> +Y, forward -> +Z).
+ */
+export function bodyToCanonical(frame: BodyFrame): Float64Array {
+  // Rows of the matrix are the body axes: M * left = X, M * up = Y, M * forward = Z.
+  // gl-matrix mat3 is column-major: element (row r, col c) at index 3c + r.
+  const m = new Float64Array(9) as unknown as mat3;
+  for (let c = 0; c < 3; c++) {
+    m[3 * c + 0] = frame.left[c];
+    m[3 * c + 1] = frame.up[c];
+    m[3 * c + 2] = frame.forward[c];
+  }
+  const q = quat64();
+  quat.fromMat3(q, m);
+  return quat.normalize(q, q) as Float64Array;
+}
+
+/**
+ * True when the pose looks like a standing humanoid: the legs hang below the hips on the other side
+ * from the head (angle between hips->head and hips->feet above 120 degrees) and left and right limbs
+ * are apart. A BVH rest pose with every bone along one axis (as in the Bandai Namco set) is not.
+ */
+export function isStandingPose(skeleton: Skeleton, g: PoseGeometry): boolean {
+  const m = skeleton.humanoid;
+  if ([H.Hips, H.Head, H.LeftFoot, H.RightFoot, H.LeftUpperArm, H.RightUpperArm].some((h) => m[h] < 0))
+    return false;
+  const hips = bonePos(g, skeleton, H.Hips);
+  const up = vec3.sub(vec64(), bonePos(g, skeleton, H.Head), hips);
+  const feet = vec3.add(vec64(), bonePos(g, skeleton, H.LeftFoot), bonePos(g, skeleton, H.RightFoot));
+  vec3.scale(feet, feet, 0.5);
+  vec3.sub(feet, feet, hips);
+  if (vec3.length(up) < 1e-9 || vec3.length(feet) < 1e-9) return false;
+  if (vec3.angle(up, feet) < (120 * Math.PI) / 180) return false;
+  try {
+    bodyFrame(skeleton, g);
+  } catch {
+    return false;
+  }
+  const lr = vec3.dist(bonePos(g, skeleton, H.LeftUpperArm), bonePos(g, skeleton, H.RightUpperArm));
+  return lr > 0.05 * vec3.length(up);
+}
+
+/** Bones of the chain from `top` down to `bottom` (both inclusive), root-first; [] if `bottom` is not below `top`. */
+export function chainBetween(skeleton: Skeleton, top: number, bottom: number): number[] {
+  const out: number[] = [];
+  for (let b = bottom; b >= 0; b = skeleton.parents[b]) {
+    out.push(b);
+    if (b === top) return out.reverse();
+  }
+  return [];
+}
+
+export interface ReferencePose {
+  kind: ReferencePoseKind;
+  /** Local rotations of the reference pose, `Float64Array(4n)`. */
+  localRotations: Float64Array;
+  /** World rotations `4n` and positions `3n` of the reference pose, in the canonical frame. */
+  world: PoseGeometry;
+  /** Rotation that took the base pose's body frame to the canonical frame. */
+  bodyToCanonical: Float64Array;
+  /** Hips height above the lowest foot-chain joint in the reference pose, metres (legs straight). */
+  hipsHeight: number;
+}
+
+const X = vec64(1, 0, 0);
+const Y = vec64(0, 1, 0);
+const Z = vec64(0, 0, 1);
+
+/**
+ * Canonical reference pose of `skeleton`, computed from a base pose (local rotations `4n`, local
+ * translations `3n`; default: the rest pose). See the module docs for the pose definition.
+ * @throws ReferencePoseError when a required humanoid bone is missing or the base pose is degenerate.
+ */
+export function canonicalPose(
+  skeleton: Skeleton,
+  options: {
+    kind?: ReferencePoseKind;
+    baseRotations?: ArrayLike<number>;
+    baseTranslations?: ArrayLike<number>;
+  } = {},
+): ReferencePose {
+  const kind = options.kind ?? 'T';
+  const n = skeleton.boneCount;
+  const local = Float64Array.from(options.baseRotations ?? skeleton.restRotations);
+  const trans = Float64Array.from(options.baseTranslations ?? skeleton.restTranslations);
+  if (local.length !== 4 * n || trans.length !== 3 * n) {
+    throw new ReferencePoseError(`base pose: expected ${4 * n} rotations and ${3 * n} translations`);
+  }
+  const m = skeleton.humanoid;
+  const g = poseGeometry(skeleton, local, trans);
+  const frame = bodyFrame(skeleton, g);
+  const G = bodyToCanonical(frame);
+
+  // Rotate every root by G (rotations and positions).
+  const tmp = quat64();
+  for (let i = 0; i < n; i++) {
+    if (skeleton.parents[i] >= 0) continue;
+    readQuat(tmp, local, i);
+    quat.multiply(tmp, G, tmp);
+    writeQuat(local, i, tmp);
+    const p = readVec3(vec64(), trans, i);
+    vec3.transformQuat(p, p, G);
+    trans.set(p, 3 * i);
+  }
+
+  const geo = poseGeometry(skeleton, local, trans);
+  const refresh = () => forwardKinematics(skeleton, local, trans, geo.rotations, geo.positions);
+  const cur = vec64();
+  const delta = quat64();
+  const w = quat64();
+  /** Swing bone `b` (world) by the shortest arc so that (child - b) points along `dir`. */
+  const aim = (b: number, child: number, dir: ArrayLike<number>) => {
+    if (b < 0 || child < 0) return;
+    vec3.sub(cur, readVec3(vec64(), geo.positions, child), readVec3(vec64(), geo.positions, b));
+    const len = vec3.length(cur);
+    if (len < 1e-9) return;
+    vec3.scale(cur, cur, 1 / len);
+    fromTo(delta, cur, dir);
+    readQuat(w, geo.rotations, b);
+    quat.multiply(w, delta, w);
+    setWorldRotation(b, w);
+  };
+  const setWorldRotation = (b: number, world: quat) => {
+    const p = skeleton.parents[b];
+    if (p < 0) {
+      writeQuat(local, b, world);
+    } else {
+      const pw = readQuat(quat64(), geo.rotations, p);
+      quat.invert(pw, pw);
+      quat.multiply(pw, pw, world);
+      quat.normalize(pw, pw);
+      writeQuat(local, b, pw);
+    }
+    refresh();
+  };
+
+  // Torso: spine .. neck straight up.
+  const headChain = chainBetween(skeleton, m[H.Hips], m[H.Head]);
+  // aim every chain bone strictly between hips and head at the next chain bone
+  for (let k = 1; k + 1 < headChain.length; k++) aim(headChain[k], headChain[k + 1], Y);
+
+  const downY = vec64(0, -1, 0);
+  for (const side of ['Left', 'Right'] as const) {
+    const upper = m[H[`${side}UpperLeg`]];
+    const lower = m[H[`${side}LowerLeg`]];
+    const foot = m[H[`${side}Foot`]];
+    const toes = m[H[`${side}Toes`]];
+    aim(upper, lower, downY);
+    aim(lower, foot, downY);
+    if (toes >= 0) aim(foot, toes, Z);
+  }
+  for (const side of ['Left', 'Right'] as const) {
+    const out = kind === 'I' ? downY : side === 'Left' ? X : vec64(-1, 0, 0);
+    const upper = m[H[`${side}UpperArm`]];
+    const lower = m[H[`${side}LowerArm`]];
+    const hand = m[H[`${side}Hand`]];
+    aim(upper, lower, out);
+    aim(lower, hand, out);
+    const finger = [
+      H[`${side}MiddleProximal`],
+      H[`${side}IndexProximal`],
+      H[`${side}RingProximal`],
+      H[`${side}LittleProximal`],
+    ]
+      .map((h) => m[h])
+      .find((b) => b >= 0);
+    if (finger !== undefined) aim(hand, finger, out);
+  }
+
+  refresh();
+  return {
+    kind,
+    localRotations: local,
+    world: geo,
+    bodyToCanonical: G,
+    hipsHeight: hipsHeightOf(skeleton, geo),
+  };
+}
+
+/**
+ * Height of the hips joint above the lowest of the humanoid foot and toes joints, measured along +Y,
+ * metres. (Only humanoid joints, so end/helper joints that some rigs have and others lack do not
+ * change the figure.)
+ */
+export function hipsHeightOf(skeleton: Skeleton, g: PoseGeometry): number {
+  const m = skeleton.humanoid;
+  const hipsY = g.positions[3 * m[H.Hips] + 1];
+  let lowest = Number.POSITIVE_INFINITY;
+  for (const h of [H.LeftFoot, H.RightFoot, H.LeftToes, H.RightToes]) {
+    if (m[h] >= 0) lowest = Math.min(lowest, g.positions[3 * m[h] + 1]);
+  }
+  return hipsY - lowest;
+}
+
+/** Local rotations `4n` of world rotations `4n` (allocates; set-up time). */
+export function localFromWorld(skeleton: Skeleton, world: ArrayLike<number>): Float64Array {
+  const out = new Float64Array(4 * skeleton.boneCount);
+  worldToLocalRotations(skeleton, world as Float64Array, out);
+  return out;
+}
