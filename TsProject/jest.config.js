@@ -4,6 +4,6 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2020' }, module: { type: 'commonjs' } }] },
-  transformIgnorePatterns: ['/node_modules/(?!three/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(three|property-graph)/)'],
   testTimeout: 120000,
 };
