@@ -3,7 +3,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2020' }, module: { type: 'commonjs' } }] },
+  transform: { '^.+\\.(tsx?|m?jsx?)$': ['@swc/jest', { jsc: { target: 'es2020' }, module: { type: 'commonjs' } }] },
   transformIgnorePatterns: ['/node_modules/(?!(three|property-graph)/)'],
   testTimeout: 120000,
 };

@@ -7,4 +7,8 @@ if (!fs.existsSync(bundle)) {
   console.error('kind: dist/kind.cjs is missing; run `npm run build` in TsProject first');
   process.exit(2);
 }
-require(bundle);
+require(bundle)
+  .main(process.argv)
+  .then((code) => {
+    process.exitCode = code;
+  });

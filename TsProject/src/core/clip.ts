@@ -48,6 +48,24 @@ export function createClip(skeleton: Skeleton, frameCount: number, frameTime: nu
   return { name, skeleton, frameCount, frameTime, rotations, translations };
 }
 
+/**
+ * A new clip holding frames `[from, from + count)` of `clip` (clamped to the clip), same skeleton and
+ * frame time. Copies the data.
+ */
+export function sliceClip(clip: Clip, from: number, count: number): Clip {
+  const start = Math.max(0, Math.min(clip.frameCount - 1, Math.floor(from)));
+  const end = Math.max(start + 1, Math.min(clip.frameCount, start + Math.floor(count)));
+  const n = clip.skeleton.boneCount;
+  return {
+    name: clip.name,
+    skeleton: clip.skeleton,
+    frameCount: end - start,
+    frameTime: clip.frameTime,
+    rotations: clip.rotations.slice(start * n * 4, end * n * 4),
+    translations: clip.translations.slice(start * n * 3, end * n * 3),
+  };
+}
+
 /** Frames per second, `1 / frameTime` (e.g. Frame Time 0.0083333 -> 120.0005). */
 export function clipFps(clip: Clip): number {
   return 1 / clip.frameTime;

@@ -3,3 +3,4 @@
 export * from './quality';
 export * from './referencePose';
 export * from './retargeter';
+export * from './virtualHierarchy';

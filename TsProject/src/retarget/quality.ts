@@ -9,9 +9,10 @@
  * and hips to neck (Hips -> Neck, or Hips -> Head when either skeleton has no neck).
  *
  * Foot height error: per foot, frames where the source foot is on the floor are those where its
- * lowest humanoid joint (Toes when both skeletons have toes, else Foot) is within
- * {@link CONTACT_HEIGHT} of that joint's lowest level over the clip (5th percentile, so the floor
- * need not be at 0) and moves slower than {@link CONTACT_SPEED} horizontally. On those frames the
+ * ankle (humanoid Foot joint; every humanoid has one, unlike toes) is within
+ * {@link CONTACT_HEIGHT} of the source's floor level (the 5th percentile over frames of the lower
+ * ankle's height, so the floor need not be at 0) and moves slower than {@link CONTACT_SPEED}
+ * horizontally. On those frames the
  * error is |target joint height - its height in the target's rest pose| (the target's rest pose stands
  * on its floor), in metres; reported as the mean absolute value.
  *
@@ -105,9 +106,8 @@ export function measureQuality(
     if (sFrom < 0 || tFrom < 0 || to === undefined) return null;
     return { seg, sFrom, tFrom, sTo: S.humanoid[to], tTo: T.humanoid[to], to, sum: 0, max: 0, maxFrame: 0 };
   });
-  const useToes = [H.LeftToes, H.RightToes].every((h) => S.humanoid[h] >= 0 && T.humanoid[h] >= 0);
   const feet = (['Left', 'Right'] as const).map((side) => {
-    const h = useToes ? H[`${side}Toes`] : H[`${side}Foot`];
+    const h = H[`${side}Foot`];
     return {
       side,
       h,
@@ -196,10 +196,18 @@ export function measureQuality(
   const dt = source.frameTime;
   let total = 0;
   let count = 0;
+  // One floor level for both feet: the 5th percentile over frames of the lower foot's joint height,
+  // so a foot that seldom touches the ground is not given a floor of its own.
+  const lowest: number[] = [];
+  for (let f = 0; f < source.frameCount; f++) {
+    let m = Number.POSITIVE_INFINITY;
+    for (const ft of feet) if (ft.s >= 0 && ft.t >= 0) m = Math.min(m, ft.sy[f]);
+    if (Number.isFinite(m)) lowest.push(m);
+  }
+  lowest.sort((x, y) => x - y);
+  const floor = lowest.length > 0 ? lowest[Math.floor(0.05 * (lowest.length - 1))] : 0;
   const footReport = feet.map((ft): FootHeightError => {
     if (ft.s < 0 || ft.t < 0) return { meanAbsM: null, contactFrames: 0, joint: HUMAN_NAME[ft.h] };
-    const sorted = Array.from(ft.sy).sort((x, y) => x - y);
-    const floor = sorted[Math.floor(0.05 * (sorted.length - 1))];
     const restY = rp[3 * ft.t + 1];
     let sum = 0;
     let n = 0;

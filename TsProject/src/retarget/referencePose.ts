@@ -4,8 +4,10 @@
  * rigs facing -Z or lying Z-up) are calibrated without user action.
  *
  * Canonical frame (DESIGN.md): right-handed, Y up, the character faces +Z and its left is +X.
- * Canonical T-pose: the hips keep their orientation relative to the body frame; every torso bone from
- * the spine to the neck points straight up (+Y); upper and lower legs point straight down (-Y); each
+ * Canonical T-pose: the hips keep their orientation relative to the body frame; the torso bones from
+ * the spine to the neck lie on one straight line leaning so that the neck is right above the hips
+ * (vertical when the rig's first spine bone sits right above the hips), and the neck chain points
+ * straight up (+Y); upper and lower legs point straight down (-Y); each
  * foot's foot->toes direction points straight forward (+Z, level); upper arms, lower arms and hands
  * point along the character's left/right axis (+X for the left side, -X for the right); the I-pose
  * has the arms and hands hanging down (-Y) instead. Everything else (clavicles, head, toes, fingers,
@@ -173,7 +175,7 @@ export interface ReferencePose {
   world: PoseGeometry;
   /** Rotation that took the base pose's body frame to the canonical frame. */
   bodyToCanonical: Float64Array;
-  /** Hips height above the lowest foot-chain joint in the reference pose, metres (legs straight). */
+  /** Hips height above the ankles in the reference pose, metres (legs straight). */
   hipsHeight: number;
 }
 
@@ -249,10 +251,28 @@ export function canonicalPose(
     refresh();
   };
 
-  // Torso: spine .. neck straight up.
-  const headChain = chainBetween(skeleton, m[H.Hips], m[H.Head]);
-  // aim every chain bone strictly between hips and head at the next chain bone
-  for (let k = 1; k + 1 < headChain.length; k++) aim(headChain[k], headChain[k + 1], Y);
+  // Torso: the bones from the spine to the neck in one straight line, leaning so that the neck is
+  // right above the hips (the hips -> first spine bone offset of many rigs is not vertical; keeping
+  // the neck above the hips keeps the rest pose's overall uprightness). Neck chain straight up.
+  const neckOrHead = m[H.Neck] >= 0 ? m[H.Neck] : m[H.Head];
+  const torso = chainBetween(skeleton, m[H.Hips], neckOrHead);
+  if (torso.length >= 3) {
+    const p0 = readVec3(vec64(), geo.positions, torso[0]);
+    const p1 = readVec3(vec64(), geo.positions, torso[1]);
+    const o = vec3.sub(vec64(), p1, p0);
+    let L = 0;
+    for (let k = 2; k < torso.length; k++) {
+      const b = torso[k];
+      L += Math.hypot(trans[3 * b], trans[3 * b + 1], trans[3 * b + 2]);
+    }
+    const horiz = o[0] * o[0] + o[2] * o[2];
+    const u = L * L > horiz ? vec64(-o[0] / L, Math.sqrt(L * L - horiz) / L, -o[2] / L) : Y;
+    for (let k = 1; k + 1 < torso.length; k++) aim(torso[k], torso[k + 1], u);
+  }
+  if (m[H.Neck] >= 0) {
+    const neckChain = chainBetween(skeleton, m[H.Neck], m[H.Head]);
+    for (let k = 0; k + 1 < neckChain.length; k++) aim(neckChain[k], neckChain[k + 1], Y);
+  }
 
   const downY = vec64(0, -1, 0);
   for (const side of ['Left', 'Right'] as const) {
@@ -293,15 +313,14 @@ export function canonicalPose(
 }
 
 /**
- * Height of the hips joint above the lowest of the humanoid foot and toes joints, measured along +Y,
- * metres. (Only humanoid joints, so end/helper joints that some rigs have and others lack do not
- * change the figure.)
+ * Height of the hips joint above the lower ankle (humanoid Foot joint), measured along +Y, metres.
+ * Ankles, not toes or end joints: every humanoid has them, so the figure compares across rigs.
  */
 export function hipsHeightOf(skeleton: Skeleton, g: PoseGeometry): number {
   const m = skeleton.humanoid;
   const hipsY = g.positions[3 * m[H.Hips] + 1];
   let lowest = Number.POSITIVE_INFINITY;
-  for (const h of [H.LeftFoot, H.RightFoot, H.LeftToes, H.RightToes]) {
+  for (const h of [H.LeftFoot, H.RightFoot]) {
     if (m[h] >= 0) lowest = Math.min(lowest, g.positions[3 * m[h] + 1]);
   }
   return hipsY - lowest;

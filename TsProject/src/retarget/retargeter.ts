@@ -12,14 +12,20 @@
  * and Neck, or Head without a neck) and the neck chain (Neck up to Head) are distributed when their
  * lengths differ: target chain bone j of k is driven by source chain bone `ceil((j + 1) * m / k) - 1`
  * of m, i.e. the source chain is split into k groups and each target bone follows its group's last
- * bone, so the chain end (where the arms and head attach) always matches. Unmapped target bones whose
+ * bone, so the chain end (where the arms and head attach) always matches. Each such target bone is
+ * then swung (keeping its twist) so its segment ends at the source chain's point of the same
+ * arc-length fraction (carried to the target chain start and scaled by the chain length ratio): the
+ * target spine follows the source spine's curve and the hips-to-neck direction is kept (`ChainFit`). Unmapped target bones whose
  * name and parent's name equal an unmapped source bone's follow that bone (helper bones, self copies).
  *
  * Hips position: `scaled` (offline default) multiplies the source hips path by the hips-height ratio
- * `k = avatarScale * H_target / H_source` (H = hips height above the lowest foot/toes joint in the
- * reference pose, legs straight), so strides fit the legs; `room` (live default) keeps the source
+ * `k = avatarScale * H_target / H_source` (H = hips height above the ankles in the reference pose,
+ * legs straight), so strides fit the legs; `room` (live default) keeps the source
  * hips position and adds the leg-length difference `avatarScale * H_target - H_source` to its height,
  * so the avatar stands where the performer stands. Both assume the floor of each skeleton at y = 0.
+ *
+ * IK-style rigs whose humanoid bones do not hang below their humanoid parents (an IK foot under the
+ * armature root) are retargeted on a virtual hierarchy and converted back (virtualHierarchy.ts).
  *
  * Frames: all world quantities are in the canonical frame of DESIGN.md (Y up, metres). A source whose
  * up axis is not +Y (a Z-up BVH) is turned by a fixed rotation `A` at its roots before anything else.
@@ -48,13 +54,13 @@ import {
   bodyToCanonical,
   canonicalPose,
   chainBetween,
-  hipsHeightOf,
   isStandingPose,
   poseGeometry,
   type ReferencePose,
   ReferencePoseError,
   type ReferencePoseKind,
 } from './referencePose';
+import { type VirtualHierarchy, virtualizeHumanoid } from './virtualHierarchy';
 
 export type HipsMode = 'scaled' | 'room';
 /** Up axis of the source data: 'auto' detects it from the reference base pose (hips -> head). */
@@ -77,6 +83,14 @@ export interface RetargetOptions {
   /** Uniform scale of the target avatar (1 = as authored). Scales the hips height used by both modes. */
   avatarScale?: number;
   /**
+   * Height of the source's ankle (humanoid Foot joint) when the foot is on the floor, metres in the
+   * up-aligned source world. When given, the hips height is measured from that level instead of y = 0,
+   * and the target's own level (its lower ankle in its rest pose, which stands on y = 0) is added
+   * back: a planted source foot gives a planted target foot whatever the rigs' ankle heights. `retargetClip` estimates it from the clip with `groundContact: true`. Default 0 (floors at
+   * y = 0, joints at the floor: pure scaling of the hips path).
+   */
+  sourceContactHeight?: number;
+  /**
    * Head rotation offset, degrees `(x, y, z)` as Unity's `Quaternion.Euler` (applied Z, then X, then Y),
    * about the head's reference-pose axes (X the character's left, Y up, Z forward).
    */
@@ -96,9 +110,17 @@ export interface CalibrationInfo {
   sourceUp: Exclude<UpAxis, 'auto'>;
   sourceHipsHeight: number;
   targetHipsHeight: number;
+  /** Floor contact level of the source's lowest foot joint used for the hips height, metres (0 = floor at y 0). */
+  sourceContactHeight: number;
+  /** The target's lowest foot joint height in its rest pose when contact levels are used, else 0. */
+  targetContactHeight: number;
   hipsScale: number;
   /** Driver source bone name per target bone name, for bones that have one. */
   drivers: Record<string, string>;
+  /** Target humanoid bones re-parented for retargeting (IK-style rigs), see virtualHierarchy.ts. */
+  detachedTargetBones: string[];
+  /** Spine/neck chains fitted to the source chain's shape. */
+  fittedChains: string[];
 }
 
 const AXES: Record<Exclude<UpAxis, 'auto'>, [number, number, number]> = {
@@ -129,6 +151,52 @@ export function upAxisRotation(axis: Exclude<UpAxis, 'auto'>): Float64Array {
   const q = quat64();
   if (axis === '-y') return quat.setAxisAngle(q, [1, 0, 0], Math.PI) as Float64Array;
   return fromTo(q, AXES[axis], [0, 1, 0]) as Float64Array;
+}
+
+/**
+ * Height (y) of the lower ankle (humanoid Foot joint) in a posed geometry, metres. Ankles, not toes:
+ * every humanoid has them, and their height above the sole is comparable across rigs.
+ */
+export function lowestFootJointHeight(s: Skeleton, g: { positions: Float64Array }): number {
+  let lowest = Number.POSITIVE_INFINITY;
+  for (const h of [H.LeftFoot, H.RightFoot]) {
+    const b = s.humanoid[h];
+    if (b >= 0) lowest = Math.min(lowest, g.positions[3 * b + 1]);
+  }
+  return Number.isFinite(lowest) ? lowest : 0;
+}
+
+/**
+ * Floor contact level of a clip: the 5th percentile over frames of the height of the lower ankle
+ * (humanoid Foot joint), after rotating the roots by `alignment` (the up-axis rotation). Metres. The
+ * percentile (not the minimum) ignores a few frames of a toe through the floor; a clip needs at least
+ * 5% of its frames with a foot down for the figure to mean the floor.
+ */
+export function estimateContactHeight(clip: Clip, alignment: ArrayLike<number> = [0, 0, 0, 1]): number {
+  const s = clip.skeleton;
+  const n = s.boneCount;
+  const lr = new Float64Array(4 * n);
+  const lp = new Float64Array(3 * n);
+  const wr = new Float64Array(4 * n);
+  const wp = new Float64Array(3 * n);
+  const q = quat64();
+  const v = vec64();
+  const lows = new Float64Array(clip.frameCount);
+  for (let f = 0; f < clip.frameCount; f++) {
+    readFrame(clip, f, lr, lp);
+    for (let i = 0; i < n; i++) {
+      if (s.parents[i] >= 0) continue;
+      readQuat(q, lr, i);
+      quat.multiply(q, alignment as quat, q);
+      writeQuat(lr, i, q);
+      vec3.transformQuat(v, lp.subarray(3 * i, 3 * i + 3), alignment as quat);
+      lp.set(v, 3 * i);
+    }
+    forwardKinematics(s, lr, lp, wr, wp);
+    lows[f] = lowestFootJointHeight(s, { positions: wp });
+  }
+  lows.sort();
+  return lows[Math.floor(0.05 * (lows.length - 1))];
 }
 
 /** Source bone chain strictly between hips and `end` (exclusive). */
@@ -201,8 +269,9 @@ export function computeDrivers(source: Skeleton, target: Skeleton): Int32Array {
 export class Retargeter {
   readonly source: Skeleton;
   readonly target: Skeleton;
-  readonly options: Required<Omit<RetargetOptions, 'headRotationOffset'>> & {
+  readonly options: Required<Omit<RetargetOptions, 'headRotationOffset' | 'sourceContactHeight'>> & {
     headRotationOffset: [number, number, number];
+    sourceContactHeight: number | undefined;
   };
   /** Source bone driving each target bone, -1 for none. */
   readonly drivers: Int32Array;
@@ -211,12 +280,26 @@ export class Retargeter {
   sourceReference: ReferencePose | null = null;
   info: CalibrationInfo | null = null;
 
+  /** Target and source with IK-style detached humanoid bones re-parented (see virtualHierarchy.ts). */
+  private readonly vt: VirtualHierarchy;
+  private readonly vs: VirtualHierarchy;
+  /** Source bone (real index) driving each virtual target bone, -1 for none. */
+  private readonly vDrivers: Int32Array;
   private readonly offsets: Float64Array;
   private readonly undrivenLocal: Float64Array;
+  /** Chains fitted to the source chain's shape (spine/neck when bone counts differ). */
+  private readonly fits: ChainFit[];
+  /** Virtual target bone -> index into `fitOf` entries (-1 none). */
+  private readonly fitOf: Int32Array;
+  private readonly fitSegment: Int32Array;
+  private readonly q2 = quat64();
+  private readonly v3 = vec64();
   private readonly headOffset = quat64();
   private readonly alignSource: Float64Array = new Float64Array([0, 0, 0, 1]);
   private hipsScale = 1;
   private roomLift = 0;
+  private sourceContact = 0;
+  private targetContact = 0;
   private calibrated = false;
   // scratch (per frame)
   private readonly sRot: Float64Array;
@@ -225,6 +308,10 @@ export class Retargeter {
   private readonly sWorldPos: Float64Array;
   private readonly tWorldRot: Float64Array;
   private readonly tWorldPos: Float64Array;
+  private readonly vWorldRot: Float64Array;
+  private readonly vWorldPos: Float64Array;
+  /** 1 for real target bones whose translation is output from world positions (re-parented IK bones). */
+  private readonly movedReal: Uint8Array;
   private readonly q0 = quat64();
   private readonly q1 = quat64();
   private readonly v0 = vec64();
@@ -260,10 +347,27 @@ export class Retargeter {
       sourceUp: options.sourceUp ?? 'auto',
       avatarScale,
       headRotationOffset: [head[0], head[1], head[2]],
+      sourceContactHeight: options.sourceContactHeight,
     };
-    this.drivers = computeDrivers(source, target);
+    this.vt = virtualizeHumanoid(target);
+    this.vs = virtualizeHumanoid(source);
+    const vdrivers = computeDrivers(this.vs.skeleton, this.vt.skeleton);
+    this.vDrivers = vdrivers.map((s) => (s >= 0 ? this.vs.realOf[s] : -1));
+    this.drivers = new Int32Array(target.boneCount).fill(-1);
+    this.vDrivers.forEach((s, v) => {
+      this.drivers[this.vt.realOf[v]] = s;
+    });
     const nt = target.boneCount;
     const ns = source.boneCount;
+    this.fits = buildChainFits(this.vs, this.vt.skeleton);
+    this.fitOf = new Int32Array(nt).fill(-1);
+    this.fitSegment = new Int32Array(nt).fill(-1);
+    this.fits.forEach((fit, k) => {
+      fit.targetBones.forEach((b, j) => {
+        this.fitOf[b] = k;
+        this.fitSegment[b] = j;
+      });
+    });
     this.offsets = new Float64Array(4 * nt);
     this.undrivenLocal = new Float64Array(4 * nt);
     this.sRot = new Float64Array(4 * ns);
@@ -272,78 +376,96 @@ export class Retargeter {
     this.sWorldPos = new Float64Array(3 * ns);
     this.tWorldRot = new Float64Array(4 * nt);
     this.tWorldPos = new Float64Array(3 * nt);
+    this.vWorldRot = new Float64Array(4 * nt);
+    this.vWorldPos = new Float64Array(3 * nt);
+    this.movedReal = new Uint8Array(nt);
+    for (const b of this.vt.detached) this.movedReal[b] = 1;
   }
 
   /**
-   * Calibrate. `firstFrame` (source local rotations `4n` and translations `3n`, metres) is the
-   * frame used when the source reference is 'first-frame', 'auto' with a non-standing rest pose,
-   * or `{ asIs: true }` (then it is the performer's T/I-pose as is).
+   * Calibrate. `firstFrame` (source local rotations `4n` and translations `3n`, metres) is the frame
+   * used to detect the source's up axis, and the base of the source reference pose when the source
+   * reference is 'first-frame', 'auto' with a non-standing rest pose, or `{ asIs: true }` (then it is
+   * the performer's T/I-pose as is). Without it, the rest pose stands in.
    * @throws RetargetError when no usable reference pose can be built (the message says why).
    */
   calibrate(firstFrame?: { rotations: ArrayLike<number>; translations: ArrayLike<number> }): CalibrationInfo {
     const src = this.source;
     const tgt = this.target;
+    const vsk = this.vs.skeleton;
+    const vtk = this.vt.skeleton;
     const kind = this.options.referencePose;
     const mode = this.options.sourceReference;
     const asIs = typeof mode === 'object';
-    let which: CalibrationInfo['sourceReference'] = 'rest';
-    let baseRot: ArrayLike<number> = src.restRotations;
-    let baseTrans: ArrayLike<number> = src.restTranslations;
-    const restStanding = isStandingPose(src, poseGeometry(src, src.restRotations, src.restTranslations));
-    if (asIs || mode === 'first-frame' || (mode === 'auto' && !restStanding)) {
-      if (!firstFrame) {
-        throw new RetargetError(
-          asIs
-            ? 'calibration from a frame: no frame given'
-            : 'the source rest pose is not a standing humanoid and no frame was given to calibrate on',
-        );
-      }
-      baseRot = firstFrame.rotations;
-      baseTrans = firstFrame.translations;
-      which = asIs ? 'frame-as-is' : 'first-frame';
+    const frame = firstFrame ?? { rotations: src.restRotations, translations: src.restTranslations };
+    if (frame.rotations.length !== 4 * src.boneCount || frame.translations.length !== 3 * src.boneCount) {
+      throw new RetargetError(
+        `calibration frame: expected ${4 * src.boneCount} rotations and ${3 * src.boneCount} translations for ${src.boneCount} source bones`,
+      );
     }
-    // Source up axis and alignment A.
-    const baseGeo = poseGeometry(src, baseRot, baseTrans);
+    // Source up axis from the frame (how the data's world is oriented), not from the rest pose:
+    // a BVH's rest pose may lie along another axis than its motion (Bandai Namco: rest along +X).
     let up: Exclude<UpAxis, 'auto'>;
     if (this.options.sourceUp === 'auto') {
+      const g = poseGeometry(src, frame.rotations, frame.translations);
       const hb = 3 * src.humanoid[H.Hips];
       const hd = 3 * src.humanoid[H.Head];
-      const p = baseGeo.positions;
+      const p = g.positions;
       up = nearestAxis([p[hd] - p[hb], p[hd + 1] - p[hb + 1], p[hd + 2] - p[hb + 2]]);
     } else {
       up = this.options.sourceUp;
     }
     this.alignSource.set(upAxisRotation(up));
+
+    let which: CalibrationInfo['sourceReference'] = 'rest';
+    let baseRot: ArrayLike<number> = src.restRotations;
+    let baseTrans: ArrayLike<number> = src.restTranslations;
+    const restStanding = isStandingPose(vsk, poseGeometry(vsk, vsk.restRotations, vsk.restTranslations));
+    if (asIs || mode === 'first-frame' || (mode === 'auto' && !restStanding)) {
+      if (!firstFrame && !restStanding) {
+        throw new RetargetError(
+          'the source rest pose is not a standing humanoid and no frame was given to calibrate on',
+        );
+      }
+      baseRot = frame.rotations;
+      baseTrans = frame.translations;
+      which = asIs ? 'frame-as-is' : 'first-frame';
+    }
     const alignedRot = Float64Array.from(baseRot);
     const alignedTrans = Float64Array.from(baseTrans);
     this.alignRoots(alignedRot, alignedTrans);
+    const vbase = toVirtualPose(this.vs, src, alignedRot, alignedTrans);
 
-    let srcRefWorld: Float64Array;
+    let srcRefWorldV: Float64Array;
     let srcHips: number;
     let tgtRef: ReferencePose;
     try {
-      tgtRef = canonicalPose(tgt, { kind });
+      tgtRef = canonicalPose(vtk, { kind });
       if (asIs) {
-        const g = poseGeometry(src, alignedRot, alignedTrans);
-        srcRefWorld = g.rotations;
-        srcHips = hipsHeightOf(
-          src,
-          canonicalPose(src, { kind, baseRotations: alignedRot, baseTranslations: alignedTrans }).world,
-        );
+        const g = poseGeometry(vsk, vbase.rotations, vbase.translations);
+        srcRefWorldV = g.rotations;
+        srcHips = canonicalPose(vsk, {
+          kind,
+          baseRotations: vbase.rotations,
+          baseTranslations: vbase.translations,
+        }).hipsHeight;
         // Face the target the way the performer faces in that frame: rotate its canonical pose by inverse(G_src).
-        const G = bodyToCanonical(bodyFrame(src, g));
-        const Ginv = quat.invert(quat64(), G);
+        const Ginv = quat.invert(quat64(), bodyToCanonical(bodyFrame(vsk, g)));
         const w = tgtRef.world.rotations;
-        for (let i = 0; i < tgt.boneCount; i++) {
+        for (let i = 0; i < vtk.boneCount; i++) {
           readQuat(this.q0, w, i);
           quat.multiply(this.q0, Ginv, this.q0);
           writeQuat(w, i, this.q0);
         }
         this.sourceReference = null;
       } else {
-        const sref = canonicalPose(src, { kind, baseRotations: alignedRot, baseTranslations: alignedTrans });
+        const sref = canonicalPose(vsk, {
+          kind,
+          baseRotations: vbase.rotations,
+          baseTranslations: vbase.translations,
+        });
         this.sourceReference = sref;
-        srcRefWorld = sref.world.rotations;
+        srcRefWorldV = sref.world.rotations;
         srcHips = sref.hipsHeight;
       }
     } catch (e) {
@@ -363,11 +485,11 @@ export class Retargeter {
       );
     }
 
-    // Offsets and undriven locals.
-    for (let t = 0; t < tgt.boneCount; t++) {
-      const s = this.drivers[t];
+    // Offsets (virtual target index; the driver is a real source bone) and undriven locals.
+    for (let t = 0; t < vtk.boneCount; t++) {
+      const s = this.vDrivers[t];
       if (s >= 0) {
-        readQuat(this.q0, srcRefWorld, s);
+        readQuat(this.q0, srcRefWorldV, this.vs.virtualOf[s]);
         quat.invert(this.q0, this.q0);
         readQuat(this.q1, tgtRef.world.rotations, t);
         quat.multiply(this.q0, this.q0, this.q1);
@@ -375,21 +497,27 @@ export class Retargeter {
         writeQuat(this.offsets, t, this.q0);
       }
       // Roots keep their authored rest rotation; other undriven bones their reference-pose local.
-      const from = tgt.parents[t] < 0 ? tgt.restRotations : tgtRef.localRotations;
+      const from = vtk.parents[t] < 0 ? vtk.restRotations : tgtRef.localRotations;
       for (let k = 0; k < 4; k++) this.undrivenLocal[4 * t + k] = from[4 * t + k];
     }
-    // Head offset, in the head's reference frame: inverse(refW) * R * refW.
+    // Head offset, in the head's reference frame: inverse(refW) * R * refW, R as Unity's Quaternion.Euler.
     const [hx, hy, hz] = this.options.headRotationOffset;
-    // Unity's Quaternion.Euler(x, y, z) convention: q = Ry * Rx * Rz.
     quatFromEuler(this.headOffset, hy * DEG2RAD, hx * DEG2RAD, hz * DEG2RAD, 'YXZ');
-    const headBone = tgt.humanoid[H.Head];
-    const refHead = readQuat(quat64(), tgtRef.world.rotations, headBone);
+    const refHead = readQuat(quat64(), tgtRef.world.rotations, vtk.humanoid[H.Head]);
     const inv = quat.invert(quat64(), refHead);
     quat.multiply(this.headOffset, inv, quat.multiply(quat64(), this.headOffset, refHead));
 
     const scale = this.options.avatarScale;
     this.hipsScale = (scale * tgtHips) / srcHips;
-    this.roomLift = scale * tgtHips - srcHips;
+    if (this.options.sourceContactHeight !== undefined) {
+      this.sourceContact = this.options.sourceContactHeight;
+      this.targetContact =
+        scale * lowestFootJointHeight(tgt, poseGeometry(tgt, tgt.restRotations, tgt.restTranslations));
+    } else {
+      this.sourceContact = 0;
+      this.targetContact = 0;
+    }
+    this.roomLift = scale * tgtHips + this.targetContact - (srcHips + this.sourceContact);
     this.calibrated = true;
     const drivers: Record<string, string> = {};
     this.drivers.forEach((s, t) => {
@@ -400,8 +528,14 @@ export class Retargeter {
       sourceUp: up,
       sourceHipsHeight: srcHips,
       targetHipsHeight: scale * tgtHips,
+      sourceContactHeight: this.sourceContact,
+      targetContactHeight: this.targetContact,
       hipsScale: this.hipsScale,
       drivers,
+      detachedTargetBones: this.vt.detached.map((b) => tgt.names[b]),
+      fittedChains: this.fits.map(
+        (f) => `${f.targetBones.length} target bones on ${f.sourcePoints.length - 1} source segments`,
+      ),
     };
     return this.info;
   }
@@ -425,10 +559,27 @@ export class Retargeter {
     }
   }
 
+  /** Point at arc fraction `u` along a fitted chain's source polyline (source world), into `out`. */
+  private chainPoint(fit: ChainFit, u: number, out: vec3): void {
+    const pts = fit.sourcePoints;
+    const cum = fit.sourceCum;
+    const P = this.sWorldPos;
+    let i = 0;
+    while (i < pts.length - 2 && cum[i + 1] < u) i++;
+    const span = cum[i + 1] - cum[i];
+    const f = span > 0 ? (u - cum[i]) / span : 0;
+    const a = 3 * pts[i];
+    const b = 3 * pts[i + 1];
+    out[0] = P[a] + (P[b] - P[a]) * f;
+    out[1] = P[a + 1] + (P[b + 1] - P[a + 1]) * f;
+    out[2] = P[a + 2] + (P[b + 2] - P[a + 2]) * f;
+  }
+
   /**
    * Retarget one pose. Inputs: source local rotations `4 * sourceBones` and translations
    * `3 * sourceBones` (metres, source file frame). Outputs: target local rotations `4 * targetBones`
-   * and translations `3 * targetBones` (metres; rest translations except the hips). Allocates nothing.
+   * and translations `3 * targetBones` (metres; rest translations except the hips and re-parented IK
+   * bones). Allocates nothing.
    * @throws RetargetError when called before calibrate().
    */
   retargetPose(
@@ -439,7 +590,7 @@ export class Retargeter {
   ): void {
     if (!this.calibrated) throw new RetargetError('retargetPose called before calibrate()');
     const src = this.source;
-    const tgt = this.target;
+    const vtk = this.vt.skeleton;
     const sRot = this.sRot;
     const sPos = this.sPos;
     for (let k = 0; k < 4 * src.boneCount; k++) sRot[k] = srcLocalRot[k];
@@ -447,18 +598,18 @@ export class Retargeter {
     this.alignRoots(sRot, sPos);
     forwardKinematics(src, sRot, sPos, this.sWorldRot, this.sWorldPos);
 
-    const W = this.tWorldRot;
-    const P = this.tWorldPos;
-    const parents = tgt.parents;
-    const drivers = this.drivers;
-    const hips = tgt.humanoid[H.Hips];
-    const head = tgt.humanoid[H.Head];
+    const W = this.vWorldRot;
+    const P = this.vWorldPos;
+    const parents = vtk.parents;
+    const drivers = this.vDrivers;
+    const hips = vtk.humanoid[H.Hips];
+    const head = vtk.humanoid[H.Head];
     const q0 = this.q0;
     const q1 = this.q1;
     const v0 = this.v0;
     const v1 = this.v1;
-    const rest = tgt.restTranslations;
-    for (let t = 0; t < tgt.boneCount; t++) {
+    const rest = vtk.restTranslations;
+    for (let t = 0; t < vtk.boneCount; t++) {
       const p = parents[t];
       const s = drivers[t];
       // world rotation
@@ -468,72 +619,120 @@ export class Retargeter {
         quat.multiply(q0, q0, q1);
         if (t === head) quat.multiply(q0, q0, this.headOffset);
         quat.normalize(q0, q0);
-        writeQuat(W, t, q0);
-        // local = inverse(parent world) * world
-        if (p >= 0) {
-          readQuat(q1, W, p);
-          quat.conjugate(q1, q1);
-          quat.multiply(q1, q1, q0);
-          writeQuat(outLocalRot, t, q1);
-        } else {
-          writeQuat(outLocalRot, t, q0);
-        }
       } else {
         readQuat(q0, this.undrivenLocal, t);
         if (t === head) quat.multiply(q0, q0, this.headOffset);
-        writeQuat(outLocalRot, t, q0);
         if (p >= 0) {
           readQuat(q1, W, p);
-          quat.multiply(q1, q1, q0);
-          writeQuat(W, t, q1);
-        } else {
-          writeQuat(W, t, q0);
+          quat.multiply(q0, q1, q0);
         }
       }
-      // translation and world position
+      writeQuat(W, t, q0);
+      // world position
       if (t === hips) {
         const sh = 3 * src.humanoid[H.Hips];
         v0[0] = this.sWorldPos[sh];
         v0[1] = this.sWorldPos[sh + 1];
         v0[2] = this.sWorldPos[sh + 2];
         if (this.options.hipsMode === 'scaled') {
+          v0[1] -= this.sourceContact;
           vec3.scale(v0, v0, this.hipsScale);
+          v0[1] += this.targetContact;
         } else {
           v0[1] += this.roomLift;
         }
-        P[3 * t] = v0[0];
-        P[3 * t + 1] = v0[1];
-        P[3 * t + 2] = v0[2];
-        if (p >= 0) {
-          v1[0] = P[3 * p];
-          v1[1] = P[3 * p + 1];
-          v1[2] = P[3 * p + 2];
-          vec3.sub(v0, v0, v1);
-          readQuat(q1, W, p);
-          quat.conjugate(q1, q1);
-          vec3.transformQuat(v0, v0, q1);
-        }
-        outLocalPos[3 * t] = v0[0];
-        outLocalPos[3 * t + 1] = v0[1];
-        outLocalPos[3 * t + 2] = v0[2];
       } else {
-        outLocalPos[3 * t] = rest[3 * t];
-        outLocalPos[3 * t + 1] = rest[3 * t + 1];
-        outLocalPos[3 * t + 2] = rest[3 * t + 2];
         v0[0] = rest[3 * t];
         v0[1] = rest[3 * t + 1];
         v0[2] = rest[3 * t + 2];
         if (p >= 0) {
           readQuat(q1, W, p);
           vec3.transformQuat(v0, v0, q1);
-          P[3 * t] = P[3 * p] + v0[0];
-          P[3 * t + 1] = P[3 * p + 1] + v0[1];
-          P[3 * t + 2] = P[3 * p + 2] + v0[2];
-        } else {
-          P[3 * t] = v0[0];
-          P[3 * t + 1] = v0[1];
-          P[3 * t + 2] = v0[2];
+          v0[0] += P[3 * p];
+          v0[1] += P[3 * p + 1];
+          v0[2] += P[3 * p + 2];
         }
+      }
+      P[3 * t] = v0[0];
+      P[3 * t + 1] = v0[1];
+      P[3 * t + 2] = v0[2];
+      // chain fitting: swing this chain bone so the chain follows the source chain's shape
+      const k = this.fitOf[t];
+      if (k >= 0) {
+        const fit = this.fits[k];
+        const j = this.fitSegment[t];
+        // desired end of this segment: the source chain point at the same arc fraction, carried to the
+        // target chain start and scaled by the chain length ratio
+        this.chainPoint(fit, fit.targetCum[j + 1], v1);
+        const s0 = 3 * fit.sourcePoints[0];
+        const t0 = 3 * fit.targetStart;
+        v1[0] = P[t0] + (v1[0] - this.sWorldPos[s0]) * fit.scale - v0[0];
+        v1[1] = P[t0 + 1] + (v1[1] - this.sWorldPos[s0 + 1]) * fit.scale - v0[1];
+        v1[2] = P[t0 + 2] + (v1[2] - this.sWorldPos[s0 + 2]) * fit.scale - v0[2];
+        const next = fit.targetNext[j];
+        this.v3[0] = rest[3 * next];
+        this.v3[1] = rest[3 * next + 1];
+        this.v3[2] = rest[3 * next + 2];
+        vec3.transformQuat(this.v3, this.v3, q0); // current direction
+        const l1 = vec3.length(v1);
+        const l3 = vec3.length(this.v3);
+        if (l1 > 1e-12 && l3 > 1e-12) {
+          vec3.scale(v1, v1, 1 / l1);
+          vec3.scale(this.v3, this.v3, 1 / l3);
+          fromTo(this.q2, this.v3, v1);
+          quat.multiply(q0, this.q2, q0);
+          quat.normalize(q0, q0);
+          writeQuat(W, t, q0);
+        }
+      }
+    }
+    this.writeRealPose(outLocalRot, outLocalPos);
+  }
+
+  /** Convert the virtual world pose to real local rotations/translations (and real-order world arrays). */
+  private writeRealPose(outLocalRot: NumArray, outLocalPos: NumArray): void {
+    const tgt = this.target;
+    const vt = this.vt;
+    const W = this.vWorldRot;
+    const P = this.vWorldPos;
+    const RW = this.tWorldRot;
+    const RP = this.tWorldPos;
+    const hipsReal = tgt.humanoid[H.Hips];
+    const q0 = this.q0;
+    const q1 = this.q1;
+    const v0 = this.v0;
+    for (let r = 0; r < tgt.boneCount; r++) {
+      const v = vt.virtualOf[r];
+      for (let k = 0; k < 4; k++) RW[4 * r + k] = W[4 * v + k];
+      for (let k = 0; k < 3; k++) RP[3 * r + k] = P[3 * v + k];
+    }
+    const moved = this.movedReal;
+    for (let r = 0; r < tgt.boneCount; r++) {
+      const p = tgt.parents[r];
+      readQuat(q0, RW, r);
+      if (p >= 0) {
+        readQuat(q1, RW, p);
+        quat.conjugate(q1, q1);
+        quat.multiply(q0, q1, q0);
+      }
+      writeQuat(outLocalRot, r, q0);
+      if (r === hipsReal || moved[r] === 1) {
+        v0[0] = RP[3 * r];
+        v0[1] = RP[3 * r + 1];
+        v0[2] = RP[3 * r + 2];
+        if (p >= 0) {
+          v0[0] -= RP[3 * p];
+          v0[1] -= RP[3 * p + 1];
+          v0[2] -= RP[3 * p + 2];
+          vec3.transformQuat(v0, v0, q1);
+        }
+        outLocalPos[3 * r] = v0[0];
+        outLocalPos[3 * r + 1] = v0[1];
+        outLocalPos[3 * r + 2] = v0[2];
+      } else {
+        outLocalPos[3 * r] = tgt.restTranslations[3 * r];
+        outLocalPos[3 * r + 1] = tgt.restTranslations[3 * r + 1];
+        outLocalPos[3 * r + 2] = tgt.restTranslations[3 * r + 2];
       }
     }
   }
@@ -546,19 +745,145 @@ export class Retargeter {
   get lastSourceWorldPositions(): Float64Array {
     return this.sWorldPos;
   }
-  /** World rotations `4 * targetBones` of the last output pose. */
+  /** World rotations `4 * targetBones` of the last output pose (real bone order). */
   get lastTargetWorldRotations(): Float64Array {
     return this.tWorldRot;
   }
-  /** World positions `3 * targetBones` of the last output pose, metres. */
+  /** World positions `3 * targetBones` of the last output pose, metres (real bone order). */
   get lastTargetWorldPositions(): Float64Array {
     return this.tWorldPos;
   }
 }
 
+/**
+ * A target chain (spine or neck) fitted to the shape of the source chain: each target chain bone keeps
+ * the rotation of its group's last source bone (see module docs) but is swung so its segment ends at
+ * the source chain point of the same arc-length fraction, carried to the target chain's start joint
+ * and scaled by the chain length ratio (so the hips-to-neck direction is kept).
+ */
+interface ChainFit {
+  /** Virtual target chain bones whose segments are fitted. */
+  targetBones: number[];
+  /** The next chain bone (the segment's end) of each, virtual index. */
+  targetNext: number[];
+  /** Arc fractions of the target chain joints: bone j's segment runs from targetCum[j] to targetCum[j + 1]. */
+  targetCum: Float64Array;
+  /** Source chain joints (real indices), from the start joint to the end joint. */
+  sourcePoints: number[];
+  /** Arc fractions of the source joints. */
+  sourceCum: Float64Array;
+  /** Virtual target index of the chain's start joint (hips or neck). */
+  targetStart: number;
+  /** Target chain length / source chain length (rest lengths). */
+  scale: number;
+}
+
+function chainLength(s: Skeleton, chain: number[]): number {
+  let total = 0;
+  for (let i = 1; i < chain.length; i++) {
+    const b = chain[i];
+    total += Math.hypot(
+      s.restTranslations[3 * b],
+      s.restTranslations[3 * b + 1],
+      s.restTranslations[3 * b + 2],
+    );
+  }
+  return total;
+}
+
+function cumulative(s: Skeleton, chain: number[]): Float64Array {
+  const out = new Float64Array(chain.length);
+  let total = 0;
+  for (let i = 1; i < chain.length; i++) {
+    const b = chain[i];
+    total += Math.hypot(
+      s.restTranslations[3 * b],
+      s.restTranslations[3 * b + 1],
+      s.restTranslations[3 * b + 2],
+    );
+    out[i] = total;
+  }
+  if (total > 0) for (let i = 0; i < out.length; i++) out[i] /= total;
+  return out;
+}
+
+/** Chain fits for the spine (Hips..Neck/Head) and neck (Neck..Head). */
+function buildChainFits(vs: VirtualHierarchy, vt: Skeleton): ChainFit[] {
+  const S = vs.skeleton;
+  const fits: ChainFit[] = [];
+  const sm = S.humanoid;
+  const tm = vt.humanoid;
+  const make = (tChain: number[], sChain: number[]) => {
+    // chains include both end joints: [start, bones..., end]
+    if (tChain.length < 3 || sChain.length < 2) return;
+    const tCum = cumulative(vt, tChain);
+    const sCum = cumulative(S, sChain);
+    fits.push({
+      targetBones: tChain.slice(1, -1),
+      targetNext: tChain.slice(2),
+      targetCum: tCum.slice(1),
+      sourcePoints: sChain.map((b) => vs.realOf[b]),
+      sourceCum: sCum,
+      targetStart: tChain[0],
+      scale: chainLength(S, sChain) > 0 ? chainLength(vt, tChain) / chainLength(S, sChain) : 1,
+    });
+  };
+  const tEnd = tm[H.Neck] >= 0 ? tm[H.Neck] : tm[H.Head];
+  const sEnd = sm[H.Neck] >= 0 ? sm[H.Neck] : sm[H.Head];
+  make(chainBetween(vt, tm[H.Hips], tEnd), chainBetween(S, sm[H.Hips], sEnd));
+  if (tm[H.Neck] >= 0 && sm[H.Neck] >= 0) {
+    make(chainBetween(vt, tm[H.Neck], tm[H.Head]), chainBetween(S, sm[H.Neck], sm[H.Head]));
+  }
+  return fits;
+}
+
+/** A real-order local pose of `real` expressed on its virtual hierarchy (set-up time). */
+function toVirtualPose(
+  vh: VirtualHierarchy,
+  real: Skeleton,
+  rot: Float64Array,
+  pos: Float64Array,
+): { rotations: Float64Array; translations: Float64Array } {
+  if (vh.identity) return { rotations: rot, translations: pos };
+  const g = poseGeometry(real, rot, pos);
+  const vs = vh.skeleton;
+  const n = vs.boneCount;
+  const rotations = new Float64Array(4 * n);
+  const translations = new Float64Array(3 * n);
+  const q = quat64();
+  const pq = quat64();
+  const v = vec64();
+  for (let i = 0; i < n; i++) {
+    const r = vh.realOf[i];
+    const p = vs.parents[i];
+    readQuat(q, g.rotations, r);
+    v[0] = g.positions[3 * r];
+    v[1] = g.positions[3 * r + 1];
+    v[2] = g.positions[3 * r + 2];
+    if (p >= 0) {
+      const pr = vh.realOf[p];
+      readQuat(pq, g.rotations, pr);
+      quat.invert(pq, pq);
+      quat.multiply(q, pq, q);
+      v[0] -= g.positions[3 * pr];
+      v[1] -= g.positions[3 * pr + 1];
+      v[2] -= g.positions[3 * pr + 2];
+      vec3.transformQuat(v, v, pq);
+    }
+    writeQuat(rotations, i, q);
+    translations.set(v, 3 * i);
+  }
+  return { rotations, translations };
+}
+
 export interface RetargetClipOptions extends RetargetOptions {
   /** Frame of the source clip to calibrate on (used by 'first-frame', 'auto' fallback and as-is). Default 0. */
   calibrationFrame?: number;
+  /**
+   * Estimate `sourceContactHeight` from the clip (the 5th percentile over frames of the lower foot
+   * joint's height; see {@link estimateContactHeight}) unless it is given. Default false.
+   */
+  groundContact?: boolean;
   /** Called every `progressEvery` frames with (framesDone, frameCount). */
   onProgress?: (done: number, total: number) => void;
   progressEvery?: number;
@@ -574,8 +899,20 @@ export function retargetClip(
   target: Skeleton,
   options: RetargetClipOptions = {},
 ): { clip: Clip; retargeter: Retargeter } {
-  const r = new Retargeter(clip.skeleton, target, options);
   const cf = options.calibrationFrame ?? 0;
+  let opts = options;
+  if (options.groundContact && options.sourceContactHeight === undefined) {
+    const probe = new Retargeter(clip.skeleton, target, options);
+    const pr = new Float64Array(4 * clip.skeleton.boneCount);
+    const pp = new Float64Array(3 * clip.skeleton.boneCount);
+    readFrame(clip, Math.min(Math.max(0, Math.floor(cf)), clip.frameCount - 1), pr, pp);
+    probe.calibrate({ rotations: pr, translations: pp });
+    opts = {
+      ...options,
+      sourceContactHeight: estimateContactHeight(clip, upAxisRotation(probe.info!.sourceUp)),
+    };
+  }
+  const r = new Retargeter(clip.skeleton, target, opts);
   if (!Number.isInteger(cf) || cf < 0 || cf >= clip.frameCount) {
     throw new RetargetError(`calibration frame ${cf}: the clip has frames 0..${clip.frameCount - 1}`);
   }

@@ -1,0 +1,85 @@
+/**
+ * Loading sources and avatars from files for the command line (Node only).
+ */
+import * as path from 'node:path';
+import { type Clip, withHumanoid } from '../core';
+import { parseBvh } from '../io/bvh';
+import { type Avatar, readAvatar, readGltfClip } from '../io/gltf';
+import {
+  autoMapHumanoid,
+  type HumanoidMapResult,
+  type HumanoidOverride,
+  parseHumanoidOverride,
+  requireHumanoid,
+} from '../io/humanoidMap';
+import { readInput } from './files';
+
+export type SourceFormat = 'bvh' | 'gltf' | 'vrm0' | 'vrm1';
+
+export interface LoadedSource {
+  file: string;
+  format: SourceFormat;
+  clip: Clip;
+  mapping: HumanoidMapResult;
+  /** For BVH: how the unit was chosen. */
+  unit?: string;
+  /** For glTF/VRM sources: the file's clip names. */
+  clipNames?: string[];
+  warnings: string[];
+}
+
+const AVATAR_EXT = new Set(['.glb', '.gltf', '.vrm']);
+
+/** Read a `--map` JSON override file. */
+export function loadOverride(file: string | undefined): HumanoidOverride | undefined {
+  if (!file) return undefined;
+  const text = new TextDecoder().decode(readInput(file));
+  return parseHumanoidOverride(text, file);
+}
+
+/**
+ * Load a source clip: a BVH, or an animation inside a glTF/VRM file (`clipName`, default the first).
+ * The clip's skeleton gets its humanoid map (automatic, with `override`).
+ */
+export async function loadSource(
+  file: string,
+  options: { clipName?: string; fps?: number; override?: HumanoidOverride; unitScale?: number | 'auto' } = {},
+): Promise<LoadedSource> {
+  const ext = path.extname(file).toLowerCase();
+  const bytes = readInput(file);
+  if (ext === '.bvh') {
+    if (options.clipName)
+      throw new Error(`${file}: --clip applies to glTF/VRM sources, a BVH holds one clip`);
+    const parsed = parseBvh(bytes, { fileName: path.basename(file), unitScale: options.unitScale ?? 'auto' });
+    const mapping = autoMapHumanoid(parsed.clip.skeleton, {
+      override: options.override,
+      fileName: path.basename(file),
+    });
+    requireHumanoid(mapping, path.basename(file));
+    const skeleton = withHumanoid(parsed.clip.skeleton, mapping.humanoid);
+    const clip: Clip = { ...parsed.clip, skeleton };
+    return { file, format: 'bvh', clip, mapping, unit: parsed.unitGuess, warnings: mapping.warnings };
+  }
+  if (AVATAR_EXT.has(ext)) {
+    const avatar = await readAvatar(bytes, { fileName: path.basename(file), mapOverride: options.override });
+    if (avatar.clipNames.length === 0) throw new Error(`${file}: has no animations to use as a source clip`);
+    const clip = readGltfClip(avatar, options.clipName ?? avatar.clipNames[0], { fps: options.fps });
+    return {
+      file,
+      format: avatar.format,
+      clip,
+      mapping: avatar.mapping,
+      clipNames: avatar.clipNames,
+      warnings: [...avatar.warnings, ...clip.warnings],
+    };
+  }
+  throw new Error(`${file}: unknown source type '${ext}' (expected .bvh, .glb, .gltf or .vrm)`);
+}
+
+/** Load a target avatar (.glb, .gltf, .vrm). */
+export async function loadAvatar(file: string, override?: HumanoidOverride): Promise<Avatar> {
+  const ext = path.extname(file).toLowerCase();
+  if (!AVATAR_EXT.has(ext))
+    throw new Error(`${file}: an avatar must be .glb, .gltf or .vrm (got '${ext || 'no extension'}')`);
+  return readAvatar(readInput(file), { fileName: path.basename(file), mapOverride: override });
+}

@@ -1,0 +1,176 @@
+/**
+ * The `kind` command line (Node only). Subcommands: `retarget`, `inspect`.
+ * Exit code 0 on success; 1 with a one-line error on failure; 2 on a usage error.
+ */
+import * as path from 'node:path';
+import { SingleBar } from 'cli-progress';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { defaultAssetsDir } from './files';
+import { runInspect } from './inspect';
+import { formatSummary, runRetarget } from './retarget';
+
+const VERSION = '0.1.0';
+
+function num(name: string, check: (v: number) => boolean = Number.isFinite) {
+  return (value: string): number => {
+    const v = Number(value);
+    if (value.trim() === '' || !check(v))
+      throw new InvalidArgumentError(`${name}: '${value}' is not a valid number`);
+    return v;
+  };
+}
+
+function triple(value: string): [number, number, number] {
+  const parts = value.split(',').map((p) => Number(p.trim()));
+  if (parts.length !== 3 || !parts.every(Number.isFinite)) {
+    throw new InvalidArgumentError(`'${value}': expected three numbers x,y,z in degrees`);
+  }
+  return [parts[0], parts[1], parts[2]];
+}
+
+export function buildProgram(): Command {
+  const program = new Command('kind')
+    .description('KindRetargeting: humanoid retargeting, from the command line')
+    .version(VERSION)
+    .showHelpAfterError('(run with --help for usage)');
+
+  program
+    .command('retarget')
+    .description(
+      'retarget a mocap clip onto a humanoid avatar; writes <dir>/<clip>.glb, <dir>/<clip>.bvh and <dir>/summary.json.\nWith no files, uses the embedded default (a keyframed walk onto an A-pose avatar).',
+    )
+    .argument('[source]', 'source clip: .bvh, or .glb/.gltf/.vrm with --clip')
+    .argument('[avatar]', 'target avatar: .glb, .gltf or .vrm')
+    .option('-o, --out <dir>', 'output folder', 'out')
+    .option('--clip <name>', 'animation to use when the source is a glTF/VRM file (default: the first)')
+    .option(
+      '--fps <n>',
+      'sampling rate for glTF source clips with uneven keys',
+      num('--fps', (v) => v > 0 && v <= 1000),
+    )
+    .option(
+      '--from-frame <n>',
+      "calibrate on this source frame, taken as the performer's reference pose (see --pose)",
+      num('--from-frame', (v) => Number.isInteger(v) && v >= 0),
+    )
+    .addOption(
+      new Option('--pose <kind>', 'reference pose kind for calibration').choices(['T', 'I']).default('T'),
+    )
+    .option('--map <json>', 'humanoid map override for the avatar: {"LeftUpperArm": "boneName", ...}')
+    .option('--source-map <json>', 'humanoid map override for the source')
+    .option(
+      '--scale <s>',
+      'avatar scale (1 = as authored)',
+      num('--scale', (v) => v > 0 && Number.isFinite(v)),
+    )
+    .addOption(
+      new Option(
+        '--hips <mode>',
+        'hips position: scaled (path scaled by the hips-height ratio) or room (as is, plus the leg-length difference)',
+      )
+        .choices(['scaled', 'room'])
+        .default('scaled'),
+    )
+    .addOption(
+      new Option('--source-up <axis>', 'up axis of the source data')
+        .choices(['auto', '+x', '-x', '+y', '-y', '+z', '-z'])
+        .default('auto'),
+    )
+    .option(
+      '--source-unit <metres>',
+      'metres per BVH unit (default: guessed from the skeleton size)',
+      num('--source-unit', (v) => v > 0),
+    )
+    .option('--head-offset <x,y,z>', 'head rotation offset in degrees', triple)
+    .option(
+      '--head-scale <s>',
+      'head scale (recorded in the summary)',
+      num('--head-scale', (v) => v > 0),
+    )
+    .option('-q, --quiet', 'print nothing but errors')
+    .action(async (sourceArg: string | undefined, avatarArg: string | undefined, opts) => {
+      let source = sourceArg;
+      let avatar = avatarArg;
+      if (!source && !avatar) {
+        const dir = defaultAssetsDir();
+        source = path.join(dir, 'default-walk.bvh');
+        avatar = path.join(dir, 'default-avatar.glb');
+        if (!opts.quiet)
+          console.log(
+            `no files given: using the embedded default (${path.relative(process.cwd(), dir) || dir})`,
+          );
+      } else if (!avatar) {
+        throw new InvalidArgumentError(
+          'give both a source and an avatar, or neither for the embedded default',
+        );
+      }
+      let bar: SingleBar | null = null;
+      const summary = await runRetarget({
+        source: source!,
+        avatar: avatar!,
+        outDir: opts.out,
+        clip: opts.clip,
+        fps: opts.fps,
+        fromFrame: opts.fromFrame,
+        pose: opts.pose,
+        map: opts.map,
+        sourceMap: opts.sourceMap,
+        scale: opts.scale,
+        hips: opts.hips,
+        sourceUp: opts.sourceUp,
+        sourceUnit: opts.sourceUnit,
+        headOffset: opts.headOffset,
+        headScale: opts.headScale,
+        ground: opts.ground,
+        onProgress: (done, total) => {
+          if (opts.quiet || total < 600 || !process.stderr.isTTY) return;
+          if (!bar) {
+            bar = new SingleBar({
+              format: 'retargeting [{bar}] {percentage}% | {value}/{total} frames',
+              stream: process.stderr,
+            });
+            bar.start(total, 0);
+          }
+          bar.update(done);
+          if (done === total) bar.stop();
+        },
+      });
+      if (!opts.quiet) console.log(formatSummary(summary));
+    });
+
+  program
+    .command('inspect')
+    .description('print the skeleton, the humanoid map found and what is missing')
+    .argument('<file>', '.bvh, .glb, .gltf or .vrm')
+    .option('--map <json>', 'humanoid map override')
+    .action(async (file: string, opts) => {
+      console.log(await runInspect(file, { map: opts.map }));
+    });
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  program.exitOverride();
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (e) {
+    const err = e as { code?: string; exitCode?: number; message?: string };
+    if (
+      err.code === 'commander.helpDisplayed' ||
+      err.code === 'commander.version' ||
+      err.code === 'commander.help'
+    )
+      return 0;
+    if (typeof err.code === 'string' && err.code.startsWith('commander.')) return err.exitCode ?? 2;
+    if (e instanceof InvalidArgumentError) {
+      console.error(`kind: ${e.message}`);
+      return 2;
+    }
+    const msg = (err.message ?? String(e)).split('\n')[0];
+    console.error(`kind: ${msg}`);
+    if (process.env.KIND_DEBUG) console.error(e);
+    return 1;
+  }
+}

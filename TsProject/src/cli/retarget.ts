@@ -1,0 +1,223 @@
+/**
+ * `kind retarget`: retarget a source clip onto an avatar and write `<clip>.glb`, `<clip>.bvh` and
+ * `summary.json` (atomically) into the output folder.
+ */
+import * as path from 'node:path';
+import { clipDuration, clipFps, HUMAN_BONE_NAMES } from '../core';
+import { writeBvh } from '../io/bvh';
+import { type Avatar, writeRetargetedGlb } from '../io/gltf';
+import type { HumanoidMapResult } from '../io/humanoidMap';
+import {
+  type HipsMode,
+  measureQuality,
+  type QualityReport,
+  type ReferencePoseKind,
+  type RetargetClipOptions,
+  retargetClip,
+  type UpAxis,
+  upAxisRotation,
+} from '../retarget';
+import { type OutputFile, writeFilesAtomically } from './files';
+import { type LoadedSource, loadAvatar, loadOverride, loadSource } from './load';
+
+export interface RetargetCommandOptions {
+  source: string;
+  avatar: string;
+  outDir: string;
+  clip?: string;
+  fps?: number;
+  /** Calibrate on this source frame taken as the performer's reference pose (as is). */
+  fromFrame?: number;
+  pose?: ReferencePoseKind;
+  map?: string;
+  sourceMap?: string;
+  scale?: number;
+  hips?: HipsMode;
+  sourceUp?: UpAxis;
+  sourceUnit?: number;
+  headOffset?: [number, number, number];
+  headScale?: number;
+  /** 'contact' (default): hips height measured from the source's floor contact level; 'origin': floors at y = 0. */
+  ground?: 'contact' | 'origin';
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface RetargetSummary {
+  tool: string;
+  source: {
+    file: string;
+    format: string;
+    clip: string;
+    bones: number;
+    unit?: string;
+    up: string;
+    humanoid: Record<string, string>;
+    clips?: string[];
+  };
+  target: {
+    file: string;
+    format: string;
+    bones: number;
+    humanoid: Record<string, string>;
+    missingOptional: string[];
+  };
+  frames: number;
+  fps: number;
+  frameTime: number;
+  durationSeconds: number;
+  calibration: {
+    reference: string;
+    pose: ReferencePoseKind;
+    calibrationFrame: number;
+    hipsMode: HipsMode;
+    ground: 'contact' | 'origin';
+    sourceContactHeightM: number;
+    targetContactHeightM: number;
+    sourceHipsHeightM: number;
+    targetHipsHeightM: number;
+    hipsScale: number;
+    avatarScale: number;
+    headScale: number;
+    headRotationOffsetDeg: [number, number, number];
+  };
+  quality: QualityReport;
+  outputs: { glb: string; bvh: string; summary: string };
+  warnings: string[];
+}
+
+function humanoidNames(mapping: HumanoidMapResult, names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  mapping.humanoid.forEach((b, h) => {
+    if (b >= 0) out[HUMAN_BONE_NAMES[h]] = names[b];
+  });
+  return out;
+}
+
+/** Safe file stem for the output files, from the clip name. */
+export function clipFileStem(name: string): string {
+  const s = name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
+  return s.length > 0 ? s : 'clip';
+}
+
+/** Run the retarget job; returns the summary (also written as summary.json). */
+export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSummary> {
+  const source: LoadedSource = await loadSource(o.source, {
+    clipName: o.clip,
+    fps: o.fps,
+    override: loadOverride(o.sourceMap),
+    unitScale: o.sourceUnit ?? 'auto',
+  });
+  const avatar: Avatar = await loadAvatar(o.avatar, loadOverride(o.map));
+  const clip = source.clip;
+  const calibrationFrame = o.fromFrame ?? 0;
+  if (
+    o.fromFrame !== undefined &&
+    (!Number.isInteger(o.fromFrame) || o.fromFrame < 0 || o.fromFrame >= clip.frameCount)
+  ) {
+    throw new Error(`--from-frame ${o.fromFrame}: the clip has frames 0..${clip.frameCount - 1}`);
+  }
+  const headScale = o.headScale ?? 1;
+  if (!(headScale > 0)) throw new Error(`--head-scale ${headScale}: need a positive number`);
+  const options: RetargetClipOptions = {
+    hipsMode: o.hips ?? 'scaled',
+    referencePose: o.pose ?? 'T',
+    sourceReference: o.fromFrame !== undefined ? { asIs: true } : 'auto',
+    sourceUp: o.sourceUp ?? 'auto',
+    avatarScale: o.scale ?? 1,
+    headRotationOffset: o.headOffset ?? [0, 0, 0],
+    calibrationFrame,
+    groundContact: (o.ground ?? 'contact') === 'contact',
+    onProgress: o.onProgress,
+  };
+  const { clip: out, retargeter } = retargetClip(clip, avatar.skeleton, options);
+  const info = retargeter.info!;
+  const quality = measureQuality(clip, out, upAxisRotation(info.sourceUp));
+
+  const stem = clipFileStem(clip.name);
+  const glbPath = path.join(o.outDir, `${stem}.glb`);
+  const bvhPath = path.join(o.outDir, `${stem}.bvh`);
+  const summaryPath = path.join(o.outDir, 'summary.json');
+  const glb = await writeRetargetedGlb(avatar, out, { animationName: clip.name });
+  const bvh = writeBvh(out);
+  const summary: RetargetSummary = {
+    tool: 'kind retarget',
+    source: {
+      file: o.source,
+      format: source.format,
+      clip: clip.name,
+      bones: clip.skeleton.boneCount,
+      unit: source.unit,
+      up: info.sourceUp,
+      humanoid: humanoidNames(source.mapping, clip.skeleton.names),
+      clips: source.clipNames,
+    },
+    target: {
+      file: o.avatar,
+      format: avatar.format,
+      bones: avatar.skeleton.boneCount,
+      humanoid: humanoidNames(avatar.mapping, avatar.skeleton.names),
+      missingOptional: avatar.mapping.missingOptional,
+    },
+    frames: out.frameCount,
+    fps: clipFps(out),
+    frameTime: out.frameTime,
+    durationSeconds: clipDuration(out),
+    calibration: {
+      reference: info.sourceReference,
+      pose: options.referencePose ?? 'T',
+      calibrationFrame,
+      hipsMode: options.hipsMode ?? 'scaled',
+      ground: options.groundContact ? 'contact' : 'origin',
+      sourceContactHeightM: info.sourceContactHeight,
+      targetContactHeightM: info.targetContactHeight,
+      sourceHipsHeightM: info.sourceHipsHeight,
+      targetHipsHeightM: info.targetHipsHeight,
+      hipsScale: info.hipsScale,
+      avatarScale: options.avatarScale ?? 1,
+      headScale,
+      headRotationOffsetDeg: options.headRotationOffset ?? [0, 0, 0],
+    },
+    quality,
+    outputs: { glb: glbPath, bvh: bvhPath, summary: summaryPath },
+    warnings: [...source.warnings, ...avatar.warnings],
+  };
+  const files: OutputFile[] = [
+    { path: glbPath, data: glb },
+    { path: bvhPath, data: bvh },
+    { path: summaryPath, data: `${JSON.stringify(summary, null, 2)}\n` },
+  ];
+  writeFilesAtomically(files);
+  return summary;
+}
+
+/** A short human summary of a run, a few lines. */
+export function formatSummary(s: RetargetSummary): string {
+  const lines: string[] = [];
+  lines.push(
+    `retargeted '${s.source.clip}' (${s.source.format}, ${s.source.bones} bones${s.source.unit ? `, ${s.source.unit}` : ''}) onto ${path.basename(s.target.file)} (${s.target.format}, ${s.target.bones} bones)`,
+  );
+  lines.push(
+    `  ${s.frames} frames at ${s.fps.toFixed(3)} fps (${s.durationSeconds.toFixed(2)} s); calibration: ${s.calibration.reference} -> ${s.calibration.pose}-pose, source up ${s.source.up}, hips ${s.calibration.hipsMode} x${s.calibration.hipsScale.toFixed(3)}`,
+  );
+  const segs = Object.entries(s.quality.segments).filter(([, v]) => v !== null) as [
+    string,
+    NonNullable<QualityReport['segments'][string]>,
+  ][];
+  if (segs.length > 0) {
+    const mean = segs.reduce((a, [, v]) => a + v.meanDeg, 0) / segs.length;
+    const worst = segs.reduce((a, b) => (b[1].maxDeg > a[1].maxDeg ? b : a));
+    lines.push(
+      `  segment direction error: mean ${mean.toFixed(3)} deg over ${segs.length} segments; worst ${worst[0]} max ${worst[1].maxDeg.toFixed(3)} deg at frame ${worst[1].maxFrame}`,
+    );
+  }
+  const fh = s.quality.footHeight;
+  lines.push(
+    `  foot height error on source contact frames: ${fh.meanAbsM === null ? 'n/a (no contact frames)' : `${(fh.meanAbsM * 100).toFixed(2)} cm`} (left ${fh.left.contactFrames}, right ${fh.right.contactFrames} frames)`,
+  );
+  if (s.target.missingOptional.length > 0)
+    lines.push(`  avatar lacks optional bones: ${s.target.missingOptional.join(', ')}`);
+  for (const w of s.warnings.slice(0, 5)) lines.push(`  note: ${w}`);
+  if (s.warnings.length > 5) lines.push(`  (${s.warnings.length - 5} more notes in summary.json)`);
+  lines.push(`  wrote ${s.outputs.glb}, ${s.outputs.bvh}, ${s.outputs.summary}`);
+  return lines.join('\n');
+}

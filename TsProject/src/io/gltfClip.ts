@@ -1,0 +1,346 @@
+/**
+ * Sampling glTF animations into {@link Clip}s on an avatar's skeleton.
+ *
+ * Interpolation follows the glTF 2.0 spec, Appendix "Animation Sampler Interpolation Modes"
+ * (https://registry.khronos.org/glTF/specs/2.0/glTF-2.0.html#appendix-c-interpolation):
+ * STEP holds the key value; LINEAR lerps translations and slerps rotations (shortest path);
+ * CUBICSPLINE is the cubic Hermite spline over `[in-tangent, value, out-tangent]` triples,
+ * `p(s) = (2s³-3s²+1) v_k + Δt (s³-2s²+s) b_k + (-2s³+3s²) v_k+1 + Δt (s³-s²) a_k+1`
+ * (Δt = t_k+1 - t_k, s = (t - t_k) / Δt), rotations normalised afterwards. Times outside the
+ * keys clamp to the first/last key.
+ */
+import type { Accessor, AnimationSampler } from '@gltf-transform/core';
+import { type Clip, createClip } from '../core/clip';
+import { quat64, slerpShortest } from '../core/quat';
+import { type Avatar, boneLocalFromNode, GltfError } from './gltfAvatar';
+
+/** A clip read from a glTF file, with notes on what was skipped. */
+export interface GltfClip extends Clip {
+  /** Skipped channels (scale, morph weights, non-bone targets) and sampling notes. */
+  readonly warnings: string[];
+}
+
+type Interp = 'LINEAR' | 'STEP' | 'CUBICSPLINE';
+
+interface Track {
+  bone: number;
+  path: 'translation' | 'rotation';
+  times: Float64Array;
+  /** Values, `size` per key (3 per key for CUBICSPLINE: in-tangent, value, out-tangent). */
+  values: Float64Array;
+  size: 3 | 4;
+  interp: Interp;
+}
+
+function readAccessor(acc: Accessor, size: number): Float64Array {
+  const count = acc.getCount();
+  const array = acc.getArray();
+  if (array && !acc.getNormalized() && array.length === count * size) return Float64Array.from(array);
+  // normalized integers (KHR_mesh_quantization style rotations): getElement de-normalizes
+  const out = new Float64Array(count * size);
+  const el: number[] = [];
+  for (let i = 0; i < count; i++) {
+    acc.getElement(i, el);
+    for (let k = 0; k < size; k++) out[i * size + k] = el[k];
+  }
+  return out;
+}
+
+function trackOf(
+  sampler: AnimationSampler,
+  bone: number,
+  path: 'translation' | 'rotation',
+  where: string,
+  fileName: string,
+): Track {
+  const interp = sampler.getInterpolation() as string;
+  if (interp !== 'LINEAR' && interp !== 'STEP' && interp !== 'CUBICSPLINE') {
+    throw new GltfError(
+      fileName,
+      `${where}: sampler interpolation '${interp}' is not LINEAR, STEP or CUBICSPLINE`,
+    );
+  }
+  const input = sampler.getInput();
+  const output = sampler.getOutput();
+  if (!input || !output) throw new GltfError(fileName, `${where}: sampler has no input or output accessor`);
+  if (input.getType() !== 'SCALAR') {
+    throw new GltfError(
+      fileName,
+      `${where}: sampler input accessor is ${input.getType()}, expected SCALAR times`,
+    );
+  }
+  const size = path === 'rotation' ? 4 : 3;
+  if (output.getElementSize() !== size) {
+    throw new GltfError(
+      fileName,
+      `${where}: ${path} output accessor has ${output.getElementSize()} components, expected ${size}`,
+    );
+  }
+  const times = readAccessor(input, 1);
+  const keys = times.length;
+  if (keys === 0) throw new GltfError(fileName, `${where}: sampler input has no keyframes`);
+  for (let k = 0; k < keys; k++) {
+    if (!Number.isFinite(times[k]) || (k > 0 && times[k] < times[k - 1])) {
+      throw new GltfError(
+        fileName,
+        `${where}: sampler input time[${k}] = ${times[k]} is not finite and non-decreasing`,
+      );
+    }
+  }
+  const perKey = interp === 'CUBICSPLINE' ? 3 : 1;
+  if (output.getCount() !== keys * perKey) {
+    throw new GltfError(
+      fileName,
+      `${where}: output accessor has ${output.getCount()} elements, expected ${keys * perKey} for ${keys} ${interp} keys`,
+    );
+  }
+  const values = readAccessor(output, size);
+  for (let k = 0; k < values.length; k++) {
+    if (!Number.isFinite(values[k])) {
+      throw new GltfError(fileName, `${where}: output value ${Math.floor(k / size)} is not finite`);
+    }
+  }
+  return { bone, path, times, values, size, interp };
+}
+
+const qa = quat64();
+const qb = quat64();
+const qo = quat64();
+
+/** Value of key `k` (element k, or 3k + 1 for CUBICSPLINE's [in-tangent, value, out-tangent]). */
+function keyValue(track: Track, k: number, out: Float64Array): void {
+  const size = track.size;
+  const o = (track.interp === 'CUBICSPLINE' ? 3 * k + 1 : k) * size;
+  for (let c = 0; c < size; c++) out[c] = track.values[o + c];
+}
+
+/** Evaluate a track at time `t` into `out` (3 or 4 numbers). Allocates nothing. */
+function evaluate(track: Track, t: number, out: Float64Array): void {
+  const { times, values, size, interp } = track;
+  const n = times.length;
+
+  if (n === 1 || t <= times[0]) {
+    keyValue(track, 0, out);
+  } else if (t >= times[n - 1]) {
+    keyValue(track, n - 1, out);
+  } else {
+    let lo = 0;
+    let hi = n - 1;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (times[mid] <= t) lo = mid;
+      else hi = mid;
+    }
+    const dt = times[hi] - times[lo];
+    const s = dt > 0 ? (t - times[lo]) / dt : 1;
+    if (interp === 'STEP') {
+      keyValue(track, lo, out);
+    } else if (interp === 'LINEAR') {
+      if (size === 4) {
+        for (let c = 0; c < 4; c++) {
+          qa[c] = values[4 * lo + c];
+          qb[c] = values[4 * hi + c];
+        }
+        slerpShortest(qo, qa, qb, s);
+        for (let c = 0; c < 4; c++) out[c] = qo[c];
+      } else {
+        for (let c = 0; c < 3; c++) out[c] = values[3 * lo + c] * (1 - s) + values[3 * hi + c] * s;
+      }
+    } else {
+      const s2 = s * s;
+      const s3 = s2 * s;
+      const h00 = 2 * s3 - 3 * s2 + 1;
+      const h10 = dt * (s3 - 2 * s2 + s);
+      const h01 = -2 * s3 + 3 * s2;
+      const h11 = dt * (s3 - s2);
+      const v0 = (3 * lo + 1) * size; // value k
+      const b0 = (3 * lo + 2) * size; // out-tangent k
+      const a1 = 3 * hi * size; // in-tangent k+1
+      const v1 = (3 * hi + 1) * size; // value k+1
+      for (let c = 0; c < size; c++) {
+        out[c] = h00 * values[v0 + c] + h10 * values[b0 + c] + h01 * values[v1 + c] + h11 * values[a1 + c];
+      }
+    }
+  }
+  if (size === 4) {
+    const len = Math.hypot(out[0], out[1], out[2], out[3]);
+    if (len > 1e-12) for (let c = 0; c < 4; c++) out[c] /= len;
+    else {
+      out[0] = 0;
+      out[1] = 0;
+      out[2] = 0;
+      out[3] = 1;
+    }
+  }
+}
+
+/** Tolerance, as a fraction of the mean key spacing, for calling key times evenly spaced. */
+const EVEN_TOLERANCE = 0.01;
+
+/**
+ * Sample one of the avatar's clips ({@link Avatar.clipNames}; default the first) on
+ * `avatar.skeleton`, in the skeleton's frame (metres, scene world frame, as the rest pose).
+ *
+ * - Channels used: `translation` and `rotation` of nodes that are skeleton bones. `scale` channels,
+ *   morph `weights` channels and channels on non-bone nodes are ignored, each noted in `warnings`.
+ *   Bones without a channel keep their rest transform.
+ * - Frames: over `[first key time, last key time]` of all the clip's channels (frame 0 is the first
+ *   key time). When the union of the key times is evenly spaced (within 1 % of the spacing) and no
+ *   `fps` is given, one frame per key time; otherwise at `options.fps` (default 30) frames per second,
+ *   `floor(duration * fps) + 1` frames. A clip with a single key time has one frame and
+ *   `frameTime = 1 / fps`.
+ *
+ * @throws GltfError on an unknown clip name (listing the available names), a file without
+ * animations, a non-positive `fps`, or a malformed sampler (the message names animation, channel, field).
+ */
+export function readGltfClip(avatar: Avatar, clipName?: string, options?: { fps?: number }): GltfClip {
+  const fileName = avatar.fileName;
+  if (avatar.clipSources.length === 0) throw new GltfError(fileName, 'the file has no animations');
+  const source =
+    clipName === undefined ? avatar.clipSources[0] : avatar.clipSources.find((s) => s.name === clipName);
+  if (!source) {
+    throw new GltfError(
+      fileName,
+      `no clip named '${clipName}'; available: ${avatar.clipNames.map((n) => `'${n}'`).join(', ')}`,
+    );
+  }
+  const fps = options?.fps;
+  if (fps !== undefined && (!(fps > 0) || !Number.isFinite(fps))) {
+    throw new GltfError(fileName, `readGltfClip: fps ${fps} must be a positive number`);
+  }
+  const warnings: string[] = [];
+  const animations = avatar.document.getRoot().listAnimations();
+  const nodes = avatar.document.getRoot().listNodes();
+  const nodeIndex = new Map(nodes.map((n, i) => [n, i]));
+  const tracks: Track[] = [];
+  const seen = new Map<string, string>();
+  const skipped = { scale: new Set<string>(), weights: 0, nonBone: new Set<string>() };
+  for (const a of source.animationIndices) {
+    const anim = animations[a];
+    anim.listChannels().forEach((channel, c) => {
+      const where = `animations[${a}]${anim.getName() ? ` '${anim.getName()}'` : ''}.channels[${c}]`;
+      const node = channel.getTargetNode();
+      const path = channel.getTargetPath();
+      const sampler = channel.getSampler();
+      if (!node || !sampler) {
+        warnings.push(`${where}: no target node or sampler, ignored`);
+        return;
+      }
+      const ni = nodeIndex.get(node) ?? -1;
+      const bone = ni >= 0 ? avatar.boneOfNode[ni] : -1;
+      if (path === 'weights') {
+        skipped.weights++;
+        return;
+      }
+      if (bone < 0) {
+        skipped.nonBone.add(node.getName() || `node${ni}`);
+        return;
+      }
+      if (path === 'scale') {
+        skipped.scale.add(avatar.skeleton.names[bone]);
+        return;
+      }
+      if (path !== 'translation' && path !== 'rotation') {
+        warnings.push(`${where}: target path '${path}' ignored`);
+        return;
+      }
+      const key = `${bone}/${path}`;
+      if (seen.has(key)) {
+        warnings.push(
+          `${where}: bone '${avatar.skeleton.names[bone]}' ${path} already animated by ${seen.get(key)}; the later channel wins`,
+        );
+        const k = tracks.findIndex((t) => t.bone === bone && t.path === path);
+        tracks.splice(k, 1);
+      }
+      seen.set(key, where);
+      tracks.push(trackOf(sampler, bone, path, where, fileName));
+    });
+  }
+  if (skipped.scale.size > 0) {
+    warnings.push(
+      `scale channels ignored (the skeleton is scale-free) on ${skipped.scale.size} bones: ${[...skipped.scale].join(', ')}`,
+    );
+  }
+  if (skipped.weights > 0) warnings.push(`${skipped.weights} morph target weights channels ignored`);
+  if (skipped.nonBone.size > 0) {
+    warnings.push(
+      `channels on nodes that are not skeleton bones ignored: ${[...skipped.nonBone].join(', ')}`,
+    );
+  }
+
+  // Frame times.
+  const all: number[] = [];
+  for (const t of tracks) for (const x of t.times) all.push(x);
+  all.sort((x, y) => x - y);
+  const t0 = all.length > 0 ? all[0] : 0;
+  const t1 = all.length > 0 ? all[all.length - 1] : 0;
+  const duration = t1 - t0;
+  const keyTimes: number[] = [];
+  const mergeGap = Math.max(1e-5, duration * 1e-7);
+  for (const x of all)
+    if (keyTimes.length === 0 || x - keyTimes[keyTimes.length - 1] > mergeGap) keyTimes.push(x);
+  let frameCount: number;
+  let frameTime: number;
+  const rate = fps ?? 30;
+  if (keyTimes.length <= 1) {
+    frameCount = 1;
+    frameTime = 1 / rate;
+  } else {
+    const step = duration / (keyTimes.length - 1);
+    let even = fps === undefined;
+    for (let k = 0; even && k < keyTimes.length; k++) {
+      if (Math.abs(keyTimes[k] - (t0 + k * step)) > EVEN_TOLERANCE * step) even = false;
+    }
+    if (even) {
+      frameCount = keyTimes.length;
+      frameTime = step;
+    } else {
+      if (fps === undefined) warnings.push(`key times are not evenly spaced: resampled at ${rate} fps`);
+      frameCount = Math.floor(duration * rate + 1e-6) + 1;
+      frameTime = 1 / rate;
+    }
+  }
+
+  const skeleton = avatar.skeleton;
+  const n = skeleton.boneCount;
+  const clip = createClip(skeleton, frameCount, frameTime, source.name);
+  const nodeT = new Float64Array(3);
+  const nodeR = new Float64Array(4);
+  const value = new Float64Array(4);
+  const byBone: (Track | undefined)[][] = Array.from({ length: n }, () => [undefined, undefined]);
+  for (const t of tracks) byBone[t.bone][t.path === 'translation' ? 0 : 1] = t;
+  // createClip filled every frame with the rest pose; overwrite the animated bones. A bone animated on
+  // one path only takes the other from its node rest TRS.
+  for (let b = 0; b < n; b++) {
+    const [tt, tr] = byBone[b];
+    if (!tt && !tr) continue;
+    const node = nodes[avatar.nodeOfBone[b]];
+    const restNodeT = node.getTranslation();
+    const restNodeR = node.getRotation();
+    const len = Math.hypot(restNodeR[0], restNodeR[1], restNodeR[2], restNodeR[3]);
+    for (let f = 0; f < frameCount; f++) {
+      const t = t0 + f * frameTime;
+      if (tt) {
+        evaluate(tt, t, value);
+        nodeT[0] = value[0];
+        nodeT[1] = value[1];
+        nodeT[2] = value[2];
+      } else {
+        nodeT[0] = restNodeT[0];
+        nodeT[1] = restNodeT[1];
+        nodeT[2] = restNodeT[2];
+      }
+      if (tr) {
+        evaluate(tr, t, value);
+        for (let c = 0; c < 4; c++) nodeR[c] = value[c];
+      } else {
+        for (let c = 0; c < 4; c++) nodeR[c] = restNodeR[c] / len;
+      }
+      boneLocalFromNode(avatar, b, nodeT, nodeR, nodeT, nodeR);
+      const o = f * n + b;
+      if (tt) for (let c = 0; c < 3; c++) clip.translations[3 * o + c] = nodeT[c];
+      if (tr) for (let c = 0; c < 4; c++) clip.rotations[4 * o + c] = nodeR[c];
+    }
+  }
+  return Object.assign(clip, { warnings });
+}

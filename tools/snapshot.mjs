@@ -1,0 +1,357 @@
+#!/usr/bin/env node
+// Renders frames of an animated GLB (and optionally a BVH source skeleton beside it) into one PNG
+// contact sheet, to check a retargeting result by eye: upright, facing +Z, feet on the floor,
+// arms plausible, source and target doing the same thing.
+//
+//   node tools/snapshot.mjs <file.glb> [--bvh <source.bvh>] [--frames 0,30,60 | --count 6]
+//        [--out sheet.png] [--size 320x480]   (see --help for the rest)
+//
+// How: serves tools/snapshot/page.{html,js} and TsProject/node_modules/three on 127.0.0.1 (random
+// port), opens the page in headless Chromium (Debian package `chromium`, no driver library); the page
+// renders the tiles with three.js (WebGL on SwiftShader) and POSTs the composed PNG back.
+// Prints the PNG path. Exit 1 with a one-line error on a bad file or a failed render, 2 on bad usage.
+import { spawn } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..');
+const ts = path.join(root, 'TsProject');
+const require = createRequire(path.join(ts, 'package.json'));
+const { Command, InvalidArgumentError, Option } = require('commander');
+const threeDir = path.join(ts, 'node_modules', 'three'); // served as files: build/, examples/jsm/
+const pageDir = path.join(here, 'snapshot');
+
+class UserError extends Error {}
+
+function die(message, code = 1) {
+  process.stderr.write(`snapshot: ${String(message).replace(/\s*\n\s*/g, ' ')}\n`);
+  process.exit(code);
+}
+
+function intList(value) {
+  const parts = value.split(',').map((s) => s.trim());
+  if (!parts.length || !parts.every((p) => /^\d+$/.test(p)))
+    throw new InvalidArgumentError(`'${value}': expected frame numbers like 0,30,60`);
+  return parts.map(Number);
+}
+
+function intIn(name, lo, hi) {
+  return (value) => {
+    const v = Number(value);
+    if (!/^\d+$/.test(value.trim()) || v < lo || v > hi)
+      throw new InvalidArgumentError(`${name}: '${value}' is not an integer in ${lo}..${hi}`);
+    return v;
+  };
+}
+
+function number(name, check) {
+  return (value) => {
+    const v = Number(value);
+    if (value.trim() === '' || !Number.isFinite(v) || !check(v))
+      throw new InvalidArgumentError(`${name}: '${value}' is not a valid number`);
+    return v;
+  };
+}
+
+function size(value) {
+  const m = /^(\d+)x(\d+)$/.exec(value.trim());
+  if (!m || +m[1] < 64 || +m[2] < 64 || +m[1] > 4096 || +m[2] > 4096)
+    throw new InvalidArgumentError(`'${value}': expected WIDTHxHEIGHT in pixels, 64..4096, e.g. 320x480`);
+  return [+m[1], +m[2]];
+}
+
+function triple(value) {
+  const p = value.split(',').map((s) => Number(s.trim()));
+  if (p.length !== 3 || !p.every(Number.isFinite))
+    throw new InvalidArgumentError(`'${value}': expected x,y,z in metres`);
+  return p;
+}
+
+function parseArgs(argv) {
+  const program = new Command('snapshot')
+    .description(
+      'render frames of an animated GLB (and optionally a BVH source skeleton) into one PNG contact sheet',
+    )
+    .argument('<file>', 'animated avatar: .glb / .vrm (binary glTF) or .gltf')
+    .option('--bvh <source.bvh>', 'source BVH drawn as a skeleton beside the avatar, at the same times')
+    .option(
+      '--bvh-scale <s>',
+      'scale of the BVH units to metres (0.01 for centimetres)',
+      number('--bvh-scale', (v) => v > 0),
+      0.01,
+    )
+    .option('--bvh-offset <x,y,z>', 'where the BVH skeleton is moved to, in metres', triple, [1.5, 0, 0])
+    .option('--frames <list>', 'frame numbers to draw, e.g. 0,30,60,90 (frame = time x clip fps)', intList)
+    .option(
+      '--count <n>',
+      'number of frames evenly spread over the clip (when --frames is not given)',
+      intIn('--count', 1, 100),
+      6,
+    )
+    .option('--clip <name|index>', 'animation of the GLB to play (default: the first)')
+    .option(
+      '--fps <n>',
+      'frame rate for frame numbers (default: from the clip key spacing)',
+      number('--fps', (v) => v > 0 && v <= 1000),
+    )
+    .option('--out <sheet.png>', 'output PNG (default: <file name>.snapshot.png in the current folder)')
+    .option('--size <WxH>', 'size of one tile in pixels (default 320x480, 480x480 with --bvh)', size)
+    .option('--cols <n>', 'tiles per row (default: a near-square sheet)', intIn('--cols', 1, 100))
+    .addOption(
+      new Option(
+        '--camera <mode>',
+        'follow: the camera keeps its direction and distance and follows the figures across the floor; fixed: one view of all frames',
+      )
+        .choices(['follow', 'fixed'])
+        .default('follow'),
+    )
+    .option(
+      '--azimuth <deg>',
+      'camera direction: degrees from +Z toward +X',
+      number('--azimuth', (v) => Math.abs(v) <= 360),
+      25,
+    )
+    .option(
+      '--elevation <deg>',
+      'camera height: degrees above the horizon',
+      number('--elevation', (v) => v > -89 && v < 89),
+      12,
+    )
+    .option(
+      '--chromium <path>',
+      'Chromium binary (default: $CHROMIUM, /usr/bin/chromium, chromium-browser, google-chrome)',
+    )
+    .option(
+      '--timeout <s>',
+      'give up after this many seconds',
+      number('--timeout', (v) => v > 0),
+      120,
+    )
+    .option('--verbose', "print the page's and Chromium's messages")
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride((err) => {
+      process.exit(err.exitCode === 0 ? 0 : 2);
+    });
+  program.parse(argv);
+  return { file: program.args[0], opts: program.opts() };
+}
+
+/** Checks the input files enough to give a one-line error before starting a browser. */
+function checkInputs(file, bvh) {
+  if (!existsSync(file) || !statSync(file).isFile()) throw new UserError(`${file}: no such file`);
+  const head = Buffer.alloc(12);
+  const fd = openSync(file, 'r');
+  const n = readSync(fd, head, 0, 12, 0);
+  closeSync(fd);
+  const size = statSync(file).size;
+  if (n >= 4 && head.toString('latin1', 0, 4) === 'glTF') {
+    if (n < 12) throw new UserError(`${file}: truncated GLB header`);
+    const version = head.readUInt32LE(4);
+    const length = head.readUInt32LE(8);
+    if (version !== 2) throw new UserError(`${file}: GLB version ${version}, expected 2`);
+    if (length !== size)
+      throw new UserError(`${file}: GLB header says ${length} bytes but the file has ${size}`);
+  } else {
+    const text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+    try {
+      const j = JSON.parse(text);
+      if (!j.asset) throw new Error('no "asset" field');
+    } catch (e) {
+      throw new UserError(`${file}: neither a GLB (no 'glTF' magic) nor glTF JSON (${e.message})`);
+    }
+  }
+  if (bvh) {
+    if (!existsSync(bvh) || !statSync(bvh).isFile()) throw new UserError(`${bvh}: no such file`);
+    const text = readFileSync(bvh, 'utf8').replace(/^\uFEFF/, '');
+    if (!/^\s*HIERARCHY\b/.test(text)) throw new UserError(`${bvh}:1: not a BVH file (expected HIERARCHY)`);
+    if (!/^\s*MOTION\b/m.test(text)) throw new UserError(`${bvh}: not a BVH file (no MOTION section)`);
+  }
+}
+
+function findChromium(explicit) {
+  const candidates = explicit
+    ? [explicit]
+    : [
+        process.env.CHROMIUM,
+        '/usr/bin/chromium',
+        '/usr/bin/chromium-browser',
+        '/usr/bin/google-chrome',
+      ].filter(Boolean);
+  for (const c of candidates) if (existsSync(c)) return c;
+  throw new UserError(
+    explicit
+      ? `${explicit}: no such Chromium binary`
+      : 'Chromium not found: `apt-get install -y chromium`, or pass --chromium <path>',
+  );
+}
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.json': 'application/json' };
+
+/** Serves `rel` inside `base` only (no escaping the folder). */
+function fileUnder(base, rel) {
+  const p = path.resolve(base, `.${path.posix.normalize(`/${rel}`)}`);
+  return p.startsWith(base + path.sep) && existsSync(p) && statSync(p).isFile() ? p : null;
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+async function run() {
+  const { file, opts } = parseArgs(process.argv);
+  if (!existsSync(path.join(threeDir, 'build', 'three.module.js')))
+    throw new UserError(`three.js not found in ${threeDir}: run \`npm ci\` in TsProject`);
+  checkInputs(file, opts.bvh);
+  const chromium = findChromium(opts.chromium);
+  const [width, height] = opts.size ?? (opts.bvh ? [480, 480] : [320, 480]);
+  const glbPath = path.resolve(file);
+  const glbDir = path.dirname(glbPath);
+  const glbName = path.basename(glbPath);
+  const out = path.resolve(opts.out ?? `${glbName.replace(/\.[^.]+$/, '')}.snapshot.png`);
+  const config = {
+    glbUrl: `/input/${encodeURIComponent(glbName)}`,
+    glbName,
+    bvhUrl: opts.bvh ? '/source.bvh' : null,
+    bvhName: opts.bvh ? path.basename(opts.bvh) : null,
+    bvhScale: opts.bvhScale,
+    bvhOffset: opts.bvhOffset,
+    frames: opts.frames ?? null,
+    count: opts.count,
+    clip: opts.clip ?? null,
+    fps: opts.fps ?? null,
+    width,
+    height,
+    cols: opts.cols ?? null,
+    camera: opts.camera,
+    azimuth: opts.azimuth,
+    elevation: opts.elevation,
+  };
+
+  let settle;
+  const done = new Promise((resolve) => {
+    settle = resolve;
+  });
+  const server = http.createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url, 'http://127.0.0.1');
+      const p = decodeURIComponent(url.pathname);
+      if (req.method === 'POST') {
+        const body = await readBody(req);
+        res.end('ok');
+        if (p === '/result') settle({ png: body });
+        else if (p === '/fail') settle({ error: body.toString('utf8') });
+        else if (p === '/warn') process.stderr.write(`snapshot: warning: ${body.toString('utf8')}\n`);
+        return;
+      }
+      let f = null;
+      let type = 'application/octet-stream';
+      if (p === '/' || p === '/index.html') f = path.join(pageDir, 'page.html');
+      else if (p === '/config.json') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(config));
+        return;
+      } else if (p === '/source.bvh') f = path.resolve(opts.bvh);
+      else if (p.startsWith('/snapshot/')) f = fileUnder(pageDir, p.slice('/snapshot/'.length));
+      else if (p.startsWith('/three/build/') || p.startsWith('/three/examples/jsm/'))
+        f = fileUnder(threeDir, p.slice('/three/'.length));
+      else if (p.startsWith('/input/')) f = fileUnder(glbDir, p.slice('/input/'.length));
+      if (f) type = TYPES[path.extname(f)] ?? type;
+      if (!f) {
+        if (opts.verbose) process.stderr.write(`snapshot: 404 ${p}\n`);
+        res.writeHead(404);
+        res.end('not found');
+        return;
+      }
+      res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
+      res.end(readFileSync(f));
+    } catch (e) {
+      res.writeHead(500);
+      res.end(String(e));
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = server.address().port;
+
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'kind-snapshot-'));
+  const args = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--use-angle=swiftshader',
+    '--enable-unsafe-swiftshader',
+    '--disable-quic',
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-extensions',
+    '--mute-audio',
+    `--user-data-dir=${profile}`,
+    `--window-size=${width},${height}`,
+    ...(opts.verbose ? ['--enable-logging=stderr', '--v=0'] : []),
+    `http://127.0.0.1:${port}/`,
+  ];
+  let log = '';
+  const child = spawn(chromium, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const keep = (d) => {
+    log = (log + d.toString()).slice(-8000);
+    if (opts.verbose) process.stderr.write(d);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  child.on('error', (e) => settle({ error: `cannot start ${chromium}: ${e.message}` }));
+  child.on('exit', (code, signal) =>
+    settle({
+      error: `Chromium exited (${signal ?? code}) before the page finished${opts.verbose ? '' : '; run with --verbose'}: ${log.trim().split('\n').pop() ?? ''}`,
+    }),
+  );
+  const timer = setTimeout(
+    () => settle({ error: `timed out after ${opts.timeout} s (run with --verbose to see why)` }),
+    opts.timeout * 1000,
+  );
+
+  const result = await done;
+  clearTimeout(timer);
+  child.removeAllListeners('exit');
+  if (child.exitCode === null && child.signalCode === null) {
+    const gone = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      process.kill(-child.pid, 'SIGTERM'); // its own process group (detached): Chromium and its helpers
+    } catch {}
+    const killTimer = setTimeout(() => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {}
+    }, 5000);
+    await gone;
+    clearTimeout(killTimer);
+  }
+  server.close();
+  rmSync(profile, { recursive: true, force: true });
+  if (result.error) throw new UserError(result.error);
+  writeFileSync(out, result.png);
+  process.stdout.write(`${out}\n`);
+}
+
+run().catch((e) => die(e instanceof UserError ? e.message : `internal error: ${e?.stack ?? e}`));
