@@ -32,7 +32,8 @@ export function buildProgram(): Command {
   const program = new Command('kind')
     .description('KindRetargeting: humanoid retargeting, from the command line')
     .version(VERSION)
-    .showHelpAfterError('(run with --help for usage)');
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride(); // subcommands inherit this: errors and --help throw instead of calling process.exit
 
   program
     .command('retarget')
@@ -60,7 +61,7 @@ export function buildProgram(): Command {
     .option('--source-map <json>', 'humanoid map override for the source')
     .option(
       '--scale <s>',
-      'avatar scale (1 = as authored)',
+      'avatar scale (1 = as authored; a scale on the hips bone)',
       num('--scale', (v) => v > 0 && Number.isFinite(v)),
     )
     .addOption(
@@ -84,7 +85,7 @@ export function buildProgram(): Command {
     .option('--head-offset <x,y,z>', 'head rotation offset in degrees', triple)
     .option(
       '--head-scale <s>',
-      'head scale (recorded in the summary)',
+      'head scale (a scale on the head bone)',
       num('--head-scale', (v) => v > 0),
     )
     .option('-q, --quiet', 'print nothing but errors')
@@ -151,7 +152,6 @@ export function buildProgram(): Command {
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
-  program.exitOverride();
   try {
     await program.parseAsync(argv);
     return 0;
@@ -163,11 +163,16 @@ export async function main(argv: string[]): Promise<number> {
       err.code === 'commander.help'
     )
       return 0;
-    if (typeof err.code === 'string' && err.code.startsWith('commander.')) return err.exitCode ?? 2;
-    if (e instanceof InvalidArgumentError) {
+    if (
+      e instanceof InvalidArgumentError &&
+      err.code === 'commander.invalidArgument' &&
+      !err.message?.startsWith('error:')
+    ) {
+      // thrown by an action (not by commander's own parsing, which has already printed its message)
       console.error(`kind: ${e.message}`);
       return 2;
     }
+    if (typeof err.code === 'string' && err.code.startsWith('commander.')) return 2;
     const msg = (err.message ?? String(e)).split('\n')[0];
     console.error(`kind: ${msg}`);
     if (process.env.KIND_DEBUG) console.error(e);

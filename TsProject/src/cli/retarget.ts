@@ -3,7 +3,14 @@
  * `summary.json` (atomically) into the output folder.
  */
 import * as path from 'node:path';
-import { clipDuration, clipFps, HUMAN_BONE_NAMES } from '../core';
+import {
+  clipDuration,
+  clipFps,
+  HumanBodyBones as H,
+  HUMAN_BONE_NAMES,
+  restWorld,
+  scaleSubtrees,
+} from '../core';
 import { writeBvh } from '../io/bvh';
 import { type Avatar, writeRetargetedGlb } from '../io/gltf';
 import type { HumanoidMapResult } from '../io/humanoidMap';
@@ -125,20 +132,33 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     sourceUp: o.sourceUp ?? 'auto',
     avatarScale: o.scale ?? 1,
     headRotationOffset: o.headOffset ?? [0, 0, 0],
+    headScale,
     calibrationFrame,
     groundContact: (o.ground ?? 'contact') === 'contact',
     onProgress: o.onProgress,
   };
   const { clip: out, retargeter } = retargetClip(clip, avatar.skeleton, options);
   const info = retargeter.info!;
-  const quality = measureQuality(clip, out, upAxisRotation(info.sourceUp));
+  const T = avatar.skeleton;
+  const boneScales = [
+    { bone: T.humanoid[H.Hips], scale: options.avatarScale ?? 1 },
+    { bone: T.humanoid[H.Head], scale: headScale },
+  ].filter((b) => b.scale !== 1);
+  // BVH has no joint scale: bake the scales into the offsets; the quality figures use the same clip.
+  const scaledOut = boneScales.length > 0 ? scaleSubtrees(out, boneScales) : out;
+  const rest = restWorld(T);
+  const ankle = (h: number) => rest.positions[3 * T.humanoid[h] + 1] * (options.avatarScale ?? 1);
+  const quality = measureQuality(clip, scaledOut, upAxisRotation(info.sourceUp), [
+    ankle(H.LeftFoot),
+    ankle(H.RightFoot),
+  ]);
 
   const stem = clipFileStem(clip.name);
   const glbPath = path.join(o.outDir, `${stem}.glb`);
   const bvhPath = path.join(o.outDir, `${stem}.bvh`);
   const summaryPath = path.join(o.outDir, 'summary.json');
-  const glb = await writeRetargetedGlb(avatar, out, { animationName: clip.name });
-  const bvh = writeBvh(out);
+  const glb = await writeRetargetedGlb(avatar, out, { animationName: clip.name, boneScales });
+  const bvh = writeBvh(scaledOut);
   const summary: RetargetSummary = {
     tool: 'kind retarget',
     source: {

@@ -136,3 +136,41 @@ export function sampleClip(clip: Clip, t: number, outRot: NumArray, outPos: NumA
     for (let k = 0; k < 3; k++) outPos[3 * i + k] = tr[3 * (a + i) + k] * (1 - u) + tr[3 * (b + i) + k] * u;
   }
 }
+
+/**
+ * A copy of `clip` whose skeleton and translations carry uniform scales on some bones, for formats with
+ * no per-joint scale (BVH): every bone strictly below a listed bone gets its rest translation and its
+ * translations in every frame multiplied by the product of the scales of its listed ancestors. The
+ * listed bones themselves keep their translations (e.g. the hips' world-derived path).
+ * @throws ClipError on a bone index out of range or a non-positive scale.
+ */
+export function scaleSubtrees(clip: Clip, scales: readonly { bone: number; scale: number }[]): Clip {
+  const s = clip.skeleton;
+  const n = s.boneCount;
+  const factor = new Float64Array(n).fill(1);
+  const own = new Float64Array(n).fill(1);
+  for (const { bone, scale } of scales) {
+    if (!Number.isInteger(bone) || bone < 0 || bone >= n)
+      throw new ClipError(`scaleSubtrees: bone ${bone} out of range`);
+    if (!(scale > 0) || !Number.isFinite(scale))
+      throw new ClipError(`scaleSubtrees: scale ${scale} for bone '${s.names[bone]}' must be positive`);
+    own[bone] *= scale;
+  }
+  for (let i = 0; i < n; i++) {
+    const p = s.parents[i];
+    factor[i] = p >= 0 ? factor[p] * own[p] : 1;
+  }
+  const rest = Float64Array.from(s.restTranslations);
+  for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) rest[3 * i + c] *= factor[i];
+  const skeleton = { ...s, restTranslations: rest };
+  const translations = clip.translations.slice();
+  for (let f = 0; f < clip.frameCount; f++) {
+    for (let i = 0; i < n; i++) {
+      const o = 3 * (f * n + i);
+      translations[o] *= factor[i];
+      translations[o + 1] *= factor[i];
+      translations[o + 2] *= factor[i];
+    }
+  }
+  return { ...clip, skeleton, translations, rotations: clip.rotations };
+}

@@ -114,6 +114,8 @@ function weightQuantum(a: Accessor): number {
  * Skin weights are renormalised to sum to 1 (see {@link normalizeSkinWeights}) so the output passes the
  * Khronos glTF validator. VRM extensions (unknown to glTF Transform) are not written: the output is a
  * plain glTF 2.0 GLB. The avatar and its document are not modified.
+ * `boneScales` multiply the (static) scale of the listed bones' nodes, e.g. the avatar scale on the
+ * hips and the head scale on the head; the clip's translations are node-local and stay as they are.
  *
  * @throws GltfError when the clip is not on the avatar's skeleton (bone count or names differ), holds a
  * non-finite value (naming frame and bone), or the animation name is empty.
@@ -121,7 +123,7 @@ function weightQuantum(a: Accessor): number {
 export async function writeRetargetedGlb(
   avatar: Avatar,
   clip: Clip,
-  options?: { animationName?: string },
+  options?: { animationName?: string; boneScales?: readonly { bone: number; scale: number }[] },
 ): Promise<Uint8Array> {
   const fileName = avatar.fileName;
   const sk = avatar.skeleton;
@@ -190,6 +192,15 @@ export async function writeRetargetedGlb(
     for (const a of accessors) if (a.listParents().every((p) => p === root)) a.dispose();
   }
   normalizeSkinWeights(document);
+  for (const { bone, scale } of options?.boneScales ?? []) {
+    if (!Number.isInteger(bone) || bone < 0 || bone >= n)
+      throw new GltfError(fileName, `boneScales: bone ${bone} out of range`);
+    if (!(scale > 0) || !Number.isFinite(scale))
+      throw new GltfError(fileName, `boneScales: scale ${scale} for '${sk.names[bone]}' must be positive`);
+    const node = nodes[avatar.nodeOfBone[bone]];
+    const sc = node.getScale();
+    node.setScale([sc[0] * scale, sc[1] * scale, sc[2] * scale]);
+  }
 
   const buffer = root.listBuffers()[0] ?? document.createBuffer();
   const times = new Float32Array(F);

@@ -13,7 +13,7 @@
  * {@link CONTACT_HEIGHT} of the source's floor level (the 5th percentile over frames of the lower
  * ankle's height, so the floor need not be at 0) and moves slower than {@link CONTACT_SPEED}
  * horizontally. On those frames the
- * error is |target joint height - its height in the target's rest pose| (the target's rest pose stands
+ * error is |target ankle height - its height in the target's rest pose| (the target's rest pose stands
  * on its floor), in metres; reported as the mean absolute value.
  *
  * Source positions are taken after the retargeter's up-axis alignment (`sourceAlignment`), metres.
@@ -87,12 +87,15 @@ const HUMAN_NAME = Object.fromEntries(Object.entries(H).map(([k, v]) => [v, k]))
 /**
  * Measure the quality figures of `target` (retargeted) against `source`. Both clips must have the same
  * frame count. `sourceAlignment` is the retargeter's up-axis rotation for the source (identity for
- * Y-up data). Allocates per call, not per frame.
+ * Y-up data). `targetRestAnkleHeights` are the target's standing ankle heights [left, right] in metres
+ * (default: from the target skeleton's rest pose; pass them when the clip's skeleton was rescaled for
+ * output, e.g. the rest heights times the avatar scale). Allocates per call, not per frame.
  */
 export function measureQuality(
   source: Clip,
   target: Clip,
   sourceAlignment: ArrayLike<number> = [0, 0, 0, 1],
+  targetRestAnkleHeights?: readonly [number, number],
 ): QualityReport {
   if (source.frameCount !== target.frameCount) {
     throw new Error(`measureQuality: source has ${source.frameCount} frames, target ${target.frameCount}`);
@@ -208,7 +211,9 @@ export function measureQuality(
   const floor = lowest.length > 0 ? lowest[Math.floor(0.05 * (lowest.length - 1))] : 0;
   const footReport = feet.map((ft): FootHeightError => {
     if (ft.s < 0 || ft.t < 0) return { meanAbsM: null, contactFrames: 0, joint: HUMAN_NAME[ft.h] };
-    const restY = rp[3 * ft.t + 1];
+    const restY = targetRestAnkleHeights
+      ? targetRestAnkleHeights[ft.side === 'Left' ? 0 : 1]
+      : rp[3 * ft.t + 1];
     let sum = 0;
     let n = 0;
     for (let f = 0; f < source.frameCount; f++) {

@@ -80,8 +80,14 @@ export interface RetargetOptions {
   sourceReference?: 'auto' | 'rest' | 'first-frame' | { asIs: true };
   /** Up axis of the source data; default 'auto'. */
   sourceUp?: UpAxis;
-  /** Uniform scale of the target avatar (1 = as authored). Scales the hips height used by both modes. */
+  /**
+   * Uniform scale of the target avatar (1 = as authored), applied as a scale on the hips node: it scales
+   * the hips height used by both modes and every world position below the hips. The output's local
+   * translations stay unscaled (the writer puts the scale on the hips node; see `scaleSubtrees` for BVH).
+   */
   avatarScale?: number;
+  /** Uniform scale of the head (1 = as authored), applied as a scale on the head node. */
+  headScale?: number;
   /**
    * Height of the source's ankle (humanoid Foot joint) when the foot is on the floor, metres in the
    * up-aligned source world. When given, the hips height is measured from that level instead of y = 0,
@@ -312,6 +318,8 @@ export class Retargeter {
   private readonly vWorldPos: Float64Array;
   /** 1 for real target bones whose translation is output from world positions (re-parented IK bones). */
   private readonly movedReal: Uint8Array;
+  /** Factor on each virtual bone's rest translation for world positions (avatar and head scale). */
+  private readonly translationScale: Float64Array;
   private readonly q0 = quat64();
   private readonly q1 = quat64();
   private readonly v0 = vec64();
@@ -336,6 +344,9 @@ export class Retargeter {
     if (!(avatarScale > 0) || !Number.isFinite(avatarScale)) {
       throw new RetargetError(`avatarScale ${avatarScale}: need a positive number`);
     }
+    const headScale = options.headScale ?? 1;
+    if (!(headScale > 0) || !Number.isFinite(headScale))
+      throw new RetargetError(`headScale ${headScale}: need a positive number`);
     const head = options.headRotationOffset ?? [0, 0, 0];
     if (head.length !== 3 || !head.every(Number.isFinite)) {
       throw new RetargetError('headRotationOffset: need three finite angles in degrees');
@@ -347,6 +358,7 @@ export class Retargeter {
       sourceUp: options.sourceUp ?? 'auto',
       avatarScale,
       headRotationOffset: [head[0], head[1], head[2]],
+      headScale,
       sourceContactHeight: options.sourceContactHeight,
     };
     this.vt = virtualizeHumanoid(target);
@@ -379,6 +391,22 @@ export class Retargeter {
     this.vWorldRot = new Float64Array(4 * nt);
     this.vWorldPos = new Float64Array(3 * nt);
     this.movedReal = new Uint8Array(nt);
+    // World positions below the hips scale with the avatar (the hips node carries the avatar scale),
+    // and below the head also with the head scale (the head node carries it).
+    this.translationScale = new Float64Array(nt).fill(1);
+    {
+      const vtk = this.vt.skeleton;
+      const vh = vtk.humanoid[H.Hips];
+      const vhead = vtk.humanoid[H.Head];
+      for (let t = 0; t < nt; t++) {
+        let f = 1;
+        for (let a = vtk.parents[t]; a >= 0; a = vtk.parents[a]) {
+          if (a === vh) f *= avatarScale;
+          if (a === vhead) f *= headScale;
+        }
+        this.translationScale[t] = f;
+      }
+    }
     for (const b of this.vt.detached) this.movedReal[b] = 1;
   }
 
@@ -642,9 +670,10 @@ export class Retargeter {
           v0[1] += this.roomLift;
         }
       } else {
-        v0[0] = rest[3 * t];
-        v0[1] = rest[3 * t + 1];
-        v0[2] = rest[3 * t + 2];
+        const ts = this.translationScale[t];
+        v0[0] = rest[3 * t] * ts;
+        v0[1] = rest[3 * t + 1] * ts;
+        v0[2] = rest[3 * t + 2] * ts;
         if (p >= 0) {
           readQuat(q1, W, p);
           vec3.transformQuat(v0, v0, q1);

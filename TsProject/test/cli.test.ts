@@ -1,0 +1,280 @@
+/**
+ * The `kind` command line, in process: the embedded default job, its outputs, and bad input.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { main } from '../src/cli/main';
+import { parseBvh } from '../src/io/bvh';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const validator = require('gltf-validator') as {
+  validateBytes(
+    data: Uint8Array,
+  ): Promise<{ issues: { numErrors: number; messages: { code: string; message: string }[] } }>;
+};
+
+const ASSETS = path.resolve(__dirname, '../assets/default');
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log = jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => {
+    out.push(a.join(' '));
+  });
+  const error = jest.spyOn(console, 'error').mockImplementation((...a: unknown[]) => {
+    err.push(a.join(' '));
+  });
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
+    out.push(String(s));
+    return true;
+  });
+  const ewrite = jest.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
+    err.push(String(s));
+    return true;
+  });
+  try {
+    const code = await main(['node', 'kind', ...args]);
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    log.mockRestore();
+    error.mockRestore();
+    write.mockRestore();
+    ewrite.mockRestore();
+  }
+}
+
+function tmpDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'kind-cli-'));
+}
+
+describe('kind retarget on the embedded default', () => {
+  const dir = tmpDir();
+  let result: { code: number; out: string; err: string };
+  beforeAll(async () => {
+    result = await run(['retarget', '-o', dir]);
+  });
+
+  it('exits 0 and prints a short summary', () => {
+    expect(result.err).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(
+      /retargeted 'default-walk' \(bvh, 21 bones, centimetres \(auto\)\) onto default-avatar.glb/,
+    );
+    expect(result.out).toMatch(/121 frames at 30\.000 fps/);
+  });
+
+  it('writes a GLB that passes the Khronos validator, a BVH that reads back, and summary.json', async () => {
+    expect(fs.readdirSync(dir).sort()).toEqual(['default-walk.bvh', 'default-walk.glb', 'summary.json']);
+    const report = await validator.validateBytes(
+      new Uint8Array(fs.readFileSync(path.join(dir, 'default-walk.glb'))),
+    );
+    expect(report.issues.messages.filter((m) => (m as { severity?: number }).severity === 0)).toEqual([]);
+    expect(report.issues.numErrors).toBe(0);
+    const bvh = parseBvh(fs.readFileSync(path.join(dir, 'default-walk.bvh'), 'utf8'), {
+      fileName: 'out.bvh',
+    });
+    expect(bvh.clip.frameCount).toBe(121);
+    expect(Math.abs(bvh.clip.frameTime - 0.0333333)).toBeLessThan(1e-7);
+    expect(bvh.clip.skeleton.boneCount).toBe(34);
+  });
+
+  it('summary.json holds frames, fps, bone counts, the humanoid maps and quality figures', () => {
+    const s = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+    expect(s.frames).toBe(121);
+    expect(s.fps).toBeCloseTo(30.00003, 5);
+    expect(s.source.bones).toBe(21);
+    expect(s.target.bones).toBe(34);
+    expect(s.source.humanoid.Hips).toBe('Hip');
+    expect(s.source.humanoid.LeftUpperArm).toBe('LUArm');
+    expect(s.target.humanoid.LeftUpperArm).toBe('kind:LeftArm');
+    const segs = Object.entries(s.quality.segments).filter(([, v]) => v !== null) as [
+      string,
+      { meanDeg: number; maxDeg: number },
+    ][];
+    expect(segs.map(([k]) => k).sort()).toEqual(
+      [
+        'hipsToNeck',
+        'leftFoot',
+        'leftForearm',
+        'leftShin',
+        'leftThigh',
+        'leftUpperArm',
+        'rightFoot',
+        'rightForearm',
+        'rightShin',
+        'rightThigh',
+        'rightUpperArm',
+      ].sort(),
+    );
+    for (const [, v] of segs) {
+      expect(v.meanDeg).toBeLessThan(2);
+      expect(v.maxDeg).toBeLessThan(10);
+    }
+    // the walk plants each foot for about half of its cycle: contact frames found, and the avatar's
+    // ankles stay within 2 cm of their standing height on them
+    expect(s.quality.footHeight.left.contactFrames).toBeGreaterThan(30);
+    expect(s.quality.footHeight.meanAbsM).toBeLessThan(0.02);
+    expect(s.calibration.reference).toBe('rest');
+    expect(s.calibration.hipsMode).toBe('scaled');
+  });
+});
+
+describe('kind retarget options', () => {
+  it('--scale puts the scale on the hips node and scales the hips path', async () => {
+    const dir = tmpDir();
+    const r = await run(['retarget', '-o', dir, '-q', '--scale', '1.25', '--hips', 'scaled']);
+    expect(r.code).toBe(0);
+    const s = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+    const base = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+    expect(s.calibration.avatarScale).toBe(1.25);
+    expect(s.quality.footHeight.meanAbsM).toBeLessThan(0.02);
+    expect(base.calibration.targetHipsHeightM).toBeGreaterThan(0);
+  });
+
+  it('--from-frame calibrates on a frame as is and rejects a frame outside the clip', async () => {
+    const dir = tmpDir();
+    const ok = await run(['retarget', '-o', dir, '-q', '--from-frame', '0']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')).calibration.reference).toBe(
+      'frame-as-is',
+    );
+    const bad = await run(['retarget', '-o', tmpDir(), '--from-frame', '999']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/--from-frame 999: the clip has frames 0\.\.120/);
+  });
+
+  it('--help exits 0 and lists the options', async () => {
+    const r = await run(['retarget', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/--from-frame/);
+    expect(r.out).toMatch(/--map <json>/);
+  });
+});
+
+describe('kind retarget bad input', () => {
+  it('a missing source: exit 1, one line naming the file, no output written', async () => {
+    const dir = tmpDir();
+    const r = await run([
+      'retarget',
+      path.join(dir, 'nope.bvh'),
+      path.join(ASSETS, 'default-avatar.glb'),
+      '-o',
+      dir,
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/nope\.bvh: no such file/);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('a truncated avatar and a malformed BVH: exit 1 with the place named; nothing half-written', async () => {
+    const dir = tmpDir();
+    const glb = fs.readFileSync(path.join(ASSETS, 'default-avatar.glb'));
+    fs.writeFileSync(path.join(dir, 'cut.glb'), glb.subarray(0, 1000));
+    const out = path.join(dir, 'out');
+    const r = await run([
+      'retarget',
+      path.join(ASSETS, 'default-walk.bvh'),
+      path.join(dir, 'cut.glb'),
+      '-o',
+      out,
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/cut\.glb/);
+    expect(fs.existsSync(out)).toBe(false);
+
+    const text = fs
+      .readFileSync(path.join(ASSETS, 'default-walk.bvh'), 'utf8')
+      .replace('Frames: 121', 'Frames: 122');
+    fs.writeFileSync(path.join(dir, 'bad.bvh'), text);
+    const r2 = await run([
+      'retarget',
+      path.join(dir, 'bad.bvh'),
+      path.join(ASSETS, 'default-avatar.glb'),
+      '-o',
+      out,
+    ]);
+    expect(r2.code).toBe(1);
+    expect(r2.err).toMatch(/bad\.bvh:\d+: .*122.*121|bad\.bvh:\d+: .*121.*122/);
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it('an existing output is replaced whole or left alone, never left half-written', async () => {
+    const dir = tmpDir();
+    fs.writeFileSync(path.join(dir, 'summary.json'), '{"old": true}\n');
+    const r = await run([
+      'retarget',
+      path.join(dir, 'missing.bvh'),
+      path.join(ASSETS, 'default-avatar.glb'),
+      '-o',
+      dir,
+    ]);
+    expect(r.code).toBe(1);
+    expect(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')).toBe('{"old": true}\n');
+    expect(fs.readdirSync(dir)).toEqual(['summary.json']);
+  });
+
+  it('a source without a required bone lists what is missing', async () => {
+    const dir = tmpDir();
+    const text = [
+      'HIERARCHY',
+      'ROOT Hips',
+      '{',
+      '  OFFSET 0 90 0',
+      '  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation',
+      '  JOINT Spine',
+      '  {',
+      '    OFFSET 0 20 0',
+      '    CHANNELS 3 Zrotation Xrotation Yrotation',
+      '    JOINT Head',
+      '    {',
+      '      OFFSET 0 40 0',
+      '      CHANNELS 3 Zrotation Xrotation Yrotation',
+      '      End Site',
+      '      {',
+      '        OFFSET 0 10 0',
+      '      }',
+      '    }',
+      '  }',
+      '}',
+      'MOTION',
+      'Frames: 1',
+      'Frame Time: 0.0333333',
+      '0 90 0 0 0 0 0 0 0 0 0 0',
+    ].join('\n');
+    fs.writeFileSync(path.join(dir, 'noleg.bvh'), text);
+    const r = await run([
+      'retarget',
+      path.join(dir, 'noleg.bvh'),
+      path.join(ASSETS, 'default-avatar.glb'),
+      '-o',
+      dir,
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/noleg\.bvh/);
+    expect(r.err).toMatch(/LeftUpperLeg/);
+    expect(r.err).toMatch(/RightHand/);
+  });
+
+  it('usage errors exit 2: one file only, an unknown option, a bad number', async () => {
+    expect((await run(['retarget', path.join(ASSETS, 'default-walk.bvh')])).code).toBe(2);
+    expect((await run(['retarget', '--bogus'])).code).toBe(2);
+    expect((await run(['retarget', '--scale', 'abc'])).code).toBe(2);
+    expect((await run(['retarget', '--scale', '-1'])).code).toBe(2);
+  });
+});
+
+describe('kind inspect', () => {
+  it('prints the skeleton, the humanoid map and what is missing', async () => {
+    const r = await run(['inspect', path.join(ASSETS, 'default-avatar.glb')]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/34 bones/);
+    expect(r.out).toMatch(/kind:LeftArm\s+\[LeftUpperArm\]/);
+    expect(r.out).toMatch(/all 15 required humanoid bones found/);
+    expect(r.out).toMatch(/missing optional: .*LeftMiddleProximal/);
+    const b = await run(['inspect', path.join(ASSETS, 'default-walk.bvh')]);
+    expect(b.out).toMatch(/21 joints, 121 frames/);
+    expect(b.out).toMatch(/LUArm\s+\[LeftUpperArm\]/);
+  });
+});
