@@ -32,5 +32,7 @@ for (const e of entries) {
     logLevel: 'warning',
     // gltf-validator is large and only used by tests and `kind validate`; keep it external.
     external: ['gltf-validator'],
+    // prefer ES module builds (gl-matrix's CommonJS build puts a getter behind every quat./vec3. access)
+    mainFields: ['module', 'main'],
   });
 }

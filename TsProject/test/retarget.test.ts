@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import fc from 'fast-check';
 import { quat, vec3 } from 'gl-matrix';
 import {
@@ -11,6 +12,7 @@ import {
   type Skeleton,
 } from '../src/core';
 import { canonicalPose, computeDrivers, Retargeter, retargetClip } from '../src/retarget';
+import { runAllocProbe } from './helpers/allocProbe';
 import { makeHumanoid } from './helpers/humanoid';
 
 function world(s: Skeleton, rot: ArrayLike<number>, pos: ArrayLike<number>) {
@@ -167,6 +169,23 @@ describe('retargeting known cases', () => {
       expect(out.translations[o]).toBeCloseTo(clip.translations[o], 5);
       expect(out.translations[o + 1]).toBeCloseTo(clip.translations[o + 1] + lift, 5);
     }
+  });
+});
+
+describe('per-frame cost', () => {
+  it('retargetPose allocates nothing (chain fitting, virtual hierarchy, head offset and scale included)', () => {
+    const r = runAllocProbe(`
+      import { Retargeter } from ${JSON.stringify(path.resolve(__dirname, '../src/retarget'))};
+      import { makeHumanoid } from ${JSON.stringify(path.resolve(__dirname, 'helpers/humanoid'))};
+      const src = makeHumanoid({ spineBones: 5 });
+      const tgt = makeHumanoid({ spineBones: 3, pose: 'A', twistRest: 0.4 });
+      const r = new Retargeter(src, tgt, { headRotationOffset: [10, 20, 0], avatarScale: 1.1, headScale: 1.2, sourceContactHeight: 0.05 });
+      r.calibrate();
+      const sr = new Float32Array(src.restRotations), sp = new Float32Array(src.restTranslations);
+      const tr = new Float64Array(4 * tgt.boneCount), tp = new Float64Array(3 * tgt.boneCount);
+      result.retargetPose = bytesPerCall(() => r.retargetPose(sr, sp, tr, tp), 5000);
+    `);
+    expect(r.retargetPose).toBeLessThan(1);
   });
 });
 

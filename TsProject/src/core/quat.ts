@@ -4,7 +4,8 @@
  * Conventions: quaternions are `[x, y, z, w]` (gl-matrix order), unit length, Hamilton product,
  * rotating column vectors (`v' = q v q*`); `multiply(a, b)` applies `b` first, then `a`.
  * Angles are radians unless a name says degrees. Everything works on any indexable number array
- * (`Float64Array`, `Float32Array`, plain arrays) and allocates nothing.
+ * (`Float64Array`, `Float32Array`, plain arrays) and allocates nothing (`Math.sqrt` of sums of squares
+ * rather than `Math.hypot`, which V8 does not optimise and which allocates a heap number per call).
  */
 import { quat, type vec3 } from 'gl-matrix';
 
@@ -12,6 +13,10 @@ export type Quat = quat;
 export type Vec3 = vec3;
 /** A readable array of numbers: typed array or plain array. */
 export type NumArray = { [i: number]: number; readonly length: number };
+
+// Math functions held in module constants: V8 inlines them the same, and hosts whose global object
+// is another context's (jest's vm sandbox) do not pay a global lookup and a boxed result per call.
+const { abs: m_abs, atan2: m_atan2, cos: m_cos, round: m_round, sin: m_sin, sqrt: m_sqrt } = Math;
 
 const RAD = Math.PI / 180;
 export const DEG2RAD = RAD;
@@ -82,8 +87,8 @@ const tmpD = quat64();
 export function angleBetween(a: ArrayLike<number>, b: ArrayLike<number>): number {
   quat.conjugate(tmpD, a as Quat);
   quat.multiply(tmpD, tmpD, b as Quat);
-  const s = Math.hypot(tmpD[0], tmpD[1], tmpD[2]);
-  return 2 * Math.atan2(s, Math.abs(tmpD[3]));
+  const s = m_sqrt(tmpD[0] * tmpD[0] + tmpD[1] * tmpD[1] + tmpD[2] * tmpD[2]);
+  return 2 * m_atan2(s, m_abs(tmpD[3]));
 }
 
 /**
@@ -95,7 +100,7 @@ export function vectorAngle(a: ArrayLike<number>, b: ArrayLike<number>): number 
   const cx = a[1] * b[2] - a[2] * b[1];
   const cy = a[2] * b[0] - a[0] * b[2];
   const cz = a[0] * b[1] - a[1] * b[0];
-  return Math.atan2(Math.hypot(cx, cy, cz), a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
+  return m_atan2(m_sqrt(cx * cx + cy * cy + cz * cz), a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
 }
 
 /** Wrap an angle in radians to (-pi, pi]. */
@@ -114,6 +119,9 @@ export function wrapAngle(a: number): number {
  * (v = vector part of q). Where `q` is a 180-degree rotation about an axis perpendicular to `axis`,
  * both arguments are 0 and the twist is the identity (no NaN). `outSwing`/`outTwist` may be omitted.
  *
+ * The returned angle is a double: where V8 does not inline the call it boxes it (16 bytes); per-frame
+ * callers that must not allocate use the `outTwist` quaternion instead.
+ *
  * Source: the standard decomposition (e.g. Dobrowolski, "Swing-twist decomposition in Clifford
  * algebra", 2015): twist = normalize(proj_axis(v), w), swing = q * twist^-1.
  */
@@ -125,12 +133,12 @@ export function swingTwist(
 ): number {
   const d = q[0] * axis[0] + q[1] * axis[1] + q[2] * axis[2];
   const w = q[3];
-  const angle = wrapAngle(2 * Math.atan2(d, w));
+  const angle = wrapAngle(2 * m_atan2(d, w));
   if (outTwist || outSwing) {
     const tx = d * axis[0];
     const ty = d * axis[1];
     const tz = d * axis[2];
-    const n = Math.hypot(tx, ty, tz, w);
+    const n = m_sqrt(tx * tx + ty * ty + tz * tz + w * w);
     const t = outTwist ?? tmpD;
     if (n < 1e-15) {
       quat.identity(t);
@@ -190,9 +198,9 @@ export function fromTo(out: Quat, from: ArrayLike<number>, to: ArrayLike<number>
   const d = from[0] * to[0] + from[1] * to[1] + from[2] * to[2];
   if (d < -1 + 1e-12) {
     // perpendicular axis: cross with the world axis least aligned with `from`
-    const ax = Math.abs(from[0]);
-    const ay = Math.abs(from[1]);
-    const az = Math.abs(from[2]);
+    const ax = m_abs(from[0]);
+    const ay = m_abs(from[1]);
+    const az = m_abs(from[2]);
     let x: number;
     let y: number;
     let z: number;
@@ -209,7 +217,7 @@ export function fromTo(out: Quat, from: ArrayLike<number>, to: ArrayLike<number>
       y = from[0];
       z = 0;
     }
-    const l = Math.hypot(x, y, z);
+    const l = m_sqrt(x * x + y * y + z * z);
     out[0] = x / l;
     out[1] = y / l;
     out[2] = z / l;
@@ -220,7 +228,7 @@ export function fromTo(out: Quat, from: ArrayLike<number>, to: ArrayLike<number>
   const y = from[2] * to[0] - from[0] * to[2];
   const z = from[0] * to[1] - from[1] * to[0];
   const w = 1 + d;
-  const l = Math.hypot(x, y, z, w);
+  const l = m_sqrt(x * x + y * y + z * z + w * w);
   out[0] = x / l;
   out[1] = y / l;
   out[2] = z / l;
@@ -247,12 +255,12 @@ export function quatFromEuler(out: Quat, a0: number, a1: number, a2: number, ord
   const i0 = AXIS_INDEX[order[0]];
   const i1 = AXIS_INDEX[order[1]];
   const i2 = AXIS_INDEX[order[2]];
-  const s0 = Math.sin(a0 / 2);
-  const c0 = Math.cos(a0 / 2);
-  const s1 = Math.sin(a1 / 2);
-  const c1 = Math.cos(a1 / 2);
-  const s2 = Math.sin(a2 / 2);
-  const c2 = Math.cos(a2 / 2);
+  const s0 = m_sin(a0 / 2);
+  const c0 = m_cos(a0 / 2);
+  const s1 = m_sin(a1 / 2);
+  const c1 = m_cos(a1 / 2);
+  const s2 = m_sin(a2 / 2);
+  const c2 = m_cos(a2 / 2);
   // q0 * q1
   const v0 = E0;
   v0[0] = 0;
@@ -306,7 +314,7 @@ function quatToMatrix(q: ArrayLike<number>): void {
 
 /** Angle congruent to `a` (mod 2 pi) nearest to `ref`. */
 function nearestCongruent(a: number, ref: number): number {
-  return a + 2 * Math.PI * Math.round((ref - a) / (2 * Math.PI));
+  return a + 2 * Math.PI * m_round((ref - a) / (2 * Math.PI));
 }
 
 /** Below this |cos(middle angle)| the first and third axes are treated as aligned (gimbal lock). */
@@ -337,15 +345,14 @@ export function eulerFromQuat(
   const k = AXIS_INDEX[order[2]];
   // parity: +1 for cyclic (XYZ, YZX, ZXY), -1 otherwise
   const s = (j - i + 3) % 3 === 1 ? 1 : -1;
-  const m = (r: number, c: number) => M[3 * r + c];
-  const sinB = s * m(i, k);
-  const cosB = Math.hypot(m(i, i), m(i, j));
-  let b = Math.atan2(sinB, cosB);
+  const sinB = s * M[3 * i + k];
+  const cosB = m_sqrt(M[3 * i + i] * M[3 * i + i] + M[3 * i + j] * M[3 * i + j]);
+  let b = m_atan2(sinB, cosB);
   let a: number;
   let c: number;
   if (cosB > GIMBAL_EPS) {
-    a = Math.atan2(-s * m(j, k), m(k, k));
-    c = Math.atan2(-s * m(i, j), m(i, i));
+    a = m_atan2(-s * M[3 * j + k], M[3 * k + k]);
+    c = m_atan2(-s * M[3 * i + j], M[3 * i + i]);
     if (prev) {
       const a1 = nearestCongruent(a, prev[0]);
       const b1 = nearestCongruent(b, prev[1]);
@@ -370,14 +377,14 @@ export function eulerFromQuat(
     c = prev ? prev[2] : 0;
     // With R = Ri(a) Rj(b) Rk(c) and cos b = 0, the product Ri(a) * Rk(+-c) depends on a -+ c only.
     // Remove Rk(c) from the right, then read a from M' = R Rk(-c): M' = Ri(a) Rj(b).
-    const cc = Math.cos(c);
-    const sc = Math.sin(c);
+    const cc = m_cos(c);
+    const sc = m_sin(c);
     // column j of M' = M * Rk(-c) column j. For Rk(-c): columns i and j mix.
     // Rk(t) in the (i, j) plane rotates i->j by s*t. Column j of M' = -s*sin(-c) M[:,i] + cos(-c) M[:,j].
-    const mjj = sc * s * m(j, i) + cc * m(j, j);
-    const mkj = sc * s * m(k, i) + cc * m(k, j);
+    const mjj = sc * s * M[3 * j + i] + cc * M[3 * j + j];
+    const mkj = sc * s * M[3 * k + i] + cc * M[3 * k + j];
     // For M' = Ri(a) Rj(b): column j of Rj(b) is e_j, so column j of M' = Ri(a) e_j = (.., cos a, s sin a) in (j, k).
-    a = Math.atan2(s * mkj, mjj);
+    a = m_atan2(s * mkj, mjj);
     if (prev) {
       a = nearestCongruent(a, prev[0]);
       b = nearestCongruent(b, prev[1]);

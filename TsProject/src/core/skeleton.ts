@@ -4,9 +4,10 @@
  * Frame: right-handed, Y up, metres, character faces +Z, its left is +X (glTF / VRM 1.0; DESIGN.md).
  * Bones are stored in topological order (`parents[i] < i`), so one forward loop is a full FK pass.
  */
-import { quat, vec3 } from 'gl-matrix';
+import type { quat } from 'gl-matrix';
+import { qcopy, qmul, qmulConj, vrotate } from './flat';
 import { HUMAN_BONE_COUNT, HUMAN_BONE_NAMES } from './humanBodyBones';
-import { type NumArray, quat64, readQuat, readVec3, vec64, writeVec3 } from './quat';
+import { type NumArray, readQuat } from './quat';
 
 export interface Skeleton {
   /** Number of bones `n`. */
@@ -105,14 +106,10 @@ export function boneIndex(skeleton: Skeleton, name: string): number {
   return skeleton.names.indexOf(name);
 }
 
-const tq = quat64();
-const tp = vec64();
-const tv = vec64();
-
 /**
  * Forward kinematics: world rotations and positions from local ones.
  * `localRot` `4n`, `localPos` `3n` (metres, parent frame); `outRot` `4n`, `outPos` `3n` (world).
- * The root's local transform is its world transform. Allocates nothing.
+ * The root's local transform is its world transform. Allocates nothing (flat-array kernels, flat.ts).
  * `outRot`/`outPos` must not alias the inputs.
  */
 export function forwardKinematics(
@@ -127,55 +124,31 @@ export function forwardKinematics(
   for (let i = 0; i < n; i++) {
     const p = parents[i];
     if (p < 0) {
-      for (let k = 0; k < 4; k++) outRot[4 * i + k] = localRot[4 * i + k];
-      for (let k = 0; k < 3; k++) outPos[3 * i + k] = localPos[3 * i + k];
+      qcopy(outRot, 4 * i, localRot, 4 * i);
+      outPos[3 * i] = localPos[3 * i];
+      outPos[3 * i + 1] = localPos[3 * i + 1];
+      outPos[3 * i + 2] = localPos[3 * i + 2];
       continue;
     }
-    readQuat(tq, outRot, p);
-    readVec3(tv, localPos, i);
-    vec3.transformQuat(tv, tv, tq);
-    readVec3(tp, outPos, p);
-    vec3.add(tv, tv, tp);
-    writeVec3(outPos, i, tv);
-    quatMulInto(outRot, i, tq, localRot, i);
+    vrotate(outPos, 3 * i, outRot, 4 * p, localPos, 3 * i);
+    outPos[3 * i] += outPos[3 * p];
+    outPos[3 * i + 1] += outPos[3 * p + 1];
+    outPos[3 * i + 2] += outPos[3 * p + 2];
+    qmul(outRot, 4 * i, outRot, 4 * p, localRot, 4 * i);
   }
 }
 
-/** out[i] = a * arr[j], all quaternions; a is a 4-array, arr/out flat. */
-function quatMulInto(out: NumArray, i: number, a: ArrayLike<number>, arr: NumArray, j: number): void {
-  const ax = a[0];
-  const ay = a[1];
-  const az = a[2];
-  const aw = a[3];
-  const o = 4 * j;
-  const bx = arr[o];
-  const by = arr[o + 1];
-  const bz = arr[o + 2];
-  const bw = arr[o + 3];
-  const r = 4 * i;
-  out[r] = ax * bw + aw * bx + ay * bz - az * by;
-  out[r + 1] = ay * bw + aw * by + az * bx - ax * bz;
-  out[r + 2] = az * bw + aw * bz + ax * by - ay * bx;
-  out[r + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-
-const ip = quat64();
-
 /**
  * Inverse kinematics of the hierarchy (world -> local): local rotation `inverse(parentWorld) * world`.
- * `worldRot` `4n` in, `outLocalRot` `4n` out. Roots copy their world rotation. Allocates nothing.
+ * `worldRot` `4n` in, `outLocalRot` `4n` out (must not alias). Roots copy their world rotation.
+ * Allocates nothing.
  */
 export function worldToLocalRotations(skeleton: Skeleton, worldRot: NumArray, outLocalRot: NumArray): void {
   const parents = skeleton.parents;
   for (let i = 0; i < skeleton.boneCount; i++) {
     const p = parents[i];
-    if (p < 0) {
-      for (let k = 0; k < 4; k++) outLocalRot[4 * i + k] = worldRot[4 * i + k];
-      continue;
-    }
-    readQuat(ip, worldRot, p);
-    quat.conjugate(ip, ip);
-    quatMulInto(outLocalRot, i, ip, worldRot, i);
+    if (p < 0) qcopy(outLocalRot, 4 * i, worldRot, 4 * i);
+    else qmulConj(outLocalRot, 4 * i, worldRot, 4 * p, worldRot, 4 * i);
   }
 }
 

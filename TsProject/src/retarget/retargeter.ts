@@ -40,12 +40,18 @@ import {
   HumanBodyBones as H,
   HUMAN_BONE_COUNT,
   type NumArray,
+  qcopy,
+  qmul,
+  qmulConj,
+  qnormalize,
   quat64,
   quatFromEuler,
   readFrame,
   readQuat,
   type Skeleton,
   vec64,
+  vrotate,
+  vrotateConj,
   writeFrame,
   writeQuat,
 } from '../core';
@@ -574,21 +580,18 @@ export class Retargeter {
     const p = this.source.parents;
     for (let i = 0; i < this.source.boneCount; i++) {
       if (p[i] >= 0) continue;
-      readQuat(this.q0, rot, i);
-      quat.multiply(this.q0, A, this.q0);
-      writeQuat(rot, i, this.q0);
-      this.v0[0] = pos[3 * i];
-      this.v0[1] = pos[3 * i + 1];
-      this.v0[2] = pos[3 * i + 2];
-      vec3.transformQuat(this.v0, this.v0, A);
-      pos[3 * i] = this.v0[0];
-      pos[3 * i + 1] = this.v0[1];
-      pos[3 * i + 2] = this.v0[2];
+      qmul(rot, 4 * i, A, 0, rot, 4 * i);
+      vrotate(pos, 3 * i, A, 0, pos, 3 * i);
     }
   }
 
-  /** Point at arc fraction `u` along a fitted chain's source polyline (source world), into `out`. */
-  private chainPoint(fit: ChainFit, u: number, out: vec3): void {
+  /**
+   * Point along a fitted chain's source polyline (source world) at the arc fraction of target chain
+   * segment end `joint` (`fit.targetCum[joint]`), into `out`. Takes an index, not the fraction: a double
+   * argument to a call V8 does not inline is boxed (allocates).
+   */
+  private chainPoint(fit: ChainFit, joint: number, out: vec3): void {
+    const u = fit.targetCum[joint];
     const pts = fit.sourcePoints;
     const cum = fit.sourceCum;
     const P = this.sWorldPos;
@@ -624,67 +627,63 @@ export class Retargeter {
     for (let k = 0; k < 4 * src.boneCount; k++) sRot[k] = srcLocalRot[k];
     for (let k = 0; k < 3 * src.boneCount; k++) sPos[k] = srcLocalPos[k];
     this.alignRoots(sRot, sPos);
-    forwardKinematics(src, sRot, sPos, this.sWorldRot, this.sWorldPos);
+    const SW = this.sWorldRot;
+    const SP = this.sWorldPos;
+    forwardKinematics(src, sRot, sPos, SW, SP);
 
     const W = this.vWorldRot;
     const P = this.vWorldPos;
     const parents = vtk.parents;
     const drivers = this.vDrivers;
+    const offsets = this.offsets;
+    const undriven = this.undrivenLocal;
+    const tscale = this.translationScale;
     const hips = vtk.humanoid[H.Hips];
     const head = vtk.humanoid[H.Head];
-    const q0 = this.q0;
-    const q1 = this.q1;
-    const v0 = this.v0;
-    const v1 = this.v1;
+    const headOffset = this.headOffset;
     const rest = vtk.restTranslations;
+    const d = this.v1;
+    const c = this.v3;
+    const q2 = this.q2;
     for (let t = 0; t < vtk.boneCount; t++) {
       const p = parents[t];
       const s = drivers[t];
+      const o4 = 4 * t;
+      const o3 = 3 * t;
       // world rotation
       if (s >= 0) {
-        readQuat(q0, this.sWorldRot, s);
-        readQuat(q1, this.offsets, t);
-        quat.multiply(q0, q0, q1);
-        if (t === head) quat.multiply(q0, q0, this.headOffset);
-        quat.normalize(q0, q0);
+        qmul(W, o4, SW, 4 * s, offsets, o4);
+      } else if (p >= 0) {
+        qmul(W, o4, W, 4 * p, undriven, o4);
       } else {
-        readQuat(q0, this.undrivenLocal, t);
-        if (t === head) quat.multiply(q0, q0, this.headOffset);
-        if (p >= 0) {
-          readQuat(q1, W, p);
-          quat.multiply(q0, q1, q0);
-        }
+        qcopy(W, o4, undriven, o4);
       }
-      writeQuat(W, t, q0);
+      if (t === head) qmul(W, o4, W, o4, headOffset, 0);
+      qnormalize(W, o4);
       // world position
       if (t === hips) {
         const sh = 3 * src.humanoid[H.Hips];
-        v0[0] = this.sWorldPos[sh];
-        v0[1] = this.sWorldPos[sh + 1];
-        v0[2] = this.sWorldPos[sh + 2];
         if (this.options.hipsMode === 'scaled') {
-          v0[1] -= this.sourceContact;
-          vec3.scale(v0, v0, this.hipsScale);
-          v0[1] += this.targetContact;
+          const k = this.hipsScale;
+          P[o3] = SP[sh] * k;
+          P[o3 + 1] = (SP[sh + 1] - this.sourceContact) * k + this.targetContact;
+          P[o3 + 2] = SP[sh + 2] * k;
         } else {
-          v0[1] += this.roomLift;
+          P[o3] = SP[sh];
+          P[o3 + 1] = SP[sh + 1] + this.roomLift;
+          P[o3 + 2] = SP[sh + 2];
         }
+      } else if (p >= 0) {
+        vrotate(P, o3, W, 4 * p, rest, o3);
+        const f = tscale[t];
+        P[o3] = P[o3] * f + P[3 * p];
+        P[o3 + 1] = P[o3 + 1] * f + P[3 * p + 1];
+        P[o3 + 2] = P[o3 + 2] * f + P[3 * p + 2];
       } else {
-        const ts = this.translationScale[t];
-        v0[0] = rest[3 * t] * ts;
-        v0[1] = rest[3 * t + 1] * ts;
-        v0[2] = rest[3 * t + 2] * ts;
-        if (p >= 0) {
-          readQuat(q1, W, p);
-          vec3.transformQuat(v0, v0, q1);
-          v0[0] += P[3 * p];
-          v0[1] += P[3 * p + 1];
-          v0[2] += P[3 * p + 2];
-        }
+        P[o3] = rest[o3];
+        P[o3 + 1] = rest[o3 + 1];
+        P[o3 + 2] = rest[o3 + 2];
       }
-      P[3 * t] = v0[0];
-      P[3 * t + 1] = v0[1];
-      P[3 * t + 2] = v0[2];
       // chain fitting: swing this chain bone so the chain follows the source chain's shape
       const k = this.fitOf[t];
       if (k >= 0) {
@@ -692,26 +691,25 @@ export class Retargeter {
         const j = this.fitSegment[t];
         // desired end of this segment: the source chain point at the same arc fraction, carried to the
         // target chain start and scaled by the chain length ratio
-        this.chainPoint(fit, fit.targetCum[j + 1], v1);
+        this.chainPoint(fit, j + 1, d);
         const s0 = 3 * fit.sourcePoints[0];
         const t0 = 3 * fit.targetStart;
-        v1[0] = P[t0] + (v1[0] - this.sWorldPos[s0]) * fit.scale - v0[0];
-        v1[1] = P[t0 + 1] + (v1[1] - this.sWorldPos[s0 + 1]) * fit.scale - v0[1];
-        v1[2] = P[t0 + 2] + (v1[2] - this.sWorldPos[s0 + 2]) * fit.scale - v0[2];
-        const next = fit.targetNext[j];
-        this.v3[0] = rest[3 * next];
-        this.v3[1] = rest[3 * next + 1];
-        this.v3[2] = rest[3 * next + 2];
-        vec3.transformQuat(this.v3, this.v3, q0); // current direction
-        const l1 = vec3.length(v1);
-        const l3 = vec3.length(this.v3);
+        d[0] = P[t0] + (d[0] - SP[s0]) * fit.scale - P[o3];
+        d[1] = P[t0 + 1] + (d[1] - SP[s0 + 1]) * fit.scale - P[o3 + 1];
+        d[2] = P[t0 + 2] + (d[2] - SP[s0 + 2]) * fit.scale - P[o3 + 2];
+        vrotate(c, 0, W, o4, rest, 3 * fit.targetNext[j]); // current direction
+        const l1 = Math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        const l3 = Math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
         if (l1 > 1e-12 && l3 > 1e-12) {
-          vec3.scale(v1, v1, 1 / l1);
-          vec3.scale(this.v3, this.v3, 1 / l3);
-          fromTo(this.q2, this.v3, v1);
-          quat.multiply(q0, this.q2, q0);
-          quat.normalize(q0, q0);
-          writeQuat(W, t, q0);
+          d[0] /= l1;
+          d[1] /= l1;
+          d[2] /= l1;
+          c[0] /= l3;
+          c[1] /= l3;
+          c[2] /= l3;
+          fromTo(q2, c, d);
+          qmul(W, o4, q2, 0, W, o4);
+          qnormalize(W, o4);
         }
       }
     }
@@ -721,47 +719,42 @@ export class Retargeter {
   /** Convert the virtual world pose to real local rotations/translations (and real-order world arrays). */
   private writeRealPose(outLocalRot: NumArray, outLocalPos: NumArray): void {
     const tgt = this.target;
-    const vt = this.vt;
+    const virtualOf = this.vt.virtualOf;
     const W = this.vWorldRot;
     const P = this.vWorldPos;
     const RW = this.tWorldRot;
     const RP = this.tWorldPos;
     const hipsReal = tgt.humanoid[H.Hips];
-    const q0 = this.q0;
-    const q1 = this.q1;
-    const v0 = this.v0;
-    for (let r = 0; r < tgt.boneCount; r++) {
-      const v = vt.virtualOf[r];
-      for (let k = 0; k < 4; k++) RW[4 * r + k] = W[4 * v + k];
-      for (let k = 0; k < 3; k++) RP[3 * r + k] = P[3 * v + k];
-    }
     const moved = this.movedReal;
+    const restT = tgt.restTranslations;
+    const v = this.v0;
+    for (let r = 0; r < tgt.boneCount; r++) {
+      qcopy(RW, 4 * r, W, 4 * virtualOf[r]);
+      const vo = 3 * virtualOf[r];
+      RP[3 * r] = P[vo];
+      RP[3 * r + 1] = P[vo + 1];
+      RP[3 * r + 2] = P[vo + 2];
+    }
     for (let r = 0; r < tgt.boneCount; r++) {
       const p = tgt.parents[r];
-      readQuat(q0, RW, r);
-      if (p >= 0) {
-        readQuat(q1, RW, p);
-        quat.conjugate(q1, q1);
-        quat.multiply(q0, q1, q0);
-      }
-      writeQuat(outLocalRot, r, q0);
+      const o3 = 3 * r;
+      if (p >= 0) qmulConj(outLocalRot, 4 * r, RW, 4 * p, RW, 4 * r);
+      else qcopy(outLocalRot, 4 * r, RW, 4 * r);
       if (r === hipsReal || moved[r] === 1) {
-        v0[0] = RP[3 * r];
-        v0[1] = RP[3 * r + 1];
-        v0[2] = RP[3 * r + 2];
         if (p >= 0) {
-          v0[0] -= RP[3 * p];
-          v0[1] -= RP[3 * p + 1];
-          v0[2] -= RP[3 * p + 2];
-          vec3.transformQuat(v0, v0, q1);
+          v[0] = RP[o3] - RP[3 * p];
+          v[1] = RP[o3 + 1] - RP[3 * p + 1];
+          v[2] = RP[o3 + 2] - RP[3 * p + 2];
+          vrotateConj(outLocalPos, o3, RW, 4 * p, v, 0);
+        } else {
+          outLocalPos[o3] = RP[o3];
+          outLocalPos[o3 + 1] = RP[o3 + 1];
+          outLocalPos[o3 + 2] = RP[o3 + 2];
         }
-        outLocalPos[3 * r] = v0[0];
-        outLocalPos[3 * r + 1] = v0[1];
-        outLocalPos[3 * r + 2] = v0[2];
       } else {
-        outLocalPos[3 * r] = tgt.restTranslations[3 * r];
-        outLocalPos[3 * r + 1] = tgt.restTranslations[3 * r + 1];
-        outLocalPos[3 * r + 2] = tgt.restTranslations[3 * r + 2];
+        outLocalPos[o3] = restT[o3];
+        outLocalPos[o3 + 1] = restT[o3 + 1];
+        outLocalPos[o3 + 2] = restT[o3 + 2];
       }
     }
   }

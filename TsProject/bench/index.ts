@@ -1,0 +1,72 @@
+/**
+ * KindRetargeting benchmarks (not tests): each compares our code with three.js running in the same
+ * process on the same real data, and prints ratios; nothing asserts wall-clock times.
+ *
+ * Build and run: `npm run bench` in TsProject (esbuild bundles this file to dist/bench.cjs, run with
+ * `node --expose-gc`). Arguments: `parse` or `retarget` runs one benchmark only;
+ * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
+ * ~5 s on the first (or given) take, for `node --cpu-prof dist/bench.cjs --profile ...`.
+ * Data: /work/shared/data (or $KIND_SHARED_DATA); falls back to the embedded default sample with a note.
+ */
+import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
+import { parseBvh } from '../src/io/bvh';
+import { now, printTable, type Row, readText, shortName } from './harness';
+import { parseBenchFiles, runParseBench } from './parseBench';
+import { profileRetarget, runRetargetBench } from './retargetBench';
+
+function profileParse(side: 'ours' | 'three', which: number): void {
+  const files = parseBenchFiles();
+  const file = files[Math.min(which, files.length - 1)];
+  const text = readText(file);
+  const fileName = shortName(file);
+  const t0 = now();
+  let runs = 0;
+  while (now() - t0 < 5000) {
+    if (side === 'ours') parseBvh(text, { fileName });
+    else new BVHLoader().parse(text);
+    runs++;
+  }
+  console.log(`profiled parse ${side}: ${runs} runs`);
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const pi = args.indexOf('--profile');
+  if (pi >= 0) {
+    const what = args[pi + 1];
+    if (what === 'parse-ours' || what === 'parse-three')
+      profileParse(what === 'parse-ours' ? 'ours' : 'three', Number(args[pi + 2] ?? 0) || 0);
+    else if (what === 'retarget-ours' || what === 'retarget-three')
+      await profileRetarget(what === 'retarget-ours' ? 'ours' : 'three');
+    else
+      throw new Error(`--profile ${what}: expected parse-ours, parse-three, retarget-ours or retarget-three`);
+    return;
+  }
+  const only = args.find((a) => a === 'parse' || a === 'retarget');
+  if (!(globalThis as { gc?: unknown }).gc) {
+    console.log('note: run with node --expose-gc for clean heap figures (npm run bench does)');
+  }
+  console.log(`node ${process.version}, ${process.arch}`);
+  const rows: Row[] = [];
+  const t0 = now();
+  if (!only || only === 'parse') {
+    console.log('\n== 1. BVH parse throughput (ours parseBvh vs three.js BVHLoader.parse)');
+    rows.push(...runParseBench());
+    console.log(`(benchmark 1 took ${((now() - t0) / 1000).toFixed(1)} s)`);
+  }
+  const t1 = now();
+  if (!only || only === 'retarget') {
+    console.log('\n== 2. Clip retargeting (ours retargetClip vs three.js SkeletonUtils.retargetClip)');
+    rows.push(...(await runRetargetBench()));
+    console.log(`(benchmark 2 took ${((now() - t1) / 1000).toFixed(1)} s)`);
+  }
+  console.log(
+    '\n== Summary (ratio = our speed / three.js speed, from the medians; best runs: from the fastest run of each)',
+  );
+  printTable(rows);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});
