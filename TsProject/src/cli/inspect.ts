@@ -54,21 +54,18 @@ export async function runInspect(file: string, options: { map?: string } = {}): 
   out.push('', 'skeleton:', tree(avatar.skeleton, avatar.mapping));
   out.push('', formatHumanoidMap(avatar.skeleton, avatar.mapping));
   out.push(...reportMissing(avatar.mapping));
-  for (const w of avatar.warnings) out.push(`note: ${w}`);
+  for (const w of avatar.warnings) if (!avatar.mapping.warnings.includes(w)) out.push(`note: ${w}`);
   return out.join('\n');
 }
 
+/** The verdict on required bones (formatHumanoidMap already lists optional gaps and warnings). */
 function reportMissing(m: HumanoidMapResult): string[] {
-  const lines: string[] = [];
-  lines.push('');
-  lines.push(
+  return [
+    '',
     m.missingRequired.length > 0
-      ? `MISSING REQUIRED: ${m.missingRequired.join(', ')}`
+      ? `MISSING REQUIRED: ${m.missingRequired.join(', ')} (name them with --map <json>)`
       : 'all 15 required humanoid bones found',
-  );
-  if (m.missingOptional.length > 0) lines.push(`missing optional: ${m.missingOptional.join(', ')}`);
-  for (const w of m.warnings) lines.push(`note: ${w}`);
-  return lines;
+  ];
 }
 
 /** Like loadSource for BVH, but reports a missing required bone instead of failing. */

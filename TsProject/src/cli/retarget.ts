@@ -234,8 +234,13 @@ export function formatSummary(s: RetargetSummary): string {
   lines.push(
     `  foot height error on source contact frames: ${fh.meanAbsM === null ? 'n/a (no contact frames)' : `${(fh.meanAbsM * 100).toFixed(2)} cm`} (left ${fh.left.contactFrames}, right ${fh.right.contactFrames} frames)`,
   );
-  if (s.target.missingOptional.length > 0)
-    lines.push(`  avatar lacks optional bones: ${s.target.missingOptional.join(', ')}`);
+  const missing = s.target.missingOptional;
+  if (missing.length > 0) {
+    const shown = missing.slice(0, 4).join(', ');
+    lines.push(
+      `  avatar lacks ${missing.length} optional bone(s): ${shown}${missing.length > 4 ? ', ... (all in summary.json)' : ''}`,
+    );
+  }
   for (const w of s.warnings.slice(0, 5)) lines.push(`  note: ${w}`);
   if (s.warnings.length > 5) lines.push(`  (${s.warnings.length - 5} more notes in summary.json)`);
   lines.push(`  wrote ${s.outputs.glb}, ${s.outputs.bvh}, ${s.outputs.summary}`);
