@@ -5,6 +5,7 @@ import {
   angleBetween,
   type Clip,
   createClip,
+  createSkeleton,
   forwardKinematics,
   HumanBodyBones as H,
   quat64,
@@ -241,6 +242,60 @@ describe('chain distribution and missing bones', () => {
         quat.invert(quat64(), readQuat(quat64(), retargeter.targetReference!.world.rotations, ht)),
       );
       expect(angleBetween(a, b)).toBeLessThan(1e-6);
+    }
+  });
+});
+
+describe('root motion', () => {
+  it('does not depend on how the target root object is rotated or where it stands', () => {
+    const src = makeHumanoid();
+    const plain = makeHumanoid({ legs: 1.1 });
+    // the same avatar under an 'Armature' root turned 90 degrees about Y and moved 2 m sideways
+    const R = quat.setAxisAngle(quat64(), [0, 1, 0], Math.PI / 2);
+    const Ri = quat.invert(quat64(), R);
+    const n = plain.boneCount;
+    const hipsRest = vec3.transformQuat(
+      vec3.create(),
+      plain.restTranslations.subarray(0, 3) as unknown as vec3,
+      Ri,
+    );
+    hipsRest[0] -= 2; // in the root's frame: compensate the root translation below
+    const rootT = vec3.transformQuat(new Float64Array(3), [2, 0, 0], R);
+    const hipsLocalRot = quat.multiply(quat64(), Ri, plain.restRotations.subarray(0, 4) as unknown as quat);
+    const rooted = {
+      names: ['Armature', ...plain.names],
+      parents: [-1, ...Array.from(plain.parents, (p) => p + 1)],
+      restTranslations: [
+        rootT[0],
+        rootT[1],
+        rootT[2],
+        ...hipsRest,
+        ...Array.from(plain.restTranslations.subarray(3)),
+      ],
+      restRotations: [...R, ...hipsLocalRot, ...Array.from(plain.restRotations.subarray(4))],
+      humanoid: Array.from(plain.humanoid, (b) => (b >= 0 ? b + 1 : -1)),
+    };
+    const rootedSkel = createSkeleton(rooted);
+    const clip = randomClip(src, 8, 21);
+    for (const hipsMode of ['scaled', 'room'] as const) {
+      const a = retargetClip(clip, plain, { hipsMode });
+      const b = retargetClip(clip, rootedSkel, { hipsMode });
+      const sr = new Float64Array(4 * src.boneCount);
+      const sp = new Float64Array(3 * src.boneCount);
+      const tr = new Float64Array(4 * (n + 1));
+      const tp = new Float64Array(3 * (n + 1));
+      for (let f = 0; f < 8; f++) {
+        sr.set(clip.rotations.subarray(f * 4 * src.boneCount, (f + 1) * 4 * src.boneCount));
+        sp.set(clip.translations.subarray(f * 3 * src.boneCount, (f + 1) * 3 * src.boneCount));
+        a.retargeter.retargetPose(sr, sp, tr, tp);
+        const pa = a.retargeter.lastTargetWorldPositions.slice(0, 3);
+        const ra = a.retargeter.lastTargetWorldRotations.slice(0, 4);
+        b.retargeter.retargetPose(sr, sp, tr, tp);
+        const pb = b.retargeter.lastTargetWorldPositions.slice(3, 6);
+        const rb = b.retargeter.lastTargetWorldRotations.slice(4, 8);
+        for (let k = 0; k < 3; k++) expect(Math.abs(pa[k] - pb[k])).toBeLessThan(1e-9);
+        expect(angleBetween(ra, rb)).toBeLessThan(1e-9);
+      }
     }
   });
 });
