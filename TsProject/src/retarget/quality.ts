@@ -18,20 +18,17 @@
  *
  * Source positions are taken after the retargeter's up-axis alignment (`sourceAlignment`), metres.
  */
-import { quat, vec3 } from 'gl-matrix';
 import {
   type Clip,
   forwardKinematics,
   HumanBodyBones as H,
   type NumArray,
-  quat64,
   RAD2DEG,
   readFrame,
-  readQuat,
   vec64,
   vectorAngle,
-  writeQuat,
 } from '../core';
+import { alignRoots } from './retargeter';
 
 /** Source joint height band above its lowest level that counts as on the floor, metres. */
 export const CONTACT_HEIGHT = 0.03;
@@ -133,20 +130,8 @@ export function measureQuality(
   const twr = new Float64Array(4 * nT);
   const twp = new Float64Array(3 * nT);
   const A = Float64Array.from(sourceAlignment);
-  const q = quat64();
-  const v = vec64();
   const a = vec64();
   const b = vec64();
-  const alignRoots = () => {
-    for (let i = 0; i < nS; i++) {
-      if (S.parents[i] >= 0) continue;
-      readQuat(q, sr, i);
-      quat.multiply(q, A, q);
-      writeQuat(sr, i, q);
-      vec3.transformQuat(v, sp.subarray(3 * i, 3 * i + 3), A);
-      sp.set(v, 3 * i);
-    }
-  };
   const segDir = (out: NumArray, pos: Float64Array, i: number, j: number) => {
     out[0] = pos[3 * j] - pos[3 * i];
     out[1] = pos[3 * j + 1] - pos[3 * i + 1];
@@ -154,7 +139,7 @@ export function measureQuality(
   };
   for (let f = 0; f < source.frameCount; f++) {
     readFrame(source, f, sr, sp);
-    alignRoots();
+    alignRoots(S, sr, sp, A);
     forwardKinematics(S, sr, sp, swr, swp);
     readFrame(target, f, tr, tp);
     forwardKinematics(T, tr, tp, twr, twp);

@@ -179,6 +179,20 @@ export function lowestFootJointHeight(s: Skeleton, g: { positions: Float64Array 
 }
 
 /**
+ * Turn a pose's roots by `alignment` (a rotation, e.g. the source up-axis rotation): root local
+ * rotations `rot` (4n) are premultiplied and root translations `pos` (3n) rotated, in place.
+ * Allocates nothing.
+ */
+export function alignRoots(skeleton: Skeleton, rot: NumArray, pos: NumArray, alignment: NumArray): void {
+  const p = skeleton.parents;
+  for (let i = 0; i < skeleton.boneCount; i++) {
+    if (p[i] >= 0) continue;
+    qmul(rot, 4 * i, alignment, 0, rot, 4 * i);
+    vrotate(pos, 3 * i, alignment, 0, pos, 3 * i);
+  }
+}
+
+/**
  * Floor contact level of a clip: the 5th percentile over frames of the height of the lower ankle
  * (humanoid Foot joint), after rotating the roots by `alignment` (the up-axis rotation). Metres. The
  * percentile (not the minimum) ignores a few frames of a toe through the floor; a clip needs at least
@@ -191,19 +205,11 @@ export function estimateContactHeight(clip: Clip, alignment: ArrayLike<number> =
   const lp = new Float64Array(3 * n);
   const wr = new Float64Array(4 * n);
   const wp = new Float64Array(3 * n);
-  const q = quat64();
-  const v = vec64();
+  const A = Float64Array.from(alignment);
   const lows = new Float64Array(clip.frameCount);
   for (let f = 0; f < clip.frameCount; f++) {
     readFrame(clip, f, lr, lp);
-    for (let i = 0; i < n; i++) {
-      if (s.parents[i] >= 0) continue;
-      readQuat(q, lr, i);
-      quat.multiply(q, alignment as quat, q);
-      writeQuat(lr, i, q);
-      vec3.transformQuat(v, lp.subarray(3 * i, 3 * i + 3), alignment as quat);
-      lp.set(v, 3 * i);
-    }
+    alignRoots(s, lr, lp, A);
     forwardKinematics(s, lr, lp, wr, wp);
     lows[f] = lowestFootJointHeight(s, { positions: wp });
   }
@@ -576,13 +582,7 @@ export class Retargeter {
 
   /** Rotate the source roots by the up-axis alignment (rotations and translations, in place). */
   private alignRoots(rot: Float64Array, pos: Float64Array): void {
-    const A = this.alignSource;
-    const p = this.source.parents;
-    for (let i = 0; i < this.source.boneCount; i++) {
-      if (p[i] >= 0) continue;
-      qmul(rot, 4 * i, A, 0, rot, 4 * i);
-      vrotate(pos, 3 * i, A, 0, pos, 3 * i);
-    }
+    alignRoots(this.source, rot, pos, this.alignSource);
   }
 
   /**
@@ -800,20 +800,8 @@ interface ChainFit {
   scale: number;
 }
 
-function chainLength(s: Skeleton, chain: number[]): number {
-  let total = 0;
-  for (let i = 1; i < chain.length; i++) {
-    const b = chain[i];
-    total += Math.hypot(
-      s.restTranslations[3 * b],
-      s.restTranslations[3 * b + 1],
-      s.restTranslations[3 * b + 2],
-    );
-  }
-  return total;
-}
-
-function cumulative(s: Skeleton, chain: number[]): Float64Array {
+/** Arc fractions of the joints of `chain` (rest lengths) and the chain's total length. */
+function cumulative(s: Skeleton, chain: number[]): { fractions: Float64Array; length: number } {
   const out = new Float64Array(chain.length);
   let total = 0;
   for (let i = 1; i < chain.length; i++) {
@@ -826,7 +814,7 @@ function cumulative(s: Skeleton, chain: number[]): Float64Array {
     out[i] = total;
   }
   if (total > 0) for (let i = 0; i < out.length; i++) out[i] /= total;
-  return out;
+  return { fractions: out, length: total };
 }
 
 /** Chain fits for the spine (Hips..Neck/Head) and neck (Neck..Head). */
@@ -840,14 +828,15 @@ function buildChainFits(vs: VirtualHierarchy, vt: Skeleton): ChainFit[] {
     if (tChain.length < 3 || sChain.length < 2) return;
     const tCum = cumulative(vt, tChain);
     const sCum = cumulative(S, sChain);
+    const scale = sCum.length > 0 ? tCum.length / sCum.length : 1;
     fits.push({
       targetBones: tChain.slice(1, -1),
       targetNext: tChain.slice(2),
-      targetCum: tCum.slice(1),
+      targetCum: tCum.fractions.slice(1),
       sourcePoints: sChain.map((b) => vs.realOf[b]),
-      sourceCum: sCum,
+      sourceCum: sCum.fractions,
       targetStart: tChain[0],
-      scale: chainLength(S, sChain) > 0 ? chainLength(vt, tChain) / chainLength(S, sChain) : 1,
+      scale,
     });
   };
   const tEnd = tm[H.Neck] >= 0 ? tm[H.Neck] : tm[H.Head];
