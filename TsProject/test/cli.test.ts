@@ -265,6 +265,82 @@ describe('kind retarget bad input', () => {
   });
 });
 
+describe('kind retarget: outputs and options the trial run found wanting', () => {
+  const walk = path.join(ASSETS, 'default-walk.bvh');
+  const avatar = path.join(ASSETS, 'default-avatar.glb');
+
+  it('--ground origin and --hips room are accepted and recorded', async () => {
+    const dir = tmpDir();
+    const r = await run(['retarget', walk, avatar, '-o', dir, '--hips', 'room', '--ground', 'origin']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/hips room, [+-]\d\.\d{3} m leg-length lift/);
+    const s = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+    expect(s.calibration.ground).toBe('origin');
+    expect(s.calibration.sourceContactHeightM).toBe(0);
+    expect(s.source.missingOptional).toEqual(expect.arrayContaining(['LeftEye', 'Jaw']));
+  });
+
+  it('all or nothing: when one output cannot be written, earlier outputs are rolled back and no temp file stays', async () => {
+    const dir = tmpDir();
+    fs.writeFileSync(path.join(dir, 'default-walk.glb'), 'old glb');
+    fs.mkdirSync(path.join(dir, 'summary.json'));
+    const r = await run(['retarget', walk, avatar, '-o', dir]);
+    expect(r.code).toBe(1);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/summary\.json: is a folder/);
+    expect(fs.readdirSync(dir).sort()).toEqual(['default-walk.glb', 'summary.json']);
+    expect(fs.readFileSync(path.join(dir, 'default-walk.glb'), 'utf8')).toBe('old glb');
+  });
+
+  it('a bad output folder fails before any work, in words: empty, a file in the way', async () => {
+    const e1 = await run(['retarget', walk, avatar, '-o', '']);
+    expect(e1.code).toBe(1);
+    expect(e1.err).toMatch(/--out: empty path/);
+    const dir = tmpDir();
+    fs.writeFileSync(path.join(dir, 'afile'), 'x');
+    const e2 = await run(['retarget', walk, avatar, '-o', path.join(dir, 'afile', 'sub')]);
+    expect(e2.code).toBe(1);
+    expect(e2.err).toMatch(/afile.*(a file is in the way|is a file)/);
+    expect(e2.err).not.toMatch(/ENOTDIR|EEXIST/);
+  });
+
+  it('numbers out of range say so, apart from numbers that are not numbers', async () => {
+    const a = await run(['retarget', '--scale', '0']);
+    expect(a.code).toBe(2);
+    expect(a.err).toMatch(/--scale: 0 is out of range/);
+    const b = await run(['retarget', '--fps', 'fast']);
+    expect(b.err).toMatch(/--fps: 'fast' is not a number/);
+    const c = await run(['retarget', '--head-offset', '10,,5']);
+    expect(c.code).toBe(2);
+  });
+
+  it('source values out of range are blamed on the source, with the frame and bone', async () => {
+    const dir = tmpDir();
+    const lines = fs.readFileSync(walk, 'utf8').split('\n');
+    const first = lines.findIndex((l) => l.startsWith('Frame Time')) + 1;
+    const vals = lines[first + 5].split(' ');
+    vals[1] = '1e300';
+    lines[first + 5] = vals.join(' ');
+    fs.writeFileSync(path.join(dir, 'far.bvh'), lines.join('\n'));
+    const r = await run(['retarget', path.join(dir, 'far.bvh'), avatar, '-o', path.join(dir, 'out')]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/far\.bvh: frame index 5 \(0-based\) bone 'Hip': translation .* out of range/);
+    expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
+  });
+
+  it('warns when --from-frame is not the pose it is said to be, and when --source-up disagrees with the data', async () => {
+    const dir = tmpDir();
+    const r = await run(['retarget', walk, avatar, '-o', dir, '--from-frame', '10', '--source-up', '+z']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(
+      /--from-frame 10 is taken as the performer's T-pose, but its upper arms are \d+ and \d+ degrees/,
+    );
+    expect(r.out).toMatch(
+      /--source-up \+z, but in the calibration frame the source's hips -> head points along \+y/,
+    );
+  });
+});
+
 describe('kind inspect', () => {
   it('prints the skeleton, the humanoid map and what is missing', async () => {
     const r = await run(['inspect', path.join(ASSETS, 'default-avatar.glb')]);

@@ -1,6 +1,6 @@
 /**
- * File helpers for the command line: atomic writes (temp file + rename, so an error never leaves a
- * half-written output) and locating the embedded default sample.
+ * File helpers for the command line: output folders, all-or-nothing writes of several files, readable
+ * file-system errors, and locating the embedded default sample.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -10,26 +10,146 @@ export interface OutputFile {
   data: string | Uint8Array;
 }
 
+/** A file-system error in words, naming the path: `out/x.glb: permission denied`. */
+export function describeFsError(file: string, e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  const why: Record<string, string> = {
+    ENOENT: 'no such file or folder',
+    EISDIR: 'is a folder, expected a file',
+    ENOTDIR: 'a file is in the way where a folder is needed',
+    EEXIST: 'a file is in the way where a folder is needed',
+    EACCES: 'permission denied',
+    EPERM: 'not permitted',
+    EROFS: 'read-only file system',
+    ENOSPC: 'no space left on the device',
+    EMFILE: 'too many open files',
+    ENAMETOOLONG: 'name too long',
+  };
+  return `${file}: ${code && why[code] ? why[code] : `cannot access (${code ?? (e as Error).message})`}`;
+}
+
 /**
- * Write every file to `<path>.<pid>.tmp` first, then rename them all into place. If any write fails,
- * the temporary files are removed and no output file is touched.
+ * Check, without creating anything, that `dir` can become the output folder: not empty, and the nearest
+ * existing ancestor (or `dir` itself) is a folder. Throws a readable error otherwise. Used before the
+ * work starts, so a bad `-o` fails fast and an error later leaves no empty folder behind.
+ */
+export function checkOutputDir(dir: string): void {
+  if (dir.trim() === '') throw new Error('--out: empty path; name an output folder');
+  let cur = path.resolve(dir);
+  for (;;) {
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.statSync(cur);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(describeFsError(cur, e));
+    }
+    if (st) {
+      if (!st.isDirectory()) throw new Error(`${cur}: is a file, not a folder (the output folder is ${dir})`);
+      try {
+        fs.accessSync(cur, fs.constants.W_OK);
+      } catch (e) {
+        throw new Error(describeFsError(cur, e));
+      }
+      return;
+    }
+    const up = path.dirname(cur);
+    if (up === cur) return;
+    cur = up;
+  }
+}
+
+/**
+ * Make `dir` and its missing parents, one level at a time (Node's recursive mkdir can spin on
+ * special file systems such as /proc). Throws a readable error when something in the way is a file,
+ * or the path is empty.
+ */
+export function ensureOutputDir(dir: string): void {
+  if (dir.trim() === '') throw new Error('--out: empty path; name an output folder');
+  const abs = path.resolve(dir);
+  const missing: string[] = [];
+  let cur = abs;
+  for (;;) {
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.statSync(cur);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(describeFsError(cur, e));
+    }
+    if (st) {
+      if (!st.isDirectory()) throw new Error(`${cur}: is a file, not a folder (the output folder is ${dir})`);
+      break;
+    }
+    missing.push(cur);
+    const up = path.dirname(cur);
+    if (up === cur) break;
+    cur = up;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      fs.mkdirSync(d);
+    } catch (e) {
+      throw new Error(describeFsError(d, e));
+    }
+  }
+}
+
+/**
+ * Write several files all or nothing: each goes to `<path>.<pid>.tmp` first; existing outputs are
+ * moved aside to `<path>.<pid>.bak`; the temporary files are renamed into place; the backups are
+ * deleted. If anything fails, the temporary files are removed and the backups put back, so every
+ * output is either the complete new file or the file that was there before, and no stray files stay.
+ * Throws a readable error naming the file.
  */
 export function writeFilesAtomically(files: OutputFile[]): void {
+  for (const f of files) {
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.statSync(f.path);
+    } catch {
+      st = undefined;
+    }
+    if (st?.isDirectory()) throw new Error(`${f.path}: is a folder, cannot write the output file there`);
+  }
   const temps: string[] = [];
+  const backups: { from: string; to: string }[] = [];
+  const placed: string[] = [];
+  const cleanUp = () => {
+    for (const t of temps) fs.rmSync(t, { force: true });
+    for (const p of placed) fs.rmSync(p, { force: true });
+    for (const b of backups) {
+      try {
+        fs.renameSync(b.to, b.from);
+      } catch {
+        // leave the backup in place rather than lose it
+      }
+    }
+  };
+  let current = '';
   try {
     for (const f of files) {
-      fs.mkdirSync(path.dirname(f.path), { recursive: true });
+      current = f.path;
       const tmp = `${f.path}.${process.pid}.tmp`;
       temps.push(tmp);
       fs.writeFileSync(tmp, f.data);
     }
+    for (const f of files) {
+      current = f.path;
+      if (fs.existsSync(f.path)) {
+        const bak = `${f.path}.${process.pid}.bak`;
+        fs.renameSync(f.path, bak);
+        backups.push({ from: f.path, to: bak });
+      }
+    }
+    files.forEach((f, i) => {
+      current = f.path;
+      fs.renameSync(temps[i], f.path);
+      placed.push(f.path);
+    });
   } catch (e) {
-    for (const t of temps) fs.rmSync(t, { force: true });
-    throw e;
+    cleanUp();
+    throw new Error(describeFsError(current, e));
   }
-  files.forEach((f, i) => {
-    fs.renameSync(temps[i], f.path);
-  });
+  for (const b of backups) fs.rmSync(b.to, { force: true });
 }
 
 /** The folder holding the embedded default sample (`TsProject/assets/default`), searched upwards from this module. */
@@ -48,9 +168,6 @@ export function readInput(file: string): Uint8Array {
   try {
     return new Uint8Array(fs.readFileSync(file));
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new Error(`${file}: no such file`);
-    if (code === 'EISDIR') throw new Error(`${file}: is a directory, expected a file`);
-    throw new Error(`${file}: cannot read (${code ?? (e as Error).message})`);
+    throw new Error(describeFsError(file, e));
   }
 }

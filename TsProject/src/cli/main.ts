@@ -11,19 +11,29 @@ import { formatSummary, runRetarget } from './retarget';
 
 const VERSION = '0.1.0';
 
-function num(name: string, check: (v: number) => boolean = Number.isFinite) {
+/**
+ * A commander parser for a number option: '<name>: 'abc' is not a number' for text, and
+ * '<name>: 0 is out of range (<what>)' for a number that fails `check`.
+ */
+function num(name: string, what: string, check: (v: number) => boolean) {
   return (value: string): number => {
     const v = Number(value);
-    if (value.trim() === '' || !check(v))
-      throw new InvalidArgumentError(`${name}: '${value}' is not a valid number`);
+    if (value.trim() === '' || !Number.isFinite(v))
+      throw new InvalidArgumentError(`${name}: '${value}' is not a number`);
+    if (!check(v)) throw new InvalidArgumentError(`${name}: ${value} is out of range (${what})`);
     return v;
   };
 }
 
 function triple(value: string): [number, number, number] {
   const parts = value.split(',').map((p) => Number(p.trim()));
-  if (parts.length !== 3 || !parts.every(Number.isFinite)) {
-    throw new InvalidArgumentError(`'${value}': expected three numbers x,y,z in degrees`);
+  if (parts.length !== 3 || !parts.every(Number.isFinite) || value.split(',').some((p) => p.trim() === '')) {
+    throw new InvalidArgumentError(`--head-offset: '${value}' is not three numbers x,y,z in degrees`);
+  }
+  if (parts.some((a) => Math.abs(a) > 360)) {
+    throw new InvalidArgumentError(
+      `--head-offset: ${value} is out of range (each angle within -360..360 degrees)`,
+    );
   }
   return [parts[0], parts[1], parts[2]];
 }
@@ -47,12 +57,12 @@ export function buildProgram(): Command {
     .option(
       '--fps <n>',
       'sampling rate for glTF source clips with uneven keys',
-      num('--fps', (v) => v > 0 && v <= 1000),
+      num('--fps', 'more than 0, at most 1000', (v) => v > 0 && v <= 1000),
     )
     .option(
       '--from-frame <n>',
       "calibrate on this source frame, taken as the performer's reference pose (see --pose)",
-      num('--from-frame', (v) => Number.isInteger(v) && v >= 0),
+      num('--from-frame', 'a frame index: 0, 1, 2, ...', (v) => Number.isInteger(v) && v >= 0),
     )
     .addOption(
       new Option('--pose <kind>', 'reference pose kind for calibration').choices(['T', 'I']).default('T'),
@@ -62,7 +72,7 @@ export function buildProgram(): Command {
     .option(
       '--scale <s>',
       'avatar scale (1 = as authored; a scale on the hips bone)',
-      num('--scale', (v) => v > 0 && Number.isFinite(v)),
+      num('--scale', 'more than 0, at most 100', (v) => v > 0 && v <= 100),
     )
     .addOption(
       new Option(
@@ -73,6 +83,14 @@ export function buildProgram(): Command {
         .default('scaled'),
     )
     .addOption(
+      new Option(
+        '--ground <mode>',
+        'hips height from the source floor contact level (contact) or from y = 0 (origin)',
+      )
+        .choices(['contact', 'origin'])
+        .default('contact'),
+    )
+    .addOption(
       new Option('--source-up <axis>', 'up axis of the source data')
         .choices(['auto', '+x', '-x', '+y', '-y', '+z', '-z'])
         .default('auto'),
@@ -80,13 +98,13 @@ export function buildProgram(): Command {
     .option(
       '--source-unit <metres>',
       'metres per BVH unit (default: guessed from the skeleton size)',
-      num('--source-unit', (v) => v > 0),
+      num('--source-unit', 'metres per unit, more than 0, at most 1000', (v) => v > 0 && v <= 1000),
     )
     .option('--head-offset <x,y,z>', 'head rotation offset in degrees', triple)
     .option(
       '--head-scale <s>',
       'head scale (a scale on the head bone)',
-      num('--head-scale', (v) => v > 0),
+      num('--head-scale', 'more than 0, at most 100', (v) => v > 0 && v <= 100),
     )
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (sourceArg: string | undefined, avatarArg: string | undefined, opts) => {

@@ -4,10 +4,12 @@
  */
 import * as path from 'node:path';
 import {
+  type Clip,
   clipDuration,
   clipFps,
   HumanBodyBones as H,
   HUMAN_BONE_NAMES,
+  readFrame,
   restWorld,
   scaleSubtrees,
 } from '../core';
@@ -15,16 +17,19 @@ import { writeBvh } from '../io/bvh';
 import { type Avatar, writeRetargetedGlb } from '../io/gltf';
 import type { HumanoidMapResult } from '../io/humanoidMap';
 import {
+  armDeviationFromPose,
   type HipsMode,
   measureQuality,
+  poseGeometry,
   type QualityReport,
   type ReferencePoseKind,
   type RetargetClipOptions,
+  RetargetError,
   retargetClip,
   type UpAxis,
   upAxisRotation,
 } from '../retarget';
-import { type OutputFile, writeFilesAtomically } from './files';
+import { checkOutputDir, ensureOutputDir, type OutputFile, writeFilesAtomically } from './files';
 import { type LoadedSource, loadAvatar, loadOverride, loadSource } from './load';
 
 export interface RetargetCommandOptions {
@@ -59,6 +64,7 @@ export interface RetargetSummary {
     unit?: string;
     up: string;
     humanoid: Record<string, string>;
+    missingOptional: string[];
     clips?: string[];
   };
   target: {
@@ -106,8 +112,39 @@ export function clipFileStem(name: string): string {
   return s.length > 0 ? s : 'clip';
 }
 
+/** Translations beyond this, in metres, are taken as a unit or data error (10 km). */
+const MAX_TRANSLATION = 1e4;
+
+/**
+ * Every rotation finite and non-zero and every translation finite and within 10 km, else an error
+ * naming the place: `walk.bvh: frame index 5 (0-based) bone 'Hips': translation 1e+298 m is out of range`.
+ */
+export function checkClipValues(where: string, clip: Clip): void {
+  const n = clip.skeleton.boneCount;
+  const r = clip.rotations;
+  const t = clip.translations;
+  for (let f = 0; f < clip.frameCount; f++) {
+    for (let b = 0; b < n; b++) {
+      const o = f * n + b;
+      const len = r[4 * o] ** 2 + r[4 * o + 1] ** 2 + r[4 * o + 2] ** 2 + r[4 * o + 3] ** 2;
+      const place = `${where}: frame index ${f} (0-based) bone '${clip.skeleton.names[b]}'`;
+      if (!(len > 1e-12) || !Number.isFinite(len))
+        throw new Error(`${place}: rotation is not a valid quaternion`);
+      for (let c = 0; c < 3; c++) {
+        const v = t[3 * o + c];
+        if (!Number.isFinite(v) || Math.abs(v) > MAX_TRANSLATION) {
+          throw new Error(
+            `${place}: translation ${v} m is out of range (beyond 10 km: check the units, --source-unit)`,
+          );
+        }
+      }
+    }
+  }
+}
+
 /** Run the retarget job; returns the summary (also written as summary.json). */
 export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSummary> {
+  checkOutputDir(o.outDir);
   const source: LoadedSource = await loadSource(o.source, {
     clipName: o.clip,
     fps: o.fps,
@@ -123,8 +160,10 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
   ) {
     throw new Error(`--from-frame ${o.fromFrame}: the clip has frames 0..${clip.frameCount - 1}`);
   }
+  checkClipValues(o.source, clip);
   const headScale = o.headScale ?? 1;
   if (!(headScale > 0)) throw new Error(`--head-scale ${headScale}: need a positive number`);
+  const notes: string[] = [];
   const options: RetargetClipOptions = {
     hipsMode: o.hips ?? 'scaled',
     referencePose: o.pose ?? 'T',
@@ -137,8 +176,45 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     groundContact: (o.ground ?? 'contact') === 'contact',
     onProgress: o.onProgress,
   };
-  const { clip: out, retargeter } = retargetClip(clip, avatar.skeleton, options);
+  let result: ReturnType<typeof retargetClip>;
+  try {
+    result = retargetClip(clip, avatar.skeleton, options);
+  } catch (e) {
+    if (e instanceof RetargetError) {
+      throw new Error(`${path.basename(o.source)} onto ${path.basename(o.avatar)}: ${e.message}`);
+    }
+    throw e;
+  }
+  const { clip: out, retargeter } = result;
   const info = retargeter.info!;
+  checkClipValues(`the retargeted clip (from ${path.basename(o.source)})`, out);
+  if (info.sourceUp !== info.detectedSourceUp) {
+    notes.push(
+      `--source-up ${info.sourceUp}, but in the calibration frame the source's hips -> head points along ${info.detectedSourceUp}; the avatar will lean or lie down (omit --source-up to detect it)`,
+    );
+  }
+  if (o.fromFrame !== undefined) {
+    const n = clip.skeleton.boneCount;
+    const fr = new Float64Array(4 * n);
+    const fp = new Float64Array(3 * n);
+    readFrame(clip, calibrationFrame, fr, fp);
+    const dev = armDeviationFromPose(
+      clip.skeleton,
+      poseGeometry(clip.skeleton, fr, fp),
+      options.referencePose ?? 'T',
+    );
+    const worst = Math.max(dev.left, dev.right);
+    if (worst > 25) {
+      notes.push(
+        `--from-frame ${calibrationFrame} is taken as the performer's ${options.referencePose}-pose, but its upper arms are ${dev.left.toFixed(0)} and ${dev.right.toFixed(0)} degrees (left, right) from that pose; the result will carry the difference (use a frame where the performer holds the pose, or omit --from-frame)`,
+      );
+    }
+  }
+  if (avatar.format !== 'gltf') {
+    notes.push(
+      `the avatar is ${avatar.format === 'vrm0' ? 'VRM 0.x' : 'VRM 1.0'}; the output .glb is plain glTF 2.0: the VRM extensions (meta and licence, humanoid map, MToon materials, spring bones) are not carried over`,
+    );
+  }
   const T = avatar.skeleton;
   const boneScales = [
     { bone: T.humanoid[H.Hips], scale: options.avatarScale ?? 1 },
@@ -169,6 +245,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
       unit: source.unit,
       up: info.sourceUp,
       humanoid: humanoidNames(source.mapping, clip.skeleton.names),
+      missingOptional: source.mapping.missingOptional,
       clips: source.clipNames,
     },
     target: {
@@ -199,13 +276,14 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     },
     quality,
     outputs: { glb: glbPath, bvh: bvhPath, summary: summaryPath },
-    warnings: [...source.warnings, ...avatar.warnings],
+    warnings: [...notes, ...source.warnings, ...avatar.warnings],
   };
   const files: OutputFile[] = [
     { path: glbPath, data: glb },
     { path: bvhPath, data: bvh },
     { path: summaryPath, data: `${JSON.stringify(summary, null, 2)}\n` },
   ];
+  ensureOutputDir(o.outDir);
   writeFilesAtomically(files);
   return summary;
 }
@@ -217,7 +295,7 @@ export function formatSummary(s: RetargetSummary): string {
     `retargeted '${s.source.clip}' (${s.source.format}, ${s.source.bones} bones${s.source.unit ? `, ${s.source.unit}` : ''}) onto ${path.basename(s.target.file)} (${s.target.format}, ${s.target.bones} bones)`,
   );
   lines.push(
-    `  ${s.frames} frames at ${s.fps.toFixed(3)} fps (${s.durationSeconds.toFixed(2)} s); calibration: ${s.calibration.reference} -> ${s.calibration.pose}-pose, source up ${s.source.up}, hips ${s.calibration.hipsMode} x${s.calibration.hipsScale.toFixed(3)}`,
+    `  ${s.frames} frames at ${s.fps.toFixed(3)} fps (${s.durationSeconds.toFixed(2)} s); calibration: ${s.calibration.reference} -> ${s.calibration.pose}-pose, source up ${s.source.up}, ${s.calibration.hipsMode === 'room' ? `hips room, ${s.calibration.targetHipsHeightM + s.calibration.targetContactHeightM - s.calibration.sourceHipsHeightM - s.calibration.sourceContactHeightM >= 0 ? '+' : ''}${(s.calibration.targetHipsHeightM + s.calibration.targetContactHeightM - s.calibration.sourceHipsHeightM - s.calibration.sourceContactHeightM).toFixed(3)} m leg-length lift` : `hips scaled x${s.calibration.hipsScale.toFixed(3)}`}`,
   );
   const segs = Object.entries(s.quality.segments).filter(([, v]) => v !== null) as [
     string,

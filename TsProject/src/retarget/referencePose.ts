@@ -28,6 +28,7 @@ import {
   readVec3,
   type Skeleton,
   vec64,
+  vectorAngle,
   worldToLocalRotations,
   writeQuat,
 } from '../core';
@@ -331,4 +332,29 @@ export function localFromWorld(skeleton: Skeleton, world: ArrayLike<number>): Fl
   const out = new Float64Array(4 * skeleton.boneCount);
   worldToLocalRotations(skeleton, world as Float64Array, out);
   return out;
+}
+
+/**
+ * How far a posed skeleton's arms are from a reference pose kind, degrees per arm: the angle between
+ * the upper arm's direction (UpperArm -> LowerArm) and where that pose puts it (T: along the body's
+ * left/right axis; I: straight down the body), in the pose's own body frame. Used to warn when a frame
+ * given as the performer's T- or I-pose is not one.
+ */
+export function armDeviationFromPose(
+  skeleton: Skeleton,
+  g: PoseGeometry,
+  kind: ReferencePoseKind,
+): { left: number; right: number } {
+  const f = bodyFrame(skeleton, g);
+  const m = skeleton.humanoid;
+  const dev = (side: 'Left' | 'Right') => {
+    const a = bonePos(g, skeleton, H[`${side}UpperArm`]);
+    const b = bonePos(g, skeleton, H[`${side}LowerArm`]);
+    const d = vec3.sub(vec64(), b, a);
+    const want =
+      kind === 'I' ? vec3.scale(vec64(), f.up, -1) : vec3.scale(vec64(), f.left, side === 'Left' ? 1 : -1);
+    return (vectorAngle(d, want) * 180) / Math.PI;
+  };
+  if (m[H.LeftLowerArm] < 0 || m[H.RightLowerArm] < 0) return { left: 0, right: 0 };
+  return { left: dev('Left'), right: dev('Right') };
 }

@@ -120,6 +120,8 @@ export class RetargetError extends Error {
 export interface CalibrationInfo {
   sourceReference: 'rest' | 'first-frame' | 'frame-as-is';
   sourceUp: Exclude<UpAxis, 'auto'>;
+  /** The up axis the calibration frame shows (hips -> head), whatever `sourceUp` was asked for. */
+  detectedSourceUp: Exclude<UpAxis, 'auto'>;
   sourceHipsHeight: number;
   targetHipsHeight: number;
   /** Floor contact level of the source's lowest foot joint used for the hips height, metres (0 = floor at y 0). */
@@ -445,16 +447,12 @@ export class Retargeter {
     }
     // Source up axis from the frame (how the data's world is oriented), not from the rest pose:
     // a BVH's rest pose may lie along another axis than its motion (Bandai Namco: rest along +X).
-    let up: Exclude<UpAxis, 'auto'>;
-    if (this.options.sourceUp === 'auto') {
-      const g = poseGeometry(src, frame.rotations, frame.translations);
-      const hb = 3 * src.humanoid[H.Hips];
-      const hd = 3 * src.humanoid[H.Head];
-      const p = g.positions;
-      up = nearestAxis([p[hd] - p[hb], p[hd + 1] - p[hb + 1], p[hd + 2] - p[hb + 2]]);
-    } else {
-      up = this.options.sourceUp;
-    }
+    const frameGeo = poseGeometry(src, frame.rotations, frame.translations);
+    const hb = 3 * src.humanoid[H.Hips];
+    const hd = 3 * src.humanoid[H.Head];
+    const fp = frameGeo.positions;
+    const detectedUp = nearestAxis([fp[hd] - fp[hb], fp[hd + 1] - fp[hb + 1], fp[hd + 2] - fp[hb + 2]]);
+    const up: Exclude<UpAxis, 'auto'> = this.options.sourceUp === 'auto' ? detectedUp : this.options.sourceUp;
     this.alignSource.set(upAxisRotation(up));
 
     let which: CalibrationInfo['sourceReference'] = 'rest';
@@ -479,8 +477,10 @@ export class Retargeter {
     let srcRefWorldV: Float64Array;
     let srcHips: number;
     let tgtRef: ReferencePose;
+    let failing: 'source' | 'target' = 'target';
     try {
       tgtRef = canonicalPose(vtk, { kind });
+      failing = 'source';
       if (asIs) {
         const g = poseGeometry(vsk, vbase.rotations, vbase.translations);
         srcRefWorldV = g.rotations;
@@ -509,7 +509,8 @@ export class Retargeter {
         srcHips = sref.hipsHeight;
       }
     } catch (e) {
-      if (e instanceof ReferencePoseError) throw new RetargetError(`calibration: ${e.message}`);
+      if (e instanceof ReferencePoseError)
+        throw new RetargetError(`calibration of the ${failing} skeleton: ${e.message}`);
       throw e;
     }
     this.targetReference = tgtRef;
@@ -566,6 +567,7 @@ export class Retargeter {
     this.info = {
       sourceReference: which,
       sourceUp: up,
+      detectedSourceUp: detectedUp,
       sourceHipsHeight: srcHips,
       targetHipsHeight: scale * tgtHips,
       sourceContactHeight: this.sourceContact,
