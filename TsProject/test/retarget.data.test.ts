@@ -57,7 +57,7 @@ describeWithData('retargeting real takes onto real avatars', () => {
         expect(json.animations.length).toBe(1);
         expect(json.animations[0].channels.length).toBeGreaterThanOrEqual(avatar.skeleton.boneCount);
 
-        const q = measureQuality(clip, out, upAxisRotation(retargeter.info!.sourceUp));
+        const q = measureQuality(clip, out, { sourceAlignment: upAxisRotation(retargeter.info!.sourceUp) });
         const segs = Object.entries(q.segments).filter(([, e]) => e !== null) as [
           string,
           NonNullable<(typeof q.segments)[string]>,
@@ -66,7 +66,7 @@ describeWithData('retargeting real takes onto real avatars', () => {
         const worstMax = segs.reduce((a, b) => (b[1].maxDeg > a[1].maxDeg ? b : a));
         const fh = q.footHeight.meanAbsM;
         rows.push(
-          `${path.basename(take)} -> ${path.basename(avatarFile)}: ${segs.length} segments; worst mean ${worstMean[0]} ${worstMean[1].meanDeg.toFixed(3)}, worst max ${worstMax[0]} ${worstMax[1].maxDeg.toFixed(3)}; foot ${fh === null ? 'n/a' : `${(fh * 100).toFixed(1)} cm`}; up ${retargeter.info!.sourceUp}; ref ${retargeter.info!.sourceReference}; hips x${retargeter.info!.hipsScale.toFixed(3)}`,
+          `${path.basename(take)} -> ${path.basename(avatarFile)}: ${segs.length} segments; worst mean ${worstMean[0]} ${worstMean[1].meanDeg.toFixed(3)}, worst max ${worstMax[0]} ${worstMax[1].maxDeg.toFixed(3)}; foot ${fh === null ? 'n/a' : `${(fh * 100).toFixed(1)} cm`} (below standing ${(q.footHeight.maxBelowStandingM * 100).toFixed(1)} cm); up ${retargeter.info!.sourceUp}; ref ${retargeter.info!.sourceReference}; hips x${retargeter.info!.hipsScale.toFixed(3)}`,
         );
         for (const [name, e] of segs) {
           expect([name, e.meanDeg < 2, e.maxDeg < 10]).toEqual([name, true, true]);

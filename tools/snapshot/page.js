@@ -282,6 +282,10 @@ async function main() {
   const sun = new THREE.DirectionalLight(0xffffff, 2.2);
   sun.position.set(2, 5, 4);
   scene.add(sun);
+  // skinned meshes keep their bind-pose bounds; an animated avatar can leave them and be culled
+  avatar.traverse((o) => {
+    if (o.isMesh) o.frustumCulled = false;
+  });
   scene.add(avatar);
 
   const avatarMixer = new THREE.AnimationMixer(avatar);

@@ -10,7 +10,6 @@ import {
   HumanBodyBones as H,
   HUMAN_BONE_NAMES,
   readFrame,
-  restWorld,
   scaleSubtrees,
 } from '../core';
 import { writeBvh } from '../io/bvh';
@@ -222,12 +221,11 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
   ].filter((b) => b.scale !== 1);
   // BVH has no joint scale: bake the scales into the offsets; the quality figures use the same clip.
   const scaledOut = boneScales.length > 0 ? scaleSubtrees(out, boneScales) : out;
-  const rest = restWorld(T);
-  const ankle = (h: number) => rest.positions[3 * T.humanoid[h] + 1] * (options.avatarScale ?? 1);
-  const quality = measureQuality(clip, scaledOut, upAxisRotation(info.sourceUp), [
-    ankle(H.LeftFoot),
-    ankle(H.RightFoot),
-  ]);
+  const quality = measureQuality(clip, scaledOut, {
+    sourceAlignment: upAxisRotation(info.sourceUp),
+    standingSkeleton: T,
+    standingScale: options.avatarScale ?? 1,
+  });
 
   const stem = clipFileStem(clip.name);
   const glbPath = path.join(o.outDir, `${stem}.glb`);
@@ -310,7 +308,7 @@ export function formatSummary(s: RetargetSummary): string {
   }
   const fh = s.quality.footHeight;
   lines.push(
-    `  foot height error on source contact frames: ${fh.meanAbsM === null ? 'n/a (no contact frames)' : `${(fh.meanAbsM * 100).toFixed(2)} cm`} (left ${fh.left.contactFrames}, right ${fh.right.contactFrames} frames)`,
+    `  foot height error on source contact frames: ${fh.meanAbsM === null ? 'n/a (no contact frames)' : `${(fh.meanAbsM * 100).toFixed(2)} cm`} (left ${fh.left.contactFrames}, right ${fh.right.contactFrames} frames); lowest ankle/toe ${(fh.maxBelowStandingM * 100).toFixed(1)} cm below standing height (frame ${fh.maxBelowStandingFrame})`,
   );
   const missing = s.target.missingOptional;
   if (missing.length > 0) {

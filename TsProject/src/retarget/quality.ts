@@ -25,6 +25,7 @@ import {
   type NumArray,
   RAD2DEG,
   readFrame,
+  type Skeleton,
   vec64,
   vectorAngle,
 } from '../core';
@@ -56,7 +57,31 @@ export interface FootHeightError {
 
 export interface QualityReport {
   segments: Record<string, SegmentError | null>;
-  footHeight: { left: FootHeightError; right: FootHeightError; meanAbsM: number | null };
+  footHeight: {
+    left: FootHeightError;
+    right: FootHeightError;
+    meanAbsM: number | null;
+    /**
+     * How far any target ankle joint or joint below it (toes, toe ends) goes below its height in the
+     * standing rest pose, over all frames, metres (0 when none does): toes through the floor show here
+     * even when the ankles are right.
+     */
+    maxBelowStandingM: number;
+    /** Frame of that. */
+    maxBelowStandingFrame: number;
+  };
+}
+
+export interface QualityOptions {
+  /** The retargeter's up-axis rotation for the source (identity for Y-up data). */
+  sourceAlignment?: ArrayLike<number>;
+  /**
+   * The target as it stands (its rest pose on the floor) and the scale it is shown at: standing joint
+   * heights come from it. Default: the target clip's own skeleton at scale 1. Pass the avatar's
+   * skeleton and the avatar scale when the clip's skeleton was rescaled for output (scaleSubtrees).
+   */
+  standingSkeleton?: Skeleton;
+  standingScale?: number;
 }
 
 type Seg = { name: string; from: number; to: number[] };
@@ -84,16 +109,10 @@ const HUMAN_NAME = Object.fromEntries(Object.entries(H).map(([k, v]) => [v, k]))
 /**
  * Measure the quality figures of `target` (retargeted) against `source`. Both clips must have the same
  * frame count. `sourceAlignment` is the retargeter's up-axis rotation for the source (identity for
- * Y-up data). `targetRestAnkleHeights` are the target's standing ankle heights [left, right] in metres
- * (default: from the target skeleton's rest pose; pass them when the clip's skeleton was rescaled for
- * output, e.g. the rest heights times the avatar scale). Allocates per call, not per frame.
+ * Y-up data); see {@link QualityOptions}. Allocates per call, not per frame.
  */
-export function measureQuality(
-  source: Clip,
-  target: Clip,
-  sourceAlignment: ArrayLike<number> = [0, 0, 0, 1],
-  targetRestAnkleHeights?: readonly [number, number],
-): QualityReport {
+export function measureQuality(source: Clip, target: Clip, options: QualityOptions = {}): QualityReport {
+  const sourceAlignment = options.sourceAlignment ?? [0, 0, 0, 1];
   if (source.frameCount !== target.frameCount) {
     throw new Error(`measureQuality: source has ${source.frameCount} frames, target ${target.frameCount}`);
   }
@@ -137,6 +156,29 @@ export function measureQuality(
     out[1] = pos[3 * j + 1] - pos[3 * i + 1];
     out[2] = pos[3 * j + 2] - pos[3 * i + 2];
   };
+  const standingEarly = options.standingSkeleton ?? T;
+  const sRest = new Float64Array(4 * standingEarly.boneCount);
+  const sRestP = new Float64Array(3 * standingEarly.boneCount);
+  forwardKinematics(
+    standingEarly,
+    standingEarly.restRotations,
+    standingEarly.restTranslations,
+    sRest,
+    sRestP,
+  );
+  // the ankles and every joint below them (toes, toe ends)
+  const feetRoots = [T.humanoid[H.LeftFoot], T.humanoid[H.RightFoot]].filter((b) => b >= 0);
+  const lowJoints: { bone: number; standing: number }[] = [];
+  for (let b = 0; b < T.boneCount; b++) {
+    for (let a = b; a >= 0; a = T.parents[a]) {
+      if (feetRoots.includes(a)) {
+        lowJoints.push({ bone: b, standing: sRestP[3 * b + 1] * (options.standingScale ?? 1) });
+        break;
+      }
+    }
+  }
+  let maxBelow = 0;
+  let maxBelowFrame = 0;
   for (let f = 0; f < source.frameCount; f++) {
     readFrame(source, f, sr, sp);
     alignRoots(S, sr, sp, A);
@@ -152,6 +194,13 @@ export function measureQuality(
       if (ang > s.max) {
         s.max = ang;
         s.maxFrame = f;
+      }
+    }
+    for (const j of lowJoints) {
+      const below = j.standing - twp[3 * j.bone + 1];
+      if (below > maxBelow) {
+        maxBelow = below;
+        maxBelowFrame = f;
       }
     }
     for (const ft of feet) {
@@ -177,10 +226,7 @@ export function measureQuality(
       : null;
   });
 
-  // target rest heights
-  const rr = new Float64Array(4 * nT);
-  const rp = new Float64Array(3 * nT);
-  forwardKinematics(T, T.restRotations, T.restTranslations, rr, rp);
+  const standingY = (bone: number) => sRestP[3 * bone + 1] * (options.standingScale ?? 1);
   const dt = source.frameTime;
   let total = 0;
   let count = 0;
@@ -196,9 +242,7 @@ export function measureQuality(
   const floor = lowest.length > 0 ? lowest[Math.floor(0.05 * (lowest.length - 1))] : 0;
   const footReport = feet.map((ft): FootHeightError => {
     if (ft.s < 0 || ft.t < 0) return { meanAbsM: null, contactFrames: 0, joint: HUMAN_NAME[ft.h] };
-    const restY = targetRestAnkleHeights
-      ? targetRestAnkleHeights[ft.side === 'Left' ? 0 : 1]
-      : rp[3 * ft.t + 1];
+    const restY = standingY(ft.t);
     let sum = 0;
     let n = 0;
     for (let f = 0; f < source.frameCount; f++) {
@@ -217,7 +261,13 @@ export function measureQuality(
   });
   return {
     segments,
-    footHeight: { left: footReport[0], right: footReport[1], meanAbsM: count > 0 ? total / count : null },
+    footHeight: {
+      left: footReport[0],
+      right: footReport[1],
+      meanAbsM: count > 0 ? total / count : null,
+      maxBelowStandingM: maxBelow,
+      maxBelowStandingFrame: maxBelowFrame,
+    },
   };
 }
 

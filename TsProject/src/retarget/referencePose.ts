@@ -9,7 +9,8 @@
  * (vertical when the rig's first spine bone sits right above the hips), and the neck chain points
  * straight up (+Y); upper and lower legs point straight down (-Y); each
  * foot's foot->toes direction points straight forward (+Z, level); upper arms, lower arms and hands
- * point along the character's left/right axis (+X for the left side, -X for the right); the I-pose
+ * point along the character's left/right axis (+X for the left side, -X for the right); each foot keeps
+ * its base-pose world orientation (not the straightened leg's) before being aimed; the I-pose
  * has the arms and hands hanging down (-Y) instead. Everything else (clavicles, head, toes, fingers,
  * helper bones) keeps its local rotation from the base pose. Each bone is moved by the smallest
  * rotation that gives it its direction, so its roll (twist about its own axis) is the base pose's:
@@ -281,8 +282,13 @@ export function canonicalPose(
     const lower = m[H[`${side}LowerLeg`]];
     const foot = m[H[`${side}Foot`]];
     const toes = m[H[`${side}Toes`]];
+    // The foot keeps its world orientation from the base pose (flat on the floor in a standing
+    // pose) instead of turning with the straightened leg: rigs whose rest knees are bent (IK rigs such
+    // as RobotExpressive) would otherwise get a reference foot pitched by the knee angle.
+    const footWorld = foot >= 0 ? readQuat(quat64(), geo.rotations, foot) : null;
     aim(upper, lower, downY);
     aim(lower, foot, downY);
+    if (footWorld) setWorldRotation(foot, footWorld);
     if (toes >= 0) aim(foot, toes, Z);
   }
   for (const side of ['Left', 'Right'] as const) {
