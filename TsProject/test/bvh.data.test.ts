@@ -13,7 +13,7 @@ import { BVH_TAKES, dataPath, describeWithData } from './helpers/data';
 /** Facts from /work/shared/data/SOURCES.md, table (a). */
 const FACTS: Record<
   string,
-  { frames: number; frameTime: number; joints: number; channels: number; unit: string }
+  { frames: number; frameTime: number; joints: number; channels: number; unit: string; extent: number }
 > = {
   'dataset-1_walk_normal_001.bvh': {
     frames: 195,
@@ -21,6 +21,7 @@ const FACTS: Record<
     joints: 22,
     channels: 132,
     unit: 'centimetres',
+    extent: 183.7,
   },
   'dataset-1_run_normal_001.bvh': {
     frames: 24,
@@ -28,6 +29,7 @@ const FACTS: Record<
     joints: 22,
     channels: 132,
     unit: 'centimetres',
+    extent: 193.7,
   },
   'dataset-1_dance-short_normal_001.bvh': {
     frames: 1901,
@@ -35,11 +37,40 @@ const FACTS: Record<
     joints: 22,
     channels: 132,
     unit: 'centimetres',
+    extent: 183.7,
   },
-  'pirouette.bvh': { frames: 592, frameTime: 0.00833333, joints: 43, channels: 132, unit: 'centimetres' },
-  'jumping_jacks.bvh': { frames: 125, frameTime: 0.03333, joints: 31, channels: 96, unit: 'CMU ASF units' },
-  'jumping.bvh': { frames: 654, frameTime: 0.008342, joints: 27, channels: 84, unit: 'inches' },
-  'jesse_dance.bvh': { frames: 1007, frameTime: 0.01, joints: 60, channels: 183, unit: 'centimetres' },
+  'pirouette.bvh': {
+    frames: 592,
+    frameTime: 0.00833333,
+    joints: 43,
+    channels: 132,
+    unit: 'centimetres',
+    extent: 152.69,
+  },
+  'jumping_jacks.bvh': {
+    frames: 125,
+    frameTime: 0.03333,
+    joints: 31,
+    channels: 96,
+    unit: 'CMU ASF units',
+    extent: 25.79,
+  },
+  'jumping.bvh': {
+    frames: 654,
+    frameTime: 0.008342,
+    joints: 27,
+    channels: 84,
+    unit: 'inches',
+    extent: 45.35,
+  },
+  'jesse_dance.bvh': {
+    frames: 1007,
+    frameTime: 0.01,
+    joints: 60,
+    channels: 183,
+    unit: 'centimetres',
+    extent: 129.98,
+  },
 };
 
 const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
@@ -110,6 +141,8 @@ describeWithData('parseBvh on the real takes', () => {
       expect(r.unitGuess).toBe(
         `${FACTS[base(take)].unit}${r.unitGuess.includes('CMU') ? ' (1/0.45 inch)' : ''} (auto)`,
       );
+      // rest extent (file units, as measured and recorded in FACTS): the auto guess's only input
+      expect(restExtent(r.layout)).toBeCloseTo(FACTS[base(take)].extent, 1);
       const height = restExtent(r.layout) * r.unitScale;
       expect(height).toBeGreaterThan(1.0);
       expect(height).toBeLessThan(2.3);

@@ -647,8 +647,10 @@ describe('units', () => {
     [1.75, 1, 'metres (auto)'],
     [175, 0.01, 'centimetres (auto)'],
     [1750, 0.001, 'millimetres (auto)'],
-    [69, 0.0254, 'inches (auto)'],
+    [46, 0.0254, 'inches (auto)'],
     [30, 0.0254 / 0.45, 'CMU ASF units (1/0.45 inch) (auto)'],
+    [70, 0.01, 'centimetres (auto)'],
+    [300, 0.01, 'centimetres (auto)'],
   ])('guesses the unit of a %s-unit tall skeleton from its extent', (height, scale, guess) => {
     for (const zUp of [false, true]) {
       const frame = new Array(3 + 6 * 3 + 3).fill(0);
@@ -669,6 +671,63 @@ describe('units', () => {
     expect(r.clip.skeleton.restTranslations[4]).toBeCloseTo(0.15 * 175 * 0.05, 9);
     expect(parseBvh(bvhText(human(175), [frame]), { unitScale: 0.01 }).unitGuess).toBe('centimetres (given)');
     expect(() => parseBvh(bvhText(human(175), [frame]), { unitScale: -1 })).toThrow(RangeError);
+  });
+
+  /** A two-joint layout whose rest extent is `e` file units. */
+  const stick = (e: number): BvhLayout => ({
+    joints: [
+      { name: 'a', parent: -1, offset: [0, 0, 0], channels: [], endSite: null, line: 2 },
+      { name: 'b', parent: 0, offset: [0, e, 0], channels: [], endSite: null, line: 5 },
+    ],
+  });
+
+  it('prefers centimetres for any extent that is a plausible human in cm (0.5 m to 2.6 m), else the nearest to 1.7 m', () => {
+    // band edges (file units): 7.5 metres|CMU, 42.7 CMU|inches, 50 inches|cm, 537.6 cm|mm
+    const cases: [number, string][] = [
+      [7.4, 'metres'],
+      [7.6, 'CMU ASF units (1/0.45 inch)'],
+      [42.6, 'CMU ASF units (1/0.45 inch)'],
+      [42.8, 'inches'],
+      [49.9, 'inches'],
+      [50, 'centimetres'],
+      [260, 'centimetres'],
+      [537, 'centimetres'],
+      [538, 'millimetres'],
+    ];
+    for (const [e, unit] of cases)
+      expect([e, guessBvhUnitScale(stick(e)).unitGuess]).toEqual([e, `${unit} (auto)`]);
+    fc.assert(
+      fc.property(fc.double({ min: 0.01, max: 1e5, noNaN: true }), (e) => {
+        const g = guessBvhUnitScale(stick(e));
+        expect(g.extent).toBeCloseTo(e, 9);
+        if (e >= 50 && e <= 260) return g.unitScale === 0.01;
+        // outside the cm prior: no candidate is nearer to 1.7 m (in log ratio, CMU penalised by 0.1)
+        const err = (s: number, pen: number) => Math.abs(Math.log((e * s) / 1.7)) + pen;
+        const mine = err(g.unitScale, g.unitGuess.startsWith('CMU') ? 0.1 : 0);
+        return [1, 0.0254 / 0.45, 0.0254, 0.01, 0.001].every(
+          (s, i) => mine <= err(s, i === 1 ? 0.1 : 0) + 1e-12,
+        );
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reads back a centimetre BVH of a small avatar (0.7 m joint extent) as centimetres', () => {
+    // hips -> spine -> head and a leg, 0.7 m from foot to head, written by writeBvh (centimetres)
+    const sk = createSkeleton({
+      names: ['Hips', 'Spine', 'Head', 'LeftUpLeg', 'LeftLeg', 'LeftFoot'],
+      parents: [-1, 0, 1, 0, 3, 4],
+      restTranslations: [0, 0.36, 0, 0, 0.14, 0, 0, 0.2, 0, 0.06, -0.02, 0, 0, -0.17, 0, 0, -0.17, 0],
+      restRotations: Array.from({ length: 6 }, () => [0, 0, 0, 1]).flat(),
+    });
+    const world = restWorld(sk);
+    const ys = Array.from({ length: 6 }, (_, i) => world.positions[3 * i + 1]);
+    expect(Math.max(...ys) - Math.min(...ys)).toBeCloseTo(0.7, 9);
+    const back = parseBvh(writeBvh(createClip(sk, 2, 1 / 30)));
+    expect(back.unitGuess).toBe('centimetres (auto)');
+    expect(back.unitScale).toBe(0.01);
+    for (let i = 0; i < 18; i++)
+      expect(back.clip.skeleton.restTranslations[i]).toBeCloseTo(sk.restTranslations[i], 6);
   });
 
   it('falls back to centimetres for a skeleton with no extent', () => {

@@ -17,8 +17,12 @@ import {
   formatHumanoidMap,
   HumanoidMapError,
   type HumanoidMapResult,
+  jsonErrorLocation,
+  lineColumnAt,
   parseHumanoidOverride,
   requireHumanoid,
+  SIMILAR_NAME_THRESHOLD,
+  similarNames,
 } from '../src/io/humanoidMap';
 import {
   inconsistentBones,
@@ -490,7 +494,10 @@ describe('humanoid override JSON', () => {
   });
 
   it.each([
-    ['{"LeftUpperArm": ', /map\.json: humanoid override is not valid JSON/],
+    [
+      '{"LeftUpperArm": ',
+      /^map\.json:1:17: humanoid override is not valid JSON: Unexpected end of JSON input$/,
+    ],
     ['[1, 2]', /map\.json: .*must be a JSON object.*an array/],
     ['null', /map\.json: .*must be a JSON object.*null/],
     [
@@ -498,7 +505,14 @@ describe('humanoid override JSON', () => {
       /map\.json: humanoid override key 'LeftUperArm' is not a HumanBodyBones name \(did you mean 'LeftUpperArm'\?\)/,
     ],
     ['{"leftUpperArm": "x"}', /key 'leftUpperArm'.*did you mean 'LeftUpperArm'/],
-    ['{"LeftThumbMetacarpal": "x"}', /key 'LeftThumbMetacarpal'.*did you mean 'LeftThumb/],
+    [
+      '{"LeftThumbMetacarpal": "x"}',
+      /key 'LeftThumbMetacarpal'.*did you mean 'LeftThumbProximal'\?.*VRM 1\.0/,
+    ],
+    [
+      '{"Pelvis": "x"}',
+      /key 'Pelvis' .*no similar name; .*docs\.unity3d\.com\/ScriptReference\/HumanBodyBones/,
+    ],
     ['{"Hips": 3}', /map\.json: humanoid override 'Hips': value must be a bone name .* got 3/],
     ['{"Hips": ""}', /'Hips': value must be a bone name/],
   ])('rejects %s', (json, message) => {
@@ -526,7 +540,9 @@ describe('humanoid override JSON', () => {
     const c = mixamo('');
     expect(() =>
       autoMapHumanoid(c.skeleton, { override: { LeftHand: 'LeftHandd' }, fileName: 'walk.bvh' }),
-    ).toThrow(/walk\.bvh: humanoid override LeftHand: no bone named 'LeftHandd'.*closest: 'LeftHand'/);
+    ).toThrow(
+      /walk\.bvh: humanoid override LeftHand: no bone named 'LeftHandd'.*did you mean 'LeftHand'\?\)$/,
+    );
     expect(() =>
       autoMapHumanoid(c.skeleton, {
         override: { LeftHand: 'LeftHand', RightHand: 'LeftHand' },
@@ -552,6 +568,190 @@ describe('humanoid override JSON', () => {
     expect(m.LeftIndexProximal).toBeUndefined(); // its automatic bone is taken by the override
     expect(r.warnings.some((w) => w.startsWith('LeftThumbProximal') && w.includes('left unmapped'))).toBe(
       true,
+    );
+  });
+});
+
+describe('override errors a new user meets', () => {
+  it('a bone that does not exist: similar names only when genuinely close, else a pointer to kind inspect', () => {
+    const c = mixamo('mixamorig:');
+    const fail = (value: string) => {
+      try {
+        autoMapHumanoid(c.skeleton, { override: { LeftHand: value }, fileName: 'Xbot.glb' });
+      } catch (e) {
+        expect(e).toBeInstanceOf(HumanoidMapError);
+        return (e as Error).message;
+      }
+      throw new Error(`override '${value}' was accepted`);
+    };
+    expect(fail('NoSuchBone')).toBe(
+      "Xbot.glb: humanoid override LeftHand: no bone named 'NoSuchBone' in the skeleton; no similar bone name ('kind inspect Xbot.glb' lists the bones)",
+    );
+    // the prefix is not part of the comparison: a name typed without it is found
+    expect(fail('LeftArm')).toMatch(
+      /no bone named 'LeftArm' in the skeleton \(did you mean 'mixamorig:LeftArm'\?\)$/,
+    );
+    expect(fail('mixamorig:LeftHandd')).toMatch(/\(did you mean 'mixamorig:LeftHand'\?\)$/);
+    expect(fail('Spine3')).toMatch(
+      /\(did you mean 'mixamorig:Spine', 'mixamorig:Spine1' or 'mixamorig:Spine2'\?\)$/,
+    );
+    // a different bone is not "close": LeftHand vs RightHand is 4 edits in 9
+    expect(fail('RightHnad')).not.toMatch(/'mixamorig:LeftHand'/);
+    expect(() => autoMapHumanoid(c.skeleton, { override: { LeftHand: 'nope' } })).toThrow(
+      /^<skeleton>: .*'kind inspect <file>' lists the bones/,
+    );
+  });
+
+  it('similarNames returns the nearest names within the normalised edit distance threshold, and finds one-edit typos (property)', () => {
+    const names = [...mixamo('mixamorig:').skeleton.names, ...mixamo('').skeleton.names, ...HUMAN_BONE_NAMES];
+    const key = (n: string) => n.replace(/^.*[:|]/, '').toLowerCase();
+    const lev = (a: string, b: string): number => {
+      const d = Array.from({ length: a.length + 1 }, (_, i) =>
+        Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+      );
+      for (let i = 1; i <= a.length; i++)
+        for (let j = 1; j <= b.length; j++)
+          d[i][j] = Math.min(
+            d[i - 1][j] + 1,
+            d[i][j - 1] + 1,
+            d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
+          );
+      return d[a.length][b.length];
+    };
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...names),
+        fc.nat(),
+        fc.constantFrom('x', 'Q', '_', '9'),
+        fc.constantFrom('insert', 'substitute', 'delete'),
+        (name, at, ch, op) => {
+          const k = key(name);
+          if (k.length < 3) return true;
+          const i = at % k.length;
+          const typo =
+            op === 'insert'
+              ? k.slice(0, i) + ch + k.slice(i)
+              : op === 'substitute'
+                ? k.slice(0, i) + ch + k.slice(i + 1)
+                : k.slice(0, i) + k.slice(i + 1);
+          const found = similarNames(typo, names, names.length);
+          const dist = (f: string) => lev(key(typo), key(f));
+          // the original name, or names at least as near (a typo can land on another name, Spine1 -> Spine)
+          expect(found.length).toBeGreaterThan(0);
+          for (const f of found) {
+            expect(dist(f) / Math.max(key(typo).length, key(f).length)).toBeLessThanOrEqual(
+              SIMILAR_NAME_THRESHOLD + 1e-12,
+            );
+            expect(dist(f)).toBe(dist(found[0]));
+          }
+          return found.includes(name) || dist(found[0]) < dist(name);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+    expect(similarNames('NoSuchBone', names)).toEqual([]);
+    expect(similarNames('LeftUperArm', names)).toEqual(['LeftUpperArm']); // not LeftLowerArm (3 edits)
+    expect(similarNames('x', ['', 'y'])).toEqual([]);
+  });
+
+  it('a required bone missing because the override took its bone says which override took it (Xbot-like rig)', () => {
+    const c = mixamo('mixamorig:');
+    const r = autoMapHumanoid(c.skeleton, { override: { LeftUpperArm: 'mixamorig:RightArm' } });
+    expect(r.missingRequired).toEqual(['RightUpperArm']);
+    const why = "'mixamorig:RightArm' is taken by the override LeftUpperArm";
+    expect(r.missingReasons.RightUpperArm).toBe(why);
+    expect(r.warnings).toContain(`RightUpperArm: ${why}`);
+    expect(() => requireHumanoid(r, 'Xbot.glb')).toThrow(
+      `Xbot.glb: humanoid map is missing 1 required bone(s): RightUpperArm. RightUpperArm: ${why}. Name them`,
+    );
+    // an override that takes no automatic bone leaves no reason behind
+    const fine = autoMapHumanoid(c.skeleton, { override: { Chest: 'mixamorig:Spine2', UpperChest: null } });
+    expect(fine.missingReasons).toEqual({});
+    expect(fine.warnings.filter((w) => w.includes('is taken by'))).toEqual([]);
+  });
+
+  it('the same for a preset, and an override setting a required bone to null is named as the reason', () => {
+    const c = mixamo('');
+    const preset = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
+    preset[HumanBodyBones.LeftUpperLeg] = c.skeleton.names.indexOf('RightUpLeg');
+    preset[HumanBodyBones.Chest] = c.skeleton.names.indexOf('Spine2');
+    const r = autoMapHumanoid(c.skeleton, { preset });
+    expect(r.missingRequired).toEqual(['RightUpperLeg']);
+    expect(r.missingReasons.RightUpperLeg).toBe("'RightUpLeg' is taken by the vrm preset LeftUpperLeg");
+    expect(r.warnings).toContain("RightUpperLeg: 'RightUpLeg' is taken by the vrm preset LeftUpperLeg");
+    // an optional bone displaced by the file's own map (UpperChest -> Spine2, the preset Chest) is only a reason
+    expect(r.missingReasons.UpperChest).toBe("'Spine2' is taken by the vrm preset Chest");
+    expect(r.warnings.some((w) => w.startsWith('UpperChest:'))).toBe(false);
+    const n = autoMapHumanoid(c.skeleton, { override: { Head: null } });
+    expect(n.missingReasons).toEqual({ Head: 'set to null by the override' });
+    expect(() => requireHumanoid(n, 'a.bvh')).toThrow(
+      /missing 1 required bone\(s\): Head\. Head: set to null by the override\./,
+    );
+  });
+
+  it('JSON syntax errors are reported as file:line:column', () => {
+    const msg = (json: string) => {
+      try {
+        parseHumanoidOverride(json, 'map.json');
+      } catch (e) {
+        expect(e).toBeInstanceOf(HumanoidMapError);
+        return (e as Error).message;
+      }
+      throw new Error('parsed');
+    };
+    // the "2" after "b" is at line 2, column 7 (a missing colon)
+    expect(msg('{"a": 1,\n  "b" 2}')).toBe(
+      'map.json:2:7: humanoid override is not valid JSON: Unexpected number in JSON',
+    );
+    // a trailing comma: the closing brace at line 3, column 1; CRLF line ends count once
+    expect(msg('{\r\n  "Hips": "root",\r\n}')).toMatch(
+      /^map\.json:3:1: humanoid override is not valid JSON: /,
+    );
+    // end of input: just after the last character that is not blank
+    expect(msg('{\n  "Hips": \n\n')).toBe(
+      'map.json:2:10: humanoid override is not valid JSON: Unexpected end of JSON input',
+    );
+    // a byte order mark is skipped, not an error
+    expect(parseHumanoidOverride('\ufeff{"Hips": "root"}', 'map.json')).toEqual({ Hips: 'root' });
+  });
+
+  it('jsonErrorLocation reads the V8 message formats (position, line/column, none)', () => {
+    const text = '{\n  "a": x\n}';
+    expect(jsonErrorLocation(text, 'Unexpected token x in JSON at position 9')).toEqual({
+      line: 2,
+      column: 8,
+      detail: 'Unexpected token x in JSON',
+    });
+    expect(jsonErrorLocation(text, 'Unexpected token x in JSON at position 9 (line 2 column 8)')).toEqual({
+      line: 2,
+      column: 8,
+      detail: 'Unexpected token x in JSON',
+    });
+    expect(jsonErrorLocation(text, `Unexpected token 'x', "${text}" is not valid JSON`)).toBeNull();
+    expect(jsonErrorLocation('{', 'Unexpected end of JSON input')).toEqual({
+      line: 1,
+      column: 2,
+      detail: 'Unexpected end of JSON input',
+    });
+    // a message without a position: the file name alone
+    expect(() => parseHumanoidOverride('NoSuch', 'map.json')).toThrow(
+      /^map\.json: humanoid override is not valid JSON: Unexpected token/,
+    );
+  });
+
+  it('lineColumnAt agrees with splitting the text at the offset (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('a', ' ', '\n', '\r\n', '{', '"')).map((a) => a.join('')),
+        fc.nat(),
+        (text, p) => {
+          const pos = text.length === 0 ? 0 : p % (text.length + 1);
+          const lines = text.slice(0, pos).split('\n');
+          const at = lineColumnAt(text, pos);
+          return at.line === lines.length && at.column === lines[lines.length - 1].length + 1;
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 });

@@ -272,6 +272,22 @@ describeWithData('humanoid map of the real avatars (readAvatar)', () => {
     expect(avatar.mapping.warnings).toEqual([]);
   });
 
+  it('Xbot with an override that takes the right arm for the left: the error says the override took it', async () => {
+    const file = 'threejs/Xbot.glb';
+    const bytes = new Uint8Array(fs.readFileSync(dataPath(file)));
+    await expect(
+      readAvatar(bytes, { fileName: 'Xbot.glb', mapOverride: { LeftUpperArm: 'mixamorig:RightArm' } }),
+    ).rejects.toThrow(
+      /^Xbot\.glb: humanoid map is missing 1 required bone\(s\): RightUpperArm\. RightUpperArm: 'mixamorig:RightArm' is taken by the override LeftUpperArm\./,
+    );
+    // and a bone that does not exist gets no misleading suggestion
+    await expect(
+      readAvatar(bytes, { fileName: 'Xbot.glb', mapOverride: { LeftHand: 'NoSuchBone' } }),
+    ).rejects.toThrow(
+      "Xbot.glb: humanoid override LeftHand: no bone named 'NoSuchBone' in the skeleton; no similar bone name ('kind inspect Xbot.glb' lists the bones)",
+    );
+  });
+
   it('RobotExpressive: the IK-only feet and the missing hand bone are reported', async () => {
     const file = 'threejs/RobotExpressive/RobotExpressive.glb';
     const avatar = await readAvatar(new Uint8Array(fs.readFileSync(dataPath(file))), { fileName: file });

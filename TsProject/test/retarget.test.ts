@@ -95,6 +95,7 @@ describe('retargeting known cases', () => {
     const tgt = makeHumanoid({ pose: 'A', legs: 1.2, arms: 0.8 });
     // the target's rest upper arm is along (0.7071068, -0.7071068, 0)
     const tr = world(tgt, tgt.restRotations, tgt.restTranslations);
+    // biome-ignore lint/suspicious/noApproximativeNumericConstant: the value as the issue states it
     expectVec(dir(tgt, tr, H.LeftUpperArm, H.LeftLowerArm), [0.7071068, -0.7071068, 0], 1e-6);
 
     const r = new Retargeter(src, tgt);

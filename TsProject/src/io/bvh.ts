@@ -150,20 +150,34 @@ export const BVH_UNIT_CANDIDATES: readonly UnitCandidate[] = [
 export const BVH_TYPICAL_HEIGHT = 1.7;
 
 /**
+ * Joint extents in metres (`[min, max]`) that count as a plausible humanoid when the file is read as
+ * centimetres; within this range the auto guess picks centimetres ({@link guessBvhUnitScale}).
+ */
+export const BVH_CENTIMETRE_PLAUSIBLE: readonly [number, number] = [0.5, 2.6];
+
+/**
  * Guess metres per file unit from the size of a rest skeleton.
  *
  * Rule: `extent` is the largest side of the axis-aligned bounding box of the rest-pose positions of
  * all joints and End Sites (offsets accumulated with identity rotations, i.e. the BVH rest pose). The
  * largest side is used, not the Y extent, because files may be Z-up or have rotated rest frames; for a
- * human it is about the standing height (or the arm span of a T-pose, which is similar). The unit of
- * {@link BVH_UNIT_CANDIDATES} whose `extent * scale` is nearest to {@link BVH_TYPICAL_HEIGHT} in ratio
- * wins: smallest `|ln(extent * scale / 1.7)| + penalty`, where CMU units carry a 0.1 penalty as the
- * rarer unit. Bands that follow (extent in file units): < 7.5 metres, 7.5-42.7 CMU units, 42.7-106.7
- * inches, 106.7-537.6 centimetres, > 537.6 millimetres. A skeleton with zero extent gets centimetres.
- * On the shared test takes: Bandai 184-194 (cm), pirouette 153 (cm), CMU jumping_jacks 25.8 (CMU
- * units, 1.46 m), FAIR jumping 45.4 (inches, 1.15 m; in CMU units it would be an implausible 2.56 m),
- * Rokoko 130 (cm; its rest frames are rotated, so the box is not the standing height).
- * @returns the scale and a description such as `'centimetres (auto)'`.
+ * human it is about the standing height (or the arm span of a T-pose, which is similar).
+ * 1. Centimetres prior: centimetres win whenever `extent * 0.01` is a plausible humanoid size,
+ *    {@link BVH_CENTIMETRE_PLAUSIBLE} (0.5 m to 2.6 m). Centimetres are the common BVH unit and the
+ *    unit this project writes ({@link writeBvh}); without the prior a retarget onto a small avatar
+ *    (CesiumMan.glb, ~1.19 m tall, joint extent below 1 m) reads back as inches.
+ * 2. Otherwise the unit of {@link BVH_UNIT_CANDIDATES} whose `extent * scale` is nearest to
+ *    {@link BVH_TYPICAL_HEIGHT} in ratio wins: smallest `|ln(extent * scale / 1.7)| + penalty`, where
+ *    CMU units carry a 0.1 penalty as the rarer unit.
+ * Bands that follow (extent in file units): < 7.5 metres, 7.5-42.7 CMU units, 42.7-50 inches,
+ * 50-537.6 centimetres, > 537.6 millimetres. A skeleton with zero extent gets centimetres.
+ * Trade-off: an adult skeleton written in inches (50-102 in of extent) reads as a 0.5-1 m skeleton in
+ * centimetres; give the unit explicitly (`unitScale: 0.0254`) for such files.
+ * On the shared test takes (extent in file units): Bandai walk/dance 183.7 and run 193.7 (cm),
+ * pirouette 152.7 (cm), CMU jumping_jacks 25.8 (CMU units, 1.46 m), FAIR jumping 45.4 (inches, 1.15 m;
+ * in CMU units it would be an implausible 2.56 m, in cm 0.45 m), Rokoko 130.0 (cm; its rest frames are
+ * rotated, so the box is not the standing height).
+ * @returns the scale, a description such as `'centimetres (auto)'`, and the extent (file units).
  */
 export function guessBvhUnitScale(layout: BvhLayout): {
   unitScale: number;
@@ -173,6 +187,9 @@ export function guessBvhUnitScale(layout: BvhLayout): {
   const extent = restExtent(layout);
   if (!(extent > 0))
     return { unitScale: 0.01, unitGuess: 'centimetres (auto: skeleton has no extent)', extent };
+  const asCm = extent * 0.01;
+  if (asCm >= BVH_CENTIMETRE_PLAUSIBLE[0] && asCm <= BVH_CENTIMETRE_PLAUSIBLE[1])
+    return { unitScale: 0.01, unitGuess: 'centimetres (auto)', extent };
   let best = BVH_UNIT_CANDIDATES[0];
   let bestErr = Number.POSITIVE_INFINITY;
   for (const c of BVH_UNIT_CANDIDATES) {

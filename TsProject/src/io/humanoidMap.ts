@@ -37,7 +37,9 @@
  * 3. Consistency: a skeleton bone maps to at most one humanoid bone, and each mapped bone's humanoid
  *    parent (nearest mapped humanoid ancestor, Unity's `HumanTrait.GetParentBone` tree) must be one of
  *    its skeleton ancestors. Violating optional automatic bones are unmapped with a warning; violations
- *    among required or preset/override bones are kept and warned about.
+ *    among required or preset/override bones are kept and warned about. An automatic bone already
+ *    taken by an override/preset bone leaves its humanoid bone missing; `missingReasons` and a warning
+ *    say which bone took it.
  *
  * Sources: Unity `HumanBodyBones` (https://docs.unity3d.com/ScriptReference/HumanBodyBones.html) and
  * `HumanTrait.GetParentBone`; naming facts from /work/shared/data/SOURCES.md and /work/shared/NATNET.md §7.
@@ -94,6 +96,12 @@ export interface HumanoidMapResult {
   missingOptional: string[];
   /** Ambiguities and repairs worth telling the user about (no file name prefix). */
   warnings: string[];
+  /**
+   * Why a missing bone is missing, where known: the bone the automatic mapping would have used is
+   * taken by an override or preset bone (`"'mixamorig:RightArm' is taken by the override LeftUpperArm"`),
+   * or the override set it to null. Keyed by HumanBodyBones name; {@link requireHumanoid} prints these.
+   */
+  missingReasons: Partial<Record<HumanBoneName, string>>;
 }
 
 export interface AutoMapOptions {
@@ -745,19 +753,65 @@ const HUMAN_ORDER: readonly number[] = (() => {
   return Array.from({ length: HUMAN_BONE_COUNT }, (_, h) => h).sort((x, y) => depth(x) - depth(y) || x - y);
 })();
 
-/** Closest string by edit distance (case-insensitive). */
-function closest(word: string, candidates: readonly string[]): string | null {
-  const w = word.toLowerCase();
-  let best: string | null = null;
-  let bestD = Infinity;
+/**
+ * Normalised edit distance below which a name counts as similar: Levenshtein distance divided by the
+ * longer length, compared case-insensitively and without a namespace prefix (`mixamorig:`, `rig|`).
+ * 1/3 accepts a typo or two in a bone name (`LeftHandd`, `LeftUperArm`) but not a different bone
+ * (`LeftHand`/`RightHand` is 0.44, `LeftArm`/`LeftForeArm` 0.36).
+ */
+export const SIMILAR_NAME_THRESHOLD = 1 / 3;
+
+/** A name compared for similarity: lower case, without a namespace prefix such as `mixamorig:`. */
+function similarityKey(name: string): string {
+  return name.replace(/^.*[:|]/, '').toLowerCase();
+}
+
+/**
+ * The candidates most similar to `word`: those at the smallest edit distance of their
+ * {@link similarityKey}s (ties in candidate order, at most `max`), provided that distance divided by the
+ * longer key length is at most {@link SIMILAR_NAME_THRESHOLD}. Empty when none is close: better no
+ * suggestion than a misleading one.
+ */
+export function similarNames(word: string, candidates: readonly string[], max = 3): string[] {
+  const w = similarityKey(word);
+  let best = Number.POSITIVE_INFINITY;
+  let out: string[] = [];
   for (const c of candidates) {
-    const d = editDistance(w, c.toLowerCase());
-    if (d < bestD) {
-      bestD = d;
-      best = c;
+    const k = similarityKey(c);
+    const len = Math.max(w.length, k.length);
+    if (len === 0) continue;
+    const d = editDistance(w, k);
+    if (d / len > SIMILAR_NAME_THRESHOLD + 1e-12 || d > best) continue;
+    if (d < best) {
+      best = d;
+      out = [];
     }
+    if (out.length < max && !out.includes(c)) out.push(c);
   }
-  return best !== null && bestD <= Math.max(3, Math.floor(w.length / 2)) ? best : null;
+  return out;
+}
+
+/** `" (did you mean 'a' or 'b'?)"`, or `""`. */
+function didYouMean(names: readonly string[]): string {
+  if (names.length === 0) return '';
+  const q = names.map((n) => `'${n}'`);
+  return ` (did you mean ${q.length === 1 ? q[0] : `${q.slice(0, -1).join(', ')} or ${q[q.length - 1]}`}?)`;
+}
+
+const HUMAN_BODY_BONES_URL = 'https://docs.unity3d.com/ScriptReference/HumanBodyBones.html';
+
+/**
+ * Suggestion for an override key that is not a HumanBodyBones name: similar names, or Unity's name
+ * for a VRM 1.0 thumb name (VRM `leftThumbMetacarpal` = Unity `LeftThumbProximal`), or the list's URL.
+ */
+function keySuggestion(key: string): string {
+  const vrmThumb = /^(left|right)thumbmetacarpal$/i.exec(key);
+  if (vrmThumb) {
+    const side = vrmThumb[1].toLowerCase() === 'left' ? 'Left' : 'Right';
+    return ` (did you mean '${side}ThumbProximal'? Unity's thumb proximal is the VRM 1.0 thumb metacarpal)`;
+  }
+  const near = didYouMean(similarNames(key, HUMAN_BONE_NAMES));
+  return near || ` (no similar name; the names are listed at ${HUMAN_BODY_BONES_URL})`;
 }
 
 function editDistance(a: string, b: string): number {
@@ -783,9 +837,11 @@ function resolveOverrideBone(skeleton: Skeleton, key: string, value: string, fil
   const lower = value.toLowerCase();
   const ci = skeleton.names.flatMap((n, i) => (n.toLowerCase() === lower ? [i] : []));
   if (ci.length === 1) return ci[0];
-  const near = closest(value, skeleton.names);
+  const near = similarNames(value, skeleton.names);
+  const inspect = `kind inspect ${file === '<skeleton>' ? '<file>' : file}`;
   throw new HumanoidMapError(
-    `${file}: humanoid override ${key}: no bone named '${value}' in the skeleton${near ? ` (closest: '${near}')` : ''}`,
+    `${file}: humanoid override ${key}: no bone named '${value}' in the skeleton` +
+      (near.length > 0 ? didYouMean(near) : `; no similar bone name ('${inspect}' lists the bones)`),
   );
 }
 
@@ -793,11 +849,14 @@ function resolveOverrideBone(skeleton: Skeleton, key: string, value: string, fil
  * Map a skeleton's bones to Unity `HumanBodyBones` (see the module comment for the rules).
  * `options.preset` (length 55, bone index or -1) is taken as is with source `presetSource` (default
  * `'vrm'`), only its gaps are filled automatically; `options.override` wins over everything (`null`
- * forces a bone unmapped). Does not throw for missing bones: see `missingRequired` and
- * {@link requireHumanoid}.
+ * forces a bone unmapped). Does not throw for missing bones: see `missingRequired`, `missingReasons`
+ * and {@link requireHumanoid}. When a bone stays missing because the bone the automatic mapping chose
+ * for it is taken by an override (any bone) or preset (required bones) bone, a warning
+ * `RightUpperArm: 'mixamorig:RightArm' is taken by the override LeftUpperArm` says so.
  * @throws HumanoidMapError when the override names a bone that does not exist (message: file, key,
- * bone name), maps two humanoid bones to one skeleton bone, or has a key that is not a HumanBodyBones
- * name; when the preset has the wrong length or an index out of range.
+ * bone name, and similar bone names ({@link similarNames}) or a pointer to `kind inspect <file>`),
+ * maps two humanoid bones to one skeleton bone, or has a key that is not a HumanBodyBones name; when
+ * the preset has the wrong length or an index out of range.
  */
 export function autoMapHumanoid(skeleton: Skeleton, options: AutoMapOptions = {}): HumanoidMapResult {
   const file = fileLabel(options.fileName);
@@ -818,9 +877,8 @@ export function autoMapHumanoid(skeleton: Skeleton, options: AutoMapOptions = {}
   for (const [key, value] of Object.entries(override)) {
     const h = humanBoneIndex(key);
     if (h < 0) {
-      const near = closest(key, HUMAN_BONE_NAMES);
       throw new HumanoidMapError(
-        `${file}: humanoid override: '${key}' is not a HumanBodyBones name${near ? ` (did you mean '${near}'?)` : ''}`,
+        `${file}: humanoid override: '${key}' is not a HumanBodyBones name${keySuggestion(key)}`,
       );
     }
     if (value === null) {
@@ -871,6 +929,7 @@ export function autoMapHumanoid(skeleton: Skeleton, options: AutoMapOptions = {}
   }
 
   // 3. automatic gap filling
+  const takenBy = new Map<number, { reason: string; other: number }>();
   const needAuto = HUMAN_ORDER.some((h) => humanoid[h] < 0 && !forcedNull.has(h));
   if (needAuto && n > 0) {
     const ctx = buildContext(skeleton);
@@ -879,7 +938,16 @@ export function autoMapHumanoid(skeleton: Skeleton, options: AutoMapOptions = {}
     const filled = new Set<number>();
     for (const h of HUMAN_ORDER) {
       const b = auto.map[h];
-      if (b < 0 || humanoid[h] >= 0 || forcedNull.has(h) || owner.has(b)) continue;
+      if (b < 0 || humanoid[h] >= 0 || forcedNull.has(h)) continue;
+      const other = owner.get(b);
+      if (other !== undefined) {
+        const by = source[other] === 'override' ? 'the override' : `the ${source[other]} preset`;
+        takenBy.set(h, {
+          reason: `'${skeleton.names[b]}' is taken by ${by} ${HUMAN_BONE_NAMES[other]}`,
+          other,
+        });
+        continue;
+      }
       place(h, b, auto.src[h]!);
       filled.add(h);
     }
@@ -896,11 +964,22 @@ export function autoMapHumanoid(skeleton: Skeleton, options: AutoMapOptions = {}
 
   const missingRequired: string[] = [];
   const missingOptional: string[] = [];
+  const missingReasons: Partial<Record<HumanBoneName, string>> = {};
   for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
     if (humanoid[h] >= 0) continue;
-    (isRequiredHumanBone(h) ? missingRequired : missingOptional).push(HUMAN_BONE_NAMES[h]);
+    const required = isRequiredHumanBone(h);
+    (required ? missingRequired : missingOptional).push(HUMAN_BONE_NAMES[h]);
+    const taken = takenBy.get(h);
+    if (taken) {
+      missingReasons[HUMAN_BONE_NAMES[h]] = taken.reason;
+      // an optional bone displaced by a file's own (preset) map is routine, e.g. a VRM without UpperChest
+      if (required || source[taken.other] === 'override')
+        warnings.push(`${HUMAN_BONE_NAMES[h]}: ${taken.reason}`);
+    } else if (forcedNull.has(h) && required) {
+      missingReasons[HUMAN_BONE_NAMES[h]] = 'set to null by the override';
+    }
   }
-  return { humanoid, source, missingRequired, missingOptional, warnings };
+  return { humanoid, source, missingRequired, missingOptional, warnings, missingReasons };
 }
 
 /**
@@ -951,19 +1030,64 @@ function enforceConsistency(
   }
 }
 
+/** 1-based line and column (UTF-16 code units) of offset `pos` in `text`; lines end at `\n` (`\r\n` too). */
+export function lineColumnAt(text: string, pos: number): { line: number; column: number } {
+  const end = Math.max(0, Math.min(pos, text.length));
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: end - lineStart + 1 };
+}
+
+/**
+ * Where a `JSON.parse` error is, from its message (V8 formats, Node 18-22):
+ * - `... in JSON at position N` -> the line/column of offset N;
+ * - `... (line L column C)` (newer V8, after the position) -> L and C as given;
+ * - `Unexpected end of JSON input` -> just after the last non-blank character;
+ * - anything else (e.g. Node 20's `Unexpected token 'x', "..." is not valid JSON`) -> null.
+ * `detail` is the message without the position part.
+ */
+export function jsonErrorLocation(
+  text: string,
+  message: string,
+): { line: number; column: number; detail: string } | null {
+  const lc = /\s*\(line (\d+) column (\d+)\)/.exec(message);
+  const pos = /\s+at position (\d+)/.exec(message);
+  const detail = message
+    .replace(lc?.[0] ?? '', '')
+    .replace(pos?.[0] ?? '', '')
+    .trim();
+  if (lc) return { line: Number(lc[1]), column: Number(lc[2]), detail };
+  if (pos) return { ...lineColumnAt(text, Number(pos[1])), detail };
+  if (/unexpected end of json input/i.test(message))
+    return { ...lineColumnAt(text, text.trimEnd().length), detail };
+  return null;
+}
+
 /**
  * Parse a humanoid override JSON object `{ "<HumanBodyBones name>": "<bone name>" | null, ... }`.
- * @throws HumanoidMapError naming the file: invalid JSON, not an object, a key that is not a
- * HumanBodyBones name (naming the key and suggesting the closest name), a value that is neither a
- * non-empty string nor null.
+ * A leading byte order mark is skipped.
+ * @throws HumanoidMapError naming the file: invalid JSON (`file:line:column: humanoid override is not
+ * valid JSON: <JSON.parse message>` when the position is known, see {@link jsonErrorLocation}); not
+ * an object; a key that is not a HumanBodyBones name (naming the key and suggesting similar names,
+ * {@link similarNames}); a value that is neither a non-empty string nor null.
  */
 export function parseHumanoidOverride(json: string, fileName: string): HumanoidOverride {
   const file = fileLabel(fileName);
+  const text = json.charCodeAt(0) === 0xfeff ? json.slice(1) : json; // a byte order mark is not an error
   let data: unknown;
   try {
-    data = JSON.parse(json);
+    data = JSON.parse(text);
   } catch (e) {
-    throw new HumanoidMapError(`${file}: humanoid override is not valid JSON: ${(e as Error).message}`);
+    const message = e instanceof Error ? e.message : String(e);
+    const at = jsonErrorLocation(text, message);
+    const where = at ? `${file}:${at.line}:${at.column}` : file;
+    throw new HumanoidMapError(`${where}: humanoid override is not valid JSON: ${at ? at.detail : message}`);
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new HumanoidMapError(
@@ -973,9 +1097,8 @@ export function parseHumanoidOverride(json: string, fileName: string): HumanoidO
   const out: HumanoidOverride = {};
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     if (humanBoneIndex(key) < 0) {
-      const near = closest(key, HUMAN_BONE_NAMES);
       throw new HumanoidMapError(
-        `${file}: humanoid override key '${key}' is not a HumanBodyBones name${near ? ` (did you mean '${near}'?)` : ''}`,
+        `${file}: humanoid override key '${key}' is not a HumanBodyBones name${keySuggestion(key)}`,
       );
     }
     if (value !== null && (typeof value !== 'string' || value.length === 0)) {
@@ -990,12 +1113,19 @@ export function parseHumanoidOverride(json: string, fileName: string): HumanoidO
 
 /**
  * Throw when any of Unity's 15 required humanoid bones is missing.
- * @throws HumanoidMapError `<file>: humanoid map is missing required bones: Hips, LeftFoot (...)` listing all of them.
+ * @throws HumanoidMapError `<file>: humanoid map is missing 1 required bone(s): RightUpperArm.
+ * RightUpperArm: 'mixamorig:RightArm' is taken by the override LeftUpperArm. Name them ...`: lists all
+ * missing required bones, then the known reasons (`missingReasons`).
  */
 export function requireHumanoid(result: HumanoidMapResult, fileName: string): void {
   if (result.missingRequired.length === 0) return;
+  const reasons = result.missingRequired.flatMap((name) => {
+    const why = result.missingReasons?.[name as HumanBoneName];
+    return why ? [`${name}: ${why}`] : [];
+  });
   throw new HumanoidMapError(
     `${fileLabel(fileName)}: humanoid map is missing ${result.missingRequired.length} required bone(s): ${result.missingRequired.join(', ')}. ` +
+      (reasons.length > 0 ? `${reasons.join('; ')}. ` : '') +
       'Name them in a humanoid override JSON ({"HumanBodyBonesName": "boneName"}).',
   );
 }
