@@ -341,6 +341,39 @@ describe('kind retarget: outputs and options the trial run found wanting', () =>
   });
 });
 
+describe('kind retarget with a .gltf and its external .bin', () => {
+  it('reads the .bin next to the .gltf (names with spaces), and names the missing file when it is not there', async () => {
+    const dir = tmpDir();
+    const glb = fs.readFileSync(path.join(ASSETS, 'default-avatar.glb'));
+    const jsonLen = glb.readUInt32LE(12);
+    const json = JSON.parse(glb.subarray(20, 20 + jsonLen).toString('utf8'));
+    const binLen = glb.readUInt32LE(20 + jsonLen);
+    const bin = glb.subarray(28 + jsonLen, 28 + jsonLen + binLen);
+    json.buffers[0].uri = 'avatar%20data.bin';
+    fs.writeFileSync(path.join(dir, 'avatar.gltf'), JSON.stringify(json));
+    fs.writeFileSync(path.join(dir, 'avatar data.bin'), bin);
+    const ok = await run([
+      'retarget',
+      path.join(ASSETS, 'default-walk.bvh'),
+      path.join(dir, 'avatar.gltf'),
+      '-o',
+      path.join(dir, 'out'),
+    ]);
+    expect(ok.code).toBe(0);
+    expect(fs.existsSync(path.join(dir, 'out', 'default-walk.glb'))).toBe(true);
+    fs.rmSync(path.join(dir, 'avatar data.bin'));
+    const bad = await run([
+      'retarget',
+      path.join(ASSETS, 'default-walk.bvh'),
+      path.join(dir, 'avatar.gltf'),
+      '-o',
+      path.join(dir, 'out2'),
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/avatar\.gltf: buffer 0 'avatar%20data\.bin' not found/);
+  });
+});
+
 describe('kind inspect', () => {
   it('prints the skeleton, the humanoid map and what is missing', async () => {
     const r = await run(['inspect', path.join(ASSETS, 'default-avatar.glb')]);
@@ -349,6 +382,9 @@ describe('kind inspect', () => {
     expect(r.out).toMatch(/kind:LeftArm\s+\[LeftUpperArm\]/);
     expect(r.out).toMatch(/all 15 required humanoid bones found/);
     expect(r.out).toMatch(/missing optional: .*LeftMiddleProximal/);
+    const png = await run(['inspect', path.join(ASSETS, 'README.md')]);
+    expect(png.code).toBe(1);
+    expect(png.err).toMatch(/kind inspect reads \.bvh, \.glb, \.gltf or \.vrm files/);
     const b = await run(['inspect', path.join(ASSETS, 'default-walk.bvh')]);
     expect(b.out).toMatch(/21 joints, 121 frames/);
     expect(b.out).toMatch(/LUArm\s+\[LeftUpperArm\]/);

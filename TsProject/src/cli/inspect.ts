@@ -47,6 +47,11 @@ export async function runInspect(file: string, options: { map?: string } = {}): 
     out.push(...reportMissing(src.mapping));
     return out.join('\n');
   }
+  if (!['.glb', '.gltf', '.vrm'].includes(ext)) {
+    throw new Error(
+      `${file}: kind inspect reads .bvh, .glb, .gltf or .vrm files (got '${ext || 'no extension'}')`,
+    );
+  }
   const avatar = await loadAvatar(file, override);
   out.push(
     `${file}: ${avatar.format === 'gltf' ? 'glTF' : avatar.format === 'vrm0' ? 'VRM 0.x' : 'VRM 1.0'}, ${avatar.skeleton.boneCount} bones, clips: ${avatar.clipNames.length > 0 ? avatar.clipNames.join(', ') : 'none'}`,

@@ -1,6 +1,7 @@
 /**
  * Loading sources and avatars from files for the command line (Node only).
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Clip, withHumanoid } from '../core';
 import { parseBvh } from '../io/bvh';
@@ -29,6 +30,22 @@ export interface LoadedSource {
 }
 
 const AVATAR_EXT = new Set(['.glb', '.gltf', '.vrm']);
+
+/**
+ * External files of a .gltf (buffers, images), read relative to its folder. The reader asks with the
+ * URI already percent-decoded; a missing file is reported by the reader, naming the URI.
+ */
+function resourcesNextTo(file: string): (uri: string) => Uint8Array | undefined {
+  const dir = path.dirname(file);
+  return (uri: string) => {
+    const p = path.resolve(dir, uri);
+    try {
+      return new Uint8Array(fs.readFileSync(p));
+    } catch {
+      return undefined;
+    }
+  };
+}
 
 /** Read a `--map` JSON override file. */
 export function loadOverride(file: string | undefined): HumanoidOverride | undefined {
@@ -61,7 +78,11 @@ export async function loadSource(
     return { file, format: 'bvh', clip, mapping, unit: parsed.unitGuess, warnings: mapping.warnings };
   }
   if (AVATAR_EXT.has(ext)) {
-    const avatar = await readAvatar(bytes, { fileName: path.basename(file), mapOverride: options.override });
+    const avatar = await readAvatar(bytes, {
+      fileName: path.basename(file),
+      mapOverride: options.override,
+      resources: resourcesNextTo(file),
+    });
     if (avatar.clipNames.length === 0) throw new Error(`${file}: has no animations to use as a source clip`);
     const clip = readGltfClip(avatar, options.clipName ?? avatar.clipNames[0], { fps: options.fps });
     return {
@@ -81,5 +102,9 @@ export async function loadAvatar(file: string, override?: HumanoidOverride): Pro
   const ext = path.extname(file).toLowerCase();
   if (!AVATAR_EXT.has(ext))
     throw new Error(`${file}: an avatar must be .glb, .gltf or .vrm (got '${ext || 'no extension'}')`);
-  return readAvatar(readInput(file), { fileName: path.basename(file), mapOverride: override });
+  return readAvatar(readInput(file), {
+    fileName: path.basename(file),
+    mapOverride: override,
+    resources: resourcesNextTo(file),
+  });
 }

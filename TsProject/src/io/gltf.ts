@@ -10,6 +10,7 @@ export {
   boneLocalFromNode,
   type GltfClipSource,
   GltfError,
+  type GltfResources,
   loadGltfDocument,
   nodeLocalFromBone,
   parseGltfJson,
@@ -17,5 +18,6 @@ export {
   readVrmHumanoid,
   vrmBoneToHumanBone,
 } from './gltfAvatar';
+export { checkGltfDocument, checkGltfJson, decodeDataUri, nameList, resolveGltfResources } from './gltfCheck';
 export { type GltfClip, readGltfClip } from './gltfClip';
 export { normalizeSkinWeights, writeRetargetedGlb } from './gltfWrite';

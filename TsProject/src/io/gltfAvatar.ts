@@ -2,8 +2,10 @@
  * glTF 2.0 / VRM avatars: the skeleton, its humanoid map and its animation list, read with
  * glTF Transform (`@gltf-transform/core`, every `KHR_*`/`EXT_*` extension it knows registered).
  *
- * Input is the bytes of a `.glb` / `.vrm` (GLB container) or of a `.gltf` JSON whose buffers and
- * images are embedded `data:` URIs. Specs: glTF 2.0
+ * Input is the bytes of a `.glb` / `.vrm` (GLB container) or of a `.gltf` JSON; buffers and images are
+ * the GLB `BIN` chunk, embedded `data:` URIs, or external files supplied by the caller (`resources`
+ * option; this module never touches the file system). The JSON is checked before glTF Transform reads
+ * it (gltfCheck.ts), so malformed files give a {@link GltfError} naming the field. Specs: glTF 2.0
  * (https://registry.khronos.org/glTF/specs/2.0/glTF-2.0.html; GLB container: section "GLB File Format
  * Specification"), VRM 0.x (https://github.com/vrm-c/vrm-specification/blob/master/specification/0.0/README.md),
  * VRM 1.0 (https://github.com/vrm-c/vrm-specification/blob/master/specification/VRMC_vrm-1.0/humanoid.md).
@@ -46,6 +48,8 @@ import { quat, vec3 } from 'gl-matrix';
 import { HUMAN_BONE_COUNT, humanBoneIndex } from '../core/humanBodyBones';
 import { type NumArray, quat64, readQuat, vec64, writeQuat, writeVec3 } from '../core/quat';
 import { createSkeleton, type Skeleton, SkeletonError, withHumanoid } from '../core/skeleton';
+import { checkGltfDocument, checkGltfJson, resolveGltfResources } from './gltfCheck';
+import { GltfError } from './gltfError';
 import {
   autoMapHumanoid,
   type HumanoidMapResult,
@@ -53,20 +57,9 @@ import {
   requireHumanoid,
 } from './humanoidMap';
 
-export type AvatarFormat = 'gltf' | 'vrm0' | 'vrm1';
+export { GltfError } from './gltfError';
 
-/**
- * Thrown for unreadable or unsupported glTF/VRM input and bad arguments. The message starts with the
- * file name and names the field (e.g. `Foo.glb: extensions.VRM.humanoid.humanBones[3].node: ...`).
- */
-export class GltfError extends Error {
-  readonly fileName: string;
-  constructor(fileName: string, message: string, options?: { cause?: unknown }) {
-    super(`${fileName}: ${message}`, options);
-    this.name = 'GltfError';
-    this.fileName = fileName;
-  }
-}
+export type AvatarFormat = 'gltf' | 'vrm0' | 'vrm1';
 
 /** One clip of the file: its name and the glTF animations it is made of. */
 export interface GltfClipSource {
@@ -108,10 +101,17 @@ export interface Avatar {
   warnings: string[];
   /** A copy of the bytes read (the writer re-reads them to get an untouched document). */
   readonly bytes: Uint8Array;
+  /**
+   * The external files a `.gltf` referred to (buffers, images), by URI as written in the file, as
+   * `options.resources` gave them; empty for GLB/VRM and `.gltf` with embedded `data:` URIs. The writer
+   * re-reads them and embeds them in the GLB it writes.
+   */
+  readonly resources: Readonly<Record<string, Uint8Array>>;
 }
 
 const GLB_MAGIC = 0x46546c67; // 'glTF'
 const CHUNK_JSON = 0x4e4f534a; // 'JSON'
+const CHUNK_BIN = 0x004e4942; // 'BIN\0'
 
 /** File name without directory and extension (`a/b/Xbot.glb` -> `Xbot`). */
 export function baseName(fileName: string): string {
@@ -124,14 +124,15 @@ export function baseName(fileName: string): string {
 /**
  * The JSON of a glTF file: parsed from the GLB JSON chunk (GLB header: magic `glTF`, version 2,
  * total length; then chunks of `[length, type, data]`, the first one `JSON`), or from the whole text
- * when the bytes are a `.gltf` JSON document.
+ * when the bytes are a `.gltf` JSON document. `bin` is the GLB `BIN` chunk (the chunk right after the
+ * JSON chunk when its type is `BIN\0`; null when absent or for a `.gltf`).
  * @throws GltfError naming the file on a short/truncated file, wrong magic or version, a missing or
- * out-of-bounds JSON chunk, or a JSON chunk that is not a JSON object.
+ * out-of-bounds JSON or BIN chunk, or a JSON chunk that is not a JSON object.
  */
 export function parseGltfJson(
   bytes: Uint8Array,
   fileName: string,
-): { json: Record<string, unknown>; glb: boolean } {
+): { json: Record<string, unknown>; glb: boolean; bin: Uint8Array | null } {
   if (!(bytes instanceof Uint8Array))
     throw new GltfError(fileName, 'expected the file bytes as a Uint8Array');
   // A .gltf JSON document: optional UTF-8 BOM, optional whitespace, then '{'.
@@ -141,7 +142,9 @@ export function parseGltfJson(
     (bytes[first] === 0x20 || bytes[first] === 0x0a || bytes[first] === 0x0d || bytes[first] === 0x09)
   )
     first++;
-  if (bytes[first] === 0x7b) return { json: parseJsonText(bytes, fileName, 'glTF JSON'), glb: false };
+  if (bytes[first] === 0x7b) {
+    return { json: parseJsonText(bytes, fileName, 'glTF JSON'), glb: false, bin: null };
+  }
   if (bytes.length < 12) {
     throw new GltfError(fileName, `not a GLB file: ${bytes.length} bytes, the GLB header alone is 12 bytes`);
   }
@@ -176,7 +179,25 @@ export function parseGltfJson(
       `truncated GLB: the JSON chunk is ${chunkLength} bytes but only ${length - 20} remain`,
     );
   }
-  return { json: parseJsonText(bytes.subarray(20, 20 + chunkLength), fileName, 'GLB JSON chunk'), glb: true };
+  const json = parseJsonText(bytes.subarray(20, 20 + chunkLength), fileName, 'GLB JSON chunk');
+  let bin: Uint8Array | null = null;
+  const next = 20 + chunkLength;
+  if (next + 8 <= length && view.getUint32(next + 4, true) === CHUNK_BIN) {
+    const binLength = view.getUint32(next, true);
+    if (next + 8 + binLength > length) {
+      throw new GltfError(
+        fileName,
+        `truncated GLB: the BIN chunk is ${binLength} bytes but only ${length - next - 8} remain`,
+      );
+    }
+    bin = bytes.subarray(next + 8, next + 8 + binLength);
+  } else if (next < length && next + 8 > length) {
+    throw new GltfError(
+      fileName,
+      `truncated GLB: ${length - next} bytes after the JSON chunk, not a chunk header`,
+    );
+  }
+  return { json, glb: true, bin };
 }
 
 function parseJsonText(bytes: Uint8Array, fileName: string, what: string): Record<string, unknown> {
@@ -206,28 +227,63 @@ class CollectingLogger implements ILogger {
 }
 
 /**
- * Read a glTF Transform document from GLB or `.gltf` bytes (already checked by {@link parseGltfJson}).
- * @throws GltfError wrapping any glTF Transform failure (bad indices, missing buffers, required
- * extensions that are not supported, external URIs).
+ * Bytes of a file a `.gltf` refers to, by its relative path (the URI percent-decoded:
+ * `textures/skin%20a.png` is asked as `textures/skin a.png`); `undefined` when there is no such file.
+ */
+export type GltfResources = (path: string) => Uint8Array | undefined;
+
+/** Percent-decoding of a relative URI (RFC 3986), the URI itself when it is not valid encoding. */
+function uriToPath(uri: string): string {
+  try {
+    return decodeURIComponent(uri);
+  } catch {
+    return uri;
+  }
+}
+
+/**
+ * Read a glTF Transform document from GLB or `.gltf` bytes. Buffers and images come from the GLB
+ * `BIN` chunk, `data:` URIs, `options.resources` (external files, asked by relative path, see
+ * {@link GltfResources}) or `options.external` (external files by URI as written, as returned in
+ * `external`; takes precedence). Before glTF Transform runs, the JSON is checked (every index reference,
+ * accessor/buffer view byte ranges, node hierarchy, finite node transforms: `checkGltfJson`); after it,
+ * decomposed matrices and inverse bind matrices (`checkGltfDocument`).
+ * @throws GltfError naming the file and the field (JSON pointer) or the missing external file, or
+ * wrapping any remaining glTF Transform failure (e.g. a required extension it does not support).
  */
 export async function loadGltfDocument(
   bytes: Uint8Array,
   fileName: string,
-  parsed = parseGltfJson(bytes, fileName),
-): Promise<{ document: Document; warnings: string[] }> {
+  options: {
+    parsed?: ReturnType<typeof parseGltfJson>;
+    resources?: GltfResources;
+    external?: Readonly<Record<string, Uint8Array>>;
+  } = {},
+): Promise<{ document: Document; warnings: string[]; external: Record<string, Uint8Array> }> {
+  const parsed = options.parsed ?? parseGltfJson(bytes, fileName);
+  const { resources, external: known } = options;
+  const lookup = (uri: string): Uint8Array | undefined =>
+    known && uri in known ? known[uri] : resources?.(uriToPath(uri));
+  const resolved = resolveGltfResources(
+    parsed.json,
+    parsed.glb ? { bin: parsed.bin } : null,
+    fileName,
+    lookup,
+  );
+  checkGltfJson(resolved.json, resolved.bufferLengths, fileName);
   const logger = new CollectingLogger();
   const io = new WebIO().registerExtensions(ALL_EXTENSIONS).setLogger(logger);
+  let document: Document;
   try {
-    const document = parsed.glb
-      ? await io.readBinary(bytes)
-      : await io.readJSON({ json: parsed.json as never, resources: {} });
-    return { document, warnings: logger.lines };
+    document = await io.readJSON({ json: resolved.json as never, resources: resolved.resources as never });
   } catch (e) {
     if (e instanceof GltfError) throw e;
     throw new GltfError(fileName, `could not read the glTF document: ${(e as Error)?.message ?? e}`, {
       cause: e,
     });
   }
+  checkGltfDocument(document, resolved.json, fileName);
+  return { document, warnings: logger.lines, external: resolved.external };
 }
 
 /** The glTF Transform IO used for writing (all known extensions, log lines kept out of the console). */
@@ -750,27 +806,50 @@ function clipSourcesOf(animations: Animation[]): GltfClipSource[] {
 // readAvatar.
 
 /**
- * Read a glTF 2.0 / VRM 0.x / VRM 1.0 avatar (bytes of a `.glb`/`.vrm`, or of a `.gltf` with embedded
- * resources). See the module comment for the skeleton, naming and clip rules.
+ * Read a glTF 2.0 / VRM 0.x / VRM 1.0 avatar: bytes of a `.glb`/`.vrm`, or of a `.gltf` whose buffers
+ * and images are `data:` URIs or external files. External files come from `options.resources`, called
+ * with each relative path (URI percent-decoded, e.g. `model.bin`, `textures/skin a.png`) and returning
+ * the bytes or `undefined` (the CLI reads them relative to the `.gltf`). See the module comment for the
+ * skeleton, naming and clip rules.
  *
  * Humanoid map: for VRM files the VRM humanoid (0.x `extensions.VRM.humanoid.humanBones`, 1.0
  * `extensions.VRMC_vrm.humanoid.humanBones`) is the preset (source 'vrm'); for plain glTF it comes from
  * {@link autoMapHumanoid} (names and topology). `options.mapOverride` applies on top in both cases.
  *
- * @throws GltfError (message starts with the file name) on malformed GLB/JSON, unreadable documents,
- * malformed VRM humanoid data, no skeleton (no skin joints and no VRM humanoid), a non-uniform or
+ * @throws GltfError (message starts with the file name) on malformed GLB/JSON, an external file that
+ * `resources` cannot give (`model.gltf: buffer 0 'model.bin' not found (...)`), a bad index or byte
+ * range (the field as a JSON pointer: `/skins/0/joints/3: node index 999 out of range (67 nodes)`),
+ * a non-finite node translation/rotation/scale/matrix or inverse bind matrix, a zero-length node
+ * rotation, an unreadable document, malformed VRM humanoid data, no skeleton (no skin joints and no VRM humanoid), a non-uniform or
  * non-positive scale on the skeleton chain, or missing required humanoid bones (the message lists them).
  */
 export async function readAvatar(
   bytes: Uint8Array,
-  options: { fileName: string; mapOverride?: HumanoidOverride },
+  options: { fileName: string; mapOverride?: HumanoidOverride; resources?: GltfResources },
 ): Promise<Avatar> {
   const fileName = options?.fileName;
   if (typeof fileName !== 'string' || fileName === '') {
     throw new GltfError('<avatar>', 'readAvatar: options.fileName must be a non-empty string');
   }
+  try {
+    return await readAvatarChecked(bytes, fileName, options);
+  } catch (e) {
+    if (e instanceof GltfError) throw e;
+    // A failure no check above foresaw: still name the file.
+    throw new GltfError(fileName, `could not read the avatar: ${(e as Error)?.message ?? e}`, { cause: e });
+  }
+}
+
+async function readAvatarChecked(
+  bytes: Uint8Array,
+  fileName: string,
+  options: { mapOverride?: HumanoidOverride; resources?: GltfResources },
+): Promise<Avatar> {
   const parsed = parseGltfJson(bytes, fileName);
-  const { document, warnings } = await loadGltfDocument(bytes, fileName, parsed);
+  const { document, warnings, external } = await loadGltfDocument(bytes, fileName, {
+    parsed,
+    resources: options.resources,
+  });
   const graph = nodeGraph(document, fileName);
   const vrm = readVrmHumanoid(parsed.json, graph.nodes.length, fileName);
   if (vrm) warnings.push(...vrm.warnings);
@@ -822,5 +901,6 @@ export async function readAvatar(
     parentTranslation: parts.parentTranslation,
     warnings,
     bytes: new Uint8Array(bytes), // a copy (Buffer.prototype.slice would not copy)
+    resources: external,
   };
 }

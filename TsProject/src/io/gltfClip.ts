@@ -13,6 +13,7 @@ import type { Accessor, AnimationSampler } from '@gltf-transform/core';
 import { type Clip, createClip } from '../core/clip';
 import { quat64, slerpShortest } from '../core/quat';
 import { type Avatar, boneLocalFromNode, GltfError } from './gltfAvatar';
+import { nameList } from './gltfCheck';
 
 /** A clip read from a glTF file, with notes on what was skipped. */
 export interface GltfClip extends Clip {
@@ -194,6 +195,20 @@ const EVEN_TOLERANCE = 0.01;
  * animations, a non-positive `fps`, or a malformed sampler (the message names animation, channel, field).
  */
 export function readGltfClip(avatar: Avatar, clipName?: string, options?: { fps?: number }): GltfClip {
+  try {
+    return readGltfClipChecked(avatar, clipName, options);
+  } catch (e) {
+    if (e instanceof GltfError) throw e;
+    // A failure no check foresaw: still name the file and the clip.
+    throw new GltfError(
+      avatar?.fileName ?? '<avatar>',
+      `could not read clip '${clipName ?? avatar?.clipNames?.[0]}': ${(e as Error)?.message ?? e}`,
+      { cause: e },
+    );
+  }
+}
+
+function readGltfClipChecked(avatar: Avatar, clipName?: string, options?: { fps?: number }): GltfClip {
   const fileName = avatar.fileName;
   if (avatar.clipSources.length === 0) throw new GltfError(fileName, 'the file has no animations');
   const source =
@@ -258,13 +273,13 @@ export function readGltfClip(avatar: Avatar, clipName?: string, options?: { fps?
   }
   if (skipped.scale.size > 0) {
     warnings.push(
-      `scale channels ignored (the skeleton is scale-free) on ${skipped.scale.size} bones: ${[...skipped.scale].join(', ')}`,
+      `scale channels ignored (the skeleton is scale-free) on ${skipped.scale.size} bones: ${nameList(skipped.scale)}`,
     );
   }
   if (skipped.weights > 0) warnings.push(`${skipped.weights} morph target weights channels ignored`);
   if (skipped.nonBone.size > 0) {
     warnings.push(
-      `channels on nodes that are not skeleton bones ignored: ${[...skipped.nonBone].join(', ')}`,
+      `channels on nodes that are not skeleton bones ignored (${skipped.nonBone.size}): ${nameList(skipped.nonBone)}`,
     );
   }
 

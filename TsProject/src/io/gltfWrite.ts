@@ -112,7 +112,8 @@ function weightQuantum(a: Accessor): number {
  * - a translation channel for each bone whose translation differs from rest by more than 1e-6 m in
  *   some frame (in practice the hips).
  * Skin weights are renormalised to sum to 1 (see {@link normalizeSkinWeights}) so the output passes the
- * Khronos glTF validator. VRM extensions (unknown to glTF Transform) are not written: the output is a
+ * Khronos glTF validator. External files of a `.gltf` avatar (`avatar.resources`) and all its buffers
+ * are embedded in the GLB's single buffer. VRM extensions (unknown to glTF Transform) are not written: the output is a
  * plain glTF 2.0 GLB. The avatar and its document are not modified.
  * `boneScales` multiply the (static) scale of the listed bones' nodes, e.g. the avatar scale on the
  * hips and the head scale on the head; the clip's translations are node-local and stay as they are.
@@ -121,6 +122,26 @@ function weightQuantum(a: Accessor): number {
  * non-finite value (naming frame and bone), or the animation name is empty.
  */
 export async function writeRetargetedGlb(
+  avatar: Avatar,
+  clip: Clip,
+  options?: { animationName?: string; boneScales?: readonly { bone: number; scale: number }[] },
+): Promise<Uint8Array> {
+  try {
+    return await writeChecked(avatar, clip, options);
+  } catch (e) {
+    if (e instanceof GltfError) throw e;
+    // A failure no check foresaw: still name the file.
+    throw new GltfError(
+      avatar?.fileName ?? '<avatar>',
+      `could not write the GLB: ${(e as Error)?.message ?? e}`,
+      {
+        cause: e,
+      },
+    );
+  }
+}
+
+async function writeChecked(
   avatar: Avatar,
   clip: Clip,
   options?: { animationName?: string; boneScales?: readonly { bone: number; scale: number }[] },
@@ -170,8 +191,14 @@ export async function writeRetargetedGlb(
     }
   }
 
-  const { document } = await loadGltfDocument(avatar.bytes, fileName);
+  const { document } = await loadGltfDocument(avatar.bytes, fileName, { external: avatar.resources });
   const root = document.getRoot();
+  // A GLB holds one buffer: move every accessor of a multi-buffer .gltf into the first.
+  const buffers = root.listBuffers();
+  if (buffers.length > 1) {
+    for (const a of root.listAccessors()) a.setBuffer(buffers[0]);
+    for (const b of buffers.slice(1)) b.dispose();
+  }
   const nodes: GltfNode[] = root.listNodes();
   if (nodes.length !== avatar.boneOfNode.length) {
     throw new GltfError(fileName, 're-reading the file gave a different node count');
