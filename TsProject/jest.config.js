@@ -5,5 +5,7 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(tsx?|m?jsx?)$': ['@swc/jest', { jsc: { target: 'es2020' }, module: { type: 'commonjs' } }] },
   transformIgnorePatterns: ['/node_modules/(?!(three|property-graph)/)'],
+  // three's CommonJS build warns that it is deprecated: load its ES module build (transformed above)
+  moduleNameMapper: { '^three$': '<rootDir>/node_modules/three/build/three.module.js' },
   testTimeout: 120000,
 };
