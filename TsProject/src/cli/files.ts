@@ -29,12 +29,13 @@ export function describeFsError(file: string, e: unknown): string {
 }
 
 /**
- * Check, without creating anything, that `dir` can become the output folder: not empty, and the nearest
- * existing ancestor (or `dir` itself) is a folder. Throws a readable error otherwise. Used before the
- * work starts, so a bad `-o` fails fast and an error later leaves no empty folder behind.
+ * Walk up from `dir` to the nearest folder that exists. Returns that folder and the missing ones below
+ * it (outermost first). Throws a readable error for an empty path, a file in the way, or a path that
+ * cannot be examined.
  */
-export function checkOutputDir(dir: string): void {
+function walkToExisting(dir: string): { existing: string; missing: string[] } {
   if (dir.trim() === '') throw new Error('--out: empty path; name an output folder');
+  const missing: string[] = [];
   let cur = path.resolve(dir);
   for (;;) {
     let st: fs.Stats | undefined;
@@ -45,16 +46,26 @@ export function checkOutputDir(dir: string): void {
     }
     if (st) {
       if (!st.isDirectory()) throw new Error(`${cur}: is a file, not a folder (the output folder is ${dir})`);
-      try {
-        fs.accessSync(cur, fs.constants.W_OK);
-      } catch (e) {
-        throw new Error(describeFsError(cur, e));
-      }
-      return;
+      return { existing: cur, missing: missing.reverse() };
     }
+    missing.push(cur);
     const up = path.dirname(cur);
-    if (up === cur) return;
+    if (up === cur) return { existing: cur, missing: missing.reverse() };
     cur = up;
+  }
+}
+
+/**
+ * Check, without creating anything, that `dir` can become the output folder: not empty, nothing but
+ * folders on its path, and the nearest existing one writable. Used before the work starts, so a bad
+ * `-o` fails fast and an error later leaves no empty folder behind.
+ */
+export function checkOutputDir(dir: string): void {
+  const { existing } = walkToExisting(dir);
+  try {
+    fs.accessSync(existing, fs.constants.W_OK);
+  } catch (e) {
+    throw new Error(describeFsError(existing, e));
   }
 }
 
@@ -64,27 +75,7 @@ export function checkOutputDir(dir: string): void {
  * or the path is empty.
  */
 export function ensureOutputDir(dir: string): void {
-  if (dir.trim() === '') throw new Error('--out: empty path; name an output folder');
-  const abs = path.resolve(dir);
-  const missing: string[] = [];
-  let cur = abs;
-  for (;;) {
-    let st: fs.Stats | undefined;
-    try {
-      st = fs.statSync(cur);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(describeFsError(cur, e));
-    }
-    if (st) {
-      if (!st.isDirectory()) throw new Error(`${cur}: is a file, not a folder (the output folder is ${dir})`);
-      break;
-    }
-    missing.push(cur);
-    const up = path.dirname(cur);
-    if (up === cur) break;
-    cur = up;
-  }
-  for (const d of missing.reverse()) {
+  for (const d of walkToExisting(dir).missing) {
     try {
       fs.mkdirSync(d);
     } catch (e) {
