@@ -73,11 +73,22 @@ export function qcopy(out: NumArray, o: number, a: NumArray, ao: number): void {
   out[o + 3] = a[ao + 3];
 }
 
-/** out[o] = rotate v[vo] by q[qo] (vectors; `out` may alias `v`). */
-export function vrotate(out: NumArray, o: number, q: NumArray, qo: number, v: NumArray, vo: number): void {
-  const qx = q[qo];
-  const qy = q[qo + 1];
-  const qz = q[qo + 2];
+/**
+ * out[o] = rotate v[vo] by q[qo], or by its conjugate when `sign` is -1 (an integer: no boxing).
+ * `out` may alias `v`.
+ */
+function rotateSigned(
+  out: NumArray,
+  o: number,
+  q: NumArray,
+  qo: number,
+  v: NumArray,
+  vo: number,
+  sign: number,
+): void {
+  const qx = sign * q[qo];
+  const qy = sign * q[qo + 1];
+  const qz = sign * q[qo + 2];
   const qw = q[qo + 3];
   const x = v[vo];
   const y = v[vo + 1];
@@ -100,6 +111,11 @@ export function vrotate(out: NumArray, o: number, q: NumArray, qo: number, v: Nu
   out[o + 2] = z + uvz + uuvz;
 }
 
+/** out[o] = rotate v[vo] by q[qo] (vectors; `out` may alias `v`). */
+export function vrotate(out: NumArray, o: number, q: NumArray, qo: number, v: NumArray, vo: number): void {
+  rotateSigned(out, o, q, qo, v, vo, 1);
+}
+
 /** out[o] = rotate v[vo] by conjugate(q[qo]) (for unit `q`: the inverse rotation). */
 export function vrotateConj(
   out: NumArray,
@@ -109,27 +125,5 @@ export function vrotateConj(
   v: NumArray,
   vo: number,
 ): void {
-  const qx = -q[qo];
-  const qy = -q[qo + 1];
-  const qz = -q[qo + 2];
-  const qw = q[qo + 3];
-  const x = v[vo];
-  const y = v[vo + 1];
-  const z = v[vo + 2];
-  let uvx = qy * z - qz * y;
-  let uvy = qz * x - qx * z;
-  let uvz = qx * y - qy * x;
-  let uuvx = qy * uvz - qz * uvy;
-  let uuvy = qz * uvx - qx * uvz;
-  let uuvz = qx * uvy - qy * uvx;
-  const w2 = qw * 2;
-  uvx *= w2;
-  uvy *= w2;
-  uvz *= w2;
-  uuvx *= 2;
-  uuvy *= 2;
-  uuvz *= 2;
-  out[o] = x + uvx + uuvx;
-  out[o + 1] = y + uvy + uuvy;
-  out[o + 2] = z + uvz + uuvz;
+  rotateSigned(out, o, q, qo, v, vo, -1);
 }
