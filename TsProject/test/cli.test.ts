@@ -274,6 +274,9 @@ describe('kind retarget: outputs and options the trial run found wanting', () =>
     const r = await run(['retarget', walk, avatar, '-o', dir, '--hips', 'room', '--ground', 'origin']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/hips room, [+-]\d\.\d{3} m leg-length lift/);
+    expect(
+      JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')).calibration.hipsScale,
+    ).toBeNull();
     const s = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
     expect(s.calibration.ground).toBe('origin');
     expect(s.calibration.sourceContactHeightM).toBe(0);
@@ -294,13 +297,13 @@ describe('kind retarget: outputs and options the trial run found wanting', () =>
 
   it('a bad output folder fails before any work, in words: empty, a file in the way', async () => {
     const e1 = await run(['retarget', walk, avatar, '-o', '']);
-    expect(e1.code).toBe(1);
+    expect(e1.code).toBe(2);
     expect(e1.err).toMatch(/--out: empty path/);
     const dir = tmpDir();
     fs.writeFileSync(path.join(dir, 'afile'), 'x');
-    const e2 = await run(['retarget', walk, avatar, '-o', path.join(dir, 'afile', 'sub')]);
+    const e2 = await run(['retarget', walk, avatar, '-o', path.join(dir, 'afile', 'sub', 'deeper')]);
     expect(e2.code).toBe(1);
-    expect(e2.err).toMatch(/afile.*(a file is in the way|is a file)/);
+    expect(e2.err).toMatch(/afile: is a file, not a folder/);
     expect(e2.err).not.toMatch(/ENOTDIR|EEXIST/);
   });
 
@@ -324,13 +327,28 @@ describe('kind retarget: outputs and options the trial run found wanting', () =>
     fs.writeFileSync(path.join(dir, 'far.bvh'), lines.join('\n'));
     const r = await run(['retarget', path.join(dir, 'far.bvh'), avatar, '-o', path.join(dir, 'out')]);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/far\.bvh: frame index 5 \(0-based\) bone 'Hip': translation .* out of range/);
+    expect(r.err).toMatch(
+      /far\.bvh: frame index 5 \(0-based\) bone 'Hip': translation too large to represent .* out of range/,
+    );
     expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
   });
 
   it('warns when --from-frame is not the pose it is said to be, and when --source-up disagrees with the data', async () => {
     const dir = tmpDir();
-    const r = await run(['retarget', walk, avatar, '-o', dir, '--from-frame', '10', '--source-up', '+z']);
+    const r = await run([
+      'retarget',
+      walk,
+      avatar,
+      '-o',
+      dir,
+      '--from-frame',
+      '10',
+      '--source-up',
+      '+z',
+      '--fps',
+      '60',
+    ]);
+    expect(r.out).toMatch(/ignored: --fps applies to glTF\/VRM source clips/);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(
       /--from-frame 10 is taken as the performer's T-pose, but its upper arms are \d+ and \d+ degrees/,

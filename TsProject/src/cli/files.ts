@@ -42,7 +42,9 @@ function walkToExisting(dir: string): { existing: string; missing: string[] } {
     try {
       st = fs.statSync(cur);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(describeFsError(cur, e));
+      // ENOTDIR: a file further up is in the way; keep walking up to name it
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new Error(describeFsError(cur, e));
     }
     if (st) {
       if (!st.isDirectory()) throw new Error(`${cur}: is a file, not a folder (the output folder is ${dir})`);
@@ -79,7 +81,7 @@ export function ensureOutputDir(dir: string): void {
     try {
       fs.mkdirSync(d);
     } catch (e) {
-      throw new Error(describeFsError(d, e));
+      throw new Error(`cannot create the output folder ${describeFsError(d, e)}`);
     }
   }
 }

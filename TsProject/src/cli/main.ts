@@ -108,6 +108,9 @@ export function buildProgram(): Command {
     )
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (sourceArg: string | undefined, avatarArg: string | undefined, opts) => {
+      if (typeof opts.out !== 'string' || opts.out.trim() === '') {
+        throw new InvalidArgumentError('--out: empty path; name an output folder');
+      }
       let source = sourceArg;
       let avatar = avatarArg;
       if (!source && !avatar) {

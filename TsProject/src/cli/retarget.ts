@@ -87,7 +87,10 @@ export interface RetargetSummary {
     targetContactHeightM: number;
     sourceHipsHeightM: number;
     targetHipsHeightM: number;
-    hipsScale: number;
+    /** Scale on the source hips path ('scaled' mode; null in 'room' mode). */
+    hipsScale: number | null;
+    /** Height added to the source hips ('room' mode; null in 'scaled' mode), metres. */
+    roomLiftM: number | null;
     avatarScale: number;
     headScale: number;
     headRotationOffsetDeg: [number, number, number];
@@ -132,8 +135,11 @@ export function checkClipValues(where: string, clip: Clip): void {
       for (let c = 0; c < 3; c++) {
         const v = t[3 * o + c];
         if (!Number.isFinite(v) || Math.abs(v) > MAX_TRANSLATION) {
+          const shown = Number.isFinite(v)
+            ? `${v} m`
+            : 'too large to represent (the value in the file overflows)';
           throw new Error(
-            `${place}: translation ${v} m is out of range (beyond 10 km: check the units, --source-unit)`,
+            `${place}: translation ${shown} is out of range (beyond 10 km: check the units, --source-unit)`,
           );
         }
       }
@@ -160,9 +166,14 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     throw new Error(`--from-frame ${o.fromFrame}: the clip has frames 0..${clip.frameCount - 1}`);
   }
   checkClipValues(o.source, clip);
+  const ignored: string[] = [];
+  if (o.fps !== undefined && source.format === 'bvh')
+    ignored.push('--fps applies to glTF/VRM source clips; a BVH keeps its own Frame Time');
+  if (o.sourceUnit !== undefined && source.format !== 'bvh')
+    ignored.push('--source-unit applies to BVH sources; glTF/VRM are in metres');
   const headScale = o.headScale ?? 1;
   if (!(headScale > 0)) throw new Error(`--head-scale ${headScale}: need a positive number`);
-  const notes: string[] = [];
+  const notes: string[] = ignored.map((w) => `ignored: ${w}`);
   const options: RetargetClipOptions = {
     hipsMode: o.hips ?? 'scaled',
     referencePose: o.pose ?? 'T',
@@ -267,14 +278,18 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
       targetContactHeightM: info.targetContactHeight,
       sourceHipsHeightM: info.sourceHipsHeight,
       targetHipsHeightM: info.targetHipsHeight,
-      hipsScale: info.hipsScale,
+      hipsScale: options.hipsMode === 'room' ? null : info.hipsScale,
+      roomLiftM: options.hipsMode === 'room' ? info.roomLift : null,
       avatarScale: options.avatarScale ?? 1,
       headScale,
       headRotationOffsetDeg: options.headRotationOffset ?? [0, 0, 0],
     },
     quality,
     outputs: { glb: glbPath, bvh: bvhPath, summary: summaryPath },
-    warnings: [...notes, ...source.warnings, ...avatar.warnings],
+    // glTF Transform's own notice about extensions it does not know (VRM) is covered by the VRM note
+    warnings: [...notes, ...source.warnings, ...avatar.warnings].filter(
+      (w) => !/^Missing optional extension/.test(w),
+    ),
   };
   const files: OutputFile[] = [
     { path: glbPath, data: glb },
@@ -293,7 +308,7 @@ export function formatSummary(s: RetargetSummary): string {
     `retargeted '${s.source.clip}' (${s.source.format}, ${s.source.bones} bones${s.source.unit ? `, ${s.source.unit}` : ''}) onto ${path.basename(s.target.file)} (${s.target.format}, ${s.target.bones} bones)`,
   );
   lines.push(
-    `  ${s.frames} frames at ${s.fps.toFixed(3)} fps (${s.durationSeconds.toFixed(2)} s); calibration: ${s.calibration.reference} -> ${s.calibration.pose}-pose, source up ${s.source.up}, ${s.calibration.hipsMode === 'room' ? `hips room, ${s.calibration.targetHipsHeightM + s.calibration.targetContactHeightM - s.calibration.sourceHipsHeightM - s.calibration.sourceContactHeightM >= 0 ? '+' : ''}${(s.calibration.targetHipsHeightM + s.calibration.targetContactHeightM - s.calibration.sourceHipsHeightM - s.calibration.sourceContactHeightM).toFixed(3)} m leg-length lift` : `hips scaled x${s.calibration.hipsScale.toFixed(3)}`}`,
+    `  ${s.frames} frames at ${s.fps.toFixed(3)} fps (${s.durationSeconds.toFixed(2)} s); calibration: ${s.calibration.reference} -> ${s.calibration.pose}-pose, source up ${s.source.up}, ${s.calibration.roomLiftM !== null ? `hips room, ${s.calibration.roomLiftM >= 0 ? '+' : ''}${s.calibration.roomLiftM.toFixed(3)} m leg-length lift` : `hips scaled x${(s.calibration.hipsScale ?? 1).toFixed(3)}`}`,
   );
   const segs = Object.entries(s.quality.segments).filter(([, v]) => v !== null) as [
     string,

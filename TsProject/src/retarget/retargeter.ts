@@ -124,11 +124,14 @@ export interface CalibrationInfo {
   detectedSourceUp: Exclude<UpAxis, 'auto'>;
   sourceHipsHeight: number;
   targetHipsHeight: number;
-  /** Floor contact level of the source's lowest foot joint used for the hips height, metres (0 = floor at y 0). */
+  /** Floor contact level of the source's ankles used for the hips height, metres (0 = floor at y 0). */
   sourceContactHeight: number;
-  /** The target's lowest foot joint height in its rest pose when contact levels are used, else 0. */
+  /** The target's lower ankle height in its rest pose when contact levels are used, else 0. */
   targetContactHeight: number;
+  /** Scale on the source hips path in 'scaled' mode: avatarScale * H_target / H_source. */
   hipsScale: number;
+  /** Height added to the source hips in 'room' mode, metres (leg-length difference, contact levels included). */
+  roomLift: number;
   /** Driver source bone name per target bone name, for bones that have one. */
   drivers: Record<string, string>;
   /** Target humanoid bones re-parented for retargeting (IK-style rigs), see virtualHierarchy.ts. */
@@ -573,6 +576,7 @@ export class Retargeter {
       sourceContactHeight: this.sourceContact,
       targetContactHeight: this.targetContact,
       hipsScale: this.hipsScale,
+      roomLift: this.roomLift,
       drivers,
       detachedTargetBones: this.vt.detached.map((b) => tgt.names[b]),
       fittedChains: this.fits.map(
