@@ -5,7 +5,7 @@
  * Bones are stored in topological order (`parents[i] < i`), so one forward loop is a full FK pass.
  */
 import type { quat } from 'gl-matrix';
-import { qcopy, qmul, qmulConj, vrotate } from './flat';
+import { qcopy, qmulConj } from './flat';
 import { HUMAN_BONE_COUNT, HUMAN_BONE_NAMES } from './humanBodyBones';
 import { type NumArray, readQuat } from './quat';
 
@@ -119,22 +119,49 @@ export function forwardKinematics(
   outRot: NumArray,
   outPos: NumArray,
 ): void {
+  // The quaternion product and rotation are written out inline (same formulas as flat.ts): without a
+  // JIT (PuerTS on phones, `node --jitless`) every call costs more than the arithmetic it does.
   const parents = skeleton.parents;
   const n = skeleton.boneCount;
   for (let i = 0; i < n; i++) {
     const p = parents[i];
+    const i4 = 4 * i;
+    const i3 = 3 * i;
     if (p < 0) {
-      qcopy(outRot, 4 * i, localRot, 4 * i);
-      outPos[3 * i] = localPos[3 * i];
-      outPos[3 * i + 1] = localPos[3 * i + 1];
-      outPos[3 * i + 2] = localPos[3 * i + 2];
+      outRot[i4] = localRot[i4];
+      outRot[i4 + 1] = localRot[i4 + 1];
+      outRot[i4 + 2] = localRot[i4 + 2];
+      outRot[i4 + 3] = localRot[i4 + 3];
+      outPos[i3] = localPos[i3];
+      outPos[i3 + 1] = localPos[i3 + 1];
+      outPos[i3 + 2] = localPos[i3 + 2];
       continue;
     }
-    vrotate(outPos, 3 * i, outRot, 4 * p, localPos, 3 * i);
-    outPos[3 * i] += outPos[3 * p];
-    outPos[3 * i + 1] += outPos[3 * p + 1];
-    outPos[3 * i + 2] += outPos[3 * p + 2];
-    qmul(outRot, 4 * i, outRot, 4 * p, localRot, 4 * i);
+    const p4 = 4 * p;
+    const p3 = 3 * p;
+    const qx = outRot[p4];
+    const qy = outRot[p4 + 1];
+    const qz = outRot[p4 + 2];
+    const qw = outRot[p4 + 3];
+    // position: parent + rotate(local translation) as v + 2w(u x v) + 2u x (u x v)
+    const x = localPos[i3];
+    const y = localPos[i3 + 1];
+    const z = localPos[i3 + 2];
+    const uvx = qy * z - qz * y;
+    const uvy = qz * x - qx * z;
+    const uvz = qx * y - qy * x;
+    outPos[i3] = outPos[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+    outPos[i3 + 1] = outPos[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+    outPos[i3 + 2] = outPos[p3 + 2] + z + 2 * (qw * uvz + qx * uvy - qy * uvx);
+    // rotation: parent * local
+    const bx = localRot[i4];
+    const by = localRot[i4 + 1];
+    const bz = localRot[i4 + 2];
+    const bw = localRot[i4 + 3];
+    outRot[i4] = qx * bw + qw * bx + qy * bz - qz * by;
+    outRot[i4 + 1] = qy * bw + qw * by + qz * bx - qx * bz;
+    outRot[i4 + 2] = qz * bw + qw * bz + qx * by - qy * bx;
+    outRot[i4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
   }
 }
 

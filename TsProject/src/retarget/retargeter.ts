@@ -42,7 +42,6 @@ import {
   type NumArray,
   qcopy,
   qmul,
-  qmulConj,
   qnormalize,
   quat64,
   quatFromEuler,
@@ -51,7 +50,6 @@ import {
   type Skeleton,
   vec64,
   vrotate,
-  vrotateConj,
   writeFrame,
   writeQuat,
 } from '../core';
@@ -323,6 +321,9 @@ export class Retargeter {
   private roomLift = 0;
   private sourceContact = 0;
   private targetContact = 0;
+  private srcHipsHeight = 1;
+  private tgtHipsHeight = 1;
+  private tgtRestContact = 0;
   private calibrated = false;
   // scratch (per frame)
   private readonly sRot: Float64Array;
@@ -339,7 +340,6 @@ export class Retargeter {
   private readonly translationScale: Float64Array;
   private readonly q0 = quat64();
   private readonly q1 = quat64();
-  private readonly v0 = vec64();
   private readonly v1 = vec64();
 
   constructor(source: Skeleton, target: Skeleton, options: RetargetOptions = {}) {
@@ -403,28 +403,124 @@ export class Retargeter {
     this.sPos = new Float64Array(3 * ns);
     this.sWorldRot = new Float64Array(4 * ns);
     this.sWorldPos = new Float64Array(3 * ns);
-    this.tWorldRot = new Float64Array(4 * nt);
-    this.tWorldPos = new Float64Array(3 * nt);
     this.vWorldRot = new Float64Array(4 * nt);
     this.vWorldPos = new Float64Array(3 * nt);
+    // with no re-parented bones the virtual order is the real one: share the world arrays
+    this.tWorldRot = this.vt.identity ? this.vWorldRot : new Float64Array(4 * nt);
+    this.tWorldPos = this.vt.identity ? this.vWorldPos : new Float64Array(3 * nt);
     this.movedReal = new Uint8Array(nt);
-    // World positions below the hips scale with the avatar (the hips node carries the avatar scale),
-    // and below the head also with the head scale (the head node carries it).
-    this.translationScale = new Float64Array(nt).fill(1);
-    {
-      const vtk = this.vt.skeleton;
-      const vh = vtk.humanoid[H.Hips];
-      const vhead = vtk.humanoid[H.Head];
-      for (let t = 0; t < nt; t++) {
-        let f = 1;
-        for (let a = vtk.parents[t]; a >= 0; a = vtk.parents[a]) {
-          if (a === vh) f *= avatarScale;
-          if (a === vhead) f *= headScale;
-        }
-        this.translationScale[t] = f;
-      }
-    }
     for (const b of this.vt.detached) this.movedReal[b] = 1;
+    this.translationScale = new Float64Array(nt).fill(1);
+    this.updateTranslationScale();
+  }
+
+  /**
+   * World positions below the hips scale with the avatar (the hips node carries the avatar scale),
+   * and below the head also with the head scale (the head node carries it).
+   */
+  private updateTranslationScale(): void {
+    const vtk = this.vt.skeleton;
+    const vh = vtk.humanoid[H.Hips];
+    const vhead = vtk.humanoid[H.Head];
+    for (let t = 0; t < vtk.boneCount; t++) {
+      let f = 1;
+      for (let a = vtk.parents[t]; a >= 0; a = vtk.parents[a]) {
+        if (a === vh) f *= this.options.avatarScale;
+        if (a === vhead) f *= this.options.headScale;
+      }
+      this.translationScale[t] = f;
+    }
+  }
+
+  /** Hips scale, room lift and target contact level from the calibrated heights and the current scale. */
+  private updateScaleTerms(): void {
+    const scale = this.options.avatarScale;
+    this.hipsScale = (scale * this.tgtHipsHeight) / this.srcHipsHeight;
+    this.targetContact = scale * this.tgtRestContact;
+    this.roomLift =
+      scale * this.tgtHipsHeight + this.targetContact - (this.srcHipsHeight + this.sourceContact);
+    if (this.info) {
+      this.info.hipsScale = this.hipsScale;
+      this.info.roomLift = this.roomLift;
+      this.info.targetHipsHeight = scale * this.tgtHipsHeight;
+      this.info.targetContactHeight = this.targetContact;
+    }
+  }
+
+  /**
+   * Change the avatar scale (0.1..3 live; any positive value here) without recalibrating: the hips
+   * height terms and world positions below the hips follow from the next pose on. Set-up cost, not
+   * per frame.
+   * @throws RetargetError on a non-positive or non-finite scale.
+   */
+  setAvatarScale(scale: number): void {
+    if (!(scale > 0) || !Number.isFinite(scale))
+      throw new RetargetError(`avatarScale ${scale}: need a positive number`);
+    this.options.avatarScale = scale;
+    this.updateTranslationScale();
+    if (this.calibrated) this.updateScaleTerms();
+  }
+
+  /** Change the head scale (world positions below the head follow). @throws RetargetError on a bad value. */
+  setHeadScale(scale: number): void {
+    if (!(scale > 0) || !Number.isFinite(scale))
+      throw new RetargetError(`headScale ${scale}: need a positive number`);
+    this.options.headScale = scale;
+    this.updateTranslationScale();
+  }
+
+  /**
+   * Change the head rotation offset (degrees, as Unity's Quaternion.Euler, about the head's reference
+   * axes) without recalibrating. @throws RetargetError on non-finite angles.
+   */
+  setHeadRotationOffset(x: number, y: number, z: number): void {
+    if (![x, y, z].every(Number.isFinite))
+      throw new RetargetError('headRotationOffset: need three finite angles in degrees');
+    this.options.headRotationOffset = [x, y, z];
+    if (this.calibrated) this.updateHeadOffset();
+  }
+
+  private updateHeadOffset(): void {
+    const [hx, hy, hz] = this.options.headRotationOffset;
+    quatFromEuler(this.headOffset, hy * DEG2RAD, hx * DEG2RAD, hz * DEG2RAD, 'YXZ');
+    const ref = this.targetReference!;
+    const refHead = readQuat(quat64(), ref.world.rotations, this.vt.skeleton.humanoid[H.Head]);
+    const inv = quat.invert(quat64(), refHead);
+    quat.multiply(this.headOffset, inv, quat.multiply(quat64(), this.headOffset, refHead));
+  }
+
+  /** The calibrated offset (quaternion) of real target bone `bone` into `out`; identity for undriven bones. */
+  getOffset(bone: number, out: NumArray): void {
+    qcopy(out, 0, this.offsets, 4 * this.vt.virtualOf[bone]);
+  }
+
+  /** Replace the calibrated offset of real target bone `bone` (e.g. from saved settings). */
+  setOffset(bone: number, q: ArrayLike<number>): void {
+    const o = 4 * this.vt.virtualOf[bone];
+    for (let k = 0; k < 4; k++) this.offsets[o + k] = q[k];
+    qnormalize(this.offsets, o);
+  }
+
+  /** True once calibrate() has run. */
+  get isCalibrated(): boolean {
+    return this.calibrated;
+  }
+
+  /** The skeleton the retargeter poses internally (IK-style bones re-parented), and its bone maps. */
+  get virtual(): VirtualHierarchy {
+    return this.vt;
+  }
+
+  /**
+   * The internal world pose of the last `computeVirtualPose` / `retargetPose`: rotations `4n` and
+   * positions `3n` in the virtual skeleton's bone order. Callers (the hub) may edit them and then call
+   * {@link Retargeter.writeOutput}.
+   */
+  get virtualWorldRotations(): Float64Array {
+    return this.vWorldRot;
+  }
+  get virtualWorldPositions(): Float64Array {
+    return this.vWorldPos;
   }
 
   /**
@@ -545,23 +641,17 @@ export class Retargeter {
       for (let k = 0; k < 4; k++) this.undrivenLocal[4 * t + k] = from[4 * t + k];
     }
     // Head offset, in the head's reference frame: inverse(refW) * R * refW, R as Unity's Quaternion.Euler.
-    const [hx, hy, hz] = this.options.headRotationOffset;
-    quatFromEuler(this.headOffset, hy * DEG2RAD, hx * DEG2RAD, hz * DEG2RAD, 'YXZ');
-    const refHead = readQuat(quat64(), tgtRef.world.rotations, vtk.humanoid[H.Head]);
-    const inv = quat.invert(quat64(), refHead);
-    quat.multiply(this.headOffset, inv, quat.multiply(quat64(), this.headOffset, refHead));
+    this.updateHeadOffset();
 
+    this.srcHipsHeight = srcHips;
+    this.tgtHipsHeight = tgtHips;
+    this.tgtRestContact =
+      this.options.sourceContactHeight !== undefined
+        ? lowestFootJointHeight(tgt, poseGeometry(tgt, tgt.restRotations, tgt.restTranslations))
+        : 0;
+    this.sourceContact = this.options.sourceContactHeight ?? 0;
+    this.updateScaleTerms();
     const scale = this.options.avatarScale;
-    this.hipsScale = (scale * tgtHips) / srcHips;
-    if (this.options.sourceContactHeight !== undefined) {
-      this.sourceContact = this.options.sourceContactHeight;
-      this.targetContact =
-        scale * lowestFootJointHeight(tgt, poseGeometry(tgt, tgt.restRotations, tgt.restTranslations));
-    } else {
-      this.sourceContact = 0;
-      this.targetContact = 0;
-    }
-    this.roomLift = scale * tgtHips + this.targetContact - (srcHips + this.sourceContact);
     this.calibrated = true;
     const drivers: Record<string, string> = {};
     this.drivers.forEach((s, t) => {
@@ -625,12 +715,35 @@ export class Retargeter {
     outLocalRot: NumArray,
     outLocalPos: NumArray,
   ): void {
+    this.computeVirtualPose(srcLocalRot, srcLocalPos);
+    this.writeRealPose(outLocalRot, outLocalPos);
+  }
+
+  /**
+   * The first half of {@link Retargeter.retargetPose}: pose the internal (virtual) skeleton's world
+   * rotations and positions from a source pose, without writing outputs. Allocates nothing.
+   * @throws RetargetError when called before calibrate().
+   */
+  computeVirtualPose(srcLocalRot: ArrayLike<number>, srcLocalPos: ArrayLike<number>): void {
     if (!this.calibrated) throw new RetargetError('retargetPose called before calibrate()');
     const src = this.source;
     const vtk = this.vt.skeleton;
     const sRot = this.sRot;
     const sPos = this.sPos;
-    for (let k = 0; k < 4 * src.boneCount; k++) sRot[k] = srcLocalRot[k];
+    // copy the source pose, normalising its quaternions once (float32 clips are unit only to 1e-7;
+    // every world rotation below is a product of these and unit offsets, so it stays unit)
+    for (let i = 0; i < src.boneCount; i++) {
+      const o = 4 * i;
+      const x = srcLocalRot[o];
+      const y = srcLocalRot[o + 1];
+      const z = srcLocalRot[o + 2];
+      const w = srcLocalRot[o + 3];
+      const l = Math.sqrt(x * x + y * y + z * z + w * w);
+      sRot[o] = x / l;
+      sRot[o + 1] = y / l;
+      sRot[o + 2] = z / l;
+      sRot[o + 3] = w / l;
+    }
     for (let k = 0; k < 3 * src.boneCount; k++) sPos[k] = srcLocalPos[k];
     this.alignRoots(sRot, sPos);
     const SW = this.sWorldRot;
@@ -651,25 +764,63 @@ export class Retargeter {
     const d = this.v1;
     const c = this.v3;
     const q2 = this.q2;
+    const fitOf = this.fitOf;
+    const scaled = this.options.hipsMode === 'scaled';
+    const sh = 3 * src.humanoid[H.Hips];
+    // Quaternion products and rotations are written out inline (formulas as in core/flat.ts): without
+    // a JIT (PuerTS on phones, node --jitless) each call costs more than the arithmetic it does.
     for (let t = 0; t < vtk.boneCount; t++) {
       const p = parents[t];
       const s = drivers[t];
       const o4 = 4 * t;
       const o3 = 3 * t;
-      // world rotation
+      // world rotation: source world * offset, or parent world * reference local
+      let ax: number;
+      let ay: number;
+      let az: number;
+      let aw: number;
+      let bo: number;
+      let B: Float64Array;
       if (s >= 0) {
-        qmul(W, o4, SW, 4 * s, offsets, o4);
+        const s4 = 4 * s;
+        ax = SW[s4];
+        ay = SW[s4 + 1];
+        az = SW[s4 + 2];
+        aw = SW[s4 + 3];
+        B = offsets;
+        bo = o4;
       } else if (p >= 0) {
-        qmul(W, o4, W, 4 * p, undriven, o4);
+        const p4 = 4 * p;
+        ax = W[p4];
+        ay = W[p4 + 1];
+        az = W[p4 + 2];
+        aw = W[p4 + 3];
+        B = undriven;
+        bo = o4;
       } else {
-        qcopy(W, o4, undriven, o4);
+        ax = 0;
+        ay = 0;
+        az = 0;
+        aw = 1;
+        B = undriven;
+        bo = o4;
       }
-      if (t === head) qmul(W, o4, W, o4, headOffset, 0);
-      qnormalize(W, o4);
+      const bx = B[bo];
+      const by = B[bo + 1];
+      const bz = B[bo + 2];
+      const bw = B[bo + 3];
+      W[o4] = ax * bw + aw * bx + ay * bz - az * by;
+      W[o4 + 1] = ay * bw + aw * by + az * bx - ax * bz;
+      W[o4 + 2] = az * bw + aw * bz + ax * by - ay * bx;
+      W[o4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
+      // (no per-bone normalisation: products of unit quaternions stay unit to rounding)
+      if (t === head) {
+        qmul(W, o4, W, o4, headOffset, 0);
+        qnormalize(W, o4);
+      }
       // world position
       if (t === hips) {
-        const sh = 3 * src.humanoid[H.Hips];
-        if (this.options.hipsMode === 'scaled') {
+        if (scaled) {
           const k = this.hipsScale;
           P[o3] = SP[sh] * k;
           P[o3 + 1] = (SP[sh + 1] - this.sourceContact) * k + this.targetContact;
@@ -680,18 +831,29 @@ export class Retargeter {
           P[o3 + 2] = SP[sh + 2];
         }
       } else if (p >= 0) {
-        vrotate(P, o3, W, 4 * p, rest, o3);
+        const p4 = 4 * p;
+        const p3 = 3 * p;
+        const qx = W[p4];
+        const qy = W[p4 + 1];
+        const qz = W[p4 + 2];
+        const qw = W[p4 + 3];
         const f = tscale[t];
-        P[o3] = P[o3] * f + P[3 * p];
-        P[o3 + 1] = P[o3 + 1] * f + P[3 * p + 1];
-        P[o3 + 2] = P[o3 + 2] * f + P[3 * p + 2];
+        const x = rest[o3] * f;
+        const y = rest[o3 + 1] * f;
+        const z = rest[o3 + 2] * f;
+        const uvx = qy * z - qz * y;
+        const uvy = qz * x - qx * z;
+        const uvz = qx * y - qy * x;
+        P[o3] = P[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+        P[o3 + 1] = P[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+        P[o3 + 2] = P[p3 + 2] + z + 2 * (qw * uvz + qx * uvy - qy * uvx);
       } else {
         P[o3] = rest[o3];
         P[o3 + 1] = rest[o3 + 1];
         P[o3 + 2] = rest[o3 + 2];
       }
       // chain fitting: swing this chain bone so the chain follows the source chain's shape
-      const k = this.fitOf[t];
+      const k = fitOf[t];
       if (k >= 0) {
         const fit = this.fits[k];
         const j = this.fitSegment[t];
@@ -719,6 +881,13 @@ export class Retargeter {
         }
       }
     }
+  }
+
+  /**
+   * The second half of {@link Retargeter.retargetPose}: real local rotations `4n` and translations `3n`
+   * from the internal world pose (as left by computeVirtualPose and any edits). Allocates nothing.
+   */
+  writeOutput(outLocalRot: NumArray, outLocalPos: NumArray): void {
     this.writeRealPose(outLocalRot, outLocalPos);
   }
 
@@ -733,25 +902,65 @@ export class Retargeter {
     const hipsReal = tgt.humanoid[H.Hips];
     const moved = this.movedReal;
     const restT = tgt.restTranslations;
-    const v = this.v0;
-    for (let r = 0; r < tgt.boneCount; r++) {
-      qcopy(RW, 4 * r, W, 4 * virtualOf[r]);
-      const vo = 3 * virtualOf[r];
-      RP[3 * r] = P[vo];
-      RP[3 * r + 1] = P[vo + 1];
-      RP[3 * r + 2] = P[vo + 2];
+    const parents = tgt.parents;
+    const n = tgt.boneCount;
+    if (RW !== W) {
+      for (let r = 0; r < n; r++) {
+        const v4 = 4 * virtualOf[r];
+        const v3 = 3 * virtualOf[r];
+        RW[4 * r] = W[v4];
+        RW[4 * r + 1] = W[v4 + 1];
+        RW[4 * r + 2] = W[v4 + 2];
+        RW[4 * r + 3] = W[v4 + 3];
+        RP[3 * r] = P[v3];
+        RP[3 * r + 1] = P[v3 + 1];
+        RP[3 * r + 2] = P[v3 + 2];
+      }
     }
-    for (let r = 0; r < tgt.boneCount; r++) {
-      const p = tgt.parents[r];
+    // inline conjugate products and rotations (see computeVirtualPose on why)
+    for (let r = 0; r < n; r++) {
+      const p = parents[r];
+      const r4 = 4 * r;
       const o3 = 3 * r;
-      if (p >= 0) qmulConj(outLocalRot, 4 * r, RW, 4 * p, RW, 4 * r);
-      else qcopy(outLocalRot, 4 * r, RW, 4 * r);
+      const bx = RW[r4];
+      const by = RW[r4 + 1];
+      const bz = RW[r4 + 2];
+      const bw = RW[r4 + 3];
+      if (p < 0) {
+        outLocalRot[r4] = bx;
+        outLocalRot[r4 + 1] = by;
+        outLocalRot[r4 + 2] = bz;
+        outLocalRot[r4 + 3] = bw;
+      } else {
+        // local = conjugate(parent world) * world
+        const p4 = 4 * p;
+        const ax = -RW[p4];
+        const ay = -RW[p4 + 1];
+        const az = -RW[p4 + 2];
+        const aw = RW[p4 + 3];
+        outLocalRot[r4] = ax * bw + aw * bx + ay * bz - az * by;
+        outLocalRot[r4 + 1] = ay * bw + aw * by + az * bx - ax * bz;
+        outLocalRot[r4 + 2] = az * bw + aw * bz + ax * by - ay * bx;
+        outLocalRot[r4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
+      }
       if (r === hipsReal || moved[r] === 1) {
         if (p >= 0) {
-          v[0] = RP[o3] - RP[3 * p];
-          v[1] = RP[o3 + 1] - RP[3 * p + 1];
-          v[2] = RP[o3 + 2] - RP[3 * p + 2];
-          vrotateConj(outLocalPos, o3, RW, 4 * p, v, 0);
+          // local translation = rotate(world offset) by conjugate(parent world)
+          const p4 = 4 * p;
+          const p3 = 3 * p;
+          const qx = -RW[p4];
+          const qy = -RW[p4 + 1];
+          const qz = -RW[p4 + 2];
+          const qw = RW[p4 + 3];
+          const x = RP[o3] - RP[p3];
+          const y = RP[o3 + 1] - RP[p3 + 1];
+          const z = RP[o3 + 2] - RP[p3 + 2];
+          const uvx = qy * z - qz * y;
+          const uvy = qz * x - qx * z;
+          const uvz = qx * y - qy * x;
+          outLocalPos[o3] = x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+          outLocalPos[o3 + 1] = y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+          outLocalPos[o3 + 2] = z + 2 * (qw * uvz + qx * uvy - qy * uvx);
         } else {
           outLocalPos[o3] = RP[o3];
           outLocalPos[o3 + 1] = RP[o3 + 1];
