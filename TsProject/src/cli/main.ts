@@ -106,6 +106,10 @@ export function buildProgram(): Command {
       'head scale (a scale on the head bone)',
       num('--head-scale', 'more than 0, at most 100', (v) => v > 0 && v <= 100),
     )
+    .option(
+      '--ik',
+      'run the live hub with IK on all four limbs (targets: the source hands and feet); adds IK figures to summary.json',
+    )
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (sourceArg: string | undefined, avatarArg: string | undefined, opts) => {
       if (typeof opts.out !== 'string' || opts.out.trim() === '') {
@@ -144,6 +148,7 @@ export function buildProgram(): Command {
         headOffset: opts.headOffset,
         headScale: opts.headScale,
         ground: opts.ground,
+        ik: opts.ik === true,
         onProgress: (done, total) => {
           if (opts.quiet || total < 600 || !process.stderr.isTTY) return;
           if (!bar) {

@@ -7,16 +7,20 @@ import {
   type Clip,
   clipDuration,
   clipFps,
+  createClip,
   HumanBodyBones as H,
   HUMAN_BONE_NAMES,
   readFrame,
+  type Skeleton,
   scaleSubtrees,
+  writeFrame,
 } from '../core';
 import { writeBvh } from '../io/bvh';
 import { type Avatar, writeRetargetedGlb } from '../io/gltf';
 import type { HumanoidMapResult } from '../io/humanoidMap';
 import {
   armDeviationFromPose,
+  estimateContactHeight,
   type HipsMode,
   measureQuality,
   poseGeometry,
@@ -24,10 +28,12 @@ import {
   type ReferencePoseKind,
   type RetargetClipOptions,
   RetargetError,
+  Retargeter,
   retargetClip,
   type UpAxis,
   upAxisRotation,
 } from '../retarget';
+import { HubError, type IkFigures, IkQuality, RetargetHub } from '../rig';
 import { checkOutputDir, ensureOutputDir, type OutputFile, writeFilesAtomically } from './files';
 import { type LoadedSource, loadAvatar, loadOverride, loadSource } from './load';
 
@@ -50,6 +56,8 @@ export interface RetargetCommandOptions {
   headScale?: number;
   /** 'contact' (default): hips height measured from the source's floor contact level; 'origin': floors at y = 0. */
   ground?: 'contact' | 'origin';
+  /** Run the live hub frame by frame with IK on all four limbs (targets: the source's hands and feet). */
+  ik?: boolean;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -96,6 +104,8 @@ export interface RetargetSummary {
     headRotationOffsetDeg: [number, number, number];
   };
   quality: QualityReport;
+  /** With --ik: per limb end-effector error and bend-plane flips (see src/rig/ikQuality.ts). */
+  ik?: IkFigures;
   outputs: { glb: string; bvh: string; summary: string };
   warnings: string[];
 }
@@ -147,6 +157,54 @@ export function checkClipValues(where: string, clip: Clip): void {
   }
 }
 
+/**
+ * The live hub over a whole clip, frame by frame, with IK on all four limbs: the clip on the target and
+ * the IK figures. Calibration, hips mode, scales and ground contact as for the plain retarget.
+ */
+export function runHub(
+  clip: Clip,
+  target: Skeleton,
+  options: RetargetClipOptions,
+): { clip: Clip; retargeter: Retargeter; ik: IkFigures } {
+  const cf = options.calibrationFrame ?? 0;
+  const ns = clip.skeleton.boneCount;
+  const fr = new Float64Array(4 * ns);
+  const fp = new Float64Array(3 * ns);
+  readFrame(clip, cf, fr, fp);
+  let contact: number | undefined;
+  if (options.groundContact) {
+    const probe = new Retargeter(clip.skeleton, target, { sourceUp: options.sourceUp });
+    probe.calibrate({ rotations: fr, translations: fp });
+    contact = estimateContactHeight(clip, upAxisRotation(probe.info!.sourceUp));
+  }
+  const hub = new RetargetHub(clip.skeleton, target, {
+    ik: 'on',
+    hipsMode: options.hipsMode ?? 'scaled',
+    sourceUp: options.sourceUp,
+    sourceContactHeight: contact,
+    settings: {
+      avatarScale: options.avatarScale ?? 1,
+      headScale: options.headScale ?? 1,
+      headRotationOffset: options.headRotationOffset ?? [0, 0, 0],
+    },
+  });
+  const frame = { rotations: fr, translations: fp };
+  if (typeof options.sourceReference === 'object') hub.calibrateOnFrame(frame, options.referencePose ?? 'T');
+  else hub.calibrate(frame);
+  const out = createClip(target, clip.frameCount, clip.frameTime, clip.name);
+  const ikq = new IkQuality(clip.skeleton, hub);
+  const every = options.progressEvery ?? 100;
+  for (let f = 0; f < clip.frameCount; f++) {
+    readFrame(clip, f, fr, fp);
+    hub.update(fr, fp, f === 0 ? 0 : clip.frameTime);
+    writeFrame(out, f, hub.localRotations, hub.localTranslations);
+    ikq.add();
+    if (options.onProgress && (f % every === every - 1 || f === clip.frameCount - 1))
+      options.onProgress(f + 1, clip.frameCount);
+  }
+  return { clip: out, retargeter: hub.retargeter, ik: ikq.result() };
+}
+
 /** Run the retarget job; returns the summary (also written as summary.json). */
 export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSummary> {
   checkOutputDir(o.outDir);
@@ -186,11 +244,18 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     groundContact: (o.ground ?? 'contact') === 'contact',
     onProgress: o.onProgress,
   };
-  let result: ReturnType<typeof retargetClip>;
+  let result: { clip: Clip; retargeter: Retargeter };
+  let ikFigures: IkFigures | null = null;
   try {
-    result = retargetClip(clip, avatar.skeleton, options);
+    if (o.ik) {
+      const run = runHub(clip, avatar.skeleton, options);
+      result = run;
+      ikFigures = run.ik;
+    } else {
+      result = retargetClip(clip, avatar.skeleton, options);
+    }
   } catch (e) {
-    if (e instanceof RetargetError) {
+    if (e instanceof RetargetError || e instanceof HubError) {
       throw new Error(`${path.basename(o.source)} onto ${path.basename(o.avatar)}: ${e.message}`);
     }
     throw e;
@@ -285,6 +350,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
       headRotationOffsetDeg: options.headRotationOffset ?? [0, 0, 0],
     },
     quality,
+    ...(ikFigures ? { ik: ikFigures } : {}),
     outputs: { glb: glbPath, bvh: bvhPath, summary: summaryPath },
     // glTF Transform's own notice about extensions it does not know (VRM) is covered by the VRM note
     warnings: [...notes, ...source.warnings, ...avatar.warnings].filter(
@@ -325,6 +391,13 @@ export function formatSummary(s: RetargetSummary): string {
   lines.push(
     `  foot height error on source contact frames: ${fh.meanAbsM === null ? 'n/a (no contact frames)' : `${(fh.meanAbsM * 100).toFixed(2)} cm`} (left ${fh.left.contactFrames}, right ${fh.right.contactFrames} frames); lowest ankle/toe ${(fh.maxBelowStandingM * 100).toFixed(1)} cm below standing height (frame ${fh.maxBelowStandingFrame})`,
   );
+  if (s.ik) {
+    const parts = (['leftArm', 'rightArm', 'leftLeg', 'rightLeg'] as const).map((k) => {
+      const v = s.ik![k];
+      return `${k} ${v.meanErrorMm === null ? 'n/a' : v.meanErrorMm.toFixed(1)}/${v.maxErrorMm.toFixed(1)} mm, ${v.bendPlaneFlips} flips`;
+    });
+    lines.push(`  IK end-effector error mean/max and bend-plane flips (>10 deg): ${parts.join('; ')}`);
+  }
   const missing = s.target.missingOptional;
   if (missing.length > 0) {
     const shown = missing.slice(0, 4).join(', ');

@@ -9,9 +9,11 @@
  * (vertical when the rig's first spine bone sits right above the hips), and the neck chain points
  * straight up (+Y); upper and lower legs point straight down (-Y); each
  * foot's foot->toes direction points straight forward (+Z, level); upper arms, lower arms and hands
- * point along the character's left/right axis (+X for the left side, -X for the right); each foot keeps
+ * point along the character's left/right axis (+X for the left side, -X for the right), and so do the
+ * clavicles (shoulder -> upper arm) in both poses, since a rest pose may hold them anywhere (the Bandai
+ * Namco BVH rest has them along the spine); each foot keeps
  * its base-pose world orientation (not the straightened leg's) before being aimed; the I-pose
- * has the arms and hands hanging down (-Y) instead. Everything else (clavicles, head, toes, fingers,
+ * has the arms and hands hanging down (-Y) instead. Everything else (head, toes, fingers,
  * helper bones) keeps its local rotation from the base pose. Each bone is moved by the smallest
  * rotation that gives it its direction, so its roll (twist about its own axis) is the base pose's:
  * from a natural standing pose this keeps anatomically matching rolls on both skeletons.
@@ -292,10 +294,14 @@ export function canonicalPose(
     if (toes >= 0) aim(foot, toes, Z);
   }
   for (const side of ['Left', 'Right'] as const) {
-    const out = kind === 'I' ? downY : side === 'Left' ? X : vec64(-1, 0, 0);
+    const lateral = side === 'Left' ? X : vec64(-1, 0, 0);
+    const out = kind === 'I' ? downY : lateral;
     const upper = m[H[`${side}UpperArm`]];
     const lower = m[H[`${side}LowerArm`]];
     const hand = m[H[`${side}Hand`]];
+    // the clavicle points out to the side in both poses (a BVH rest pose may have it along the spine)
+    const shoulder = m[H[`${side}Shoulder`]];
+    if (shoulder >= 0) aim(shoulder, upper, lateral);
     aim(upper, lower, out);
     aim(lower, hand, out);
     const finger = [

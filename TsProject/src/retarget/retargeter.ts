@@ -338,6 +338,13 @@ export class Retargeter {
   private readonly movedReal: Uint8Array;
   /** Factor on each virtual bone's rest translation for world positions (avatar and head scale). */
   private readonly translationScale: Float64Array;
+  /**
+   * 1 for virtual bones whose world pose anything reads: driven bones, the body's humanoid bones
+   * (hips, spine to head, limbs, hands, feet) and their ancestors. Undriven bones outside it (fingers
+   * without a source, toe ends, helper leaves) keep a constant local rotation and are skipped by the
+   * hub's per-frame passes.
+   */
+  readonly worldNeeded: Uint8Array;
   private readonly q0 = quat64();
   private readonly q1 = quat64();
   private readonly v1 = vec64();
@@ -412,6 +419,40 @@ export class Retargeter {
     for (const b of this.vt.detached) this.movedReal[b] = 1;
     this.translationScale = new Float64Array(nt).fill(1);
     this.updateTranslationScale();
+    const vtk = this.vt.skeleton;
+    this.worldNeeded = new Uint8Array(nt);
+    const body = [
+      H.Hips,
+      H.Spine,
+      H.Chest,
+      H.UpperChest,
+      H.Neck,
+      H.Head,
+      H.LeftShoulder,
+      H.RightShoulder,
+      H.LeftUpperArm,
+      H.RightUpperArm,
+      H.LeftLowerArm,
+      H.RightLowerArm,
+      H.LeftHand,
+      H.RightHand,
+      H.LeftUpperLeg,
+      H.RightUpperLeg,
+      H.LeftLowerLeg,
+      H.RightLowerLeg,
+      H.LeftFoot,
+      H.RightFoot,
+      H.LeftToes,
+      H.RightToes,
+    ];
+    const mark = (b: number) => {
+      for (let a = b; a >= 0 && this.worldNeeded[a] === 0; a = vtk.parents[a]) this.worldNeeded[a] = 1;
+    };
+    for (const h of body) if (vtk.humanoid[h] >= 0) mark(vtk.humanoid[h]);
+    this.vDrivers.forEach((src, t) => {
+      if (src >= 0) mark(t);
+    });
+    for (const b of this.vt.detached) mark(this.vt.virtualOf[b]);
   }
 
   /**
@@ -487,6 +528,21 @@ export class Retargeter {
     const refHead = readQuat(quat64(), ref.world.rotations, this.vt.skeleton.humanoid[H.Head]);
     const inv = quat.invert(quat64(), refHead);
     quat.multiply(this.headOffset, inv, quat.multiply(quat64(), this.headOffset, refHead));
+  }
+
+  /** The head rotation offset as a quaternion in the head's local frame (`W_head * q`), into `out`. */
+  headOffsetQuat(out: NumArray): void {
+    qcopy(out, 0, this.headOffset, 0);
+  }
+
+  /** Local rotations `4 * sourceBones` of the last source pose (normalised; roots as given, not turned upright). */
+  get lastSourceLocalRotations(): Float64Array {
+    return this.sRot;
+  }
+
+  /** Factor on each virtual bone's rest translation for world positions (avatar and head scale). */
+  get translationScales(): Float64Array {
+    return this.translationScale;
   }
 
   /** The calibrated offset (quaternion) of real target bone `bone` into `out`; identity for undriven bones. */
@@ -721,34 +777,97 @@ export class Retargeter {
 
   /**
    * The first half of {@link Retargeter.retargetPose}: pose the internal (virtual) skeleton's world
-   * rotations and positions from a source pose, without writing outputs. Allocates nothing.
+   * rotations and positions from a source pose, without writing outputs; with `outLocal`
+   * (`Float64Array(4n)`, virtual order) also its local rotations. With `skipUnneeded` (only with
+   * `outLocal`), bones outside {@link Retargeter.worldNeeded} get their local rotation only and their
+   * world pose is left as it was: for callers that output the local rotations (the hub), not for
+   * {@link Retargeter.writeOutput}. Allocates nothing.
    * @throws RetargetError when called before calibrate().
    */
-  computeVirtualPose(srcLocalRot: ArrayLike<number>, srcLocalPos: ArrayLike<number>): void {
+  computeVirtualPose(
+    srcLocalRot: ArrayLike<number>,
+    srcLocalPos: ArrayLike<number>,
+    outLocal?: Float64Array,
+    skipUnneeded = false,
+  ): void {
     if (!this.calibrated) throw new RetargetError('retargetPose called before calibrate()');
     const src = this.source;
     const vtk = this.vt.skeleton;
     const sRot = this.sRot;
     const sPos = this.sPos;
-    // copy the source pose, normalising its quaternions once (float32 clips are unit only to 1e-7;
-    // every world rotation below is a product of these and unit offsets, so it stays unit)
-    for (let i = 0; i < src.boneCount; i++) {
-      const o = 4 * i;
-      const x = srcLocalRot[o];
-      const y = srcLocalRot[o + 1];
-      const z = srcLocalRot[o + 2];
-      const w = srcLocalRot[o + 3];
-      const l = Math.sqrt(x * x + y * y + z * z + w * w);
-      sRot[o] = x / l;
-      sRot[o + 1] = y / l;
-      sRot[o + 2] = z / l;
-      sRot[o + 3] = w / l;
-    }
-    for (let k = 0; k < 3 * src.boneCount; k++) sPos[k] = srcLocalPos[k];
-    this.alignRoots(sRot, sPos);
+    // Source forward kinematics in one inline pass: each local quaternion is normalised once (float32
+    // clips are unit only to 1e-7; every world rotation below is a product of these and unit offsets,
+    // so it stays unit) and kept in sRot; roots are turned by the up-axis alignment A.
     const SW = this.sWorldRot;
     const SP = this.sWorldPos;
-    forwardKinematics(src, sRot, sPos, SW, SP);
+    const sParents = src.parents;
+    const A = this.alignSource;
+    const Ax = A[0];
+    const Ay = A[1];
+    const Az = A[2];
+    const Aw = A[3];
+    for (let i = 0; i < src.boneCount; i++) {
+      const o4 = 4 * i;
+      const o3 = 3 * i;
+      let bx = srcLocalRot[o4];
+      let by = srcLocalRot[o4 + 1];
+      let bz = srcLocalRot[o4 + 2];
+      let bw = srcLocalRot[o4 + 3];
+      const l = Math.sqrt(bx * bx + by * by + bz * bz + bw * bw);
+      bx /= l;
+      by /= l;
+      bz /= l;
+      bw /= l;
+      sRot[o4] = bx;
+      sRot[o4 + 1] = by;
+      sRot[o4 + 2] = bz;
+      sRot[o4 + 3] = bw;
+      const x = srcLocalPos[o3];
+      const y = srcLocalPos[o3 + 1];
+      const z = srcLocalPos[o3 + 2];
+      sPos[o3] = x;
+      sPos[o3 + 1] = y;
+      sPos[o3 + 2] = z;
+      const p = sParents[i];
+      let qx: number;
+      let qy: number;
+      let qz: number;
+      let qw: number;
+      let ox: number;
+      let oy: number;
+      let oz: number;
+      if (p < 0) {
+        qx = Ax;
+        qy = Ay;
+        qz = Az;
+        qw = Aw;
+        ox = 0;
+        oy = 0;
+        oz = 0;
+      } else {
+        const p4 = 4 * p;
+        const p3 = 3 * p;
+        qx = SW[p4];
+        qy = SW[p4 + 1];
+        qz = SW[p4 + 2];
+        qw = SW[p4 + 3];
+        ox = SP[p3];
+        oy = SP[p3 + 1];
+        oz = SP[p3 + 2];
+      }
+      // position: origin + rotate(local translation) as v + 2w(u x v) + 2u x (u x v)
+      const uvx = qy * z - qz * y;
+      const uvy = qz * x - qx * z;
+      const uvz = qx * y - qy * x;
+      SP[o3] = ox + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+      SP[o3 + 1] = oy + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+      SP[o3 + 2] = oz + z + 2 * (qw * uvz + qx * uvy - qy * uvx);
+      // rotation: parent (or A) * local
+      SW[o4] = qx * bw + qw * bx + qy * bz - qz * by;
+      SW[o4 + 1] = qy * bw + qw * by + qz * bx - qx * bz;
+      SW[o4 + 2] = qz * bw + qw * bz + qx * by - qy * bx;
+      SW[o4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
+    }
 
     const W = this.vWorldRot;
     const P = this.vWorldPos;
@@ -769,11 +888,21 @@ export class Retargeter {
     const sh = 3 * src.humanoid[H.Hips];
     // Quaternion products and rotations are written out inline (formulas as in core/flat.ts): without
     // a JIT (PuerTS on phones, node --jitless) each call costs more than the arithmetic it does.
+    const needed = this.worldNeeded;
+    const skip = skipUnneeded && outLocal !== undefined;
     for (let t = 0; t < vtk.boneCount; t++) {
       const p = parents[t];
       const s = drivers[t];
       const o4 = 4 * t;
       const o3 = 3 * t;
+      if (skip && needed[t] === 0) {
+        // undriven and unread: its local rotation is the constant reference one
+        outLocal[o4] = undriven[o4];
+        outLocal[o4 + 1] = undriven[o4 + 1];
+        outLocal[o4 + 2] = undriven[o4 + 2];
+        outLocal[o4 + 3] = undriven[o4 + 3];
+        continue;
+      }
       // world rotation: source world * offset, or parent world * reference local
       let ax: number;
       let ay: number;
@@ -878,6 +1007,34 @@ export class Retargeter {
           fromTo(q2, c, d);
           qmul(W, o4, q2, 0, W, o4);
           qnormalize(W, o4);
+        }
+      }
+      if (outLocal) {
+        // virtual local rotation: conjugate(parent world) * world (inline)
+        if (p < 0) {
+          outLocal[o4] = W[o4];
+          outLocal[o4 + 1] = W[o4 + 1];
+          outLocal[o4 + 2] = W[o4 + 2];
+          outLocal[o4 + 3] = W[o4 + 3];
+        } else if (s < 0 && t !== head && k < 0) {
+          outLocal[o4] = undriven[o4];
+          outLocal[o4 + 1] = undriven[o4 + 1];
+          outLocal[o4 + 2] = undriven[o4 + 2];
+          outLocal[o4 + 3] = undriven[o4 + 3];
+        } else {
+          const p4 = 4 * p;
+          const ax = -W[p4];
+          const ay = -W[p4 + 1];
+          const az = -W[p4 + 2];
+          const aw = W[p4 + 3];
+          const bx = W[o4];
+          const by = W[o4 + 1];
+          const bz = W[o4 + 2];
+          const bw = W[o4 + 3];
+          outLocal[o4] = ax * bw + aw * bx + ay * bz - az * by;
+          outLocal[o4 + 1] = ay * bw + aw * by + az * bx - ax * bz;
+          outLocal[o4 + 2] = az * bw + aw * bz + ax * by - ay * bx;
+          outLocal[o4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
         }
       }
     }

@@ -1,0 +1,809 @@
+/**
+ * The live retargeting hub: one object per avatar that owns a live rig's frame order.
+ *
+ * Each `update(source, dt)`:
+ * 1. copy the pose (world-rotation offsets, {@link Retargeter}), with the spine/neck distribution and
+ *    chain fit it does;
+ * 2. hips: floor height, the hips-height correction scaled by the hips weight, the chair seat offset;
+ * 3. IK targets: the source's hands and ankles mapped into the avatar's space
+ *    (`avatarHips + k * (sourceJoint - sourceHips)`, k the hips-height ratio, so hand-to-hand and
+ *    foot-to-floor relations scale with the body); elbow bend goals: the source's shoulder -> elbow
+ *    vector (times k) from the avatar's shoulder; feet also get the floor height and the foot
+ *    front/back and in/out offsets in foot-local axes (in/out mirrored left/right, positive outward);
+ *    end-bone rotations from the copied pose;
+ * 4. fingers (FingerRig: copied rotations, controls and presets, or the source's muscles);
+ * 5. limb weights (LimbWeights: hand contact, props, planted feet, chair), smoothed;
+ * 6. IK solve on four limbs (ArmIK: law of cosines with the source elbow as bend goal; LegIK: the
+ *    source knee construction), position and rotation weights from step 5;
+ * 7. head rotation offset (and the head-forward calibration) on the head's local rotation, after IK;
+ *    head and avatar scale are reported in {@link RetargetHub.outputScales} for the host to put on the
+ *    head and hips nodes;
+ * 8. one forward pass (bones IK set keep their world rotation, all others their local) and the
+ *    conversion to the avatar's own hierarchy; props follow.
+ *
+ * Everything per frame works on flat typed arrays owned by the hub and allocates nothing.
+ * Frame: DESIGN.md (Y up, metres, faces +Z). Settings in degrees and metres; see src/rig/settings.ts.
+ */
+import { quat } from 'gl-matrix';
+import {
+  HumanBodyBones as H,
+  qcopy,
+  qmul,
+  qnormalize,
+  quat64,
+  readFrame,
+  type Skeleton,
+  vrotate,
+  vrotateConj,
+} from '../core';
+import { ArmIK, humanoidLimb, LegIK, LegSourceJoints, type Limb, LimbGoal } from '../ik';
+import {
+  canonicalPose,
+  type HipsMode,
+  RetargetError,
+  Retargeter,
+  type RetargetOptions,
+  type UpAxis,
+} from '../retarget';
+import { type FingerCopyMode, FingerRig } from './fingers';
+import {
+  createLimbWeightsInput,
+  HipsOutput,
+  LimbWeights,
+  type LimbWeightsInput,
+  WeightJoint,
+  Limb as WL,
+} from './limbWeights';
+import { PropSystem } from './props';
+import { defaultSettings, type Settings, validateSettings } from './settings';
+
+/** How the hub sets limb IK weights: from the situation (LimbWeights), always on, or off. */
+export type IKWeightMode = 'auto' | 'on' | 'off';
+
+export interface HubOptions {
+  /** Hips position mode; default 'room' (live: the avatar stands where the performer stands). */
+  hipsMode?: HipsMode;
+  /** Up axis of the source data; default 'auto'. */
+  sourceUp?: UpAxis;
+  /** IK weight mode for all four limbs; default 'auto'. */
+  ik?: IKWeightMode;
+  /** Finger copy mode; default 'rotation' (the retargeter's copy). */
+  fingers?: FingerCopyMode;
+  /** Initial settings (validated). */
+  settings?: Partial<Settings>;
+  /** Floor contact height of the source's ankles, metres (see RetargetOptions.sourceContactHeight). */
+  sourceContactHeight?: number;
+}
+
+export class HubError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HubError';
+  }
+}
+
+interface LimbState {
+  name: 'leftArm' | 'rightArm' | 'leftLeg' | 'rightLeg';
+  arm: boolean;
+  ik: ArmIK | LegIK;
+  goal: LimbGoal;
+  /** Virtual target bones. */
+  limb: Limb;
+  /** Real source bones of the same humanoid limb (upper, lower, end). */
+  src: [number, number, number];
+  /** Index into the weights. */
+  weight: number;
+  /** Source leg joints (legs). */
+  legSource: LegSourceJoints;
+}
+
+const LIMBS = [
+  { name: 'leftArm', arm: true, bones: [H.LeftUpperArm, H.LeftLowerArm, H.LeftHand], weight: WL.LeftArm },
+  {
+    name: 'rightArm',
+    arm: true,
+    bones: [H.RightUpperArm, H.RightLowerArm, H.RightHand],
+    weight: WL.RightArm,
+  },
+  { name: 'leftLeg', arm: false, bones: [H.LeftUpperLeg, H.LeftLowerLeg, H.LeftFoot], weight: WL.LeftLeg },
+  {
+    name: 'rightLeg',
+    arm: false,
+    bones: [H.RightUpperLeg, H.RightLowerLeg, H.RightFoot],
+    weight: WL.RightLeg,
+  },
+] as const;
+
+/**
+ * One avatar driven live by one source. Create, `calibrate(frame)`, then `update(rot, pos, dt)` every
+ * frame and read `localRotations` / `localTranslations` (the avatar's own bone order) and `outputScales`.
+ */
+export class RetargetHub {
+  readonly source: Skeleton;
+  readonly target: Skeleton;
+  readonly retargeter: Retargeter;
+  readonly fingers: FingerRig;
+  readonly weights: LimbWeights;
+  readonly props: PropSystem;
+  /** Output: the avatar's local rotations `4n` (its own bone order). */
+  readonly localRotations: Float64Array;
+  /** Output: the avatar's local translations `3n`, metres. */
+  readonly localTranslations: Float64Array;
+  /** Output: `[hips scale, head scale]` for the host to put on those nodes. */
+  readonly outputScales = new Float64Array([1, 1]);
+  /** Per limb, the IK target position this frame (world, metres), `[leftArm, rightArm, leftLeg, rightLeg] x 3`. */
+  readonly ikTargets = new Float64Array(12);
+  /** Per limb, where the end bone is after the solve, `4 x 3`. */
+  readonly ikReached = new Float64Array(12);
+  /** Per limb, the IK position weight used this frame, `[leftArm, rightArm, leftLeg, rightLeg]`. */
+  readonly ikWeights = new Float64Array(4);
+  ikMode: IKWeightMode;
+
+  private settingsValue: Settings;
+  private readonly limbs: LimbState[];
+  private sourceFingers: FingerRig | null = null;
+  private readonly weightInput: LimbWeightsInput;
+  private readonly L: Float64Array; // virtual local rotations
+  private readonly pinned: Uint8Array;
+  /** Virtual bones the final forward pass visits: the limbs' and the head's subtrees, parents first. */
+  private readonly passBones: Int32Array;
+  private readonly headForward = quat64();
+  private readonly headCopyLocal = quat64();
+  private readonly headOffsetLocal = quat64();
+  private readonly vHead: number;
+  private readonly vHips: number;
+  private readonly sHips: number;
+  private calibrated = false;
+  private lastFrameRot: Float64Array;
+  private lastFramePos: Float64Array;
+  private readonly qs = quat64();
+
+  constructor(source: Skeleton, target: Skeleton, options: HubOptions = {}) {
+    this.source = source;
+    this.target = target;
+    this.settingsValue = { ...defaultSettings(), ...(options.settings ?? {}) };
+    try {
+      validateSettings(this.settingsValue, 'hub settings');
+    } catch (e) {
+      throw new HubError((e as Error).message);
+    }
+    const s = this.settingsValue;
+    const ropts: RetargetOptions = {
+      hipsMode: options.hipsMode ?? 'room',
+      sourceUp: options.sourceUp ?? 'auto',
+      avatarScale: s.avatarScale,
+      headScale: s.headScale,
+      sourceContactHeight: options.sourceContactHeight,
+    };
+    this.retargeter = new Retargeter(source, target, ropts);
+    this.ikMode = options.ik ?? 'auto';
+    const vt = this.retargeter.virtual.skeleton;
+    const n = vt.boneCount;
+    this.L = new Float64Array(4 * n);
+    this.pinned = new Uint8Array(n);
+    this.localRotations = new Float64Array(4 * target.boneCount);
+    this.localTranslations = new Float64Array(3 * target.boneCount);
+    this.vHead = vt.humanoid[H.Head];
+    this.vHips = vt.humanoid[H.Hips];
+    this.sHips = source.humanoid[H.Hips];
+    this.lastFrameRot = Float64Array.from(source.restRotations);
+    this.lastFramePos = Float64Array.from(source.restTranslations);
+    // fingers on the target's canonical T-pose (the same pose the retargeter calibrates to)
+    const tRef = canonicalPose(vt, { kind: 'T' });
+    this.fingers = new FingerRig(vt, tRef, { mode: options.fingers ?? 'rotation' });
+    this.props = new PropSystem(vt, { reference: tRef });
+    this.weights = new LimbWeights({ chairSeatOffset: s.chairSeatOffset });
+    this.weightInput = createLimbWeightsInput(this.props);
+    this.limbs = LIMBS.map((d) => {
+      const limbName = (d.name[0].toUpperCase() + d.name.slice(1)) as
+        | 'LeftArm'
+        | 'RightArm'
+        | 'LeftLeg'
+        | 'RightLeg';
+      const limb = humanoidLimb(vt, limbName);
+      const side = d.name.startsWith('left') ? 'left' : 'right';
+      const src = d.bones.map((h) => {
+        const b = source.humanoid[h];
+        if (b < 0) throw new HubError(`source skeleton has no ${limbName} bone for HumanBodyBones ${h}`);
+        return b;
+      }) as [number, number, number];
+      const ik = d.arm ? new ArmIK(vt, limb, side) : new LegIK(vt, limb, side);
+      const goal = new LimbGoal();
+      goal.weights[2] = d.arm ? 1 : 0;
+      return {
+        name: d.name,
+        arm: d.arm,
+        ik,
+        goal,
+        limb,
+        src,
+        weight: d.weight,
+        legSource: new LegSourceJoints(),
+      };
+    });
+    // Only IK (four limbs) and the head offset change the pose after the copy; their subtrees are all
+    // the final forward pass has to visit.
+    const inPass = new Uint8Array(n);
+    const roots = [...this.limbs.map((l) => l.limb.upper), this.vHead];
+    for (let t = 0; t < n; t++) {
+      for (let a = t; a >= 0; a = vt.parents[a]) {
+        if (roots.includes(a)) {
+          inPass[t] = 1;
+          break;
+        }
+      }
+    }
+    this.passBones = Int32Array.from(Array.from({ length: n }, (_, t) => t).filter((t) => inPass[t] === 1));
+    this.updateHeadOffset();
+  }
+
+  /** The current settings (a copy). */
+  get settings(): Settings {
+    return structuredCloneSettings(this.settingsValue);
+  }
+
+  /** True once calibrated. */
+  get isCalibrated(): boolean {
+    return this.calibrated;
+  }
+
+  /**
+   * Calibrate in the canonical T-pose (automatic reference pose; `frame` is used when the source's rest
+   * pose is not a standing one, and for the up axis). Also calibrates the IK on the avatar's reference
+   * pose and snaps the limb weights on the next update.
+   */
+  calibrate(frame?: { rotations: ArrayLike<number>; translations: ArrayLike<number> }): void {
+    const r = this.retargeter;
+    r.options.referencePose = 'T';
+    r.options.sourceReference = 'auto';
+    this.doCalibrate(frame);
+  }
+
+  /**
+   * I-pose calibration, as live performers do: `frame` is the performer standing in an I-pose (arms
+   * down), taken as is; the avatar's canonical I-pose is matched to it. The current finger calibration
+   * is kept (a performer's fingers in an I-pose are not a reference).
+   */
+  calibrateIPose(frame: { rotations: ArrayLike<number>; translations: ArrayLike<number> }): void {
+    this.calibrateOnFrame(frame, 'I');
+  }
+
+  /**
+   * Calibrate on a frame taken as is as the performer's T- or I-pose (the avatar is put in its
+   * canonical pose of that kind, facing the way the performer faces). Finger calibration is kept when
+   * there was one.
+   */
+  calibrateOnFrame(
+    frame: { rotations: ArrayLike<number>; translations: ArrayLike<number> },
+    kind: 'T' | 'I',
+  ): void {
+    const r = this.retargeter;
+    const keep = this.calibrated ? this.fingerOffsets() : null;
+    r.options.referencePose = kind;
+    r.options.sourceReference = { asIs: true };
+    this.doCalibrate(frame);
+    if (keep) this.restoreFingerOffsets(keep);
+  }
+
+  /** Drop the calibration cache and recalibrate from the canonical T-pose (head-forward fix cleared). */
+  resetCalibration(): void {
+    quat.identity(this.headForward);
+    this.calibrate({ rotations: this.lastFrameRot, translations: this.lastFramePos });
+  }
+
+  private doCalibrate(frame?: { rotations: ArrayLike<number>; translations: ArrayLike<number> }): void {
+    const r = this.retargeter;
+    try {
+      r.calibrate(frame);
+    } catch (e) {
+      if (e instanceof RetargetError) throw new HubError(e.message);
+      throw e;
+    }
+    if (frame) {
+      this.lastFrameRot.set(frame.rotations);
+      this.lastFramePos.set(frame.translations);
+    }
+    const ref = r.targetReference!;
+    for (const l of this.limbs) l.ik.calibrate(ref.world.rotations, ref.world.positions);
+    this.updateHeadOffset();
+    this.calibrated = true;
+    this.snapWeights = true;
+  }
+
+  private snapWeights = true;
+
+  private fingerOffsets(): Map<number, Float64Array> {
+    const out = new Map<number, Float64Array>();
+    const t = this.target;
+    for (let h = H.LeftThumbProximal; h <= H.RightLittleDistal; h++) {
+      const b = t.humanoid[h];
+      if (b < 0) continue;
+      const q = new Float64Array(4);
+      this.retargeter.getOffset(b, q);
+      out.set(b, q);
+    }
+    return out;
+  }
+
+  private restoreFingerOffsets(offsets: Map<number, Float64Array>): void {
+    for (const [b, q] of offsets) this.retargeter.setOffset(b, q);
+  }
+
+  /** Head rotation offset in the head's reference frame (Retargeter docs), combined with the head-forward fix. */
+  private updateHeadOffset(): void {
+    const [x, y, z] = this.settingsValue.headRotationOffset;
+    const r = this.retargeter;
+    // The retargeter computes the reference-frame offset; the hub applies it after IK itself.
+    r.setHeadRotationOffset(x, y, z);
+    if (r.isCalibrated) {
+      r.headOffsetQuat(this.headOffsetLocal);
+      // the hub applies the offset after IK: the retargeter's copy step gets none
+      r.setHeadRotationOffset(0, 0, 0);
+    } else {
+      quat.identity(this.headOffsetLocal);
+    }
+  }
+
+  /** Head rotation offset, degrees per axis in -180..180 (Unity's Quaternion.Euler order). */
+  setHeadRotationOffset(x: number, y: number, z: number): void {
+    for (const [k, v] of [x, y, z].entries()) {
+      if (!Number.isFinite(v) || v < -180 || v > 180) {
+        throw new HubError(`headRotationOffset[${k}]: ${v} is outside -180..180 degrees`);
+      }
+    }
+    this.settingsValue.headRotationOffset = [x, y, z];
+    this.updateHeadOffset();
+  }
+
+  /** Avatar scale 0.1..3, applied at once without recalibration. */
+  setAvatarScale(scale: number): void {
+    if (!(scale >= 0.1 && scale <= 3)) throw new HubError(`avatarScale: ${scale} is outside 0.1..3`);
+    this.settingsValue.avatarScale = scale;
+    this.retargeter.setAvatarScale(scale);
+    this.props.scale = scale;
+  }
+
+  /** Head scale 0.1..3. */
+  setHeadScale(scale: number): void {
+    if (!(scale >= 0.1 && scale <= 3)) throw new HubError(`headScale: ${scale} is outside 0.1..3`);
+    this.settingsValue.headScale = scale;
+    this.retargeter.setHeadScale(scale);
+  }
+
+  /** Floor height, metres (added to the hips and the foot IK targets). */
+  setFloorHeight(h: number): void {
+    if (!Number.isFinite(h) || Math.abs(h) > 10) throw new HubError(`floorHeight: ${h} is outside -10..10 m`);
+    this.settingsValue.floorHeight = h;
+  }
+
+  /** Foot offsets, metres: front/back (toward the toes positive) and in/out (outward positive). */
+  setFootOffset(side: 'left' | 'right', frontBack: number, inOut: number): void {
+    for (const [f, v] of [
+      ['frontBack', frontBack],
+      ['inOut', inOut],
+    ] as const) {
+      if (!Number.isFinite(v) || Math.abs(v) > 0.5)
+        throw new HubError(`footOffsets.${side}.${f}: ${v} is outside -0.5..0.5 m`);
+    }
+    this.settingsValue.footOffsets[side] = { frontBack, inOut };
+  }
+
+  /**
+   * Automatic floor height: the floor level at which the avatar's legs, in the last updated pose, would
+   * be extended to `comfortRatio` of their length (hips height minus comfortRatio times thigh + shin,
+   * minus the standing ankle height). Returns and sets it. Needs one update first.
+   */
+  autoFloorHeight(comfortRatio = 0.98): number {
+    if (!(comfortRatio > 0 && comfortRatio <= 1))
+      throw new HubError(`comfortRatio: ${comfortRatio} is outside (0, 1]`);
+    const P = this.retargeter.virtualWorldPositions;
+    const vt = this.retargeter.virtual.skeleton;
+    const leg = this.limbs[2];
+    const len = (a: number, b: number) =>
+      Math.hypot(P[3 * b] - P[3 * a], P[3 * b + 1] - P[3 * a + 1], P[3 * b + 2] - P[3 * a + 2]);
+    const legLength = len(leg.limb.upper, leg.limb.lower) + len(leg.limb.lower, leg.limb.end);
+    const ankle = this.retargeter.info?.targetContactHeight ?? 0;
+    const hipsY = P[3 * vt.humanoid[H.Hips] + 1] - this.settingsValue.floorHeight;
+    const floor = hipsY - comfortRatio * legLength - ankle;
+    this.setFloorHeight(Math.max(-10, Math.min(10, floor)));
+    return this.settingsValue.floorHeight;
+  }
+
+  /**
+   * Calibrate head to forward: the head's current direction (last update, before offsets) becomes the
+   * reference (T-pose) forward from now on.
+   */
+  calibrateHeadForward(): void {
+    if (!this.calibrated) throw new HubError('calibrateHeadForward: calibrate first');
+    const ref = this.retargeter.targetReference!;
+    const refLocal = quat64(
+      ...(Array.from(ref.localRotations.subarray(4 * this.vHead, 4 * this.vHead + 4)) as [
+        number,
+        number,
+        number,
+        number,
+      ]),
+    );
+    // headForward = inverse(copied head local) * reference head local
+    quat.invert(this.headForward, this.headCopyLocal);
+    quat.multiply(this.headForward, this.headForward, refLocal);
+    quat.normalize(this.headForward, this.headForward);
+  }
+
+  /**
+   * Auto-calibrate all: reset the avatar scale, set it to source neck height / avatar neck height
+   * (clamped to 0.1..3), update on `frame`, calibrate the head forward, and return the settings to save.
+   */
+  autoCalibrateAll(frame: { rotations: ArrayLike<number>; translations: ArrayLike<number> }): Settings {
+    this.setAvatarScale(1);
+    if (!this.calibrated) this.calibrate(frame);
+    this.update(frame.rotations, frame.translations, 0);
+    const vt = this.retargeter.virtual.skeleton;
+    const sP = this.retargeter.lastSourceWorldPositions;
+    const tRest = this.retargeter.targetReference!.world.positions;
+    const sNeck =
+      this.source.humanoid[H.Neck] >= 0 ? this.source.humanoid[H.Neck] : this.source.humanoid[H.Head];
+    const tNeck = vt.humanoid[H.Neck] >= 0 ? vt.humanoid[H.Neck] : vt.humanoid[H.Head];
+    const info = this.retargeter.info!;
+    const sourceNeck = sP[3 * sNeck + 1] - info.sourceContactHeight;
+    // the avatar's standing neck height: reference pose neck above its ankles, plus its ankle height
+    const ankleRef = tRest[3 * vt.humanoid[H.LeftFoot] + 1];
+    const targetNeck = tRest[3 * tNeck + 1] - ankleRef + info.targetContactHeight;
+    const scale = Math.max(0.1, Math.min(3, targetNeck > 1e-6 ? sourceNeck / targetNeck : 1));
+    this.setAvatarScale(scale);
+    this.update(frame.rotations, frame.translations, 0);
+    this.calibrateHeadForward();
+    return this.settings;
+  }
+
+  /** Apply saved settings (validated first; on error nothing changes). Rotation offsets need a calibration first. */
+  applySettings(s: Settings): void {
+    try {
+      validateSettings(s, 'settings');
+    } catch (e) {
+      throw new HubError((e as Error).message);
+    }
+    const names = Object.keys(s.rotationOffsets);
+    const bones = names.map((nm) => this.target.names.indexOf(nm));
+    const missing = names.filter((_, i) => bones[i] < 0);
+    if (missing.length > 0)
+      throw new HubError(
+        `settings.rotationOffsets: no bone named ${missing.slice(0, 5).join(', ')} on this avatar`,
+      );
+    if (names.length > 0 && !this.calibrated)
+      throw new HubError('settings.rotationOffsets: calibrate before applying saved offsets');
+    this.settingsValue = structuredCloneSettings(s);
+    this.retargeter.setAvatarScale(s.avatarScale);
+    this.props.scale = s.avatarScale;
+    this.retargeter.setHeadScale(s.headScale);
+    this.weights.configure({ chairSeatOffset: s.chairSeatOffset });
+    bones.forEach((b, i) => {
+      this.retargeter.setOffset(b, s.rotationOffsets[names[i]]);
+    });
+    this.updateHeadOffset();
+  }
+
+  /** The settings to save, with the calibrated rotation offsets of every driven bone. */
+  exportSettings(): Settings {
+    const s = structuredCloneSettings(this.settingsValue);
+    s.rotationOffsets = Object.create(null);
+    if (this.calibrated) {
+      const q = new Float64Array(4);
+      this.retargeter.drivers.forEach((src, b) => {
+        if (src < 0) return;
+        this.retargeter.getOffset(b, q);
+        s.rotationOffsets[this.target.names[b]] = [q[0], q[1], q[2], q[3]];
+      });
+      s.initialHipsHeight = this.retargeter.info?.targetHipsHeight ?? null;
+    }
+    s.chairSeatOffset = this.weights.settings.chairSeatOffset;
+    return s;
+  }
+
+  /**
+   * One frame. `srcLocalRot` `4 * sourceBones`, `srcLocalPos` `3 * sourceBones` (metres, source frame),
+   * `dt` seconds since the last frame (0 on the first). Writes `localRotations`, `localTranslations`,
+   * `outputScales`. Allocates nothing.
+   * @throws HubError when called before calibrate().
+   */
+  update(srcLocalRot: ArrayLike<number>, srcLocalPos: ArrayLike<number>, dt: number): void {
+    if (!this.calibrated) throw new HubError('update called before calibrate()');
+    const r = this.retargeter;
+    // 1. copy the pose (world rotations and positions, and local rotations, of the virtual skeleton)
+    const L = this.L;
+    const identity = r.virtual.identity;
+    r.computeVirtualPose(srcLocalRot, srcLocalPos, L, identity);
+    const vt = r.virtual.skeleton;
+    const n = vt.boneCount;
+    const W = r.virtualWorldRotations;
+    const P = r.virtualWorldPositions;
+    const SP = r.lastSourceWorldPositions;
+    qcopy(this.headCopyLocal, 0, L, 4 * this.vHead);
+
+    // 2. hips: floor height, hips-height correction by the hips weight, seat offset (previous weights)
+    const s = this.settingsValue;
+    const vh3 = 3 * this.vHips;
+    const sh3 = 3 * this.sHips;
+    const correction = P[vh3 + 1] - SP[sh3 + 1];
+    const wh = this.weights.hips;
+    const dy = s.floorHeight + (wh[HipsOutput.Correction] - 1) * correction + wh[HipsOutput.SeatOffset];
+    if (dy !== 0) for (let t = 0; t < n; t++) P[3 * t + 1] += dy;
+
+    // 3. IK targets
+    const k = r.info!.hipsScale;
+    const targets = this.ikTargets;
+    for (let li = 0; li < 4; li++) {
+      const l = this.limbs[li];
+      const g = l.goal;
+      const se3 = 3 * l.src[2];
+      const tp = g.targetPosition;
+      tp[0] = P[vh3] + k * (SP[se3] - SP[sh3]);
+      tp[1] = P[vh3 + 1] + k * (SP[se3 + 1] - SP[sh3 + 1]);
+      tp[2] = P[vh3 + 2] + k * (SP[se3 + 2] - SP[sh3 + 2]);
+      qcopy(g.targetRotation, 0, W, 4 * l.limb.end);
+      if (l.arm) {
+        // bend goal: the source's shoulder -> elbow vector hung on the avatar's shoulder, so its
+        // offset from the avatar's shoulder -> target line is the source elbow's side
+        const sm3 = 3 * l.src[1];
+        const su3 = 3 * l.src[0];
+        const tu3 = 3 * l.limb.upper;
+        g.bendGoal[0] = P[tu3] + k * (SP[sm3] - SP[su3]);
+        g.bendGoal[1] = P[tu3 + 1] + k * (SP[sm3 + 1] - SP[su3 + 1]);
+        g.bendGoal[2] = P[tu3 + 2] + k * (SP[sm3 + 2] - SP[su3 + 2]);
+      } else {
+        this.applyFootOffsets(li, tp, W);
+        const ls = l.legSource;
+        const su3 = 3 * l.src[0];
+        const sm3 = 3 * l.src[1];
+        for (let c = 0; c < 3; c++) {
+          ls.hip[c] = SP[su3 + c];
+          ls.knee[c] = SP[sm3 + c];
+          ls.ankle[c] = SP[se3 + c];
+        }
+      }
+      targets[3 * li] = tp[0];
+      targets[3 * li + 1] = tp[1];
+      targets[3 * li + 2] = tp[2];
+    }
+
+    // 4. fingers (local rotations of the finger bones)
+    this.fingers.update(L, this.sourceFingers, r.lastSourceLocalRotations);
+
+    // 5. weights
+    const wi = this.weightInput;
+    const J = wi.joints;
+    copyJoint(J, WeightJoint.LeftHand, P, this.limbs[0].limb.end);
+    copyJoint(J, WeightJoint.RightHand, P, this.limbs[1].limb.end);
+    copyJoint(J, WeightJoint.LeftFoot, P, this.limbs[2].limb.end);
+    copyJoint(J, WeightJoint.RightFoot, P, this.limbs[3].limb.end);
+    copyJoint(J, WeightJoint.Hips, P, this.vHips);
+    wi.floor[0] = s.floorHeight;
+    if (this.snapWeights) {
+      this.weights.snap(wi);
+      this.snapWeights = false;
+    } else {
+      this.weights.update(wi, dt);
+    }
+
+    // 6. IK solve
+    const pinned = this.pinned;
+    pinned.fill(0);
+    for (let li = 0; li < 4; li++) {
+      const l = this.limbs[li];
+      const w = this.ikMode === 'on' ? 1 : this.ikMode === 'off' ? 0 : this.weights.weights[l.weight];
+      l.goal.weights[0] = w;
+      l.goal.weights[1] = w;
+      this.ikWeights[li] = w;
+      if (w <= 0) continue;
+      if (l.arm) (l.ik as ArmIK).solve(W, P, l.goal);
+      else (l.ik as LegIK).solve(W, P, l.goal, l.legSource);
+      pinned[l.limb.upper] = 1;
+      pinned[l.limb.lower] = 1;
+      pinned[l.limb.end] = 1;
+    }
+
+    // 7. head rotation offset and head-forward fix, on the head's local rotation
+    const h4 = 4 * this.vHead;
+    qmul(L, h4, L, h4, this.headForward, 0);
+    qmul(L, h4, L, h4, this.headOffsetLocal, 0);
+    qnormalize(L, h4);
+
+    // 8. one forward pass: IK-set bones keep their world rotation, all others their local rotation
+    this.forwardPass(W, P, L, pinned, identity);
+    if (identity) this.writeIdentityOutput(P);
+    else r.writeOutput(this.localRotations, this.localTranslations);
+    for (let li = 0; li < 4; li++) {
+      const e3 = 3 * this.limbs[li].limb.end;
+      this.ikReached[3 * li] = P[e3];
+      this.ikReached[3 * li + 1] = P[e3 + 1];
+      this.ikReached[3 * li + 2] = P[e3 + 2];
+    }
+    this.outputScales[0] = s.avatarScale;
+    this.outputScales[1] = s.headScale;
+    this.props.update(W, P);
+  }
+
+  /**
+   * Output when the avatar needed no re-parenting: the virtual local rotations are the avatar's own;
+   * translations are the rest ones but for the hips (from its world position).
+   */
+  private writeIdentityOutput(P: Float64Array): void {
+    const out = this.localRotations;
+    const L = this.L;
+    out.set(L);
+    const T = this.localTranslations;
+    T.set(this.target.restTranslations);
+    const h = this.vHips;
+    const p = this.target.parents[h];
+    const h3 = 3 * h;
+    if (p < 0) {
+      T[h3] = P[h3];
+      T[h3 + 1] = P[h3 + 1];
+      T[h3 + 2] = P[h3 + 2];
+    } else {
+      const W = this.retargeter.virtualWorldRotations;
+      const v = FWD;
+      v[0] = P[h3] - P[3 * p];
+      v[1] = P[h3 + 1] - P[3 * p + 1];
+      v[2] = P[h3 + 2] - P[3 * p + 2];
+      vrotateConj(T, h3, W, 4 * p, v, 0);
+    }
+  }
+
+  /** Foot targets: floor height, then front/back and in/out offsets in the foot's horizontal axes. */
+  private applyFootOffsets(li: number, tp: Float64Array, W: Float64Array): void {
+    const s = this.settingsValue;
+    tp[1] += s.floorHeight;
+    const off = li === 2 ? s.footOffsets.left : s.footOffsets.right;
+    if (off.frontBack === 0 && off.inOut === 0) return;
+    // the foot's forward: its reference forward (+Z at the T-pose) turned by the foot's world rotation
+    // relative to its reference rotation, flattened
+    const l = this.limbs[li];
+    const ref = this.retargeter.targetReference!.world.rotations;
+    const e4 = 4 * l.limb.end;
+    const q = this.qs;
+    // q = W_foot * inverse(ref_foot)
+    const bx = -ref[e4];
+    const by = -ref[e4 + 1];
+    const bz = -ref[e4 + 2];
+    const bw = ref[e4 + 3];
+    const ax = W[e4];
+    const ay = W[e4 + 1];
+    const az = W[e4 + 2];
+    const aw = W[e4 + 3];
+    q[0] = ax * bw + aw * bx + ay * bz - az * by;
+    q[1] = ay * bw + aw * by + az * bx - ax * bz;
+    q[2] = az * bw + aw * bz + ax * by - ay * bx;
+    q[3] = aw * bw - ax * bx - ay * by - az * bz;
+    const f = FWD;
+    vrotate(f, 0, q, 0, Z_AXIS, 0);
+    f[1] = 0;
+    const len = Math.sqrt(f[0] * f[0] + f[2] * f[2]);
+    if (len < 1e-9) return;
+    const fx = f[0] / len;
+    const fz = f[2] / len;
+    // outward: the character's left for the left foot, right for the right foot; left = up x forward
+    const side = li === 2 ? 1 : -1;
+    const ox = side * fz;
+    const oz = side * -fx;
+    tp[0] += fx * off.frontBack + ox * off.inOut;
+    tp[2] += fz * off.frontBack + oz * off.inOut;
+  }
+
+  /**
+   * FK over the subtrees IK and the head offset changed (passBones): pinned bones keep W and get L;
+   * others get W from L. Positions from rest. Other bones kept their copied world pose.
+   */
+  private forwardPass(
+    W: Float64Array,
+    P: Float64Array,
+    L: Float64Array,
+    pinned: Uint8Array,
+    skipUnneeded: boolean,
+  ): void {
+    const r = this.retargeter;
+    const vt = r.virtual.skeleton;
+    const parents = vt.parents;
+    const rest = vt.restTranslations;
+    const ts = r.translationScales;
+    const hips = this.vHips;
+    const needed = r.worldNeeded;
+    const list = this.passBones;
+    for (let i = 0; i < list.length; i++) {
+      const t = list[i];
+      const p = parents[t];
+      if (p < 0 || (skipUnneeded && needed[t] === 0)) continue;
+      const t4 = 4 * t;
+      const p4 = 4 * p;
+      const qx = W[p4];
+      const qy = W[p4 + 1];
+      const qz = W[p4 + 2];
+      const qw = W[p4 + 3];
+      if (pinned[t] === 1) {
+        // L = conjugate(parent) * W
+        const bx = W[t4];
+        const by = W[t4 + 1];
+        const bz = W[t4 + 2];
+        const bw = W[t4 + 3];
+        L[t4] = -qx * bw + qw * bx - qy * bz + qz * by;
+        L[t4 + 1] = -qy * bw + qw * by - qz * bx + qx * bz;
+        L[t4 + 2] = -qz * bw + qw * bz - qx * by + qy * bx;
+        L[t4 + 3] = qw * bw + qx * bx + qy * by + qz * bz;
+      } else {
+        const bx = L[t4];
+        const by = L[t4 + 1];
+        const bz = L[t4 + 2];
+        const bw = L[t4 + 3];
+        W[t4] = qx * bw + qw * bx + qy * bz - qz * by;
+        W[t4 + 1] = qy * bw + qw * by + qz * bx - qx * bz;
+        W[t4 + 2] = qz * bw + qw * bz + qx * by - qy * bx;
+        W[t4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
+      }
+      if (t === hips) continue;
+      const t3 = 3 * t;
+      const p3 = 3 * p;
+      const f = ts[t];
+      const x = rest[t3] * f;
+      const y = rest[t3 + 1] * f;
+      const z = rest[t3 + 2] * f;
+      const uvx = qy * z - qz * y;
+      const uvy = qz * x - qx * z;
+      const uvz = qx * y - qy * x;
+      P[t3] = P[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+      P[t3 + 1] = P[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+      P[t3 + 2] = P[p3 + 2] + z + 2 * (qw * uvz + qx * uvy - qy * uvx);
+    }
+  }
+
+  /** The IK position weight limb `l` (0 left arm, 1 right arm, 2 left leg, 3 right leg) got this frame. */
+  ikWeight(l: number): number {
+    return this.ikWeights[l];
+  }
+
+  /** Use the source's finger muscles (MuscleData mode) — builds the source finger rig once. */
+  setFingerMode(mode: FingerCopyMode): void {
+    if (mode === 'muscleData' && !this.sourceFingers) {
+      const src = this.source;
+      this.sourceFingers = new FingerRig(src, canonicalPose(src, { kind: 'T' }));
+    }
+    this.fingers.setMode(mode);
+  }
+
+  /** Read frame `f` of a clip on the source skeleton into the hub's calibration frame holder (helper for hosts). */
+  static frameOf(
+    clip: {
+      frameCount: number;
+      skeleton: Skeleton;
+      rotations: Float32Array;
+      translations: Float32Array;
+      frameTime: number;
+      name: string;
+    },
+    f: number,
+  ): { rotations: Float64Array; translations: Float64Array } {
+    const n = clip.skeleton.boneCount;
+    const rotations = new Float64Array(4 * n);
+    const translations = new Float64Array(3 * n);
+    readFrame(clip, f, rotations, translations);
+    return { rotations, translations };
+  }
+}
+
+const FWD = new Float64Array(3);
+
+/** J[o..o+2] = P[3b..3b+2]. */
+function copyJoint(J: Float64Array, o: number, P: Float64Array, b: number): void {
+  J[o] = P[3 * b];
+  J[o + 1] = P[3 * b + 1];
+  J[o + 2] = P[3 * b + 2];
+}
+const Z_AXIS = new Float64Array([0, 0, 1]);
+
+function structuredCloneSettings(s: Settings): Settings {
+  return {
+    ...s,
+    headRotationOffset: [s.headRotationOffset[0], s.headRotationOffset[1], s.headRotationOffset[2]],
+    footOffsets: { left: { ...s.footOffsets.left }, right: { ...s.footOffsets.right } },
+    rotationOffsets: Object.assign(Object.create(null), s.rotationOffsets),
+  };
+}
