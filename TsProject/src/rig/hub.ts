@@ -4,7 +4,8 @@
  * Each `update(source, dt)`:
  * 1. copy the pose (world-rotation offsets, {@link Retargeter}), with the spine/neck distribution and
  *    chain fit it does;
- * 2. hips: floor height, the hips-height correction scaled by the hips weight, the chair seat offset;
+ * 2. hips: floor height, the hips-height correction scaled by the hips weight; seated, the hips go
+ *    to the chair's seat point (plus the seat offset) by the seat amount;
  * 3. IK targets: the source's hands and ankles mapped into the avatar's space
  *    (`avatarHips + k * (sourceJoint - sourceHips)`, k the hips-height ratio, so hand-to-hand and
  *    foot-to-floor relations scale with the body); elbow bend goals: the source's shoulder -> elbow
@@ -26,6 +27,7 @@
  */
 import { quat } from 'gl-matrix';
 import {
+  fromTo,
   HumanBodyBones as H,
   qcopy,
   qmul,
@@ -207,7 +209,8 @@ export class RetargetHub {
         if (b < 0) throw new HubError(`source skeleton has no ${limbName} bone for HumanBodyBones ${h}`);
         return b;
       }) as [number, number, number];
-      const ik = d.arm ? new ArmIK(vt, limb, side) : new LegIK(vt, limb, side);
+      // a small fallback zone: the source elbow's side is trusted down to 2% of the arm's length off the line
+      const ik = d.arm ? new ArmIK(vt, limb, side, { bendFalloff: 0.02 }) : new LegIK(vt, limb, side);
       const goal = new LimbGoal();
       goal.weights[2] = d.arm ? 1 : 0;
       return {
@@ -432,7 +435,8 @@ export class RetargetHub {
 
   /**
    * Auto-calibrate all: reset the avatar scale, set it to source neck height / avatar neck height
-   * (clamped to 0.1..3), update on `frame`, calibrate the head forward, and return the settings to save.
+   * (clamped to 0.1..3; heights above the ankles: the performer standing in `frame`, the avatar in its
+   * reference pose), update on `frame`, calibrate the head forward, and return the settings to save.
    */
   autoCalibrateAll(frame: { rotations: ArrayLike<number>; translations: ArrayLike<number> }): Settings {
     this.setAvatarScale(1);
@@ -444,11 +448,15 @@ export class RetargetHub {
     const sNeck =
       this.source.humanoid[H.Neck] >= 0 ? this.source.humanoid[H.Neck] : this.source.humanoid[H.Head];
     const tNeck = vt.humanoid[H.Neck] >= 0 ? vt.humanoid[H.Neck] : vt.humanoid[H.Head];
-    const info = this.retargeter.info!;
-    const sourceNeck = sP[3 * sNeck + 1] - info.sourceContactHeight;
-    // the avatar's standing neck height: reference pose neck above its ankles, plus its ankle height
-    const ankleRef = tRest[3 * vt.humanoid[H.LeftFoot] + 1];
-    const targetNeck = tRest[3 * tNeck + 1] - ankleRef + info.targetContactHeight;
+    // neck heights above the ankles: the performer's in this frame (standing), the avatar's in its
+    // reference pose (legs straight)
+    const sf = Math.min(
+      sP[3 * this.source.humanoid[H.LeftFoot] + 1],
+      sP[3 * this.source.humanoid[H.RightFoot] + 1],
+    );
+    const sourceNeck = sP[3 * sNeck + 1] - sf;
+    const tf = Math.min(tRest[3 * vt.humanoid[H.LeftFoot] + 1], tRest[3 * vt.humanoid[H.RightFoot] + 1]);
+    const targetNeck = tRest[3 * tNeck + 1] - tf;
     const scale = Math.max(0.1, Math.min(3, targetNeck > 1e-6 ? sourceNeck / targetNeck : 1));
     this.setAvatarScale(scale);
     this.update(frame.rotations, frame.translations, 0);
@@ -520,13 +528,32 @@ export class RetargetHub {
     const SP = r.lastSourceWorldPositions;
     qcopy(this.headCopyLocal, 0, L, 4 * this.vHead);
 
-    // 2. hips: floor height, hips-height correction by the hips weight, seat offset (previous weights)
+    // 2. hips: floor height, the hips-height correction scaled by the hips weight, the seat offset.
+    // The weights are the previous frame's (they need this frame's pose); right after a calibration
+    // they are snapped to this frame's copied pose first. With IK forced on or off the hips keep the
+    // full correction and no seat offset, as plain retargeting does.
     const s = this.settingsValue;
     const vh3 = 3 * this.vHips;
     const sh3 = 3 * this.sHips;
+    const auto = this.ikMode === 'auto';
+    if (auto && this.snapWeights) {
+      this.fillWeightInput(P);
+      this.weights.snap(this.weightInput);
+    }
     const correction = P[vh3 + 1] - SP[sh3 + 1];
     const wh = this.weights.hips;
-    const dy = s.floorHeight + (wh[HipsOutput.Correction] - 1) * correction + wh[HipsOutput.SeatOffset];
+    let dy = s.floorHeight;
+    if (auto) {
+      dy += (wh[HipsOutput.Correction] - 1) * correction;
+      // seated: the hips go to the chair's seat point (the chair prop's position) plus the seat
+      // offset, by the seat amount
+      const seat = wh[HipsOutput.Seat];
+      const chair = this.weights.nearestSlot[2];
+      if (seat > 0 && chair >= 0) {
+        const seatY = this.props.positions[3 * chair + 1] + this.weights.settings.chairSeatOffset;
+        dy += seat * (seatY - (P[vh3 + 1] + dy));
+      }
+    }
     if (dy !== 0) for (let t = 0; t < n; t++) P[3 * t + 1] += dy;
 
     // 3. IK targets
@@ -542,14 +569,7 @@ export class RetargetHub {
       tp[2] = P[vh3 + 2] + k * (SP[se3 + 2] - SP[sh3 + 2]);
       qcopy(g.targetRotation, 0, W, 4 * l.limb.end);
       if (l.arm) {
-        // bend goal: the source's shoulder -> elbow vector hung on the avatar's shoulder, so its
-        // offset from the avatar's shoulder -> target line is the source elbow's side
-        const sm3 = 3 * l.src[1];
-        const su3 = 3 * l.src[0];
-        const tu3 = 3 * l.limb.upper;
-        g.bendGoal[0] = P[tu3] + k * (SP[sm3] - SP[su3]);
-        g.bendGoal[1] = P[tu3 + 1] + k * (SP[sm3 + 1] - SP[su3 + 1]);
-        g.bendGoal[2] = P[tu3 + 2] + k * (SP[sm3 + 2] - SP[su3 + 2]);
+        this.armBendGoal(l, tp, P, SP);
       } else {
         this.applyFootOffsets(li, tp, W);
         const ls = l.legSource;
@@ -570,20 +590,12 @@ export class RetargetHub {
     this.fingers.update(L, this.sourceFingers, r.lastSourceLocalRotations);
 
     // 5. weights
-    const wi = this.weightInput;
-    const J = wi.joints;
-    copyJoint(J, WeightJoint.LeftHand, P, this.limbs[0].limb.end);
-    copyJoint(J, WeightJoint.RightHand, P, this.limbs[1].limb.end);
-    copyJoint(J, WeightJoint.LeftFoot, P, this.limbs[2].limb.end);
-    copyJoint(J, WeightJoint.RightFoot, P, this.limbs[3].limb.end);
-    copyJoint(J, WeightJoint.Hips, P, this.vHips);
-    wi.floor[0] = s.floorHeight;
-    if (this.snapWeights) {
-      this.weights.snap(wi);
-      this.snapWeights = false;
-    } else {
-      this.weights.update(wi, dt);
+    if (auto) {
+      this.fillWeightInput(P);
+      if (this.snapWeights) this.weights.snap(this.weightInput);
+      else this.weights.update(this.weightInput, dt);
     }
+    this.snapWeights = false;
 
     // 6. IK solve
     const pinned = this.pinned;
@@ -648,6 +660,71 @@ export class RetargetHub {
       v[2] = P[h3 + 2] - P[3 * p + 2];
       vrotateConj(T, h3, W, 4 * p, v, 0);
     }
+  }
+
+  /**
+   * Elbow bend goal: the source elbow's offset from its shoulder -> hand line, turned by the rotation
+   * from the source's shoulder -> hand direction to the avatar's shoulder -> target direction, set off
+   * from the middle of the avatar's line: the bend plane keeps its place around the limb axis (as the
+   * knee construction does for legs), whatever the avatar's proportions make of the bend angle.
+   */
+  private armBendGoal(l: LimbState, tp: Float64Array, P: Float64Array, SP: Float64Array): void {
+    const v = this.bendScratch;
+    const su = 3 * l.src[0];
+    const sm = 3 * l.src[1];
+    const se = 3 * l.src[2];
+    const tu = 3 * l.limb.upper;
+    // source axis (0..2) and elbow offset (3..5)
+    v[0] = SP[se] - SP[su];
+    v[1] = SP[se + 1] - SP[su + 1];
+    v[2] = SP[se + 2] - SP[su + 2];
+    const ls = Math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    // avatar axis (6..8)
+    v[6] = tp[0] - P[tu];
+    v[7] = tp[1] - P[tu + 1];
+    v[8] = tp[2] - P[tu + 2];
+    const lt = Math.sqrt(v[6] * v[6] + v[7] * v[7] + v[8] * v[8]);
+    const g = l.goal.bendGoal;
+    if (!(ls > 1e-9) || !(lt > 1e-9)) {
+      // degenerate: the source elbow as is, hung on the avatar's shoulder
+      g[0] = P[tu] + SP[sm] - SP[su];
+      g[1] = P[tu + 1] + SP[sm + 1] - SP[su + 1];
+      g[2] = P[tu + 2] + SP[sm + 2] - SP[su + 2];
+      return;
+    }
+    v[0] /= ls;
+    v[1] /= ls;
+    v[2] /= ls;
+    v[6] /= lt;
+    v[7] /= lt;
+    v[8] /= lt;
+    const ex = SP[sm] - SP[su];
+    const ey = SP[sm + 1] - SP[su + 1];
+    const ez = SP[sm + 2] - SP[su + 2];
+    const d = ex * v[0] + ey * v[1] + ez * v[2];
+    v[3] = ex - d * v[0];
+    v[4] = ey - d * v[1];
+    v[5] = ez - d * v[2];
+    fromTo(this.bendQuat, v.subarray(0, 3), v.subarray(6, 9));
+    vrotate(v, 3, this.bendQuat, 0, v, 3);
+    g[0] = P[tu] + 0.5 * lt * v[6] + v[3];
+    g[1] = P[tu + 1] + 0.5 * lt * v[7] + v[4];
+    g[2] = P[tu + 2] + 0.5 * lt * v[8] + v[5];
+  }
+
+  private readonly bendScratch = new Float64Array(9);
+  private readonly bendQuat = quat64();
+
+  /** The weights' input from the current pose: hands, feet, hips positions and the floor height. */
+  private fillWeightInput(P: Float64Array): void {
+    const wi = this.weightInput;
+    const J = wi.joints;
+    copyJoint(J, WeightJoint.LeftHand, P, this.limbs[0].limb.end);
+    copyJoint(J, WeightJoint.RightHand, P, this.limbs[1].limb.end);
+    copyJoint(J, WeightJoint.LeftFoot, P, this.limbs[2].limb.end);
+    copyJoint(J, WeightJoint.RightFoot, P, this.limbs[3].limb.end);
+    copyJoint(J, WeightJoint.Hips, P, this.vHips);
+    wi.floor[0] = this.settingsValue.floorHeight;
   }
 
   /** Foot targets: floor height, then front/back and in/out offsets in the foot's horizontal axes. */
