@@ -669,21 +669,21 @@ export class RetargetHub {
    * knee construction does for legs), whatever the avatar's proportions make of the bend angle.
    */
   private armBendGoal(l: LimbState, tp: Float64Array, P: Float64Array, SP: Float64Array): void {
-    const v = this.bendScratch;
+    const a = this.bendAxisS;
+    const b = this.bendAxisT;
+    const e = this.bendPerp;
     const su = 3 * l.src[0];
     const sm = 3 * l.src[1];
     const se = 3 * l.src[2];
     const tu = 3 * l.limb.upper;
-    // source axis (0..2) and elbow offset (3..5)
-    v[0] = SP[se] - SP[su];
-    v[1] = SP[se + 1] - SP[su + 1];
-    v[2] = SP[se + 2] - SP[su + 2];
-    const ls = Math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    // avatar axis (6..8)
-    v[6] = tp[0] - P[tu];
-    v[7] = tp[1] - P[tu + 1];
-    v[8] = tp[2] - P[tu + 2];
-    const lt = Math.sqrt(v[6] * v[6] + v[7] * v[7] + v[8] * v[8]);
+    a[0] = SP[se] - SP[su];
+    a[1] = SP[se + 1] - SP[su + 1];
+    a[2] = SP[se + 2] - SP[su + 2];
+    const ls = Math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    b[0] = tp[0] - P[tu];
+    b[1] = tp[1] - P[tu + 1];
+    b[2] = tp[2] - P[tu + 2];
+    const lt = Math.sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
     const g = l.goal.bendGoal;
     if (!(ls > 1e-9) || !(lt > 1e-9)) {
       // degenerate: the source elbow as is, hung on the avatar's shoulder
@@ -692,27 +692,29 @@ export class RetargetHub {
       g[2] = P[tu + 2] + SP[sm + 2] - SP[su + 2];
       return;
     }
-    v[0] /= ls;
-    v[1] /= ls;
-    v[2] /= ls;
-    v[6] /= lt;
-    v[7] /= lt;
-    v[8] /= lt;
+    a[0] /= ls;
+    a[1] /= ls;
+    a[2] /= ls;
+    b[0] /= lt;
+    b[1] /= lt;
+    b[2] /= lt;
     const ex = SP[sm] - SP[su];
     const ey = SP[sm + 1] - SP[su + 1];
     const ez = SP[sm + 2] - SP[su + 2];
-    const d = ex * v[0] + ey * v[1] + ez * v[2];
-    v[3] = ex - d * v[0];
-    v[4] = ey - d * v[1];
-    v[5] = ez - d * v[2];
-    fromTo(this.bendQuat, v.subarray(0, 3), v.subarray(6, 9));
-    vrotate(v, 3, this.bendQuat, 0, v, 3);
-    g[0] = P[tu] + 0.5 * lt * v[6] + v[3];
-    g[1] = P[tu + 1] + 0.5 * lt * v[7] + v[4];
-    g[2] = P[tu + 2] + 0.5 * lt * v[8] + v[5];
+    const d = ex * a[0] + ey * a[1] + ez * a[2];
+    e[0] = ex - d * a[0];
+    e[1] = ey - d * a[1];
+    e[2] = ez - d * a[2];
+    fromTo(this.bendQuat, a, b);
+    vrotate(e, 0, this.bendQuat, 0, e, 0);
+    g[0] = P[tu] + 0.5 * lt * b[0] + e[0];
+    g[1] = P[tu + 1] + 0.5 * lt * b[1] + e[1];
+    g[2] = P[tu + 2] + 0.5 * lt * b[2] + e[2];
   }
 
-  private readonly bendScratch = new Float64Array(9);
+  private readonly bendAxisS = new Float64Array(3);
+  private readonly bendAxisT = new Float64Array(3);
+  private readonly bendPerp = new Float64Array(3);
   private readonly bendQuat = quat64();
 
   /** The weights' input from the current pose: hands, feet, hips positions and the floor height. */
