@@ -182,6 +182,8 @@ export interface Row {
   ratio: number | null;
   /** The same ratio from the fastest run of each side (less sensitive to a loaded machine). */
   bestRatio?: number;
+  /** Name of the peer column (default 'three.js'). */
+  peer?: string;
 }
 
 export function fmt(x: number, digits = 1): string {
@@ -194,7 +196,7 @@ export function printTable(rows: readonly Row[]): void {
   const w2 = Math.max(...rows.map((r) => r.three.length));
   for (const r of rows) {
     console.log(
-      `${r.bench.padEnd(w0)}  ours ${r.ours.padStart(w1)}  three.js ${r.three.padStart(w2)}  ratio ${r.ratio === null ? '-' : `${fmt(r.ratio)}x`}${r.bestRatio === undefined ? '' : `  (best runs ${fmt(r.bestRatio)}x)`}`,
+      `${r.bench.padEnd(w0)}  ours ${r.ours.padStart(w1)}  ${(r.peer ?? 'three.js').padEnd(8)} ${r.three.padStart(w2)}  ratio ${r.ratio === null ? '-' : `${fmt(r.ratio)}x`}${r.bestRatio === undefined ? '' : `  (best runs ${fmt(r.bestRatio)}x)`}`,
     );
   }
 }

@@ -3,7 +3,7 @@
  * process on the same real data, and prints ratios; nothing asserts wall-clock times.
  *
  * Build and run: `npm run bench` in TsProject (esbuild bundles this file to dist/bench.cjs, run with
- * `node --expose-gc`). Arguments: `parse` or `retarget` runs one benchmark only;
+ * `node --expose-gc`). Arguments: `parse`, `retarget` or `hub` runs one benchmark only;
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
  * ~5 s on the first (or given) take, for `node --cpu-prof dist/bench.cjs --profile ...`.
  * Data: /work/shared/data (or $KIND_SHARED_DATA); falls back to the embedded default sample with a note.
@@ -11,6 +11,7 @@
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { parseBvh } from '../src/io/bvh';
 import { now, printTable, type Row, readText, shortName } from './harness';
+import { hubChild, runHubBench } from './hubBench';
 import { parseBenchFiles, runParseBench } from './parseBench';
 import { profileRetarget, runRetargetBench } from './retargetBench';
 
@@ -31,6 +32,10 @@ function profileParse(side: 'ours' | 'three', which: number): void {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args[0] === 'hub-child') {
+    await hubChild();
+    return;
+  }
   const pi = args.indexOf('--profile');
   if (pi >= 0) {
     const what = args[pi + 1];
@@ -42,7 +47,7 @@ async function main(): Promise<void> {
       throw new Error(`--profile ${what}: expected parse-ours, parse-three, retarget-ours or retarget-three`);
     return;
   }
-  const only = args.find((a) => a === 'parse' || a === 'retarget');
+  const only = args.find((a) => a === 'parse' || a === 'retarget' || a === 'hub');
   if (!(globalThis as { gc?: unknown }).gc) {
     console.log('note: run with node --expose-gc for clean heap figures (npm run bench does)');
   }
@@ -59,6 +64,12 @@ async function main(): Promise<void> {
     console.log('\n== 2. Clip retargeting (ours retargetClip vs three.js SkeletonUtils.retargetClip)');
     rows.push(...(await runRetargetBench()));
     console.log(`(benchmark 2 took ${((now() - t1) / 1000).toFixed(1)} s)`);
+  }
+  const t2 = now();
+  if (!only || only === 'hub') {
+    console.log('\n== 3. Live hub update per avatar-frame (peer: the plain retargeter in the same process)');
+    rows.push(...(await runHubBench()));
+    console.log(`(benchmark 3 took ${((now() - t2) / 1000).toFixed(1)} s)`);
   }
   console.log(
     '\n== Summary (ratio = our speed / three.js speed, from the medians; best runs: from the fastest run of each)',

@@ -1,0 +1,147 @@
+/**
+ * Live hub benchmark: the per-frame cost of `RetargetHub.update` for one avatar with IK on all four
+ * limbs, fingers on (a preset in muscle mode) and two props, in microseconds per avatar-frame, with the
+ * JIT and without it (`node --jitless`, a stand-in for phones where the JIT is off: measured in a child
+ * process), the number of avatars that fit in 2 ms at 120 Hz, and the heap bytes allocated per frame.
+ * The peer run in the same process is the plain retargeter (`Retargeter.retargetPose`, FK copy only),
+ * so the ratio says what IK, fingers, weights and props add. Issue 3's targets: at most 10 us per
+ * avatar-frame with JIT, 100 us without, 0 bytes per frame in steady state.
+ */
+import { execFileSync } from 'node:child_process';
+import { loadAvatar, loadSource } from '../src/cli/load';
+import { readFrame } from '../src/core';
+import { Retargeter } from '../src/retarget';
+import { RetargetHub } from '../src/rig';
+import { bytesPerCall, DEFAULT_ASSETS, fmt, median, now, type Row, sharedFile } from './harness';
+
+interface Case {
+  label: string;
+  source: string;
+  avatar: string;
+}
+
+function cases(): Case[] {
+  const out: Case[] = [
+    {
+      label: 'default walk -> default avatar',
+      source: `${DEFAULT_ASSETS}/default-walk.bvh`,
+      avatar: `${DEFAULT_ASSETS}/default-avatar.glb`,
+    },
+  ];
+  const walk = sharedFile('bandai-namco-motiondataset/dataset-1_walk_normal_001.bvh');
+  const xbot = sharedFile('threejs/Xbot.glb');
+  if (walk && xbot) out.push({ label: 'Bandai walk -> Xbot', source: walk, avatar: xbot });
+  return out;
+}
+
+interface Setup {
+  hub: RetargetHub;
+  retargeter: Retargeter;
+  frames: Float64Array[];
+  positions: Float64Array[];
+  bones: number;
+}
+
+async function setup(c: Case): Promise<Setup> {
+  const src = await loadSource(c.source);
+  const avatar = await loadAvatar(c.avatar);
+  const clip = src.clip;
+  const n = clip.skeleton.boneCount;
+  const frames: Float64Array[] = [];
+  const positions: Float64Array[] = [];
+  for (let f = 0; f < clip.frameCount; f++) {
+    const r = new Float64Array(4 * n);
+    const p = new Float64Array(3 * n);
+    readFrame(clip, f, r, p);
+    frames.push(r);
+    positions.push(p);
+  }
+  const hub = new RetargetHub(clip.skeleton, avatar.skeleton, { ik: 'on', fingers: 'none' });
+  hub.calibrate({ rotations: frames[0], translations: positions[0] });
+  hub.fingers.applyPreset('left', 'rock');
+  hub.fingers.applyPreset('right', 'v');
+  hub.props.add('ball', 'Object', [0.4, 1.1, 0.3]);
+  hub.props.add('chair', 'Chair', [0, 0.45, -0.6]);
+  const retargeter = new Retargeter(clip.skeleton, avatar.skeleton);
+  retargeter.calibrate({ rotations: frames[0], translations: positions[0] });
+  return { hub, retargeter, frames, positions, bones: avatar.skeleton.boneCount };
+}
+
+/** Median microseconds per frame of `fn(frame)` over the clip, repeated. */
+function usPerFrame(count: number, fn: (f: number) => void, budgetMs: number): number {
+  for (let i = 0; i < 3 * count; i++) fn(i % count);
+  const runs: number[] = [];
+  const t0 = now();
+  while (runs.length < 5 || (now() - t0 < budgetMs && runs.length < 200)) {
+    const a = now();
+    for (let i = 0; i < count; i++) fn(i);
+    runs.push(((now() - a) * 1000) / count);
+  }
+  return median(runs);
+}
+
+/** The measurements of one case in this process: hub and peer, us per frame, heap bytes per frame. */
+async function measure(
+  c: Case,
+  budgetMs: number,
+): Promise<{ hub: number; peer: number; bytes: number; bones: number }> {
+  const s = await setup(c);
+  const count = s.frames.length;
+  const out = s.retargeter.target.boneCount;
+  const or = new Float64Array(4 * out);
+  const op = new Float64Array(3 * out);
+  const hub = usPerFrame(count, (f) => s.hub.update(s.frames[f], s.positions[f], 1 / 120), budgetMs);
+  const peer = usPerFrame(
+    count,
+    (f) => s.retargeter.retargetPose(s.frames[f], s.positions[f], or, op),
+    budgetMs,
+  );
+  let f = 0;
+  const bytes = bytesPerCall(() => {
+    s.hub.update(s.frames[f], s.positions[f], 1 / 120);
+    f = f + 1 === count ? 0 : f + 1;
+  }, 2000).bytes;
+  return { hub, peer, bytes, bones: s.bones };
+}
+
+/** Child mode (`hub-child`): print the measurements of every case as JSON (run under --jitless). */
+export async function hubChild(): Promise<void> {
+  const results = [];
+  for (const c of cases()) results.push({ label: c.label, ...(await measure(c, 1500)) });
+  console.log(JSON.stringify(results));
+}
+
+export async function runHubBench(): Promise<Row[]> {
+  const rows: Row[] = [];
+  let jitless: { label: string; hub: number; peer: number; bytes: number }[] = [];
+  try {
+    const text = execFileSync(process.execPath, ['--jitless', '--expose-gc', process.argv[1], 'hub-child'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    jitless = JSON.parse(text.trim().split('\n').pop()!);
+  } catch (e) {
+    console.log(`  (the --jitless child run failed: ${(e as Error).message.split('\n')[0]})`);
+  }
+  for (const c of cases()) {
+    const m = await measure(c, 1500);
+    const j = jitless.find((x) => x.label === c.label);
+    console.log(`${c.label} (${m.bones} bones; IK on four limbs, fingers on, 2 props):`);
+    console.log(
+      `  JIT:       hub ${fmt(m.hub, 2)} us/frame, peer retargetPose ${fmt(m.peer, 2)} us/frame (hub = ${fmt(m.hub / m.peer, 1)}x peer); ${Math.floor(2000 / m.hub)} avatars in 2 ms at 120 Hz; heap ${fmt(m.bytes, 2)} B/frame`,
+    );
+    if (j) {
+      console.log(
+        `  jitless:   hub ${fmt(j.hub, 1)} us/frame, peer retargetPose ${fmt(j.peer, 1)} us/frame (hub = ${fmt(j.hub / j.peer, 1)}x peer); ${Math.floor(2000 / j.hub)} avatars in 2 ms at 120 Hz; heap ${fmt(j.bytes, 0)} B/frame (the interpreter boxes numbers)`,
+      );
+    }
+    rows.push({
+      bench: `Hub update ${c.label}`,
+      ours: `${fmt(m.hub, 2)} us/frame JIT${j ? `, ${fmt(j.hub, 1)} jitless` : ''}`,
+      three: `retargetPose ${fmt(m.peer, 2)} us`,
+      peer: 'peer',
+      ratio: m.peer / m.hub,
+    });
+  }
+  return rows;
+}
