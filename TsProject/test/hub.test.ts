@@ -288,6 +288,34 @@ describe('RetargetHub live parameters and calibration', () => {
     expect(b.settings.avatarScale).toBe(1.3);
   });
 
+  it('floor height lifts hips and feet together; foot offsets move the foot targets in foot axes, in/out mirrored', () => {
+    const src = makeHumanoid();
+    const tgt = makeHumanoid({ pose: 'A' });
+    const rest = {
+      rotations: Float64Array.from(src.restRotations),
+      translations: Float64Array.from(src.restTranslations),
+    };
+    const hub = new RetargetHub(src, tgt, { ik: 'on' });
+    hub.calibrate(rest);
+    hub.update(rest.rotations, rest.translations, 0);
+    const base = Float64Array.from(hub.ikTargets);
+    hub.setFloorHeight(0.2);
+    hub.update(rest.rotations, rest.translations, 0);
+    for (let l = 0; l < 4; l++) {
+      expect(hub.ikTargets[3 * l + 1] - base[3 * l + 1]).toBeCloseTo(0.2, 9);
+      expect(hub.ikTargets[3 * l + 1] - hub.ikReached[3 * l + 1]).toBeCloseTo(0, 6);
+    }
+    hub.setFloorHeight(0);
+    hub.setFootOffset('left', 0.1, 0.05); // 10 cm toward the toes (+Z), 5 cm outward (+X for the left foot)
+    hub.setFootOffset('right', 0, 0.05); // 5 cm outward (-X for the right foot)
+    hub.update(rest.rotations, rest.translations, 0);
+    expect(hub.ikTargets[6] - base[6]).toBeCloseTo(0.05, 9);
+    expect(hub.ikTargets[8] - base[8]).toBeCloseTo(0.1, 9);
+    expect(hub.ikTargets[9] - base[9]).toBeCloseTo(-0.05, 9);
+    expect(hub.ikTargets[11] - base[11]).toBeCloseTo(0, 9);
+    expect(() => hub.setFootOffset('left', 0.6, 0)).toThrow(/footOffsets.left.frontBack: 0.6 is outside/);
+  });
+
   it('update before calibrate is an error', () => {
     const s = makeHumanoid();
     const hub = new RetargetHub(s, s);

@@ -729,10 +729,12 @@ export class RetargetHub {
     wi.floor[0] = this.settingsValue.floorHeight;
   }
 
-  /** Foot targets: floor height, then front/back and in/out offsets in the foot's horizontal axes. */
+  /**
+   * Foot targets: front/back and in/out offsets in the foot's horizontal axes. (The floor height is in
+   * already: targets hang off the avatar's hips, which step 2 raised by it.)
+   */
   private applyFootOffsets(li: number, tp: Float64Array, W: Float64Array): void {
     const s = this.settingsValue;
-    tp[1] += s.floorHeight;
     const off = li === 2 ? s.footOffsets.left : s.footOffsets.right;
     if (off.frontBack === 0 && off.inOut === 0) return;
     // the foot's forward: its reference forward (+Z at the T-pose) turned by the foot's world rotation
