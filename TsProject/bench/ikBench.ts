@@ -3,9 +3,13 @@
  * heap bytes per solve, and reach errors over random poses: arm reach error on reachable targets, and
  * the leg's foot distance error when the avatar's thigh/shin proportions differ from the performer's.
  *
+ * Two timings per limb: random weights (arm: position in [0.5, 1), rotation and bend goal in [0, 1), so
+ * every step of the solver runs, slerps included: the dearest case; leg: 1, [0, 1), 0) and the live
+ * hub's usual weights (arm 1/1/1: full position and rotation, bend goal on; leg 1/1/0).
+ *
  * Run alone: `npx esbuild bench/ikBench.ts --bundle --platform=node --main-fields=module,main
  * --outfile=dist/ikBench.cjs && node --expose-gc dist/ikBench.cjs` (add `--jitless` for the no-JIT
- * figure); or call {@link runIkBench}.
+ * figure, the one that matters for PuerTS on phones); or call {@link runIkBench}.
  */
 import { quat } from 'gl-matrix';
 import { createSkeleton, forwardKinematics, HumanBodyBones as H, quat64, type Skeleton } from '../src/core';
@@ -64,8 +68,12 @@ function heapUsed(): number {
 }
 
 export interface IkBenchResult {
+  /** Microseconds per solve, random weights. */
   armMicros: number;
   legMicros: number;
+  /** Microseconds per solve, the hub's usual weights (arm 1/1/1, leg 1/1/0). */
+  armMicrosFullWeights: number;
+  legMicrosFullWeights: number;
   armHeapBytesPerSolve: number;
   legHeapBytesPerSolve: number;
   armReachMaxErrorM: number;
@@ -122,16 +130,29 @@ export function runIkBench(): IkBenchResult {
     lg.weights.set([1, r(), 0]);
     legGoals.push(lg);
   }
+  const withWeights = (goals: LimbGoal[], w: number[]) =>
+    goals.map((g) => {
+      const h = new LimbGoal();
+      h.targetPosition.set(g.targetPosition);
+      h.targetRotation.set(g.targetRotation);
+      h.bendGoal.set(g.bendGoal);
+      h.weights.set(w);
+      return h;
+    });
+  const armGoalsFull = withWeights(armGoals, [1, 1, 1]);
+  const legGoalsFull = withWeights(legGoals, [1, 1, 0]);
   const W = new Float64Array(4 * n);
   const P = new Float64Array(3 * n);
-  const time = (which: 'arm' | 'leg'): { micros: number; heap: number } => {
+  const time = (which: 'arm' | 'leg', fullWeights = false): { micros: number; heap: number } => {
+    const aw = fullWeights ? armGoalsFull : armGoals;
+    const lw = fullWeights ? legGoalsFull : legGoals;
     const loop = (iters: number) => {
       for (let i = 0; i < iters; i++) {
         const f = i & (count - 1);
         W.set(poses.W[f]);
         P.set(poses.P[f]);
-        if (which === 'arm') arm.solve(W, P, armGoals[f]);
-        else leg.solve(W, P, legGoals[f], sources[f]);
+        if (which === 'arm') arm.solve(W, P, aw[f]);
+        else leg.solve(W, P, lw[f], sources[f]);
       }
     };
     // the copy of W/P is timed separately and subtracted
@@ -165,6 +186,8 @@ export function runIkBench(): IkBenchResult {
   };
   const armT = time('arm');
   const legT = time('leg');
+  const armFull = time('arm', true);
+  const legFull = time('leg', true);
 
   // reach errors
   let armReach = 0;
@@ -228,6 +251,8 @@ export function runIkBench(): IkBenchResult {
   return {
     armMicros: armT.micros,
     legMicros: legT.micros,
+    armMicrosFullWeights: armFull.micros,
+    legMicrosFullWeights: legFull.micros,
     armHeapBytesPerSolve: armT.heap,
     legHeapBytesPerSolve: legT.heap,
     armReachMaxErrorM: armReach,
@@ -241,10 +266,10 @@ if (require.main === module) {
   const jit = process.execArgv.includes('--jitless') ? 'jitless' : 'JIT';
   console.log(`node ${process.version} (${jit})`);
   console.log(
-    `ArmIK.solve  ${r.armMicros.toFixed(3)} us/solve, heap ${r.armHeapBytesPerSolve.toFixed(3)} B/solve`,
+    `ArmIK.solve  ${r.armMicros.toFixed(3)} us/solve (random weights), ${r.armMicrosFullWeights.toFixed(3)} us/solve (weights 1/1/1), heap ${r.armHeapBytesPerSolve.toFixed(3)} B/solve`,
   );
   console.log(
-    `LegIK.solve  ${r.legMicros.toFixed(3)} us/solve, heap ${r.legHeapBytesPerSolve.toFixed(3)} B/solve`,
+    `LegIK.solve  ${r.legMicros.toFixed(3)} us/solve (random weights), ${r.legMicrosFullWeights.toFixed(3)} us/solve (weights 1/1/0), heap ${r.legHeapBytesPerSolve.toFixed(3)} B/solve`,
   );
   console.log(
     `arm reach error on reachable targets (1024 random poses): max ${r.armReachMaxErrorM.toExponential(2)} m`,

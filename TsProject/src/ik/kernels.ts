@@ -8,6 +8,9 @@
  * They are only ever called with `Float64Array`s, so their element loads stay monomorphic.
  *
  * Vectors are `[x, y, z]`, quaternions `[x, y, z, w]` (Hamilton product, as everywhere in the project).
+ *
+ * The solvers' per-frame paths write these formulas out inline (twoBone.ts, "Interpreter cost") and
+ * cite them by name; the kernels themselves serve calibration and the rare degenerate cases.
  */
 
 const { abs: m_abs, atan2: m_atan2, cos: m_cos, sin: m_sin, sqrt: m_sqrt } = Math;
@@ -17,20 +20,6 @@ export function sub3(v: Float64Array, o: number, a: number, b: number): void {
   v[o] = v[a] - v[b];
   v[o + 1] = v[a + 1] - v[b + 1];
   v[o + 2] = v[a + 2] - v[b + 2];
-}
-
-/** v[o] = x[xo] - y[yo] across two arrays (3-vectors), e.g. a world position minus a scratch value. */
-export function sub3x(
-  v: Float64Array,
-  o: number,
-  x: Float64Array,
-  xo: number,
-  y: Float64Array,
-  yo: number,
-): void {
-  v[o] = x[xo] - y[yo];
-  v[o + 1] = x[xo + 1] - y[yo + 1];
-  v[o + 2] = x[xo + 2] - y[yo + 2];
 }
 
 /** Copy three values from `a[ao]` to `out[o]`. */
@@ -116,29 +105,7 @@ export function fromToVec(v: Float64Array, q: number, a: number, b: number): voi
   }
   const w = ll + (ax * bx + ay * by + az * bz);
   if (w <= 1e-14 * ll) {
-    const fx = m_abs(ax);
-    const fy = m_abs(ay);
-    const fz = m_abs(az);
-    let x: number;
-    let y: number;
-    let z: number;
-    if (fx <= fy && fx <= fz) {
-      x = 0;
-      y = -az;
-      z = ay;
-    } else if (fy <= fz) {
-      x = az;
-      y = 0;
-      z = -ax;
-    } else {
-      x = -ay;
-      y = ax;
-      z = 0;
-    }
-    const l = m_sqrt(x * x + y * y + z * z);
-    v[q] = x / l;
-    v[q + 1] = y / l;
-    v[q + 2] = z / l;
+    perpendicularUnit(v, q, a);
     v[q + 3] = 0;
     return;
   }
@@ -192,87 +159,36 @@ export function scaleRotation(v: Float64Array, q: number, t: number): void {
 }
 
 /**
- * out[o] = shortest-path spherical interpolation from unit quaternion a[ao] (t = 0) to b[bo] (t = 1),
- * `t = tv[ti]`: `(sin((1-t)θ) a + sin(tθ) b') / sin θ` with `b' = ±b` on a's side (`a . b' >= 0`) and
- * `θ = acos(a . b')` (Shoemake 1985); normalised linear interpolation when θ < 1e-6. `t <= 0` copies
- * `a` and `t >= 1` copies `b` exactly (not its negation). `out` may alias `a`.
+ * v[o] = a unit vector perpendicular to the non-zero vector v[a]: `a` crossed with the world axis
+ * least aligned with it, normalised. `o` may alias `a`.
  */
-export function slerpTo(
-  out: Float64Array,
-  o: number,
-  a: Float64Array,
-  ao: number,
-  b: Float64Array,
-  bo: number,
-  tv: Float64Array,
-  ti: number,
-): void {
-  const t = tv[ti];
-  if (t >= 1) {
-    out[o] = b[bo];
-    out[o + 1] = b[bo + 1];
-    out[o + 2] = b[bo + 2];
-    out[o + 3] = b[bo + 3];
-    return;
-  }
-  if (!(t > 0)) {
-    out[o] = a[ao];
-    out[o + 1] = a[ao + 1];
-    out[o + 2] = a[ao + 2];
-    out[o + 3] = a[ao + 3];
-    return;
-  }
-  const ax = a[ao];
-  const ay = a[ao + 1];
-  const az = a[ao + 2];
-  const aw = a[ao + 3];
-  let bx = b[bo];
-  let by = b[bo + 1];
-  let bz = b[bo + 2];
-  let bw = b[bo + 3];
-  let d = ax * bx + ay * by + az * bz + aw * bw;
-  if (d < 0) {
-    d = -d;
-    bx = -bx;
-    by = -by;
-    bz = -bz;
-    bw = -bw;
-  }
-  let k0: number;
-  let k1: number;
-  if (d > 1 - 5e-13) {
-    k0 = 1 - t;
-    k1 = t;
+export function perpendicularUnit(v: Float64Array, o: number, a: number): void {
+  const ax = v[a];
+  const ay = v[a + 1];
+  const az = v[a + 2];
+  const fx = m_abs(ax);
+  const fy = m_abs(ay);
+  const fz = m_abs(az);
+  let x: number;
+  let y: number;
+  let z: number;
+  if (fx <= fy && fx <= fz) {
+    x = 0;
+    y = -az;
+    z = ay;
+  } else if (fy <= fz) {
+    x = az;
+    y = 0;
+    z = -ax;
   } else {
-    // θ from atan2 of the half-chord lengths: accurate at all angles
-    const ex = bx - ax;
-    const ey = by - ay;
-    const ez = bz - az;
-    const ew = bw - aw;
-    const fx = bx + ax;
-    const fy = by + ay;
-    const fz = bz + az;
-    const fw = bw + aw;
-    const th =
-      2 *
-      m_atan2(m_sqrt(ex * ex + ey * ey + ez * ez + ew * ew), m_sqrt(fx * fx + fy * fy + fz * fz + fw * fw));
-    const s = m_sin(th);
-    k0 = m_sin((1 - t) * th) / s;
-    k1 = m_sin(t * th) / s;
+    x = -ay;
+    y = ax;
+    z = 0;
   }
-  let x = k0 * ax + k1 * bx;
-  let y = k0 * ay + k1 * by;
-  let z = k0 * az + k1 * bz;
-  let w = k0 * aw + k1 * bw;
-  const n = m_sqrt(x * x + y * y + z * z + w * w);
-  x /= n;
-  y /= n;
-  z /= n;
-  w /= n;
-  out[o] = x;
-  out[o + 1] = y;
-  out[o + 2] = z;
-  out[o + 3] = w;
+  const l = m_sqrt(x * x + y * y + z * z);
+  v[o] = x / l;
+  v[o + 1] = y / l;
+  v[o + 2] = z / l;
 }
 
 /**
@@ -290,60 +206,5 @@ export function normalizeOrPerp(v: Float64Array, o: number, u: number): void {
     v[o + 2] = z / l;
     return;
   }
-  const ux = v[u];
-  const uy = v[u + 1];
-  const uz = v[u + 2];
-  const fx = m_abs(ux);
-  const fy = m_abs(uy);
-  const fz = m_abs(uz);
-  let px: number;
-  let py: number;
-  let pz: number;
-  if (fx <= fy && fx <= fz) {
-    px = 0;
-    py = -uz;
-    pz = uy;
-  } else if (fy <= fz) {
-    px = uz;
-    py = 0;
-    pz = -ux;
-  } else {
-    px = -uy;
-    py = ux;
-    pz = 0;
-  }
-  const n = m_sqrt(px * px + py * py + pz * pz);
-  v[o] = px / n;
-  v[o + 1] = py / n;
-  v[o + 2] = pz / n;
-}
-
-/**
- * Normalise v[o] in place, or set it to v[f] when its length is at most v[eps]. Any finite vector
- * works: components are scaled by their largest magnitude first, so 1e200 does not overflow.
- */
-export function unitOr(v: Float64Array, o: number, f: number, eps: number): void {
-  let x = v[o];
-  let y = v[o + 1];
-  let z = v[o + 2];
-  let m = m_abs(x);
-  const ay = m_abs(y);
-  const az = m_abs(z);
-  if (ay > m) m = ay;
-  if (az > m) m = az;
-  if (m > 0) {
-    x /= m;
-    y /= m;
-    z /= m;
-    const n = m_sqrt(x * x + y * y + z * z);
-    if (m * n > v[eps]) {
-      v[o] = x / n;
-      v[o + 1] = y / n;
-      v[o + 2] = z / n;
-      return;
-    }
-  }
-  v[o] = v[f];
-  v[o + 1] = v[f + 1];
-  v[o + 2] = v[f + 2];
+  perpendicularUnit(v, o, u);
 }

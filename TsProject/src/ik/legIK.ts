@@ -4,28 +4,16 @@
  * 180-degree singularity and a reversed (hyper-extended) knee stays reversed. Allocation-free per solve.
  */
 import { type Skeleton, vrotate } from '../core';
-import { copy3, fallbackDir, fromToVec, perp3, sub3, sub3x, unitOr } from './kernels';
+import { copy3, fromToVec, scaleRotation } from './kernels';
 import {
-  E0,
-  EN,
   finite3,
-  finite3v,
-  H0,
-  HN,
   IKError,
-  K_CHAIN,
-  K_EPS,
-  K_FALLOFF,
-  K_HALF,
   K_T,
-  K_WB,
   type Limb,
   type LimbGoal,
-  N,
   PREV_DIR,
   PREV_SRC,
   Q1,
-  S,
   T1,
   T2,
   T3,
@@ -33,7 +21,7 @@ import {
   U,
 } from './twoBone';
 
-const m_sqrt = Math.sqrt;
+const { atan2: m_atan2, cos: m_cos, sin: m_sin, sqrt: m_sqrt } = Math;
 
 /**
  * The SOURCE leg's world joint positions this frame (hip, knee, ankle), metres, each a
@@ -130,101 +118,529 @@ export class LegIK extends TwoBoneIK {
    * @throws IKError when called before `calibrate`, or when `W`/`P` do not have `4n`/`3n` values.
    */
   solve(W: Float64Array, P: Float64Array, goal: LimbGoal, source: LegSource): void {
+    // One function, its values in local variables, a few temporaries (k, l, x, y, z, ...) reused
+    // throughout: see "Interpreter cost" in twoBone.ts. Vectors are named by their components
+    // (sx, sy, sz = S); each step gives its formula (class docs).
     if (!this.calibrated) throw new IKError(`${this.label}: calibrate() before solve()`);
-    this.checkPose(W, P, this.label);
+    if (W.length !== this.rotationsLength || P.length !== this.positionsLength)
+      this.checkPose(W, P, this.label);
     const rep = this.report;
     rep.solved = false;
     rep.skippedNonFinite = false;
     rep.targetAtRoot = false;
-    const wp = goal.weights[0];
-    if (wp > 0) {
-      this.readLimb(P);
-      const v = this.v;
-      const ok =
-        finite3v(v, S) &&
-        finite3v(v, E0) &&
-        finite3v(v, H0) &&
-        finite3(goal.targetPosition) &&
-        finite3(goal.bendGoal) &&
-        finite3(source.hip) &&
-        finite3(source.knee) &&
-        finite3(source.ankle);
-      if (ok) {
-        v[K_T] = Math.min(wp, 1);
-        this.solvePosition(W, P, goal, source);
-        rep.solved = true;
-      } else {
-        rep.skippedNonFinite = true;
-      }
+    const weights = goal.weights;
+    const wp = weights[0];
+    if (!(wp > 0)) {
+      // position weight 0: the limb is left as it is
+      this.blendEndRotation(W, goal);
+      return;
     }
-    this.blendEndRotation(W, goal);
-  }
-
-  private solvePosition(W: Float64Array, P: Float64Array, goal: LimbGoal, source: LegSource): void {
+    let o = 3 * this.upper;
+    const ol = 3 * this.lower;
+    const oe = 3 * this.end;
+    // FK joints: hip S, knee E0, ankle H0; target T; bend goal G; the source's hip, knee, ankle
+    const sx = P[o];
+    const sy = P[o + 1];
+    const sz = P[o + 2];
+    const ex = P[ol];
+    const ey = P[ol + 1];
+    const ez = P[ol + 2];
+    const hx = P[oe];
+    const hy = P[oe + 1];
+    const hz = P[oe + 2];
+    let q: Float64Array = goal.targetPosition;
+    const tx = q[0];
+    const ty = q[1];
+    const tz = q[2];
+    q = goal.bendGoal;
+    const gx = q[0];
+    const gy = q[1];
+    const gz = q[2];
+    q = source.hip;
+    const hipX = q[0];
+    const hipY = q[1];
+    const hipZ = q[2];
+    q = source.knee;
+    const kneeX = q[0];
+    const kneeY = q[1];
+    const kneeZ = q[2];
+    q = source.ankle;
+    const ankleX = q[0];
+    const ankleY = q[1];
+    const ankleZ = q[2];
     const v = this.v;
-    sub3(v, T1, E0, S);
-    sub3(v, T2, H0, E0);
-    const L1 = m_sqrt(v[T1] * v[T1] + v[T1 + 1] * v[T1 + 1] + v[T1 + 2] * v[T1 + 2]);
-    const L2 = m_sqrt(v[T2] * v[T2] + v[T2 + 1] * v[T2 + 1] + v[T2 + 2] * v[T2 + 2]);
-    const chain = L1 + L2;
-    v[K_CHAIN] = chain;
-    this.targetDirection(goal.targetPosition);
-    // source: thigh and shin vectors, hip -> ankle direction
-    sub3x(v, T2, source.knee, 0, source.hip, 0);
-    sub3x(v, T3, source.ankle, 0, source.knee, 0);
-    const ls1 = m_sqrt(v[T2] * v[T2] + v[T2 + 1] * v[T2 + 1] + v[T2 + 2] * v[T2 + 2]);
-    const ls2 = m_sqrt(v[T3] * v[T3] + v[T3 + 1] * v[T3 + 1] + v[T3 + 2] * v[T3 + 2]);
-    const ls = ls1 + ls2;
-    sub3x(v, T1, source.ankle, 0, source.hip, 0);
-    const ds = m_sqrt(v[T1] * v[T1] + v[T1 + 1] * v[T1 + 1] + v[T1 + 2] * v[T1 + 2]);
-    if (ds > 1e-9 * ls) {
-      for (let k = 0; k < 3; k++) v[PREV_SRC + k] = v[T1 + k] / ds;
+    // FK -> IK blend: each bone turns by slerp(identity, q, wt)
+    let wt = wp;
+    if (wt > 1) wt = 1;
+    // temporaries
+    let k: number;
+    let l: number;
+    let x: number;
+    let y: number;
+    let z: number;
+
+    // segments a = E0 - S (thigh), b = H0 - E0 (shin); lengths L1, L2 measured this frame
+    const ax = ex - sx;
+    const ay = ey - sy;
+    const az = ez - sz;
+    const bx = hx - ex;
+    const by = hy - ey;
+    const bz = hz - ez;
+    const L1sq = ax * ax + ay * ay + az * az;
+    const L2sq = bx * bx + by * by + bz * bz;
+    let kx = kneeX - hipX;
+    let ky = kneeY - hipY;
+    let kz = kneeZ - hipZ;
+    const ksq = kx * kx + ky * ky + kz * kz;
+    x = ankleX - kneeX;
+    y = ankleY - kneeY;
+    z = ankleZ - kneeZ;
+    const ssq = x * x + y * y + z * z;
+    // All 24 inputs finite? Then so is |a|^2 + |b|^2 + |k_s - h_s|^2 + |a_s - k_s|^2 + tx + ty + tz +
+    // gx + gy + gz (a NaN or infinite input makes its term NaN or infinite), unless a term overflows:
+    // only a non-finite sum needs the test of each value.
+    k = L1sq + L2sq + ksq + ssq + tx + ty + tz + gx + gy + gz;
+    if (
+      k - k !== 0 &&
+      !(
+        finite3(P, o) &&
+        finite3(P, ol) &&
+        finite3(P, oe) &&
+        finite3(goal.targetPosition, 0) &&
+        finite3(goal.bendGoal, 0) &&
+        finite3(source.hip, 0) &&
+        finite3(source.knee, 0) &&
+        finite3(source.ankle, 0)
+      )
+    ) {
+      rep.skippedNonFinite = true;
+      this.blendEndRotation(W, goal);
+      return;
     }
-    // K - hip = R (r k): scale, then the shortest rotation source direction -> target direction
-    const r = ls > 0 ? chain / ls : 0;
-    v[T2] *= r;
-    v[T2 + 1] *= r;
-    v[T2 + 2] *= r;
-    fromToVec(v, Q1, PREV_SRC, U);
-    vrotate(v, T2, v, Q1, v, T2);
-    let wb = goal.weights[2];
+    const L1 = m_sqrt(L1sq);
+    const L2 = m_sqrt(L2sq);
+    const chain = L1 + L2;
+    /** Length below which a vector counts as zero. */
+    const eps = 1e-12 * chain;
+
+    // u = (T - S)/|T - S|, robust for any finite T (components scaled by the largest magnitude first,
+    // so 1e200 does not overflow); a target within 1e-9 chain of the hip keeps last frame's u
+    let ux = tx - sx;
+    let uy = ty - sy;
+    let uz = tz - sz;
+    k = ux < 0 ? -ux : ux;
+    x = uy < 0 ? -uy : uy;
+    y = uz < 0 ? -uz : uz;
+    if (x > k) k = x;
+    if (y > k) k = y;
+    l = 0;
+    if (k > 0) {
+      ux /= k;
+      uy /= k;
+      uz /= k;
+      l = m_sqrt(ux * ux + uy * uy + uz * uz);
+    }
+    if (k * l > 1e-9 * chain) {
+      ux /= l;
+      uy /= l;
+      uz /= l;
+    } else {
+      rep.targetAtRoot = true;
+      ux = v[PREV_DIR];
+      uy = v[PREV_DIR + 1];
+      uz = v[PREV_DIR + 2];
+    }
+
+    // source: knee vector kv = k_s - h_s, chain length ls = |k_s - h_s| + |a_s - k_s| (from ksq, ssq
+    // above), direction f = (a_s - h_s)/|a_s - h_s| (last frame's when |a_s - h_s| <= 1e-9 ls)
+    const ls = m_sqrt(ksq) + m_sqrt(ssq);
+    let fx = ankleX - hipX;
+    let fy = ankleY - hipY;
+    let fz = ankleZ - hipZ;
+    l = m_sqrt(fx * fx + fy * fy + fz * fz);
+    if (l > 1e-9 * ls) {
+      fx /= l;
+      fy /= l;
+      fz /= l;
+      v[PREV_SRC] = fx;
+      v[PREV_SRC + 1] = fy;
+      v[PREV_SRC + 2] = fz;
+    } else {
+      fx = v[PREV_SRC];
+      fy = v[PREV_SRC + 1];
+      fz = v[PREV_SRC + 2];
+    }
+    // K - hip = R (r kv), r = (L1 + L2)/ls, R the shortest rotation f -> u as two reflections
+    // (twoBone.ts): R x = H_p x + 2 (f . x) u, p = f + u, H_p x = x - 2 (p . x)/(p . p) p
+    l = ls > 0 ? chain / ls : 0;
+    kx *= l;
+    ky *= l;
+    kz *= l;
+    let px = fx + ux;
+    let py = fy + uy;
+    let pz = fz + uz;
+    l = px * px + py * py + pz * pz; // p . p = 2 (1 + f . u)
+    if (l > 2e-14) {
+      y = (2 * (px * kx + py * ky + pz * kz)) / l;
+      x = 2 * (fx * kx + fy * ky + fz * kz);
+      kx = kx - y * px + x * ux;
+      ky = ky - y * py + x * uy;
+      kz = kz - y * pz + x * uz;
+    } else {
+      // f opposite u (rare): R is half a turn about an axis perpendicular to f; scratch kernels
+      v[U] = ux;
+      v[U + 1] = uy;
+      v[U + 2] = uz;
+      v[T2] = kx;
+      v[T2 + 1] = ky;
+      v[T2 + 2] = kz;
+      fromToVec(v, Q1, PREV_SRC, U);
+      vrotate(v, T2, v, Q1, v, T2);
+      kx = v[T2];
+      ky = v[T2 + 1];
+      kz = v[T2 + 2];
+    }
+    let wb = weights[2];
     if (!(wb > 0)) wb = 0;
     else if (wb > 1) wb = 1;
     if (wb > 0) {
-      v[K_WB] = wb;
-      this.applyBendGoal(goal);
+      // bend goal: K's part perpendicular to u, p (length lp, direction pd), keeps its length; its
+      // direction becomes fallback((1 - wb) pd + wb goalDir, pd, 1/2) with goalDir =
+      // fallback(g - (g . u) u, pd, falloff), g = G - S; fallback(p, f, r) = normalize(a p/|p| +
+      // (1 - a) f), a = smoothstep(|p|/r) = x^2 (3 - 2x), x = min(|p|/r, 1) (kernels.ts `fallbackDir`)
+      z = kx * ux + ky * uy + kz * uz;
+      let pdx = kx - z * ux;
+      let pdy = ky - z * uy;
+      let pdz = kz - z * uz;
+      const lp = m_sqrt(pdx * pdx + pdy * pdy + pdz * pdz);
+      if (lp > eps) {
+        pdx /= lp;
+        pdy /= lp;
+        pdz /= lp;
+        const falloff = this.bendFalloff * chain;
+        let nx = gx - sx;
+        let ny = gy - sy;
+        let nz = gz - sz;
+        k = nx * ux + ny * uy + nz * uz;
+        nx -= k * ux;
+        ny -= k * uy;
+        nz -= k * uz;
+        l = m_sqrt(nx * nx + ny * ny + nz * nz);
+        if (l >= falloff) {
+          // a = 1: p's own direction
+          nx /= l;
+          ny /= l;
+          nz /= l;
+        } else {
+          x = l / falloff;
+          k = (3 - 2 * x) * (l / (falloff * falloff)); // a/|p|, a = x^2 (3 - 2x)
+          x = 1 - x * x * (3 - 2 * x); // 1 - a
+          nx = k * nx + x * pdx;
+          ny = k * ny + x * pdy;
+          nz = k * nz + x * pdz;
+          l = m_sqrt(nx * nx + ny * ny + nz * nz);
+          if (l > 1e-9) {
+            nx /= l;
+            ny /= l;
+            nz /= l;
+          } else {
+            nx = pdx;
+            ny = pdy;
+            nz = pdz;
+          }
+        }
+        k = 1 - wb;
+        nx = k * pdx + wb * nx;
+        ny = k * pdy + wb * ny;
+        nz = k * pdz + wb * nz;
+        l = m_sqrt(nx * nx + ny * ny + nz * nz);
+        if (l >= 0.5) {
+          // a = 1: p's own direction
+          nx /= l;
+          ny /= l;
+          nz /= l;
+        } else {
+          x = l / 0.5;
+          k = (3 - 2 * x) * (l / (0.5 * 0.5)); // a/|p|, a = x^2 (3 - 2x)
+          x = 1 - x * x * (3 - 2 * x); // 1 - a
+          nx = k * nx + x * pdx;
+          ny = k * ny + x * pdy;
+          nz = k * nz + x * pdz;
+          l = m_sqrt(nx * nx + ny * ny + nz * nz);
+          if (l > 1e-9) {
+            nx /= l;
+            ny /= l;
+            nz /= l;
+          } else {
+            nx = pdx;
+            ny = pdy;
+            nz = pdz;
+          }
+        }
+        kx = z * ux + lp * nx;
+        ky = z * uy + lp * ny;
+        kz = z * uz + lp * nz;
+      }
     }
-    // thigh aimed at K (along u when K is at the hip)
-    v[K_EPS] = 1e-12 * chain;
-    unitOr(v, T2, U, K_EPS);
-    for (let k = 0; k < 3; k++) v[EN + k] = v[S + k] + L1 * v[T2 + k];
-    // shin aimed at the target (straight on when the target is at the knee)
-    sub3x(v, T1, goal.targetPosition, 0, v, EN);
-    unitOr(v, T1, T2, K_EPS);
-    for (let k = 0; k < 3; k++) v[HN + k] = v[EN + k] + L2 * v[T1 + k];
-    this.applyPositions(W, P);
-    copy3(v, PREV_DIR, v, U);
-  }
+    // thigh aimed at K: a' = L1 (K - hip)/|K - hip| (along u when |K - hip| <= 1e-12 chain; the
+    // components scaled by their largest magnitude first where |K - hip|^2 would under- or overflow,
+    // as kernels.ts `unitOr`)
+    l = kx * kx + ky * ky + kz * kz;
+    if (l > 1e-280 && l < 1e280) {
+      l = m_sqrt(l);
+      k = l;
+    } else {
+      // scaled by the largest magnitude first
+      k = kx < 0 ? -kx : kx;
+      x = ky < 0 ? -ky : ky;
+      y = kz < 0 ? -kz : kz;
+      if (x > k) k = x;
+      if (y > k) k = y;
+      l = 0;
+      if (k > 0) {
+        kx /= k;
+        ky /= k;
+        kz /= k;
+        l = m_sqrt(kx * kx + ky * ky + kz * kz);
+      }
+      k *= l;
+    }
+    if (k > eps) {
+      kx /= l;
+      ky /= l;
+      kz /= l;
+    } else {
+      kx = ux;
+      ky = uy;
+      kz = uz;
+    }
+    px = L1 * kx;
+    py = L1 * ky;
+    pz = L1 * kz;
+    // shin aimed at the target: b' = L2 (T - E)/|T - E|, E = S + a' (straight on, along a', when
+    // |T - E| <= 1e-12 chain; scaled as above, so a target at 1e200 m works)
+    let shx = tx - (sx + px);
+    let shy = ty - (sy + py);
+    let shz = tz - (sz + pz);
+    l = shx * shx + shy * shy + shz * shz;
+    if (l > 1e-280 && l < 1e280) {
+      l = m_sqrt(l);
+      k = l;
+    } else {
+      // scaled by the largest magnitude first
+      k = shx < 0 ? -shx : shx;
+      x = shy < 0 ? -shy : shy;
+      y = shz < 0 ? -shz : shz;
+      if (x > k) k = x;
+      if (y > k) k = y;
+      l = 0;
+      if (k > 0) {
+        shx /= k;
+        shy /= k;
+        shz /= k;
+        l = m_sqrt(shx * shx + shy * shy + shz * shz);
+      }
+      k *= l;
+    }
+    if (k > eps) {
+      shx /= l;
+      shy /= l;
+      shz /= l;
+    } else {
+      shx = kx;
+      shy = ky;
+      shz = kz;
+    }
 
-  /**
-   * Blend the direction of the perpendicular part of `v[T2]` (knee relative to the hip) toward the bend
-   * goal, by the weight in `v[K_WB]`.
-   */
-  private applyBendGoal(goal: LimbGoal): void {
-    const v = this.v;
-    const wb = v[K_WB];
-    const a = v[T2] * v[U] + v[T2 + 1] * v[U + 1] + v[T2 + 2] * v[U + 2];
-    perp3(v, T3, T2, U);
-    const lp = m_sqrt(v[T3] * v[T3] + v[T3 + 1] * v[T3 + 1] + v[T3 + 2] * v[T3 + 2]);
-    if (!(lp > 1e-12 * v[K_CHAIN])) return;
-    for (let k = 0; k < 3; k++) v[T3 + k] /= lp;
-    v[K_FALLOFF] = this.bendFalloff * v[K_CHAIN];
-    sub3x(v, N, goal.bendGoal, 0, v, S);
-    perp3(v, N, N, U);
-    fallbackDir(v, N, N, T3, K_FALLOFF);
-    const c = 1 - wb;
-    for (let k = 0; k < 3; k++) v[N + k] = c * v[T3 + k] + wb * v[N + k];
-    fallbackDir(v, N, N, T3, K_HALF);
-    for (let k = 0; k < 3; k++) v[T2 + k] = a * v[U + k] + lp * v[N + k];
+    // Write the bones (twoBone.ts "Writing"): each turns by q = slerp(identity, q_full, wt) with q_full
+    // the shortest rotation from its FK segment to the solved one (kernels.ts `fromToVec`, slerp as
+    // `scaleRotation`); W[bone] = q W[bone]; the joint below moves by the turned segment q FK q*.
+    let qx = 0;
+    let qy = 0;
+    let qz = 0;
+    let qw: number;
+    let rx: number;
+    let ry: number;
+    let rz: number;
+    // thigh: q_full = shortest rotation a -> a': normalize(c, w) with c = a x a',
+    // w = |a||a'| + a . a', where |a||a'| = |a|^2 (a' is as long as a, to rounding)
+    z = ax * px + ay * py + az * pz; // a . a'
+    qw = L1sq + z;
+    if (qw > 1e-14 * L1sq) {
+      qx = ay * pz - az * py;
+      qy = az * px - ax * pz;
+      qz = ax * py - ay * px;
+      if (wt < 1) {
+        k = m_sqrt(qx * qx + qy * qy + qz * qz); // |c|
+        if (k > 0) {
+          // q = slerp(identity, q_full, wt) = (sin(h) c/|c|, cos(h)), h = wt atan2(|c|, w); a turns
+          // by 2h about c/|c| (perpendicular to a): q a q* = a cos 2h + (c x a) sin 2h/|c|, with
+          // c x a = |a|^2 a' - (a . a') a
+          x = m_atan2(k, qw) * wt;
+          y = m_sin(x);
+          qw = m_cos(x);
+          k = y / k;
+          x = 1 - 2 * y * y; // cos 2h
+          y = 2 * k * qw; // sin 2h/|c|
+          x -= y * z;
+          y *= L1sq;
+          rx = ax * x + px * y;
+          ry = ay * x + py * y;
+          rz = az * x + pz * y;
+          qx *= k;
+          qy *= k;
+          qz *= k;
+        } else {
+          qx = 0;
+          qy = 0;
+          qz = 0;
+          qw = 1;
+          rx = ax;
+          ry = ay;
+          rz = az;
+        }
+      } else {
+        k = m_sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+        qx /= k;
+        qy /= k;
+        qz /= k;
+        qw /= k;
+        // q a q* = a'
+        rx = px;
+        ry = py;
+        rz = pz;
+      }
+    } else {
+      // a and a' opposite, or of zero length (rare): the scratch kernels
+      v[T1] = ax;
+      v[T1 + 1] = ay;
+      v[T1 + 2] = az;
+      v[T2] = px;
+      v[T2 + 1] = py;
+      v[T2 + 2] = pz;
+      fromToVec(v, Q1, T1, T2);
+      if (wt < 1) {
+        v[K_T] = wt;
+        scaleRotation(v, Q1, K_T);
+      }
+      vrotate(v, T3, v, Q1, v, T1);
+      qx = v[Q1];
+      qy = v[Q1 + 1];
+      qz = v[Q1 + 2];
+      qw = v[Q1 + 3];
+      rx = v[T3];
+      ry = v[T3 + 1];
+      rz = v[T3 + 2];
+    }
+    // W[upper] = q W[upper] (Hamilton product)
+    o = 4 * this.upper;
+    px = W[o];
+    py = W[o + 1];
+    pz = W[o + 2];
+    k = W[o + 3];
+    W[o] = qx * k + qw * px + qy * pz - qz * py;
+    W[o + 1] = qy * k + qw * py + qz * px - qx * pz;
+    W[o + 2] = qz * k + qw * pz + qx * py - qy * px;
+    W[o + 3] = qw * k - qx * px - qy * py - qz * pz;
+    // P[lower] = S + q a q*
+    const plx = sx + rx;
+    const ply = sy + ry;
+    const plz = sz + rz;
+    P[ol] = plx;
+    P[ol + 1] = ply;
+    P[ol + 2] = plz;
+    px = L2 * shx;
+    py = L2 * shy;
+    pz = L2 * shz;
+    // shin: q_full = shortest rotation b -> b': normalize(c, w) with c = b x b',
+    // w = |b||b'| + b . b', where |b||b'| = |b|^2 (b' is as long as b, to rounding)
+    z = bx * px + by * py + bz * pz; // b . b'
+    qw = L2sq + z;
+    if (qw > 1e-14 * L2sq) {
+      qx = by * pz - bz * py;
+      qy = bz * px - bx * pz;
+      qz = bx * py - by * px;
+      if (wt < 1) {
+        k = m_sqrt(qx * qx + qy * qy + qz * qz); // |c|
+        if (k > 0) {
+          // q = slerp(identity, q_full, wt) = (sin(h) c/|c|, cos(h)), h = wt atan2(|c|, w); b turns
+          // by 2h about c/|c| (perpendicular to b): q b q* = b cos 2h + (c x b) sin 2h/|c|, with
+          // c x b = |b|^2 b' - (b . b') b
+          x = m_atan2(k, qw) * wt;
+          y = m_sin(x);
+          qw = m_cos(x);
+          k = y / k;
+          x = 1 - 2 * y * y; // cos 2h
+          y = 2 * k * qw; // sin 2h/|c|
+          x -= y * z;
+          y *= L2sq;
+          rx = bx * x + px * y;
+          ry = by * x + py * y;
+          rz = bz * x + pz * y;
+          qx *= k;
+          qy *= k;
+          qz *= k;
+        } else {
+          qx = 0;
+          qy = 0;
+          qz = 0;
+          qw = 1;
+          rx = bx;
+          ry = by;
+          rz = bz;
+        }
+      } else {
+        k = m_sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+        qx /= k;
+        qy /= k;
+        qz /= k;
+        qw /= k;
+        // q b q* = b'
+        rx = px;
+        ry = py;
+        rz = pz;
+      }
+    } else {
+      // b and b' opposite, or of zero length (rare): the scratch kernels
+      v[T1] = bx;
+      v[T1 + 1] = by;
+      v[T1 + 2] = bz;
+      v[T2] = px;
+      v[T2 + 1] = py;
+      v[T2 + 2] = pz;
+      fromToVec(v, Q1, T1, T2);
+      if (wt < 1) {
+        v[K_T] = wt;
+        scaleRotation(v, Q1, K_T);
+      }
+      vrotate(v, T3, v, Q1, v, T1);
+      qx = v[Q1];
+      qy = v[Q1 + 1];
+      qz = v[Q1 + 2];
+      qw = v[Q1 + 3];
+      rx = v[T3];
+      ry = v[T3 + 1];
+      rz = v[T3 + 2];
+    }
+    // W[lower] = q W[lower] (Hamilton product)
+    o = 4 * this.lower;
+    px = W[o];
+    py = W[o + 1];
+    pz = W[o + 2];
+    k = W[o + 3];
+    W[o] = qx * k + qw * px + qy * pz - qz * py;
+    W[o + 1] = qy * k + qw * py + qz * px - qx * pz;
+    W[o + 2] = qz * k + qw * pz + qx * py - qy * px;
+    W[o + 3] = qw * k - qx * px - qy * py - qz * pz;
+    // P[end] = P[lower] + q b q*
+    P[oe] = plx + rx;
+    P[oe + 1] = ply + ry;
+    P[oe + 2] = plz + rz;
+
+    v[PREV_DIR] = ux;
+    v[PREV_DIR + 1] = uy;
+    v[PREV_DIR + 2] = uz;
+    rep.solved = true;
+    this.blendEndRotation(W, goal);
   }
 }

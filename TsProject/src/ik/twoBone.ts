@@ -1,6 +1,6 @@
 /**
- * What the arm and leg solvers share: limbs, goals, validation, and applying a solved limb to a world
- * pose (bone swings blended by the position weight, end rotation blended by the rotation weight).
+ * What the arm and leg solvers share: limbs, goals, validation, calibration, and blending the end
+ * bone's rotation.
  *
  * Pose representation (the live hub's): a {@link Skeleton} and its current WORLD pose as flat arrays,
  * `W` (`Float64Array(4n)`, world rotations `[x, y, z, w]`) and `P` (`Float64Array(3n)`, world
@@ -10,11 +10,37 @@
  * recomputes every other bone below `upper` afterwards (helper bones between the limb bones keep their
  * local transforms, so they move rigidly with their parent: the positions written here are exactly
  * where that recomputation puts `lower` and `end`).
+ *
+ * Writing (both solvers): with the solved (full-weight) joint positions, the upper bone turns by the
+ * shortest-arc rotation `q1` taking its FK segment `lower - upper` to the solved one, the lower bone by
+ * `q2` taking `end - lower` to the solved one (so each keeps its twist about its segment), each scaled
+ * to `slerp(identity, q, wp)` (FK -> IK, shortest path, `wp` the position weight clamped to 1):
+ * `W[upper] = q1 W[upper]`, `W[lower] = q2 W[lower]`, `P[lower] = P[upper] + q1 (lower - upper)`,
+ * `P[end] = P[lower] + q2 (end - lower)` (FK segments). The end bone's world rotation is then blended
+ * FK -> target by the rotation weight ({@link TwoBoneIK.blendEndRotation}).
+ *
+ * Interpreter cost: the live hub must also run without a JIT (PuerTS on phones, `node --jitless`),
+ * where each function call, array access and property load costs more than the arithmetic it serves
+ * and every arithmetic result is a new heap number. So each `solve` is one function with its values in
+ * local variables (a few temporaries reused, to keep the interpreter's register file small), reading
+ * each input once and writing each output once; the scratch array and the kernels of kernels.ts serve
+ * calibration and the rare degenerate cases only (opposite vectors, T-pose direction along the limb).
+ * Under a JIT the same code is also faster (bench/ikBench.ts).
+ *
+ * Shortest rotation as two reflections: for unit f and u (not opposite) the shortest rotation R taking
+ * f to u is the reflection in the plane normal to f followed by the one in the plane normal to
+ * p = f + u (two reflections compose to the rotation about the planes' common line by twice the angle
+ * between them: https://en.wikipedia.org/wiki/Cartan%E2%80%93Dieudonn%C3%A9_theorem; reflection
+ * H_m x = x - 2 (m . x)/(m . m) m, https://en.wikipedia.org/wiki/Householder_transformation). Since
+ * H_p f = -u: R x = H_p H_f x = H_p x + 2 (f . x) u, and R e = H_p e for e perpendicular to f. The
+ * solvers carry vectors with it instead of building the quaternion (fewer operations, as accurate:
+ * the error grows as 1/|p| near opposite f and u, as the quaternion's does); exactly opposite
+ * (|p|^2 <= 2e-14) they use the kernels' half turn (`fromToVec`).
  */
-import { HumanBodyBones as H, isAncestor, qmul, type Skeleton, vrotate } from '../core';
-import { copy3, fromToVec, scaleRotation, slerpTo, sub3 } from './kernels';
+import { HumanBodyBones as H, isAncestor, type Skeleton } from '../core';
+import { copy3, sub3 } from './kernels';
 
-const m_sqrt = Math.sqrt;
+const { atan2: m_atan2, sin: m_sin, sqrt: m_sqrt } = Math;
 
 /** Thrown for a limb or goal that cannot be solved as given; the message names the bone or field. */
 export class IKError extends Error {
@@ -86,44 +112,28 @@ export class LimbGoal {
 }
 
 // Scratch layout shared by the solvers (offsets into `TwoBoneIK.v`).
-/** FK positions of upper, lower, end. */
+/** Calibration: FK positions of upper, lower, end. */
 export const S = 0;
 export const E0 = 3;
 export const H0 = 6;
-/** Solved (full-weight) positions of lower and end. */
-export const EN = 9;
-export const HN = 12;
-/** Unit direction root -> target. */
+/** Unit direction root -> target (rare paths). */
 export const U = 15;
-/** Unit bend direction (perpendicular to U). */
-export const N = 18;
 /** Temporaries. */
 export const T1 = 21;
 export const T2 = 24;
 export const T3 = 27;
-export const T4 = 30;
 /** State: last frame's root -> target direction and bend direction. */
 export const PREV_DIR = 33;
 export const PREV_BEND = 36;
 /** State (legs): last frame's source hip -> ankle direction. */
 export const PREV_SRC = 39;
-/** Quaternions. */
+/** Quaternion (rare paths). */
 export const Q1 = 44;
-export const Q2 = 48;
-/** Scalars: bend fallback distance (metres), interpolation factor, two fixed fallback radii. */
-export const K_FALLOFF = 52;
+/** Scalars: interpolation factor (rare paths), the arm's T-pose fallback radius 0.25. */
 export const K_T = 53;
 export const K_UNIT_FALLOFF = 54;
-export const K_HALF = 55;
-/** Scalars: chain length L1 + L2 this frame, distance root -> target this frame (metres). */
-export const K_CHAIN = 56;
-export const K_DIST = 57;
 /** Arms: the calibrated bend direction in the frame bone's frame. */
 export const BEND_LOCAL = 58;
-/** Scalar: bend-goal weight (legs). */
-export const K_WB = 61;
-/** Scalar: length below which a vector counts as zero this frame (1e-12 of the chain length). */
-export const K_EPS = 62;
 export const SCRATCH_SIZE = 64;
 
 /** Per-solve figures, overwritten by each `solve` (read them after the call; nothing is allocated). */
@@ -154,6 +164,9 @@ export abstract class TwoBoneIK {
   protected calibrated = false;
   /** Scratch and state (layout: the offset constants above). */
   protected readonly v = new Float64Array(SCRATCH_SIZE);
+  /** Expected `W.length` (4n) and `P.length` (3n). */
+  protected readonly rotationsLength: number;
+  protected readonly positionsLength: number;
 
   /**
    * @param label names the limb in error messages (e.g. 'left arm').
@@ -183,11 +196,12 @@ export abstract class TwoBoneIK {
     this.upper = limb.upper;
     this.lower = limb.lower;
     this.end = limb.end;
+    this.rotationsLength = 4 * n;
+    this.positionsLength = 3 * n;
     this.v[PREV_DIR + 1] = -1;
     this.v[PREV_SRC + 1] = -1;
     this.v[PREV_BEND + 2] = 1;
     this.v[K_UNIT_FALLOFF] = 0.25;
-    this.v[K_HALF] = 0.5;
   }
 
   /**
@@ -241,109 +255,77 @@ export abstract class TwoBoneIK {
   }
 
   /**
-   * Write the solved limb: the upper bone is turned by the shortest-arc rotation `q1` taking its FK
-   * segment direction `E0 - S` to the solved one `EN - S`, the lower bone by `q2` taking `H0 - E0` to
-   * `HN - EN` (so each keeps its twist about its segment), each scaled to `slerp(identity, q, wp)`
-   * (FK -> IK slerp, shortest path); `W[upper] = q1 W[upper]`, `W[lower] = q2 W[lower]`,
-   * `P[lower] = S + q1 (E0 - S)`, `P[end] = P[lower] + q2 (H0 - E0)`. The end bone's world rotation is
-   * left for {@link blendEndRotation}. Expects `v[K_T] = wp`.
-   */
-  protected applyPositions(W: Float64Array, P: Float64Array): void {
-    const v = this.v;
-    const wp = v[K_T];
-    // upper
-    sub3(v, T1, E0, S);
-    sub3(v, T2, EN, S);
-    fromToVec(v, Q1, T1, T2);
-    if (wp < 1) scaleRotation(v, Q1, K_T);
-    const ou = 4 * this.upper;
-    qmul(W, ou, v, Q1, W, ou);
-    vrotate(v, T3, v, Q1, v, T1);
-    const ol = 3 * this.lower;
-    P[ol] = v[S] + v[T3];
-    P[ol + 1] = v[S + 1] + v[T3 + 1];
-    P[ol + 2] = v[S + 2] + v[T3 + 2];
-    // lower
-    sub3(v, T1, H0, E0);
-    sub3(v, T2, HN, EN);
-    fromToVec(v, Q2, T1, T2);
-    if (wp < 1) scaleRotation(v, Q2, K_T);
-    const oq = 4 * this.lower;
-    qmul(W, oq, v, Q2, W, oq);
-    vrotate(v, T3, v, Q2, v, T1);
-    const oe = 3 * this.end;
-    P[oe] = P[ol] + v[T3];
-    P[oe + 1] = P[ol + 1] + v[T3 + 1];
-    P[oe + 2] = P[ol + 2] + v[T3 + 2];
-  }
-
-  /**
    * End bone world rotation: `W[end] = slerp(W[end], targetRotation, wr)` (shortest path); weight 0
    * leaves it as is, weight 1 copies `targetRotation` exactly. A non-finite target rotation is ignored.
+   * Slerp `(sin((1-t)θ) a + sin(tθ) b') / sin θ` with `b' = ±b` on a's side (`a . b' >= 0`) and
+   * `θ = 2 atan2(|b' - a|, |b' + a|)` (accurate at all angles), normalised (Shoemake, "Animating
+   * rotation with quaternion curves", SIGGRAPH 1985); normalised linear interpolation when
+   * `a . b' > 1 - 5e-13`. Written out (no kernel call: "Interpreter cost" above).
    */
   protected blendEndRotation(W: Float64Array, goal: LimbGoal): void {
-    const v = this.v;
-    let wr = goal.weights[1];
-    if (!(wr > 0)) return;
+    const t = goal.weights[1];
+    if (!(t > 0)) return;
     const r = goal.targetRotation;
-    if (!(r[0] - r[0] === 0 && r[1] - r[1] === 0 && r[2] - r[2] === 0 && r[3] - r[3] === 0)) return;
-    if (wr > 1) wr = 1;
-    v[K_T] = wr;
-    slerpTo(W, 4 * this.end, W, 4 * this.end, r, 0, v, K_T);
-  }
-
-  /** Remember this frame's direction and bend for the next frame. */
-  protected keepState(): void {
-    const v = this.v;
-    copy3(v, PREV_DIR, v, U);
-    copy3(v, PREV_BEND, v, N);
-  }
-
-  /**
-   * Unit direction from the limb root `v[S]` to `target` into `v[U]`; when the target is at the root
-   * (closer than 1e-9 of the chain length) the last frame's direction is kept and `report.targetAtRoot`
-   * set. Robust for any finite target (components are scaled by their largest magnitude first, so
-   * 1e200 m does not overflow). Reads the chain length from `v[K_CHAIN]`, writes the distance to
-   * `v[K_DIST]`.
-   */
-  protected targetDirection(target: Float64Array): void {
-    const v = this.v;
-    const dx = target[0] - v[S];
-    const dy = target[1] - v[S + 1];
-    const dz = target[2] - v[S + 2];
-    let m = dx < 0 ? -dx : dx;
-    const ay = dy < 0 ? -dy : dy;
-    const az = dz < 0 ? -dz : dz;
-    if (ay > m) m = ay;
-    if (az > m) m = az;
-    if (m > 0) {
-      const x = dx / m;
-      const y = dy / m;
-      const z = dz / m;
-      const n = m_sqrt(x * x + y * y + z * z);
-      const d = m * n;
-      v[K_DIST] = d;
-      if (d > 1e-9 * v[K_CHAIN]) {
-        v[U] = x / n;
-        v[U + 1] = y / n;
-        v[U + 2] = z / n;
-        this.report.targetAtRoot = false;
-        return;
-      }
-    } else {
-      v[K_DIST] = 0;
+    let bx = r[0];
+    let by = r[1];
+    let bz = r[2];
+    let bw = r[3];
+    if (bx - bx + (by - by) + (bz - bz) + (bw - bw) !== 0) return;
+    const o = 4 * this.end;
+    if (t >= 1) {
+      W[o] = bx;
+      W[o + 1] = by;
+      W[o + 2] = bz;
+      W[o + 3] = bw;
+      return;
     }
-    copy3(v, U, v, PREV_DIR);
-    this.report.targetAtRoot = true;
+    const ax = W[o];
+    const ay = W[o + 1];
+    const az = W[o + 2];
+    const aw = W[o + 3];
+    let d = ax * bx + ay * by + az * bz + aw * bw;
+    if (d < 0) {
+      d = -d;
+      bx = -bx;
+      by = -by;
+      bz = -bz;
+      bw = -bw;
+    }
+    let k0: number;
+    let k1: number;
+    if (d > 1 - 5e-13) {
+      k0 = 1 - t;
+      k1 = t;
+    } else {
+      const ex = bx - ax;
+      const ey = by - ay;
+      const ez = bz - az;
+      const ew = bw - aw;
+      const fx = bx + ax;
+      const fy = by + ay;
+      const fz = bz + az;
+      const fw = bw + aw;
+      // θ from the half-chord lengths
+      const th =
+        2 *
+        m_atan2(m_sqrt(ex * ex + ey * ey + ez * ez + ew * ew), m_sqrt(fx * fx + fy * fy + fz * fz + fw * fw));
+      const s = m_sin(th);
+      k0 = m_sin((1 - t) * th) / s;
+      k1 = m_sin(t * th) / s;
+    }
+    const x = k0 * ax + k1 * bx;
+    const y = k0 * ay + k1 * by;
+    const z = k0 * az + k1 * bz;
+    const w = k0 * aw + k1 * bw;
+    const n = m_sqrt(x * x + y * y + z * z + w * w);
+    W[o] = x / n;
+    W[o + 1] = y / n;
+    W[o + 2] = z / n;
+    W[o + 3] = w / n;
   }
 }
 
-/** True when all three values at `a[0..2]` are finite. */
-export function finite3(a: Float64Array): boolean {
-  return a[0] - a[0] === 0 && a[1] - a[1] === 0 && a[2] - a[2] === 0;
-}
-
-/** True when the three values at `v[o..o+2]` are finite. */
-export function finite3v(v: Float64Array, o: number): boolean {
-  return v[o] - v[o] === 0 && v[o + 1] - v[o + 1] === 0 && v[o + 2] - v[o + 2] === 0;
+/** True when the three values at `a[o..o+2]` are finite (rare paths: a solver tests a sum first). */
+export function finite3(a: Float64Array, o: number): boolean {
+  return a[o] - a[o] === 0 && a[o + 1] - a[o + 1] === 0 && a[o + 2] - a[o + 2] === 0;
 }
