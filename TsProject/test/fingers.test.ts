@@ -647,6 +647,62 @@ describe('enable flags and copy modes', () => {
     expect(Array.from(local)).toEqual(Array.from(start));
   });
 
+  it('cached rotations follow every muscle change (setters and direct writes) and equal a fresh rig', () => {
+    const { sk, ref, rig } = setup({ scramble: 23 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 39 }), fc.double({ min: -1, max: 1, noNaN: true })), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        (edits) => {
+          const local = Float64Array.from(ref.localRotations);
+          rig.apply(local); // fills the cache with the current muscles
+          for (const [m, v] of edits) rig.muscles[m] = v;
+          rig.apply(local);
+          const fresh = new FingerRig(sk, ref);
+          fresh.muscles.set(rig.muscles);
+          const want = Float64Array.from(ref.localRotations);
+          fresh.apply(want);
+          for (let i = 0; i < want.length; i++) expect(local[i]).toBe(want[i]);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('keptSinceLast skips exactly the fingers whose muscles held still', () => {
+    const { sk, ref, rig } = setup({ scramble: 5 });
+    const local = Float64Array.from(ref.localRotations);
+    rig.applyPreset('left', 'rock');
+    rig.apply(local);
+    const index = fingerBone(sk, 'left', 'index', 0);
+    const middle = fingerBone(sk, 'left', 'middle', 0);
+    const written = Array.from(local.subarray(4 * middle, 4 * middle + 4));
+    local[4 * index] = 9; // scribbles the caller promised not to make: left alone with keptSinceLast
+    local[4 * middle] = 9;
+    rig.setCurl('left', 'middle', 0.25);
+    rig.apply(local, true);
+    expect(local[4 * index]).toBe(9);
+    expect(local[4 * middle]).not.toBe(9);
+    expect(Array.from(local.subarray(4 * middle, 4 * middle + 4))).not.toEqual(written);
+    rig.apply(local); // without the promise every finger is written again
+    expect(local[4 * index]).not.toBe(9);
+  });
+
+  it('writeSerial changes with the mode and the enabled hands (callers restore bones apply stopped writing)', () => {
+    const { rig } = setup();
+    const s0 = rig.writeSerial;
+    rig.setEnabled('left', false);
+    const s1 = rig.writeSerial;
+    rig.setMode('rotation');
+    const s2 = rig.writeSerial;
+    rig.setCurl('left', 'index', 0.5);
+    expect(s1).not.toBe(s0);
+    expect(s2).not.toBe(s1);
+    expect(rig.writeSerial).toBe(s2);
+  });
+
   it('muscleData copies the source finger muscles onto another skeleton (measured back within 1e-6)', () => {
     const source = setup({ pose: 'A', scramble: 23 });
     const target = setup({ pose: 'T', scramble: 29, scale: 1.3 });

@@ -257,6 +257,42 @@ describe('RetargetHub live parameters and calibration', () => {
     expect(hub.retargeter.options.referencePose).toBe('T');
   });
 
+  it('fingers the source does not drive: a preset shows, then a disabled hand or rotation mode gives back the reference', () => {
+    const src = makeHumanoid({ fingers: false });
+    const tgt = makeHumanoid({ pose: 'A' });
+    const clip = randomClip(src, 6, 7, 0.3);
+    const hub = new RetargetHub(src, tgt, { ik: 'off', fingers: 'none' });
+    hub.calibrate(frame(clip, 0));
+    const bones = [H.LeftMiddleProximal, H.LeftMiddleIntermediate, H.RightMiddleProximal].map(
+      (b) => tgt.humanoid[b],
+    );
+    const local = (b: number) => Array.from(hub.localRotations.subarray(4 * b, 4 * b + 4));
+    const f1 = frame(clip, 1);
+    hub.update(f1.rotations, f1.translations, 1 / 30);
+    const reference = bones.map(local);
+    hub.fingers.applyPreset('left', 'rock');
+    hub.fingers.applyPreset('right', 'rock');
+    hub.update(f1.rotations, f1.translations, 1 / 30);
+    for (let i = 0; i < bones.length; i++)
+      expect(angleBetween(local(bones[i]), reference[i])).toBeGreaterThan(0.3);
+    // left hand off: its fingers go back to the reference at once, the right hand keeps the preset
+    hub.fingers.setEnabled('left', false);
+    hub.update(f1.rotations, f1.translations, 1 / 30);
+    expect(angleBetween(local(bones[0]), reference[0])).toBeLessThan(1e-12);
+    expect(angleBetween(local(bones[1]), reference[1])).toBeLessThan(1e-12);
+    expect(angleBetween(local(bones[2]), reference[2])).toBeGreaterThan(0.3);
+    // rotation mode: nothing to copy from this source, so the reference everywhere
+    hub.fingers.setMode('rotation');
+    hub.update(f1.rotations, f1.translations, 1 / 30);
+    for (let i = 0; i < bones.length; i++)
+      expect(angleBetween(local(bones[i]), reference[i])).toBeLessThan(1e-12);
+    // and a recalibration keeps them there
+    hub.calibrate(frame(clip, 0));
+    hub.update(f1.rotations, f1.translations, 1 / 30);
+    for (let i = 0; i < bones.length; i++)
+      expect(angleBetween(local(bones[i]), reference[i])).toBeLessThan(1e-12);
+  });
+
   it('settings: export, apply on a fresh hub gives the same output; bad settings change nothing', () => {
     const src = makeHumanoid();
     const tgt = makeHumanoid({ pose: 'A', legs: 1.1 });

@@ -327,7 +327,6 @@ export class Retargeter {
   private calibrated = false;
   // scratch (per frame)
   private readonly sRot: Float64Array;
-  private readonly sPos: Float64Array;
   private readonly sWorldRot: Float64Array;
   private readonly sWorldPos: Float64Array;
   private readonly tWorldRot: Float64Array;
@@ -345,6 +344,12 @@ export class Retargeter {
    * hub's per-frame passes.
    */
   readonly worldNeeded: Uint8Array;
+  /** Incremented by every calibration (callers caching calibration-dependent values compare it). */
+  calibrationSerial = 0;
+  /** Bone indices in order: all, those with worldNeeded 1, those with 0 (loop lists, no per-bone test). */
+  private readonly allBones: Int32Array;
+  private readonly neededBones: Int32Array;
+  private readonly unneededBones: Int32Array;
   private readonly q0 = quat64();
   private readonly q1 = quat64();
   private readonly v1 = vec64();
@@ -407,7 +412,6 @@ export class Retargeter {
     this.offsets = new Float64Array(4 * nt);
     this.undrivenLocal = new Float64Array(4 * nt);
     this.sRot = new Float64Array(4 * ns);
-    this.sPos = new Float64Array(3 * ns);
     this.sWorldRot = new Float64Array(4 * ns);
     this.sWorldPos = new Float64Array(3 * ns);
     this.vWorldRot = new Float64Array(4 * nt);
@@ -453,6 +457,10 @@ export class Retargeter {
       if (src >= 0) mark(t);
     });
     for (const b of this.vt.detached) mark(this.vt.virtualOf[b]);
+    const all = Array.from({ length: nt }, (_, t) => t);
+    this.allBones = Int32Array.from(all);
+    this.neededBones = Int32Array.from(all.filter((t) => this.worldNeeded[t] === 1));
+    this.unneededBones = Int32Array.from(all.filter((t) => this.worldNeeded[t] === 0));
   }
 
   /**
@@ -709,6 +717,7 @@ export class Retargeter {
     this.updateScaleTerms();
     const scale = this.options.avatarScale;
     this.calibrated = true;
+    this.calibrationSerial++;
     const drivers: Record<string, string> = {};
     this.drivers.forEach((s, t) => {
       if (s >= 0) drivers[tgt.names[t]] = src.names[s];
@@ -740,7 +749,8 @@ export class Retargeter {
   /**
    * Point along a fitted chain's source polyline (source world) at the arc fraction of target chain
    * segment end `joint` (`fit.targetCum[joint]`), into `out`. Takes an index, not the fraction: a double
-   * argument to a call V8 does not inline is boxed (allocates).
+   * argument to a call V8 does not inline is boxed (allocates). A call rather than inline code: without
+   * a JIT the inline version measured about 10% slower per hub frame.
    */
   private chainPoint(fit: ChainFit, joint: number, out: vec3): void {
     const u = fit.targetCum[joint];
@@ -776,25 +786,33 @@ export class Retargeter {
   }
 
   /**
-   * The first half of {@link Retargeter.retargetPose}: pose the internal (virtual) skeleton's world
-   * rotations and positions from a source pose, without writing outputs; with `outLocal`
-   * (`Float64Array(4n)`, virtual order) also its local rotations. With `skipUnneeded` (only with
-   * `outLocal`), bones outside {@link Retargeter.worldNeeded} get their local rotation only and their
-   * world pose is left as it was: for callers that output the local rotations (the hub), not for
-   * {@link Retargeter.writeOutput}. Allocates nothing.
+   * Write the local rotations of the bones outside {@link Retargeter.worldNeeded} (undriven and unread
+   * by IK: their reference local rotations, constant between calibrations) into `outLocal`
+   * (`Float64Array(4n)`, virtual order); other bones are left alone. For callers of
+   * `computeVirtualPose(..., outLocal, true)`. Allocates nothing.
    * @throws RetargetError when called before calibrate().
    */
-  computeVirtualPose(
-    srcLocalRot: ArrayLike<number>,
-    srcLocalPos: ArrayLike<number>,
-    outLocal?: Float64Array,
-    skipUnneeded = false,
-  ): void {
-    if (!this.calibrated) throw new RetargetError('retargetPose called before calibrate()');
+  writeUnneededLocal(outLocal: Float64Array): void {
+    if (!this.calibrated) throw new RetargetError('writeUnneededLocal called before calibrate()');
+    const un = this.unneededBones;
+    const undriven = this.undrivenLocal;
+    for (let i = 0; i < un.length; i++) {
+      const o4 = 4 * un[i];
+      outLocal[o4] = undriven[o4];
+      outLocal[o4 + 1] = undriven[o4 + 1];
+      outLocal[o4 + 2] = undriven[o4 + 2];
+      outLocal[o4 + 3] = undriven[o4 + 3];
+    }
+  }
+
+  /**
+   * Source forward kinematics for computeVirtualPose: normalised local rotations into sRot, world
+   * rotations and positions into sWorldRot/sWorldPos. A separate method: without a JIT the split
+   * measured a few percent faster than one long function. Allocates nothing.
+   */
+  private sourceForward(srcLocalRot: ArrayLike<number>, srcLocalPos: ArrayLike<number>): void {
     const src = this.source;
-    const vtk = this.vt.skeleton;
     const sRot = this.sRot;
-    const sPos = this.sPos;
     // Source forward kinematics in one inline pass: each local quaternion is normalised once (float32
     // clips are unit only to 1e-7; every world rotation below is a product of these and unit offsets,
     // so it stays unit) and kept in sRot; roots are turned by the up-axis alignment A.
@@ -825,9 +843,6 @@ export class Retargeter {
       const x = srcLocalPos[o3];
       const y = srcLocalPos[o3 + 1];
       const z = srcLocalPos[o3 + 2];
-      sPos[o3] = x;
-      sPos[o3 + 1] = y;
-      sPos[o3 + 2] = z;
       const p = sParents[i];
       let qx: number;
       let qy: number;
@@ -868,7 +883,31 @@ export class Retargeter {
       SW[o4 + 2] = qz * bw + qw * bz + qx * by - qy * bx;
       SW[o4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
     }
+  }
 
+  /**
+   * The first half of {@link Retargeter.retargetPose}: pose the internal (virtual) skeleton's world
+   * rotations and positions from a source pose, without writing outputs; with `outLocal`
+   * (`Float64Array(4n)`, virtual order) also its local rotations. With `skipUnneeded` (only with
+   * `outLocal`), bones outside {@link Retargeter.worldNeeded} are not touched at all: their world pose
+   * is left as it was and their local rotation, a constant per calibration, is the caller's to write
+   * with {@link Retargeter.writeUnneededLocal} (after each calibration, and whenever the caller itself
+   * overwrote them); for callers that output the local rotations (the hub), not for
+   * {@link Retargeter.writeOutput}. Allocates nothing.
+   * @throws RetargetError when called before calibrate().
+   */
+  computeVirtualPose(
+    srcLocalRot: ArrayLike<number>,
+    srcLocalPos: ArrayLike<number>,
+    outLocal?: Float64Array,
+    skipUnneeded = false,
+  ): void {
+    if (!this.calibrated) throw new RetargetError('retargetPose called before calibrate()');
+    this.sourceForward(srcLocalRot, srcLocalPos);
+    const src = this.source;
+    const vtk = this.vt.skeleton;
+    const SW = this.sWorldRot;
+    const SP = this.sWorldPos;
     const W = this.vWorldRot;
     const P = this.vWorldPos;
     const parents = vtk.parents;
@@ -888,21 +927,15 @@ export class Retargeter {
     const sh = 3 * src.humanoid[H.Hips];
     // Quaternion products and rotations are written out inline (formulas as in core/flat.ts): without
     // a JIT (PuerTS on phones, node --jitless) each call costs more than the arithmetic it does.
-    const needed = this.worldNeeded;
-    const skip = skipUnneeded && outLocal !== undefined;
-    for (let t = 0; t < vtk.boneCount; t++) {
+    // skip mode: bones outside worldNeeded (undriven, unread) keep what outLocal holds; their local
+    // rotation is the constant reference one, written by writeUnneededLocal when it changes
+    const order = skipUnneeded && outLocal !== undefined ? this.neededBones : this.allBones;
+    for (let i = 0; i < order.length; i++) {
+      const t = order[i];
       const p = parents[t];
       const s = drivers[t];
       const o4 = 4 * t;
       const o3 = 3 * t;
-      if (skip && needed[t] === 0) {
-        // undriven and unread: its local rotation is the constant reference one
-        outLocal[o4] = undriven[o4];
-        outLocal[o4 + 1] = undriven[o4 + 1];
-        outLocal[o4 + 2] = undriven[o4 + 2];
-        outLocal[o4 + 3] = undriven[o4 + 3];
-        continue;
-      }
       // world rotation: source world * offset, or parent world * reference local
       let ax: number;
       let ay: number;
@@ -986,8 +1019,6 @@ export class Retargeter {
       if (k >= 0) {
         const fit = this.fits[k];
         const j = this.fitSegment[t];
-        // desired end of this segment: the source chain point at the same arc fraction, carried to the
-        // target chain start and scaled by the chain length ratio
         this.chainPoint(fit, j + 1, d);
         const s0 = 3 * fit.sourcePoints[0];
         const t0 = 3 * fit.targetStart;

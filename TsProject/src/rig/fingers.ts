@@ -162,7 +162,16 @@ export class FingerRig {
   private readonly fingered = new Uint8Array(2);
   private readonly frames: FingerHandFrame[] = [];
   private readonly scratchMuscles = new Float64Array(FINGER_MUSCLE_COUNT);
+  /**
+   * The local rotation `refLocal * C * S` last written per slot (`4 * SLOTS`) and the muscle values it
+   * was computed from (NaN: none yet). Ranges, axes and reference are fixed at construction, so a
+   * finger whose four muscles are unchanged gets its cached rotations copied: no trigonometry per frame
+   * while the controls hold still (and without a JIT that is most of the finger cost).
+   */
+  private readonly cachedLocal = new Float64Array(4 * SLOTS);
+  private readonly cachedMuscles = new Float64Array(FINGER_MUSCLE_COUNT).fill(Number.NaN);
   private copyMode: FingerCopyMode = 'none';
+  private serial = 0;
 
   /**
    * @param skeleton the skeleton whose finger bones are driven (its humanoid map names them).
@@ -366,6 +375,15 @@ export class FingerRig {
   /** Set the copy mode ('none' | 'muscleData' | 'rotation'). @throws FingerRigError on another value. */
   setMode(mode: FingerCopyMode): void {
     this.copyMode = checkCopyMode(mode);
+    this.serial++;
+  }
+
+  /**
+   * Incremented whenever the set of bones `apply` writes may have changed (mode, enabled hands): a
+   * caller that restores bones `apply` stopped writing compares it.
+   */
+  get writeSerial(): number {
+    return this.serial;
   }
 
   /** Enable or disable finger control of one hand (a disabled hand's bones are never written). */
@@ -374,6 +392,7 @@ export class FingerRig {
     if (typeof on !== 'boolean')
       throw new FingerRigError(`fingers.${hand}.enabled: ${String(on)} is not a boolean`);
     this.enabled[h] = on ? 1 : 0;
+    this.serial++;
   }
 
   isEnabled(hand: FingerHand): boolean {
@@ -480,15 +499,47 @@ export class FingerRig {
   /**
    * Write the current muscles into the enabled hands' finger bones of `localRotations` (`4n` local
    * rotations of this rig's skeleton, written in place; nothing else is touched). Does nothing in
-   * 'rotation' mode, for disabled hands and for hands without finger bones. Allocation-free.
+   * 'rotation' mode, for disabled hands and for hands without finger bones. With `keptSinceLast`
+   * the caller promises that `localRotations` still holds what the previous `apply` wrote into the
+   * finger bones (nothing else writes them): fingers whose muscles did not change are then skipped
+   * instead of copied. Allocation-free.
    * @throws FingerRigError on a wrong array length.
    */
-  apply(localRotations: NumArray): void {
+  apply(localRotations: NumArray, keptSinceLast = false): void {
     this.checkPose('localRotations', localRotations);
     if (this.copyMode === 'rotation') return;
     for (let h = 0; h < 2; h++) {
       if (this.enabled[h] === 0 || this.fingered[h] === 0) continue;
       for (let f = 0; f < 5; f++) {
+        const m0 = (h * 5 + f) * 4;
+        const M = this.muscles;
+        const CM = this.cachedMuscles;
+        const C = this.cachedLocal;
+        if (
+          M[m0] === CM[m0] &&
+          M[m0 + 1] === CM[m0 + 1] &&
+          M[m0 + 2] === CM[m0 + 2] &&
+          M[m0 + 3] === CM[m0 + 3]
+        ) {
+          // unchanged muscles: copy the cached rotations (or nothing, when they are still there)
+          if (keptSinceLast) continue;
+          for (let k = 0; k < 3; k++) {
+            const slot = (h * 5 + f) * 3 + k;
+            const b = this.bone[slot];
+            if (b < 0) continue;
+            const o4 = 4 * b;
+            const s4 = 4 * slot;
+            localRotations[o4] = C[s4];
+            localRotations[o4 + 1] = C[s4 + 1];
+            localRotations[o4 + 2] = C[s4 + 2];
+            localRotations[o4 + 3] = C[s4 + 3];
+          }
+          continue;
+        }
+        CM[m0] = M[m0];
+        CM[m0 + 1] = M[m0 + 1];
+        CM[m0 + 2] = M[m0 + 2];
+        CM[m0 + 3] = M[m0 + 3];
         for (let k = 0; k < 3; k++) {
           const slot = (h * 5 + f) * 3 + k;
           const b = this.bone[slot];
@@ -519,7 +570,11 @@ export class FingerRig {
           Q[1] = cw * sy + cy * sw + cz * sx - cx * sz;
           Q[2] = cw * sz + cz * sw + cx * sy - cy * sx;
           Q[3] = cw * sw - cx * sx - cy * sy - cz * sz;
-          qmul(localRotations, 4 * b, this.refLocal, 4 * slot, Q, 0);
+          qmul(C, 4 * slot, this.refLocal, 4 * slot, Q, 0);
+          localRotations[4 * b] = C[4 * slot];
+          localRotations[4 * b + 1] = C[4 * slot + 1];
+          localRotations[4 * b + 2] = C[4 * slot + 2];
+          localRotations[4 * b + 3] = C[4 * slot + 3];
         }
       }
     }
@@ -579,7 +634,12 @@ export class FingerRig {
    * world-rotation copy already placed the fingers). Allocation-free.
    * @throws FingerRigError on wrong array lengths.
    */
-  update(localRotations: NumArray, source?: FingerRig | null, sourceLocalRotations?: NumArray | null): void {
+  update(
+    localRotations: NumArray,
+    source?: FingerRig | null,
+    sourceLocalRotations?: NumArray | null,
+    keptSinceLast = false,
+  ): void {
     if (this.copyMode === 'muscleData' && source && sourceLocalRotations) {
       source.measure(sourceLocalRotations, this.scratchMuscles);
       for (let h = 0; h < 2; h++) {
@@ -588,7 +648,7 @@ export class FingerRig {
           this.muscles[i] = this.scratchMuscles[i];
       }
     }
-    this.apply(localRotations);
+    this.apply(localRotations, keptSinceLast);
   }
 }
 

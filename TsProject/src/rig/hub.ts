@@ -149,6 +149,11 @@ export class RetargetHub {
   private readonly pinned: Uint8Array;
   /** Virtual bones the final forward pass visits: the limbs' and the head's subtrees, parents first. */
   private readonly passBones: Int32Array;
+  /** The retargeter calibration and finger write serials the unneeded local rotations were written for. */
+  private seenCalibration = -1;
+  private seenFingerSerial = -1;
+  /** True when the copy never writes the finger bones' local rotations (see the constructor). */
+  private readonly fingersUntouched: boolean;
   private readonly headForward = quat64();
   private readonly headCopyLocal = quat64();
   private readonly headOffsetLocal = quat64();
@@ -193,6 +198,14 @@ export class RetargetHub {
     // fingers on the target's canonical T-pose (the same pose the retargeter calibrates to)
     const tRef = canonicalPose(vt, { kind: 'T' });
     this.fingers = new FingerRig(vt, tRef, { mode: options.fingers ?? 'rotation' });
+    // Finger bones the copy never touches (no world pose needed, local output): between refills of
+    // those bones only the finger rig writes them, so it may skip fingers whose muscles held still.
+    let untouched = this.retargeter.virtual.identity;
+    for (let b = H.LeftThumbProximal; b <= H.RightLittleDistal; b++) {
+      const t = vt.humanoid[b];
+      if (t >= 0 && this.retargeter.worldNeeded[t] === 1) untouched = false;
+    }
+    this.fingersUntouched = untouched;
     this.props = new PropSystem(vt, { reference: tRef });
     this.weights = new LimbWeights({ chairSeatOffset: s.chairSeatOffset });
     this.weightInput = createLimbWeightsInput(this.props);
@@ -236,7 +249,15 @@ export class RetargetHub {
         }
       }
     }
-    this.passBones = Int32Array.from(Array.from({ length: n }, (_, t) => t).filter((t) => inPass[t] === 1));
+    // Without re-parenting the output is the local rotations, so bones outside worldNeeded (fingers,
+    // unread leaves) need no world pose: left out of the pass.
+    const skipUnneeded = this.retargeter.virtual.identity;
+    const needed = this.retargeter.worldNeeded;
+    this.passBones = Int32Array.from(
+      Array.from({ length: n }, (_, t) => t).filter(
+        (t) => inPass[t] === 1 && vt.parents[t] >= 0 && (!skipUnneeded || needed[t] === 1),
+      ),
+    );
     this.updateHeadOffset();
   }
 
@@ -520,6 +541,18 @@ export class RetargetHub {
     // 1. copy the pose (world rotations and positions, and local rotations, of the virtual skeleton)
     const L = this.L;
     const identity = r.virtual.identity;
+    let fingersKept = this.fingersUntouched;
+    if (identity) {
+      // the constant local rotations of the bones the copy skips: after a calibration, and when the
+      // fingers stopped writing some bones they had written
+      const fs = this.fingers.writeSerial;
+      if (r.calibrationSerial !== this.seenCalibration || fs !== this.seenFingerSerial) {
+        r.writeUnneededLocal(L);
+        this.seenCalibration = r.calibrationSerial;
+        this.seenFingerSerial = fs;
+        fingersKept = false;
+      }
+    }
     r.computeVirtualPose(srcLocalRot, srcLocalPos, L, identity);
     const vt = r.virtual.skeleton;
     const n = vt.boneCount;
@@ -587,7 +620,7 @@ export class RetargetHub {
     }
 
     // 4. fingers (local rotations of the finger bones)
-    this.fingers.update(L, this.sourceFingers, r.lastSourceLocalRotations);
+    this.fingers.update(L, this.sourceFingers, r.lastSourceLocalRotations, fingersKept);
 
     // 5. weights
     if (auto) {
@@ -621,7 +654,7 @@ export class RetargetHub {
     qnormalize(L, h4);
 
     // 8. one forward pass: IK-set bones keep their world rotation, all others their local rotation
-    this.forwardPass(W, P, L, pinned, identity);
+    this.forwardPass(W, P, L, pinned);
     if (identity) this.writeIdentityOutput(P);
     else r.writeOutput(this.localRotations, this.localTranslations);
     for (let li = 0; li < 4; li++) {
@@ -772,28 +805,20 @@ export class RetargetHub {
   }
 
   /**
-   * FK over the subtrees IK and the head offset changed (passBones): pinned bones keep W and get L;
-   * others get W from L. Positions from rest. Other bones kept their copied world pose.
+   * FK over the subtrees IK and the head offset changed (passBones): pinned bones keep W and P (set
+   * by the solver) and get L; others get W from L and P from the rest translations. Other bones kept their copied world pose.
    */
-  private forwardPass(
-    W: Float64Array,
-    P: Float64Array,
-    L: Float64Array,
-    pinned: Uint8Array,
-    skipUnneeded: boolean,
-  ): void {
+  private forwardPass(W: Float64Array, P: Float64Array, L: Float64Array, pinned: Uint8Array): void {
     const r = this.retargeter;
     const vt = r.virtual.skeleton;
     const parents = vt.parents;
     const rest = vt.restTranslations;
     const ts = r.translationScales;
     const hips = this.vHips;
-    const needed = r.worldNeeded;
     const list = this.passBones;
     for (let i = 0; i < list.length; i++) {
       const t = list[i];
       const p = parents[t];
-      if (p < 0 || (skipUnneeded && needed[t] === 0)) continue;
       const t4 = 4 * t;
       const p4 = 4 * p;
       const qx = W[p4];
@@ -810,6 +835,9 @@ export class RetargetHub {
         L[t4 + 1] = -qy * bw + qw * by - qz * bx + qx * bz;
         L[t4 + 2] = -qz * bw + qw * bz - qx * by + qy * bx;
         L[t4 + 3] = qw * bw + qx * bx + qy * by + qz * bz;
+        // pinned bones are a solved limb's upper, lower and end: the solver left their positions
+        // consistent with W (the upper's is unchanged, the others it placed)
+        continue;
       } else {
         const bx = L[t4];
         const by = L[t4 + 1];
