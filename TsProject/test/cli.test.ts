@@ -364,7 +364,9 @@ describe('kind retarget --ik (the live hub over the clip)', () => {
     const dir = tmpDir();
     const r = await run(['retarget', '-o', dir, '--ik']);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/IK end-effector error mean\/max and bend-plane flips/);
+    expect(r.out).toMatch(
+      /IK end-effector error mean\/max, bend plane off the source's by >10 deg \(frames\/compared\): leftArm [0-9.]+\/[0-9.]+ mm, \d+\/\d+ flipped/,
+    );
     const s = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
     for (const limb of ['leftArm', 'rightArm', 'leftLeg', 'rightLeg']) {
       expect(s.ik[limb].ikFrames).toBe(121);
@@ -376,6 +378,25 @@ describe('kind retarget --ik (the live hub over the clip)', () => {
     expect(s.ik.rightLeg.bendPlaneFlips).toBe(0);
     expect(s.ik.leftArm.meanErrorMm).toBeGreaterThan(10);
     expect(s.quality.footHeight.meanAbsM).toBeLessThan(0.02);
+  });
+});
+
+describe('usage errors', () => {
+  it('bare kind prints the help on stderr and exits 2', async () => {
+    const r = await run([]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/Usage: kind/);
+  });
+
+  it('with --ik the hub ranges are checked before anything loads', async () => {
+    const dir = tmpDir();
+    let r = await run(['retarget', '--ik', '--scale', '100', '-o', dir]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--scale: 100 is out of range with --ik \(0\.1\.\.3\)/);
+    r = await run(['retarget', '--ik', '--head-offset', '200,0,0', '-o', dir]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--head-offset: 200,0,0 is out of range with --ik/);
+    expect(fs.readdirSync(dir)).toEqual([]);
   });
 });
 

@@ -153,7 +153,7 @@ describe('RetargetHub frame order', () => {
       );
     }
     expect(() => b.setHeadRotationOffset(0, 181, 0)).toThrow(
-      /headRotationOffset\[1\]: 181 is outside -180..180/,
+      /headRotationOffset.y: 181 is outside -180..180/,
     );
   });
 });
@@ -350,6 +350,64 @@ describe('RetargetHub live parameters and calibration', () => {
     expect(hub.ikTargets[9] - base[9]).toBeCloseTo(-0.05, 9);
     expect(hub.ikTargets[11] - base[11]).toBeCloseTo(0, 9);
     expect(() => hub.setFootOffset('left', 0.6, 0)).toThrow(/footOffsets.left.frontBack: 0.6 is outside/);
+  });
+
+  it('bad input is an error naming the field and changes nothing (calibration frames, setters, options, arrays)', () => {
+    const src = makeHumanoid();
+    const tgt = makeHumanoid({ pose: 'A' });
+    const clip = randomClip(src, 4, 3, 0.3);
+    const hub = new RetargetHub(src, tgt, { ik: 'on' });
+    hub.calibrate(frame(clip, 0));
+    const f1 = frame(clip, 1);
+    hub.update(f1.rotations, f1.translations, 1 / 30);
+    const before = Float64Array.from(hub.localRotations);
+    const settings = JSON.stringify(hub.exportSettings());
+    // a NaN in a calibration frame: refused, naming the bone; the calibration in force is kept
+    const bad = frame(clip, 2);
+    const arm = src.humanoid[H.LeftUpperArm];
+    bad.rotations[4 * arm + 1] = Number.NaN;
+    const armName = src.names[arm];
+    for (const call of [
+      () => hub.calibrateIPose(bad),
+      () => hub.calibrateOnFrame(bad, 'T'),
+      () => hub.calibrate(bad),
+      () => hub.autoCalibrateAll(bad),
+    ])
+      expect(call).toThrow(new RegExp(`frame\\.rotations\\[${armName}\\]\\.y is NaN`));
+    const short = { rotations: f1.rotations.subarray(4), translations: f1.translations };
+    expect(() => hub.calibrateIPose(short)).toThrow(/frame\.rotations has length/);
+    // setters: wrong types and ranges
+    expect(() => hub.setAvatarScale('2' as unknown as number)).toThrow(
+      /avatarScale: need a finite number, got the text '2'/,
+    );
+    expect(() => hub.setAvatarScale(5)).toThrow(/avatarScale: 5 is outside 0.1..3/);
+    expect(() => hub.setHeadRotationOffset('90' as unknown as number, 0, 0)).toThrow(
+      /headRotationOffset.x: need a finite number/,
+    );
+    expect(() => hub.setFootOffset('middle' as 'left', 0.1, 0)).toThrow(
+      /footOffsets side: the text 'middle' is not one of/,
+    );
+    expect(() => hub.setFloorHeight(Number.NaN)).toThrow(/floorHeight: need a finite number, got NaN/);
+    expect(JSON.stringify(hub.exportSettings())).toBe(settings);
+    // per-frame arrays of the wrong length
+    expect(() => hub.update(f1.rotations.subarray(4), f1.translations, 0)).toThrow(
+      /update: source rotations\/translations have lengths/,
+    );
+    expect(() => hub.update(null as unknown as Float64Array, f1.translations, 0)).toThrow(/update: /);
+    hub.update(f1.rotations, f1.translations, 1 / 30);
+    for (let i = 0; i < before.length; i++) expect(hub.localRotations[i]).toBeCloseTo(before[i], 9);
+    // options
+    expect(() => new RetargetHub(src, tgt, { ik: 'sometimes' as 'on' })).toThrow(
+      /options.ik: the text 'sometimes' is not one of/,
+    );
+    expect(() => new RetargetHub(src, tgt, { hipsMode: 'float' as 'room' })).toThrow(/options.hipsMode/);
+    expect(() => new RetargetHub(src, tgt, { sourceUp: 'up' as '+y' })).toThrow(/options.sourceUp/);
+    expect(() => new RetargetHub(src, tgt, { sourceContactHeight: Number.NaN })).toThrow(
+      /options.sourceContactHeight/,
+    );
+    // frames of a clip
+    expect(() => RetargetHub.frameOf(clip, -1)).toThrow(/frameOf: frame -1 is outside 0..3/);
+    expect(() => RetargetHub.frameOf(clip, 4)).toThrow(/frameOf: frame 4 is outside/);
   });
 
   it('update before calibrate is an error', () => {

@@ -733,9 +733,12 @@ describe('override errors a new user meets', () => {
       column: 2,
       detail: 'Unexpected end of JSON input',
     });
-    // a message without a position: the file name alone
+    // a message without a position (Node 20): our own JSON reader finds line:column
     expect(() => parseHumanoidOverride('NoSuch', 'map.json')).toThrow(
-      /^map\.json: humanoid override is not valid JSON: Unexpected token/,
+      /^map\.json:1:1: humanoid override is not valid JSON: unexpected character "N"/,
+    );
+    expect(() => parseHumanoidOverride('{\n  "LeftUpperArm": }', 'map.json')).toThrow(
+      /^map\.json:2:19: humanoid override is not valid JSON: unexpected character "}"/,
     );
   });
 

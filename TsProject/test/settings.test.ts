@@ -171,7 +171,7 @@ describe('settings errors name the file, the line:column and the field', () => {
       '"headScale": 0.9',
       '"headScale": "0.9"',
       '"0.9"',
-      'headScale: need a number ((scale)), got the string "0.9"',
+      'headScale: need a number (scale), got the string "0.9"',
     ],
     [
       'floor in centimetres',

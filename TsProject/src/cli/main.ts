@@ -115,6 +115,19 @@ export function buildProgram(): Command {
       if (typeof opts.out !== 'string' || opts.out.trim() === '') {
         throw new InvalidArgumentError('--out: empty path; name an output folder');
       }
+      if (opts.ik === true) {
+        // the live hub's ranges (src/rig/settings.ts SETTINGS_LIMITS), checked before anything loads
+        if (opts.scale !== undefined && !(opts.scale >= 0.1 && opts.scale <= 3))
+          throw new InvalidArgumentError(`--scale: ${opts.scale} is out of range with --ik (0.1..3)`);
+        if (opts.headScale !== undefined && !(opts.headScale >= 0.1 && opts.headScale <= 3))
+          throw new InvalidArgumentError(
+            `--head-scale: ${opts.headScale} is out of range with --ik (0.1..3)`,
+          );
+        if (opts.headOffset?.some((a: number) => Math.abs(a) > 180))
+          throw new InvalidArgumentError(
+            `--head-offset: ${opts.headOffset.join(',')} is out of range with --ik (each angle within -180..180 degrees)`,
+          );
+      }
       let source = sourceArg;
       let avatar = avatarArg;
       if (!source && !avatar) {
@@ -178,6 +191,11 @@ export function buildProgram(): Command {
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
+  if (argv.length <= 2) {
+    // no command: a usage error (help on stderr, exit 2), as `kind --help` is the way to ask for help
+    process.stderr.write(program.helpInformation());
+    return 2;
+  }
   try {
     await program.parseAsync(argv);
     return 0;

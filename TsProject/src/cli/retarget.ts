@@ -394,9 +394,11 @@ export function formatSummary(s: RetargetSummary): string {
   if (s.ik) {
     const parts = (['leftArm', 'rightArm', 'leftLeg', 'rightLeg'] as const).map((k) => {
       const v = s.ik![k];
-      return `${k} ${v.meanErrorMm === null ? 'n/a' : v.meanErrorMm.toFixed(1)}/${v.maxErrorMm.toFixed(1)} mm, ${v.bendPlaneFlips} flips`;
+      return `${k} ${v.meanErrorMm === null ? 'n/a' : v.meanErrorMm.toFixed(1)}/${v.maxErrorMm.toFixed(1)} mm, ${v.bendPlaneFlips}/${v.bendPlaneCompared} flipped`;
     });
-    lines.push(`  IK end-effector error mean/max and bend-plane flips (>10 deg): ${parts.join('; ')}`);
+    lines.push(
+      `  IK end-effector error mean/max, bend plane off the source's by >10 deg (frames/compared): ${parts.join('; ')}`,
+    );
   }
   const missing = s.target.missingOptional;
   if (missing.length > 0) {

@@ -2,5 +2,6 @@
 export * from './clip';
 export * from './flat';
 export * from './humanBodyBones';
+export * from './json';
 export * from './quat';
 export * from './skeleton';

@@ -54,6 +54,7 @@ import {
   isRequiredHumanBone,
   nearestMappedAncestor,
 } from '../core/humanBodyBones';
+import { locateJsonError } from '../core/json';
 import type { Skeleton } from '../core/skeleton';
 import type { BoneKind, Side } from './humanoidMapNames';
 import {
@@ -1085,7 +1086,7 @@ export function parseHumanoidOverride(json: string, fileName: string): HumanoidO
     data = JSON.parse(text);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    const at = jsonErrorLocation(text, message);
+    const at = jsonErrorLocation(text, message) ?? locateJsonError(text);
     const where = at ? `${file}:${at.line}:${at.column}` : file;
     throw new HumanoidMapError(`${where}: humanoid override is not valid JSON: ${at ? at.detail : message}`);
   }

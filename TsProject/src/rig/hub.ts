@@ -84,6 +84,55 @@ export class HubError extends Error {
   }
 }
 
+type Frame = { rotations: ArrayLike<number>; translations: ArrayLike<number> };
+
+function describe(v: unknown): string {
+  return typeof v === 'string' ? `the text '${v}'` : String(v);
+}
+
+/** A finite number within [min, max], else a HubError naming `field`. */
+function checkRange(field: string, v: unknown, min: number, max: number, unit = ''): number {
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw new HubError(`${field}: need a finite number, got ${describe(v)}`);
+  if (v < min || v > max) throw new HubError(`${field}: ${v} is outside ${min}..${max}${unit}`);
+  return v;
+}
+
+function checkChoice<T extends string>(field: string, v: unknown, choices: readonly T[]): T {
+  if (!choices.includes(v as T))
+    throw new HubError(`${field}: ${describe(v)} is not one of ${choices.map((c) => `'${c}'`).join(', ')}`);
+  return v as T;
+}
+
+/**
+ * A source frame for a calibration: arrays of `4n` rotations and `3n` translations, every value
+ * finite; else a HubError naming the field, bone and component (a NaN taken into a calibration would
+ * poison every later frame).
+ */
+function checkFrame(what: string, frame: Frame | undefined | null, source: Skeleton): void {
+  if (!frame || typeof frame !== 'object')
+    throw new HubError(`${what}: need a frame { rotations, translations }, got ${describe(frame)}`);
+  const n = source.boneCount;
+  for (const [field, arr, k] of [
+    ['rotations', frame.rotations, 4],
+    ['translations', frame.translations, 3],
+  ] as const) {
+    if (!arr || typeof arr.length !== 'number' || arr.length !== k * n)
+      throw new HubError(
+        `${what}: frame.${field} has length ${arr?.length}, expected ${k * n} (${k} x ${n} source bones)`,
+      );
+    for (let i = 0; i < arr.length; i++) {
+      const v = arr[i];
+      if (typeof v !== 'number' || !Number.isFinite(v)) {
+        const b = Math.floor(i / k);
+        throw new HubError(
+          `${what}: frame.${field}[${source.names[b]}].${'xyzw'[i % k]} is ${describe(v)} (need a finite number)`,
+        );
+      }
+    }
+  }
+}
+
 interface LimbState {
   name: 'leftArm' | 'rightArm' | 'leftLeg' | 'rightLeg';
   arm: boolean;
@@ -168,6 +217,25 @@ export class RetargetHub {
   constructor(source: Skeleton, target: Skeleton, options: HubOptions = {}) {
     this.source = source;
     this.target = target;
+    if (!options || typeof options !== 'object')
+      throw new HubError(`options: need an object, got ${describe(options)}`);
+    if (options.hipsMode !== undefined)
+      checkChoice('options.hipsMode', options.hipsMode, ['scaled', 'room'] as const);
+    if (options.sourceUp !== undefined)
+      checkChoice('options.sourceUp', options.sourceUp, [
+        'auto',
+        '+x',
+        '-x',
+        '+y',
+        '-y',
+        '+z',
+        '-z',
+      ] as const);
+    if (options.ik !== undefined) checkChoice('options.ik', options.ik, ['auto', 'on', 'off'] as const);
+    if (options.fingers !== undefined)
+      checkChoice('options.fingers', options.fingers, ['none', 'muscleData', 'rotation'] as const);
+    if (options.sourceContactHeight !== undefined)
+      checkRange('options.sourceContactHeight', options.sourceContactHeight, -10, 10, ' m');
     this.settingsValue = { ...defaultSettings(), ...(options.settings ?? {}) };
     try {
       validateSettings(this.settingsValue, 'hub settings');
@@ -277,6 +345,7 @@ export class RetargetHub {
    * pose and snaps the limb weights on the next update.
    */
   calibrate(frame?: { rotations: ArrayLike<number>; translations: ArrayLike<number> }): void {
+    if (frame !== undefined) checkFrame('calibrate', frame, this.source);
     const r = this.retargeter;
     r.options.referencePose = 'T';
     r.options.sourceReference = 'auto';
@@ -289,6 +358,7 @@ export class RetargetHub {
    * is kept (a performer's fingers in an I-pose are not a reference).
    */
   calibrateIPose(frame: { rotations: ArrayLike<number>; translations: ArrayLike<number> }): void {
+    checkFrame('calibrateIPose', frame, this.source);
     this.calibrateOnFrame(frame, 'I');
   }
 
@@ -301,6 +371,8 @@ export class RetargetHub {
     frame: { rotations: ArrayLike<number>; translations: ArrayLike<number> },
     kind: 'T' | 'I',
   ): void {
+    checkFrame('calibrateOnFrame', frame, this.source);
+    checkChoice('calibrateOnFrame kind', kind, ['T', 'I'] as const);
     const r = this.retargeter;
     const keep = this.calibrated ? this.fingerOffsets() : null;
     r.options.referencePose = kind;
@@ -370,18 +442,15 @@ export class RetargetHub {
 
   /** Head rotation offset, degrees per axis in -180..180 (Unity's Quaternion.Euler order). */
   setHeadRotationOffset(x: number, y: number, z: number): void {
-    for (const [k, v] of [x, y, z].entries()) {
-      if (!Number.isFinite(v) || v < -180 || v > 180) {
-        throw new HubError(`headRotationOffset[${k}]: ${v} is outside -180..180 degrees`);
-      }
-    }
+    for (const [k, v] of [x, y, z].entries())
+      checkRange(`headRotationOffset.${'xyz'[k]}`, v, -180, 180, ' degrees');
     this.settingsValue.headRotationOffset = [x, y, z];
     this.updateHeadOffset();
   }
 
   /** Avatar scale 0.1..3, applied at once without recalibration. */
   setAvatarScale(scale: number): void {
-    if (!(scale >= 0.1 && scale <= 3)) throw new HubError(`avatarScale: ${scale} is outside 0.1..3`);
+    checkRange('avatarScale', scale, 0.1, 3);
     this.settingsValue.avatarScale = scale;
     this.retargeter.setAvatarScale(scale);
     this.props.scale = scale;
@@ -389,26 +458,22 @@ export class RetargetHub {
 
   /** Head scale 0.1..3. */
   setHeadScale(scale: number): void {
-    if (!(scale >= 0.1 && scale <= 3)) throw new HubError(`headScale: ${scale} is outside 0.1..3`);
+    checkRange('headScale', scale, 0.1, 3);
     this.settingsValue.headScale = scale;
     this.retargeter.setHeadScale(scale);
   }
 
   /** Floor height, metres (added to the hips and the foot IK targets). */
   setFloorHeight(h: number): void {
-    if (!Number.isFinite(h) || Math.abs(h) > 10) throw new HubError(`floorHeight: ${h} is outside -10..10 m`);
+    checkRange('floorHeight', h, -10, 10, ' m');
     this.settingsValue.floorHeight = h;
   }
 
   /** Foot offsets, metres: front/back (toward the toes positive) and in/out (outward positive). */
   setFootOffset(side: 'left' | 'right', frontBack: number, inOut: number): void {
-    for (const [f, v] of [
-      ['frontBack', frontBack],
-      ['inOut', inOut],
-    ] as const) {
-      if (!Number.isFinite(v) || Math.abs(v) > 0.5)
-        throw new HubError(`footOffsets.${side}.${f}: ${v} is outside -0.5..0.5 m`);
-    }
+    checkChoice('footOffsets side', side, ['left', 'right'] as const);
+    checkRange(`footOffsets.${side}.frontBack`, frontBack, -0.5, 0.5, ' m');
+    checkRange(`footOffsets.${side}.inOut`, inOut, -0.5, 0.5, ' m');
     this.settingsValue.footOffsets[side] = { frontBack, inOut };
   }
 
@@ -418,8 +483,8 @@ export class RetargetHub {
    * minus the standing ankle height). Returns and sets it. Needs one update first.
    */
   autoFloorHeight(comfortRatio = 0.98): number {
-    if (!(comfortRatio > 0 && comfortRatio <= 1))
-      throw new HubError(`comfortRatio: ${comfortRatio} is outside (0, 1]`);
+    checkRange('comfortRatio', comfortRatio, 0, 1);
+    if (comfortRatio === 0) throw new HubError('comfortRatio: 0 is outside (0, 1]');
     const P = this.retargeter.virtualWorldPositions;
     const vt = this.retargeter.virtual.skeleton;
     const leg = this.limbs[2];
@@ -460,6 +525,7 @@ export class RetargetHub {
    * reference pose), update on `frame`, calibrate the head forward, and return the settings to save.
    */
   autoCalibrateAll(frame: { rotations: ArrayLike<number>; translations: ArrayLike<number> }): Settings {
+    checkFrame('autoCalibrateAll', frame, this.source);
     this.setAvatarScale(1);
     if (!this.calibrated) this.calibrate(frame);
     this.update(frame.rotations, frame.translations, 0);
@@ -537,6 +603,14 @@ export class RetargetHub {
    */
   update(srcLocalRot: ArrayLike<number>, srcLocalPos: ArrayLike<number>, dt: number): void {
     if (!this.calibrated) throw new HubError('update called before calibrate()');
+    // lengths only (two compares): a NaN value gives NaN for that frame and is gone on the next
+    if (
+      srcLocalRot?.length !== this.source.boneCount * 4 ||
+      srcLocalPos?.length !== this.source.boneCount * 3
+    )
+      throw new HubError(
+        `update: source rotations/translations have lengths ${srcLocalRot?.length}/${srcLocalPos?.length}, expected ${4 * this.source.boneCount}/${3 * this.source.boneCount}`,
+      );
     const r = this.retargeter;
     // 1. copy the pose (world rotations and positions, and local rotations, of the virtual skeleton)
     const L = this.L;
@@ -890,6 +964,10 @@ export class RetargetHub {
     },
     f: number,
   ): { rotations: Float64Array; translations: Float64Array } {
+    if (!Number.isInteger(f) || f < 0 || f >= clip.frameCount)
+      throw new HubError(
+        `frameOf: frame ${describe(f)} is outside 0..${clip.frameCount - 1} of clip '${clip.name}'`,
+      );
     const n = clip.skeleton.boneCount;
     const rotations = new Float64Array(4 * n);
     const translations = new Float64Array(3 * n);
