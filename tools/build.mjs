@@ -2,8 +2,11 @@
 // Builds the Node entry points of TsProject with esbuild into TsProject/dist (not committed):
 //   dist/kind.cjs   the `kind` command line (src/cli/main.ts)
 //   dist/bench.cjs  the benchmarks (bench/index.ts)
+//   dist/web/       the live viewer page (src/web/viewer/index.html) and its browser bundle viewer.js
+//                   (src/web/viewer/main.ts, three.js + lil-gui), served by src/live/node/viewerServer.ts
 // Run from anywhere: `node tools/build.mjs` (also runs on `npm ci` through TsProject's "prepare").
-import { existsSync } from 'node:fs';
+// `node tools/build.mjs web [<outDir>]` builds only the viewer (into <outDir>, default dist/web).
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +21,10 @@ const entries = [
   { in: 'bench/index.ts', out: 'dist/bench.cjs' },
 ];
 
-for (const e of entries) {
+const webOnly = process.argv[2] === 'web';
+const webOut = webOnly && process.argv[3] ? path.resolve(process.argv[3]) : path.join(ts, 'dist/web');
+
+for (const e of webOnly ? [] : entries) {
   const input = path.join(ts, e.in);
   if (!existsSync(input)) continue;
   await esbuild.build({
@@ -35,4 +41,22 @@ for (const e of entries) {
     // prefer ES module builds (gl-matrix's CommonJS build puts a getter behind every quat./vec3. access)
     mainFields: ['module', 'main'],
   });
+}
+
+// The live viewer (browser, ES module): bundle and page.
+const viewerMain = path.join(ts, 'src/web/viewer/main.ts');
+if (existsSync(viewerMain)) {
+  mkdirSync(webOut, { recursive: true });
+  await esbuild.build({
+    entryPoints: [viewerMain],
+    outfile: path.join(webOut, 'viewer.js'),
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2020',
+    sourcemap: true,
+    logLevel: 'warning',
+    mainFields: ['module', 'browser', 'main'],
+  });
+  copyFileSync(path.join(ts, 'src/web/viewer/index.html'), path.join(webOut, 'index.html'));
 }

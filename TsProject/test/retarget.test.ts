@@ -9,6 +9,7 @@ import {
   forwardKinematics,
   HumanBodyBones as H,
   quat64,
+  readFrame,
   readQuat,
   type Skeleton,
 } from '../src/core';
@@ -243,6 +244,47 @@ describe('chain distribution and missing bones', () => {
         quat.invert(quat64(), readQuat(quat64(), retargeter.targetReference!.world.rotations, ht)),
       );
       expect(angleBetween(a, b)).toBeLessThan(1e-6);
+    }
+  });
+});
+
+describe('avatar and head scale', () => {
+  it('change no local rotation: the pose keeps its shape whatever the scale (chain fitting included)', () => {
+    // a 5-bone source spine onto a 3-bone target: the chain is fitted to the source's shape
+    const src = makeHumanoid({ spineBones: 5 });
+    const tgt = makeHumanoid({ spineBones: 3, pose: 'A' });
+    const clip = randomClip(src, 12, 5, 0.8);
+    const n = src.boneCount;
+    const sr = new Float64Array(4 * n);
+    const sp = new Float64Array(3 * n);
+    const run = (avatarScale: number, headScale: number) => {
+      const r = new Retargeter(src, tgt, { avatarScale, headScale });
+      r.calibrate();
+      const out: Float64Array[] = [];
+      for (let f = 0; f < clip.frameCount; f++) {
+        readFrame(clip, f, sr, sp);
+        const rot = new Float64Array(4 * tgt.boneCount);
+        r.retargetPose(sr, sp, rot, new Float64Array(3 * tgt.boneCount));
+        out.push(rot);
+      }
+      return out;
+    };
+    const base = run(1, 1);
+    for (const [a, h] of [
+      [1.5, 1],
+      [0.6, 1],
+      [1, 2],
+      [1.3, 0.5],
+    ]) {
+      const scaled = run(a, h);
+      let worst = 0;
+      for (let f = 0; f < base.length; f++)
+        for (let b = 0; b < tgt.boneCount; b++) {
+          const q1 = base[f].subarray(4 * b, 4 * b + 4);
+          const q2 = scaled[f].subarray(4 * b, 4 * b + 4);
+          worst = Math.max(worst, angleBetween(q1, q2));
+        }
+      expect(worst).toBeLessThan(1e-9);
     }
   });
 });

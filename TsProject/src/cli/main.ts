@@ -1,5 +1,5 @@
 /**
- * The `kind` command line (Node only). Subcommands: `retarget`, `inspect`.
+ * The `kind` command line (Node only). Subcommands: `retarget`, `inspect`, `live`.
  * Exit code 0 on success; 1 with a one-line error on failure; 2 on a usage error.
  */
 import * as path from 'node:path';
@@ -7,6 +7,7 @@ import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaultAssetsDir } from './files';
 import { runInspect } from './inspect';
+import { runLive } from './live';
 import { formatSummary, runRetarget } from './retarget';
 
 const VERSION = '0.1.0';
@@ -176,6 +177,82 @@ export function buildProgram(): Command {
         },
       });
       if (!opts.quiet) console.log(formatSummary(summary));
+    });
+
+  program
+    .command('live')
+    .description(
+      'drive avatars live from OptiTrack Motive over NatNet (or a replayed clip), with the remote control on ws://127.0.0.1:64212/retargeting and a web viewer',
+    )
+    .option(
+      '--natnet <host>',
+      'Motive (NatNet server) address; without it a clip is replayed over NatNet on loopback',
+    )
+    .option(
+      '--command-port <n>',
+      'NatNet command port',
+      num('--command-port', '1..65535', (v) => Number.isInteger(v) && v > 0 && v < 65536),
+      1510,
+    )
+    .option('--multicast', 'receive NatNet frames by multicast (239.255.42.99:1511) instead of unicast')
+    .option('--replay <clip.bvh>', 'clip to replay (default: the embedded walk)')
+    .option(
+      '--rate <x>',
+      'replay speed factor',
+      num('--rate', 'above 0, at most 100', (v) => v > 0 && v <= 100),
+      1,
+    )
+    .option('--skeleton <name>', 'streamed skeleton to follow (default: the first)')
+    .option(
+      '--avatar <file>',
+      'avatar (.glb, .gltf, .vrm); repeat for several',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option(
+      '--remote-port <n>',
+      'remote-control port (0 = any free one)',
+      num('--remote-port', '0..65535', (v) => Number.isInteger(v) && v >= 0 && v < 65536),
+      64212,
+    )
+    .option(
+      '--remote-open',
+      'accept remote-control connections from the network (default: this machine only)',
+    )
+    .option('--token <secret>', 'shared token remote clients must give as ?token=')
+    .option(
+      '--viewer-port <n>',
+      'viewer port (0 = any free one)',
+      num('--viewer-port', '0..65535', (v) => Number.isInteger(v) && v >= 0 && v < 65536),
+      8064,
+    )
+    .option(
+      '--duration <s>',
+      'stop after this many seconds (default: run until Ctrl-C)',
+      num('--duration', 'above 0', (v) => v > 0),
+    )
+    .option('-q, --quiet', 'print nothing but errors')
+    .action(async (opts) => {
+      if (!opts.avatar || opts.avatar.length === 0) {
+        throw new InvalidArgumentError('--avatar: give at least one avatar file (.glb, .gltf or .vrm)');
+      }
+      if (opts.natnet && opts.replay) {
+        throw new InvalidArgumentError('--natnet and --replay: give one source');
+      }
+      await runLive({
+        natnet: opts.natnet
+          ? { host: opts.natnet, commandPort: opts.commandPort, multicast: opts.multicast === true }
+          : undefined,
+        replay: opts.replay,
+        rate: opts.rate,
+        skeleton: opts.skeleton,
+        avatars: opts.avatar,
+        remotePort: opts.remotePort,
+        remoteHost: opts.remoteOpen ? '0.0.0.0' : '127.0.0.1',
+        token: opts.token,
+        viewerPort: opts.viewerPort,
+        duration: opts.duration,
+        quiet: opts.quiet === true,
+      });
     });
 
   program

@@ -1022,9 +1022,12 @@ export class Retargeter {
         this.chainPoint(fit, j + 1, d);
         const s0 = 3 * fit.sourcePoints[0];
         const t0 = 3 * fit.targetStart;
-        d[0] = P[t0] + (d[0] - SP[s0]) * fit.scale - P[o3];
-        d[1] = P[t0 + 1] + (d[1] - SP[s0 + 1]) * fit.scale - P[o3 + 1];
-        d[2] = P[t0 + 2] + (d[2] - SP[s0 + 2]) * fit.scale - P[o3 + 2];
+        // (the chain length ratio is of unscaled lengths; world positions here carry the avatar and head
+        // scale of this bone, so the source chain is scaled by both)
+        const fs = fit.scale * tscale[fit.targetNext[j]];
+        d[0] = P[t0] + (d[0] - SP[s0]) * fs - P[o3];
+        d[1] = P[t0 + 1] + (d[1] - SP[s0 + 1]) * fs - P[o3 + 1];
+        d[2] = P[t0 + 2] + (d[2] - SP[s0 + 2]) * fs - P[o3 + 2];
         vrotate(c, 0, W, o4, rest, 3 * fit.targetNext[j]); // current direction
         const l1 = Math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         const l3 = Math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);

@@ -469,6 +469,13 @@ export class RetargetHub {
     this.settingsValue.floorHeight = h;
   }
 
+  /** Chair seat offset, metres (-1..1): added to a chair prop's seat height when seated. */
+  setChairSeatOffset(m: number): void {
+    checkRange('chairSeatOffset', m, -1, 1, ' m');
+    this.settingsValue.chairSeatOffset = m;
+    this.weights.configure({ chairSeatOffset: m });
+  }
+
   /** Foot offsets, metres: front/back (toward the toes positive) and in/out (outward positive). */
   setFootOffset(side: 'left' | 'right', frontBack: number, inOut: number): void {
     checkChoice('footOffsets side', side, ['left', 'right'] as const);

@@ -1,0 +1,54 @@
+/**
+ * `kind live`: the live pipeline from the command line (Node only). See src/live/node/live.ts.
+ */
+import { type LiveHandle, type LiveOptions, type LiveStats, startLive } from '../live/node/live';
+
+export interface LiveCommandOptions extends LiveOptions {
+  /** Stop after this many seconds and print the final figures (default: run until Ctrl-C). */
+  duration?: number;
+  quiet?: boolean;
+  /** Where status lines go (default console.log). */
+  print?: (line: string) => void;
+}
+
+function ms(v: number): string {
+  return Number.isFinite(v) ? v.toFixed(2) : '-';
+}
+
+/** One status line: frames, rate, latency, drops. */
+export function formatLiveStats(s: LiveStats): string {
+  const e2e = Number.isFinite(s.endToEndMs.median)
+    ? `; server send -> pose median ${ms(s.endToEndMs.median)} ms, p99 ${ms(s.endToEndMs.p99)} ms`
+    : '';
+  return `${s.frames} frames, ${s.fps.toFixed(1)} fps; packet -> pose median ${ms(s.latencyMs.median)} ms, p99 ${ms(s.latencyMs.p99)} ms${e2e}; ${s.dropped} lost, ${s.malformed} malformed`;
+}
+
+/**
+ * Run the live pipeline until `duration` seconds pass or SIGINT/SIGTERM; prints where the viewer and
+ * the remote control listen, a status line every 5 seconds, and the final figures.
+ */
+export async function runLive(o: LiveCommandOptions): Promise<LiveStats> {
+  const print = o.quiet ? () => undefined : (o.print ?? ((l: string) => console.log(l)));
+  const live: LiveHandle = await startLive(o);
+  print(
+    `live: ${o.natnet ? `NatNet ${o.natnet.host}` : `replaying ${o.replay ?? 'the embedded default walk'} over NatNet (loopback)`} -> ${live.characters.join(', ')}`,
+  );
+  print(`  viewer:         ${live.viewerUrl}`);
+  print(`  remote control: ${live.remoteUrl}${o.token ? ' (token required)' : ''}`);
+  const timer = setInterval(() => print(`  ${formatLiveStats(live.stats())}`), 5000);
+  timer.unref();
+  try {
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      if (o.duration !== undefined) setTimeout(stop, o.duration * 1000).unref();
+    });
+  } finally {
+    clearInterval(timer);
+  }
+  const s = live.stats();
+  await live.close();
+  print(`stopped: ${formatLiveStats(s)}`);
+  return s;
+}

@@ -1,0 +1,351 @@
+/**
+ * The live pipeline in Node (`kind live`): NatNet in (Motive, or our replay server for rehearsal and
+ * tests), one {@link RetargetHub} per avatar driven on every frame, the remote control (WebSocket, port
+ * 64212, path `/retargeting`) and the web viewer (HTTP + `/pose` WebSocket) out.
+ *
+ * Frame path (one NatNet frame-of-data packet): decode into the client's reused frame -> the Motive
+ * skeleton's local pose (`frameSkeletonToPose`) -> every hub's `update` -> the viewer's pose message.
+ * Everything runs on the Node event loop, so remote-control messages are handled between frames and a
+ * change applies from the next frame on. The first frame calibrates every hub (automatic T-pose);
+ * `calibrateIPose` / `autoCalibrateAll` from a remote take the latest frame.
+ *
+ * Latency is measured per frame from the packet's arrival (the client's `process.hrtime` at the
+ * datagram) to the end of the last hub update, and, when replaying in this process, also from the
+ * replay server's transmit stamp (NatNet >= 3.0 `transmit` ticks; the replay server stamps
+ * `process.hrtime` at 10 MHz, the same clock).
+ */
+import * as path from 'node:path';
+import { defaultAssetsDir } from '../../cli/files';
+import { loadAvatar, loadSource } from '../../cli/load';
+import type { Skeleton } from '../../core';
+import { RetargetHub } from '../../rig';
+import {
+  frameSkeletonToPose,
+  type ModelDefinitions,
+  type NatNetFrame,
+  type NatNetSkeletonMapping,
+  type SkeletonDescription,
+  skeletonFromDescription,
+} from '../natnet';
+import { type LiveCharacters, type LiveFrame, RemoteControl } from '../remote';
+import { hrtimeMs, NatNetClient } from './natnetClient';
+import { NatNetReplayServer } from './natnetServer';
+import { type RemoteServerHandle, startRemoteServer } from './remoteServer';
+import { startViewerServer, type ViewerFrame, type ViewerServer, viewerSkeleton } from './viewerServer';
+
+export class LiveError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LiveError';
+  }
+}
+
+export interface LiveOptions {
+  /** Replay a BVH (path) through our NatNet replay server; 'default' = the embedded walk. Default when no `natnet`. */
+  replay?: string;
+  /** Connect to Motive (or any NatNet server) instead of replaying. */
+  natnet?: {
+    host: string;
+    commandPort?: number;
+    multicast?: boolean;
+    multicastAddress?: string;
+    dataPort?: number;
+  };
+  /** Avatar files (.glb, .gltf, .vrm); at least one. */
+  avatars: string[];
+  /** Remote-control port (default 64212; 0 = ephemeral). */
+  remotePort?: number;
+  /** Remote-control bind address (default 127.0.0.1; '0.0.0.0' opens it to the network). */
+  remoteHost?: string;
+  /** Shared token the remote clients must give (`?token=`). */
+  token?: string;
+  /** Viewer HTTP port (default 8064; 0 = ephemeral). */
+  viewerPort?: number;
+  /** Viewer bind address (default 127.0.0.1). */
+  viewerHost?: string;
+  /** Replay speed factor (default 1 = the clip's frame rate). */
+  rate?: number;
+  /** Replay NatNet bitstream version (default '4.1'). */
+  version?: '3.0' | '3.1' | '4.0' | '4.1' | '4.2';
+  /** Which streamed skeleton to follow, by name (default: the first). */
+  skeleton?: string;
+  /** Most pose messages per second to the viewer (default 60). */
+  viewerFps?: number;
+  /** Give up waiting for the NatNet server after this long (default 5000 ms). */
+  connectTimeoutMs?: number;
+}
+
+export interface LiveStats {
+  /** Frames retargeted. */
+  frames: number;
+  /** Frames lost on the wire (gaps in frame numbers). */
+  dropped: number;
+  /** Malformed, truncated or oversized packets dropped. */
+  malformed: number;
+  /** Frames per second over the last second. */
+  fps: number;
+  /** Packet arrival -> every avatar posed, ms (over the last 4096 frames). */
+  latencyMs: { median: number; p99: number };
+  /** Replay only: server transmit -> every avatar posed, ms (same clock; NaN when connected to Motive). */
+  endToEndMs: { median: number; p99: number };
+  /** Largest gap between two retargeted frames, ms (since start). */
+  maxGapMs: number;
+}
+
+export interface LiveHandle {
+  viewerUrl: string;
+  remoteUrl: string;
+  characters: string[];
+  hub(name: string): RetargetHub;
+  /** The source skeleton built from the NatNet skeleton description. */
+  sourceSkeleton: Skeleton;
+  stats(): LiveStats;
+  close(): Promise<void>;
+}
+
+/** Character names from file names: `Xbot`, and `Xbot-2` for a second Xbot. */
+export function characterNames(files: string[]): string[] {
+  const seen = new Map<string, number>();
+  return files.map((f) => {
+    const base = path.basename(f).replace(/\.(glb|gltf|vrm)$/i, '') || 'avatar';
+    const k = (seen.get(base) ?? 0) + 1;
+    seen.set(base, k);
+    return k === 1 ? base : `${base}-${k}`;
+  });
+}
+
+/** Median and 99th percentile of the first `n` values of `buf` (copies; not per frame). */
+function percentiles(buf: Float64Array, n: number): { median: number; p99: number } {
+  if (n === 0) return { median: Number.NaN, p99: Number.NaN };
+  const a = Array.from(buf.subarray(0, n)).sort((x, y) => x - y);
+  const at = (q: number) => a[Math.min(a.length - 1, Math.floor(q * a.length))];
+  return { median: at(0.5), p99: at(0.99) };
+}
+
+const RING = 4096;
+
+/**
+ * Start the live pipeline. Resolves once the source skeleton is known and the servers listen.
+ * @throws LiveError for bad options, an unreadable avatar or clip (the loaders' messages, naming the
+ * file), no skeleton in the NatNet stream, or a server that does not answer.
+ */
+export async function startLive(options: LiveOptions): Promise<LiveHandle> {
+  if (!options || !Array.isArray(options.avatars) || options.avatars.length === 0)
+    throw new LiveError('--avatar: give at least one avatar file (.glb, .gltf or .vrm)');
+  if (options.natnet && options.replay)
+    throw new LiveError('--natnet and --replay: give one source, a NatNet server or a clip to replay');
+  const rate = options.rate ?? 1;
+  if (!(rate > 0 && rate <= 100))
+    throw new LiveError(`--rate: ${rate} is out of range (above 0, at most 100)`);
+  const viewerFps = options.viewerFps ?? 60;
+  if (!(viewerFps > 0 && viewerFps <= 1000)) throw new LiveError(`viewerFps: ${viewerFps} is out of range`);
+
+  const avatars = [];
+  for (const f of options.avatars) avatars.push(await loadAvatar(f));
+  const names = characterNames(options.avatars);
+
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async () => {
+    for (const c of closers.reverse()) await c().catch(() => undefined);
+    closers.length = 0;
+  };
+  try {
+    // 1. the NatNet source: our replay server, or a real one
+    let replay: NatNetReplayServer | null = null;
+    let host: string;
+    let commandPort: number;
+    if (options.natnet) {
+      host = options.natnet.host;
+      commandPort = options.natnet.commandPort ?? 1510;
+    } else {
+      const file =
+        !options.replay || options.replay === 'default'
+          ? path.join(defaultAssetsDir(), 'default-walk.bvh')
+          : options.replay;
+      const src = await loadSource(file);
+      replay = new NatNetReplayServer();
+      const r = replay;
+      closers.push(() => r.close());
+      const started = await replay.start({
+        clip: src.clip,
+        commandPort: 0,
+        host: '127.0.0.1',
+        rate,
+        version: options.version ?? '4.1',
+      });
+      host = '127.0.0.1';
+      commandPort = started.port;
+    }
+    const client = new NatNetClient();
+    closers.push(() => client.close());
+    let defs: ModelDefinitions | null = null;
+    client.onModelDefinitions((m) => {
+      defs = m;
+    });
+    try {
+      await client.connect({
+        serverAddress: host,
+        commandPort,
+        multicast: options.natnet?.multicast ?? false,
+        multicastAddress: options.natnet?.multicastAddress,
+        dataPort: options.natnet?.dataPort,
+        connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+      });
+      defs = await client.requestModelDefinitions(options.connectTimeoutMs ?? 5000);
+    } catch (e) {
+      throw new LiveError(`NatNet server ${host}:${commandPort}: ${(e as Error).message}`);
+    }
+    const skeletons: SkeletonDescription[] = (defs as ModelDefinitions | null)?.skeletons ?? [];
+    const desc = options.skeleton ? skeletons.find((s) => s.name === options.skeleton) : skeletons[0];
+    if (!desc) {
+      throw new LiveError(
+        options.skeleton
+          ? `--skeleton: no skeleton '${options.skeleton}' in the stream (it has: ${skeletons.map((s) => s.name).join(', ') || 'none'})`
+          : `NatNet server ${host}:${commandPort}: the stream describes no skeleton (only rigid bodies or markers)`,
+      );
+    }
+    const { skeleton, mapping } = skeletonFromDescription(desc);
+
+    // 2. one hub per avatar
+    const hubs = avatars.map(
+      (a) => new RetargetHub(skeleton, a.skeleton, { ik: 'auto', hipsMode: 'room', fingers: 'rotation' }),
+    );
+    const byName = new Map(names.map((n, i) => [n, hubs[i]]));
+    const current: LiveFrame = {
+      rotations: Float64Array.from(skeleton.restRotations),
+      translations: Float64Array.from(skeleton.restTranslations),
+    };
+    let haveFrame = false;
+    const characters: LiveCharacters = {
+      names: () => names,
+      hub: (n) => byName.get(n),
+      currentFrame: (n) => (byName.has(n) && haveFrame ? current : undefined),
+    };
+
+    // 3. remote control and viewer
+    const control = new RemoteControl(characters);
+    const remote: RemoteServerHandle = await startRemoteServer({
+      control,
+      port: options.remotePort ?? 64212,
+      host: options.remoteHost ?? '127.0.0.1',
+      token: options.token,
+    });
+    closers.push(() => remote.close());
+    const files: Record<string, string> = {};
+    const viewerAvatars = avatars.map((a, i) => {
+      const ext = path.extname(options.avatars[i]).toLowerCase();
+      const url = ext === '.gltf' ? undefined : `/avatars/${i}${ext}`;
+      if (url) files[url] = path.resolve(options.avatars[i]);
+      return viewerSkeleton(names[i], a.skeleton, url);
+    });
+    const viewer: ViewerServer = await startViewerServer({
+      scene: {
+        source: viewerSkeleton(desc.name, skeleton),
+        avatars: viewerAvatars,
+        remote: { url: remote.url, token: options.token },
+      },
+      files,
+      port: options.viewerPort ?? 8064,
+      host: options.viewerHost ?? '127.0.0.1',
+    });
+    closers.push(() => viewer.close());
+
+    // 4. the frame loop (NatNet callback); allocation-free per frame
+    const latency = new Float64Array(RING);
+    const e2e = new Float64Array(RING);
+    let latN = 0;
+    let e2eN = 0;
+    let frames = 0;
+    let fps = 0;
+    let fpsCount = 0;
+    let fpsStart = hrtimeMs();
+    let lastFrameAt = -1;
+    let maxGap = 0;
+    let lastTimestamp = Number.NaN;
+    let lastPublish = -1e9;
+    const publishEvery = 1000 / viewerFps;
+    const ticksPerMs = 1e4; // the replay server's 10 MHz stamps
+    const vf: ViewerFrame = {
+      frameNumber: 0,
+      timestamp: 0,
+      latencyMs: 0,
+      dropped: 0,
+      fps: 0,
+      source: current,
+      avatars: hubs.map((h) => ({
+        rotations: h.localRotations,
+        translations: h.localTranslations,
+        scales: h.outputScales,
+      })),
+    };
+    const onFrame = (frame: NatNetFrame, receivedAtMs: number) => {
+      const si = frame.findSkeleton(mapping.skeletonId);
+      if (si < 0) return;
+      frameSkeletonToPose(frame, si, mapping, current.rotations, current.translations);
+      haveFrame = true;
+      const ts = frame.timestamp;
+      let dt = ts - lastTimestamp;
+      if (!(dt > 0 && dt < 0.5)) dt = 1 / 120;
+      lastTimestamp = ts;
+      for (let i = 0; i < hubs.length; i++) {
+        const h = hubs[i];
+        if (!h.isCalibrated) h.calibrate(current);
+        h.update(current.rotations, current.translations, dt);
+      }
+      const done = hrtimeMs();
+      latency[latN % RING] = done - receivedAtMs;
+      latN++;
+      if (replay && frame.stampTransmit > 0) {
+        e2e[e2eN % RING] = done - frame.stampTransmit / ticksPerMs;
+        e2eN++;
+      }
+      frames++;
+      if (lastFrameAt >= 0 && done - lastFrameAt > maxGap) maxGap = done - lastFrameAt;
+      lastFrameAt = done;
+      fpsCount++;
+      if (done - fpsStart >= 1000) {
+        fps = (1000 * fpsCount) / (done - fpsStart);
+        fpsCount = 0;
+        fpsStart = done;
+      }
+      if (done - lastPublish >= publishEvery && viewer.clientCount() > 0) {
+        lastPublish = done;
+        vf.frameNumber = frame.frameNumber;
+        vf.timestamp = Number.isFinite(ts) ? ts : 0;
+        vf.latencyMs = done - receivedAtMs;
+        vf.dropped = client.lostFrames;
+        vf.fps = fps;
+        viewer.publish(vf);
+      }
+    };
+    client.onFrame(onFrame);
+
+    const stats = (): LiveStats => ({
+      frames,
+      dropped: client.stats.lost,
+      malformed: client.stats.malformed + client.stats.oversized,
+      fps,
+      latencyMs: percentiles(latency, Math.min(latN, RING)),
+      endToEndMs: percentiles(e2e, Math.min(e2eN, RING)),
+      maxGapMs: maxGap,
+    });
+    return {
+      viewerUrl: viewer.url,
+      remoteUrl: remote.url,
+      characters: [...names],
+      hub: (n: string) => {
+        const h = byName.get(n);
+        if (!h) throw new LiveError(`no character '${n}' (have: ${names.join(', ')})`);
+        return h;
+      },
+      sourceSkeleton: skeleton,
+      stats,
+      close: closeAll,
+    };
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
+}
+
+export type { NatNetSkeletonMapping };

@@ -1,0 +1,352 @@
+/**
+ * NatNet client for Node (dgram): connects to Motive (or {@link NatNetReplayServer}), decodes frames with the
+ * engine-free codec in src/live/natnet, and reports frames, model definitions and stream statistics.
+ *
+ * Transport (NATNET.md §1): NAT_CONNECT goes from the command socket to `serverAddress:commandPort` (1510);
+ * the server answers NAT_SERVERINFO, whose NatNet version selects the decoder; the client then sends
+ * NAT_REQUEST_MODELDEF. Frames are accepted on the command socket (unicast: the official Python samples decode
+ * NAT_FRAMEOFDATA arriving there, Vortex5Root/NatNetSDK_4.1.0 @ 6764d860f7e6 : natnetsdk/NatNetClient.py) and,
+ * with `multicast`, on a data socket bound to `dataPort` (1511) that joined `multicastAddress`
+ * (239.255.42.99). In unicast the client sends NAT_KEEPALIVE every second (SDK 2.10+, required for unicast
+ * per whoenig/NatNetSDKCrossplatform @ 4218ed0668d8 : samples/SampleClient).
+ *
+ * Robustness: every datagram is decoded in a try/catch; malformed or truncated packets are counted in
+ * `stats.malformed`, datagrams over 65503 bytes (SDK 4.3 MAX_PACKETSIZE) in `stats.oversized`, and dropped.
+ * Exceptions thrown by user callbacks are caught and counted in `stats.callbackErrors`. Nothing throws from a
+ * socket callback. Frames decode into one reused {@link NatNetFrame} (valid until the next callback).
+ */
+import * as dgram from 'node:dgram';
+import {
+  decodeFrame,
+  decodeModelDef,
+  decodeResponse,
+  decodeServerInfo,
+  encodeConnect,
+  encodeKeepAlive,
+  encodeRequest,
+  encodeRequestModelDef,
+  type ModelDefinitions,
+  NATNET_MAX_PACKET,
+  NatNetFrame,
+  NatNetMessage,
+  type NatNetResponse,
+  type NatNetVersion,
+  readHeader,
+  type ServerInfo,
+} from '../natnet';
+
+export interface NatNetClientOptions {
+  serverAddress: string;
+  /** Server command port (default 1510). */
+  commandPort?: number;
+  /** Data port for multicast (default 1511). */
+  dataPort?: number;
+  /** Receive frames from the multicast group on `dataPort` (default false: unicast on the command socket). */
+  multicast?: boolean;
+  multicastAddress?: string;
+  /** Local interface address to bind and join on (default: any). */
+  localAddress?: string;
+  /** Give up connecting after this long (default 5000 ms); NAT_CONNECT is resent every 500 ms. */
+  connectTimeoutMs?: number;
+  /** Keep-alive period in unicast (default 1000 ms). */
+  keepAliveMs?: number;
+  /** Ask a 4.x server for this bitstream version in the connect (e.g. '4.1'); default none. */
+  requestedVersion?: [number, number];
+}
+
+export interface NatNetClientStats {
+  /** Frames decoded and delivered. */
+  received: number;
+  /** Frames missing from gaps in frame numbers. */
+  lost: number;
+  /** Packets that failed to decode (NatNetDecodeError) or had an unknown id. */
+  malformed: number;
+  /** Datagrams over 65503 bytes. */
+  oversized: number;
+  /** Frames whose number was not newer than the last delivered one. */
+  duplicates: number;
+  /** Exceptions thrown by user callbacks (caught). */
+  callbackErrors: number;
+  /** Counts of malformed packets per decoder error field. */
+  malformedByField: Record<string, number>;
+}
+
+export type FrameCallback = (frame: NatNetFrame, receivedAtMs: number) => void;
+
+/** Monotonic milliseconds from `process.hrtime` (same clock as the server's pacing). */
+export function hrtimeMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+export class NatNetClient {
+  /** From NAT_SERVERINFO, after connect. */
+  serverInfo?: ServerInfo;
+  /** The NatNet version frames are decoded with (from ServerInfo). */
+  version: NatNetVersion = { major: 3, minor: 0 };
+  /** The latest model definitions. */
+  modelDefinitions?: ModelDefinitions;
+  /** The reused frame object passed to frame callbacks. */
+  readonly frame = new NatNetFrame();
+  private readonly statsData: NatNetClientStats = {
+    received: 0,
+    lost: 0,
+    malformed: 0,
+    oversized: 0,
+    duplicates: 0,
+    callbackErrors: 0,
+    malformedByField: {},
+  };
+  private command?: dgram.Socket;
+  private data?: dgram.Socket;
+  private keepAlive?: ReturnType<typeof setInterval>;
+  private server = { address: '', port: 1510 };
+  private lastFrameNumber: number | undefined;
+  private frameCbs: FrameCallback[] = [];
+  private modelCbs: ((m: ModelDefinitions) => void)[] = [];
+  private serverInfoWaiter?: (s: ServerInfo) => void;
+  private modelWaiters: ((m: ModelDefinitions) => void)[] = [];
+  private responseWaiters: ((r: NatNetResponse) => void)[] = [];
+  /** Last callback error (for diagnostics). */
+  lastCallbackError?: unknown;
+
+  /** Called for every new frame with the reused frame and the hrtime receive time in ms. */
+  onFrame(cb: FrameCallback): this {
+    this.frameCbs.push(cb);
+    return this;
+  }
+
+  /** Called whenever NAT_MODELDEF arrives. */
+  onModelDefinitions(cb: (m: ModelDefinitions) => void): this {
+    this.modelCbs.push(cb);
+    return this;
+  }
+
+  /** Frames lost so far (gaps in frame numbers); no snapshot, for per-frame readers. */
+  get lostFrames(): number {
+    return this.statsData.lost;
+  }
+
+  /** A snapshot of the counters. */
+  get stats(): NatNetClientStats {
+    return { ...this.statsData, malformedByField: { ...this.statsData.malformedByField } };
+  }
+
+  /** The local address of the command socket (where unicast frames arrive). */
+  get commandAddress(): { address: string; port: number } | undefined {
+    const a = this.command?.address();
+    return a ? { address: a.address, port: a.port } : undefined;
+  }
+
+  /**
+   * Open the sockets, send NAT_CONNECT until NAT_SERVERINFO arrives, then request the model definitions.
+   * Resolves with the server info. @throws Error on timeout or a socket error while binding.
+   */
+  async connect(options: NatNetClientOptions): Promise<ServerInfo> {
+    const commandPort = options.commandPort ?? 1510;
+    const dataPort = options.dataPort ?? 1511;
+    const group = options.multicastAddress ?? '239.255.42.99';
+    this.server = { address: options.serverAddress, port: commandPort };
+    const cmd = dgram.createSocket('udp4');
+    this.command = cmd;
+    cmd.on('message', (m) => this.onDatagram(m));
+    cmd.on('error', () => undefined);
+    await new Promise<void>((resolve, reject) => {
+      cmd.once('error', reject);
+      cmd.bind(0, options.localAddress, () => {
+        cmd.off('error', reject);
+        resolve();
+      });
+    });
+    if (options.multicast) {
+      const ds = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+      this.data = ds;
+      ds.on('message', (m) => this.onDatagram(m));
+      ds.on('error', () => undefined);
+      await new Promise<void>((resolve, reject) => {
+        ds.once('error', reject);
+        ds.bind(dataPort, () => {
+          ds.off('error', reject);
+          resolve();
+        });
+      });
+      ds.addMembership(group, options.localAddress);
+    }
+    const connectPacket = encodeConnect(
+      options.requestedVersion
+        ? {
+            subscribedDataOnly: false,
+            requestedVersion: [options.requestedVersion[0], options.requestedVersion[1], 0, 0],
+          }
+        : {},
+    );
+    const info = await new Promise<ServerInfo>((resolve, reject) => {
+      const resend = setInterval(() => this.sendCommand(connectPacket), 500);
+      const timeout = setTimeout(() => {
+        clearInterval(resend);
+        this.serverInfoWaiter = undefined;
+        reject(new Error(`NatNet: no NAT_SERVERINFO from ${options.serverAddress}:${commandPort}`));
+      }, options.connectTimeoutMs ?? 5000);
+      this.serverInfoWaiter = (s) => {
+        clearInterval(resend);
+        clearTimeout(timeout);
+        resolve(s);
+      };
+      this.sendCommand(connectPacket);
+    });
+    if (!options.multicast) {
+      this.keepAlive = setInterval(() => this.sendCommand(encodeKeepAlive()), options.keepAliveMs ?? 1000);
+      this.keepAlive.unref?.();
+    }
+    this.sendCommand(encodeRequestModelDef());
+    return info;
+  }
+
+  /** Request the model definitions again; resolves with the next NAT_MODELDEF. */
+  requestModelDefinitions(timeoutMs = 2000): Promise<ModelDefinitions> {
+    return this.waitFor(this.modelWaiters, timeoutMs, 'NAT_MODELDEF', () =>
+      this.sendCommand(encodeRequestModelDef()),
+    );
+  }
+
+  /** Send a NAT_REQUEST text command (e.g. 'Bitstream'); resolves with the next NAT_RESPONSE. */
+  request(text: string, timeoutMs = 2000): Promise<NatNetResponse> {
+    return this.waitFor(this.responseWaiters, timeoutMs, `response to '${text}'`, () =>
+      this.sendCommand(encodeRequest(text)),
+    );
+  }
+
+  /** Send raw bytes to the server's command port (e.g. a NAT_ECHOREQUEST). */
+  sendCommand(bytes: Uint8Array): void {
+    const s = this.command;
+    if (!s) return;
+    try {
+      s.send(bytes, this.server.port, this.server.address, () => undefined);
+    } catch {
+      // socket closed
+    }
+  }
+
+  private waitFor<T>(
+    list: ((v: T) => void)[],
+    timeoutMs: number,
+    what: string,
+    send: () => void,
+  ): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const waiter = (v: T) => {
+        clearTimeout(timer);
+        resolve(v);
+      };
+      const timer = setTimeout(() => {
+        const i = list.indexOf(waiter);
+        if (i >= 0) list.splice(i, 1);
+        reject(new Error(`NatNet: no ${what} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      list.push(waiter);
+      send();
+    });
+  }
+
+  private countMalformed(field: string): void {
+    this.statsData.malformed++;
+    const m = this.statsData.malformedByField;
+    m[field] = (m[field] ?? 0) + 1;
+  }
+
+  private onDatagram(msg: Buffer): void {
+    const receivedAtMs = hrtimeMs();
+    try {
+      if (msg.length > NATNET_MAX_PACKET) {
+        this.statsData.oversized++;
+        return;
+      }
+      const bytes = new Uint8Array(msg.buffer, msg.byteOffset, msg.byteLength);
+      if (bytes.length >= 2 && (bytes[0] | (bytes[1] << 8)) === NatNetMessage.FrameOfData) {
+        this.onFrameBytes(bytes, receivedAtMs);
+        return;
+      }
+      const h = readHeader(bytes);
+      switch (h.messageId) {
+        case NatNetMessage.ServerInfo: {
+          const s = decodeServerInfo(bytes);
+          this.serverInfo = s;
+          this.version = { major: s.natNetVersion[0], minor: s.natNetVersion[1] };
+          const w = this.serverInfoWaiter;
+          this.serverInfoWaiter = undefined;
+          w?.(s);
+          break;
+        }
+        case NatNetMessage.ModelDef: {
+          const m = decodeModelDef(bytes, this.version);
+          this.modelDefinitions = m;
+          for (const w of this.modelWaiters.splice(0)) w(m);
+          for (const cb of this.modelCbs) this.safe(() => cb(m));
+          break;
+        }
+        case NatNetMessage.Response: {
+          const r = decodeResponse(bytes);
+          this.responseWaiters.shift()?.(r);
+          break;
+        }
+        case NatNetMessage.UnrecognizedRequest:
+        case NatNetMessage.UnrecognizedRequestAlt:
+          this.responseWaiters.shift()?.({ kind: 'int', value: -1 });
+          break;
+        case NatNetMessage.MessageString:
+        case NatNetMessage.EchoResponse:
+        case NatNetMessage.DisconnectByTimeout:
+          break;
+        default:
+          this.countMalformed('header.messageId');
+      }
+    } catch (e) {
+      this.countMalformed((e as { field?: string }).field ?? 'unknown');
+    }
+  }
+
+  private onFrameBytes(bytes: Uint8Array, receivedAtMs: number): void {
+    const f = decodeFrame(bytes, this.version, this.frame);
+    const n = f.frameNumber;
+    const last = this.lastFrameNumber;
+    if (last !== undefined) {
+      if (n === last || (n < last && last - n < 1000)) {
+        this.statsData.duplicates++;
+        return;
+      }
+      if (n > last + 1) this.statsData.lost += n - last - 1;
+    }
+    this.lastFrameNumber = n;
+    this.statsData.received++;
+    for (const cb of this.frameCbs) this.safe(() => cb(f, receivedAtMs));
+  }
+
+  private safe(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.statsData.callbackErrors++;
+      this.lastCallbackError = e;
+    }
+  }
+
+  /** Stop the keep-alive and close the sockets. */
+  async close(): Promise<void> {
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
+    const socks = [this.command, this.data].filter((s): s is dgram.Socket => !!s);
+    this.command = undefined;
+    this.data = undefined;
+    await Promise.all(
+      socks.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            try {
+              s.close(() => resolve());
+            } catch {
+              resolve();
+            }
+          }),
+      ),
+    );
+  }
+}

@@ -1,0 +1,314 @@
+/**
+ * The live viewer (browser; three.js + lil-gui), served by src/live/node/viewerServer.ts.
+ *
+ * Fetches `/scene.json`, draws the source skeleton (a stick figure) and every avatar (its glTF model
+ * when `modelUrl` is given, else a stick figure) side by side along +X, connects to `ws /pose` and
+ * applies each pose message (layout: ./poseLayout.ts; quaternions [x, y, z, w], metres, Y up, faces +Z:
+ * the same frame as three.js, so values go on the nodes as they are), shows an overlay with the
+ * stream's frame rate, latency and dropped packets, and opens the remote-control panel (./panel.ts).
+ *
+ * For tests, `window.kindViewer` ({@link KindViewerApi}) exposes what the page received.
+ */
+import * as THREE from 'three';
+import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
+import { type GLTF, GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { type Figure, GltfFigure, StickFigure } from './figures';
+import { type PanelState, RemotePanel } from './panel';
+import { type PoseLayoutInfo, type PoseOffsets, poseOffsets, type ViewerScene } from './poseLayout';
+
+/** `window.kindViewer`: the page's state for tests and debugging. */
+export interface KindViewerApi {
+  /** Pose messages applied. */
+  frames: number;
+  /** Frame number of the last message (-1 before the first). */
+  lastFrame: number;
+  /** Header of the last message. */
+  last: { frameNumber: number; timestamp: number; latencyMs: number; dropped: number; fps: number } | null;
+  /** Figures loaded (source + avatars) and ready to draw. */
+  sceneReady: boolean;
+  /** Local rotation `[x, y, z, w]` of an avatar bone in the last message, or null. */
+  avatarBoneQuaternion(avatarIndex: number, boneName: string): number[] | null;
+  /** Local translation (metres) of an avatar bone in the last message, or null. */
+  avatarBoneTranslation(avatarIndex: number, boneName: string): number[] | null;
+  /** `[hips scale, head scale]` of an avatar in the last message, or null. */
+  avatarScales(avatarIndex: number): number[] | null;
+  /**
+   * Position (metres) of an avatar bone as drawn, in the avatar's own frame (the three.js scene minus
+   * the figure's side-by-side offset along X), or null.
+   */
+  avatarBoneWorldPosition(avatarIndex: number, boneName: string): number[] | null;
+  /** The last message's pose of an avatar (local rotations `4n`, translations `3n`, scales), or null. */
+  avatarPose(avatarIndex: number): { rotations: number[]; translations: number[]; scales: number[] } | null;
+  /** True once the panel built the controls of a character. */
+  panelReady: boolean;
+  /** The panel's state (connection, character, values, errors). */
+  panel: PanelState | null;
+  /** Errors while loading (scene, models, stream). */
+  errors: string[];
+}
+
+declare global {
+  interface Window {
+    kindViewer: KindViewerApi;
+  }
+}
+
+const SPACING = 1.2;
+const COLORS = [0xf2a541, 0x4aa3df, 0x7bc67b, 0xd96c9a, 0x9b8ae0, 0x5cc8c8];
+
+let lastMessage: Float32Array | null = null;
+let lastOffsets: PoseOffsets | null = null;
+let scene: ViewerScene | null = null;
+let panel: RemotePanel | null = null;
+
+const api: KindViewerApi = {
+  frames: 0,
+  lastFrame: -1,
+  last: null,
+  sceneReady: false,
+  avatarBoneQuaternion: (a, name) => boneValues(a, name, 'rotations', 4),
+  avatarBoneTranslation: (a, name) => boneValues(a, name, 'translations', 3),
+  avatarScales: (a) => {
+    const o = lastOffsets?.avatars[a];
+    if (!o || !lastMessage) return null;
+    return Array.from(lastMessage.subarray(o.scales, o.scales + o.scaleCount));
+  },
+  avatarBoneWorldPosition: (a, name) => {
+    const fig = figures[a + 1];
+    const b = fig ? fig.skeleton.boneNames.indexOf(name) : -1;
+    if (b < 0) return null;
+    const v = fig.boneWorldPosition(b, new THREE.Vector3());
+    return v ? v.sub(fig.root.position).toArray() : null;
+  },
+  avatarPose: (a) => {
+    const o = lastOffsets?.avatars[a];
+    const m = lastMessage;
+    if (!o || !m) return null;
+    return {
+      rotations: Array.from(m.subarray(o.rotations, o.rotations + 4 * o.bones)),
+      translations: Array.from(m.subarray(o.translations, o.translations + 3 * o.bones)),
+      scales: Array.from(m.subarray(o.scales, o.scales + o.scaleCount)),
+    };
+  },
+  get panelReady() {
+    return panel?.state.ready ?? false;
+  },
+  get panel() {
+    return panel?.state ?? null;
+  },
+  errors: [],
+};
+window.kindViewer = api;
+
+function boneValues(a: number, name: string, part: 'rotations' | 'translations', k: number): number[] | null {
+  const o = lastOffsets?.avatars[a];
+  const skel = scene?.avatars[a];
+  if (!o || !lastMessage || !skel) return null;
+  const b = skel.boneNames.indexOf(name);
+  if (b < 0 || b >= o.bones) return null;
+  return Array.from(lastMessage.subarray(o[part] + k * b, o[part] + k * b + k));
+}
+
+function reportError(text: string): void {
+  api.errors.push(text);
+  const el = document.getElementById('errors');
+  if (el) el.textContent = api.errors.slice(-5).join('\n');
+  console.error(text);
+}
+
+// --- three.js scene
+const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+renderer.setPixelRatio(window.devicePixelRatio);
+renderer.setSize(window.innerWidth, window.innerHeight);
+document.body.appendChild(renderer.domElement);
+const world = new THREE.Scene();
+world.background = new THREE.Color(0x22262b);
+world.add(new THREE.HemisphereLight(0xffffff, 0x444455, 2.2));
+const sun = new THREE.DirectionalLight(0xffffff, 1.8);
+sun.position.set(3, 6, 5);
+world.add(sun);
+const grid = new THREE.GridHelper(40, 40, 0x666a70, 0x3a3e44);
+world.add(grid);
+const camera = new THREE.PerspectiveCamera(45, window.innerWidth / window.innerHeight, 0.05, 200);
+camera.position.set(0, 1.6, 5.5);
+const controls = new OrbitControls(camera, renderer.domElement);
+controls.target.set(0, 0.9, 0);
+controls.update();
+window.addEventListener('resize', () => {
+  camera.aspect = window.innerWidth / window.innerHeight;
+  camera.updateProjectionMatrix();
+  renderer.setSize(window.innerWidth, window.innerHeight);
+});
+
+const figures: Figure[] = [];
+
+function label(text: string): THREE.Sprite {
+  const canvas = document.createElement('canvas');
+  canvas.width = 256;
+  canvas.height = 48;
+  const g = canvas.getContext('2d');
+  if (g) {
+    g.font = '28px sans-serif';
+    g.fillStyle = '#e8e8e8';
+    g.textAlign = 'center';
+    g.fillText(text, 128, 34);
+  }
+  const sprite = new THREE.Sprite(new THREE.SpriteMaterial({ map: new THREE.CanvasTexture(canvas) }));
+  sprite.scale.set(0.8, 0.15, 1);
+  return sprite;
+}
+
+async function loadFigures(s: ViewerScene): Promise<void> {
+  const loader = new GLTFLoader();
+  const all = [s.source, ...s.avatars];
+  const count = all.length;
+  for (let i = 0; i < count; i++) {
+    const skel = all[i];
+    let fig: Figure;
+    if (skel.modelUrl) {
+      try {
+        const gltf: GLTF = await loader.loadAsync(skel.modelUrl);
+        fig = new GltfFigure(skel, gltf);
+        if (fig.missing.length > 0) reportError(`${skel.name}: no model node for ${fig.missing.join(', ')}`);
+      } catch (e) {
+        reportError(`${skel.name}: cannot load ${skel.modelUrl}: ${(e as Error).message}`);
+        fig = new StickFigure(skel, COLORS[i % COLORS.length]);
+      }
+    } else {
+      fig = new StickFigure(skel, COLORS[i % COLORS.length]);
+    }
+    fig.root.position.x = (i - (count - 1) / 2) * SPACING;
+    const tag = label(i === 0 ? `${skel.name} (source)` : skel.name);
+    tag.position.set(0, 2.05, 0);
+    fig.root.add(tag);
+    tagOf.set(fig, tag);
+    world.add(fig.root);
+    figures.push(fig);
+  }
+}
+const tagOf = new Map<Figure, THREE.Sprite>();
+
+// --- pose stream
+const overlay = {
+  frame: document.getElementById('frame'),
+  fps: document.getElementById('fps'),
+  latency: document.getElementById('latency'),
+  dropped: document.getElementById('dropped'),
+  received: document.getElementById('received'),
+  stream: document.getElementById('stream'),
+};
+let receivedTimes: number[] = [];
+
+function applyMessage(data: Float32Array): void {
+  let off: PoseOffsets;
+  try {
+    off = poseOffsets(data);
+  } catch (e) {
+    reportError((e as Error).message);
+    return;
+  }
+  lastMessage = data;
+  lastOffsets = off;
+  api.frames++;
+  api.lastFrame = data[1];
+  api.last = { frameNumber: data[1], timestamp: data[2], latencyMs: data[3], dropped: data[4], fps: data[5] };
+  const now = performance.now();
+  receivedTimes.push(now);
+  if (receivedTimes.length > 240) receivedTimes = receivedTimes.slice(-120);
+  if (figures.length === 0) return;
+  figures[0].apply(data, off.sourceRotations, off.sourceTranslations, -1);
+  for (let a = 0; a < off.avatars.length && a + 1 < figures.length; a++) {
+    const o = off.avatars[a];
+    if (o.bones !== figures[a + 1].skeleton.boneNames.length) continue;
+    figures[a + 1].apply(data, o.rotations, o.translations, o.scaleCount >= 2 ? o.scales : -1);
+  }
+}
+
+function connectPose(): void {
+  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/pose`);
+  ws.binaryType = 'arraybuffer';
+  ws.onopen = () => {
+    if (overlay.stream) overlay.stream.textContent = 'connected';
+  };
+  ws.onmessage = (ev) => {
+    if (ev.data instanceof ArrayBuffer && ev.data.byteLength % 4 === 0)
+      applyMessage(new Float32Array(ev.data));
+  };
+  ws.onclose = () => {
+    if (overlay.stream) overlay.stream.textContent = 'reconnecting…';
+    setTimeout(connectPose, 1000);
+  };
+}
+
+function updateOverlay(): void {
+  const l = api.last;
+  if (!l) return;
+  const now = performance.now();
+  const recent = receivedTimes.filter((t) => now - t < 1000).length;
+  if (overlay.frame) overlay.frame.textContent = String(l.frameNumber);
+  if (overlay.fps) overlay.fps.textContent = l.fps.toFixed(1);
+  if (overlay.latency) overlay.latency.textContent = l.latencyMs.toFixed(2);
+  if (overlay.dropped) overlay.dropped.textContent = String(l.dropped);
+  if (overlay.received) overlay.received.textContent = String(recent);
+}
+
+// --- render loop: the camera follows the figures' mean hips position
+const hips = new THREE.Vector3();
+const mean = new THREE.Vector3();
+const delta = new THREE.Vector3();
+let overlayTick = 0;
+
+function frame(): void {
+  requestAnimationFrame(frame);
+  world.updateMatrixWorld();
+  if (figures.length > 0 && lastMessage) {
+    mean.set(0, 0, 0);
+    let k = 0;
+    for (const f of figures) {
+      const h = f.skeleton.humanoid?.[0] ?? 0;
+      if (f.boneWorldPosition(h, hips)) {
+        mean.add(hips);
+        k++;
+        const tag = tagOf.get(f);
+        if (tag) tag.position.set(hips.x - f.root.position.x, 2.05, hips.z - f.root.position.z);
+      }
+    }
+    if (k > 0) {
+      mean.divideScalar(k);
+      delta.set(mean.x, 0.9, mean.z).sub(controls.target).multiplyScalar(0.1);
+      delta.y = 0;
+      controls.target.add(delta);
+      camera.position.add(delta);
+    }
+  }
+  controls.update();
+  if (++overlayTick % 10 === 0) updateOverlay();
+  renderer.render(world, camera);
+}
+
+async function start(): Promise<void> {
+  let s: ViewerScene & { layout?: PoseLayoutInfo };
+  try {
+    const res = await fetch('/scene.json');
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    s = (await res.json()) as ViewerScene & { layout?: PoseLayoutInfo };
+  } catch (e) {
+    reportError(`cannot load /scene.json: ${(e as Error).message}`);
+    return;
+  }
+  scene = s;
+  const title = document.getElementById('title');
+  if (title) title.textContent = `${s.source.name} -> ${s.avatars.map((a) => a.name).join(', ')}`;
+  panel = new RemotePanel(
+    s.remote.url,
+    s.remote.token,
+    s.avatars.map((a) => a.name),
+  );
+  connectPose();
+  requestAnimationFrame(frame);
+  await loadFigures(s);
+  if (lastMessage) applyMessage(lastMessage);
+  api.sceneReady = true;
+}
+
+void start();

@@ -1,0 +1,170 @@
+/**
+ * Replay server + client on 127.0.0.1 with a real take: zero lost frames, decoded bone rotations equal the
+ * server's expected Motive local poses, the description maps to all 21 Motive body bones, and a barrage of
+ * malformed packets at the client's socket is counted and does not stop streaming.
+ */
+import * as dgram from 'node:dgram';
+import * as fs from 'node:fs';
+import { loadSource } from '../src/cli/load';
+import type { Clip } from '../src/core';
+import { HumanBodyBones as H, HUMAN_BONE_NAMES } from '../src/core';
+import {
+  type EncodableVersion,
+  encodeEchoRequest,
+  frameSkeletonToPose,
+  MOTIVE_BODY_BONES,
+  motiveBoneToHuman,
+  skeletonFromDescription,
+} from '../src/live/natnet';
+import { NatNetClient } from '../src/live/node/natnetClient';
+import { NatNetReplayServer } from '../src/live/node/natnetServer';
+import { dataPath } from './helpers/data';
+
+const TAKE = dataPath('bandai-namco-motiondataset/dataset-1_walk_normal_001.bvh');
+const HAS_TAKE = fs.existsSync(TAKE);
+if (!HAS_TAKE) console.warn(`[skip] NatNet loopback: ${TAKE} not found`);
+const d = HAS_TAKE ? describe : describe.skip;
+
+const FRAMES = 300;
+
+async function run(clip: Clip, version: EncodableVersion, barrage = false) {
+  const server = new NatNetReplayServer();
+  const client = new NatNetClient();
+  try {
+    const { port } = await server.start({ clip, commandPort: 0, version, rate: 4, loop: true });
+    const errors: number[] = [];
+    let maxErr = 0;
+    let maxPosErr = 0;
+    let checked = 0;
+    let firstFrame = -1;
+    let lastFrame = -1;
+    const done = new Promise<void>((resolve) => {
+      let mapping: ReturnType<typeof skeletonFromDescription> | undefined;
+      let rot = new Float64Array(0);
+      let pos = new Float64Array(0);
+      client.onFrame((frame) => {
+        if (!client.modelDefinitions) return;
+        if (!mapping) {
+          mapping = skeletonFromDescription(client.modelDefinitions.skeletons[0]);
+          rot = new Float64Array(4 * mapping.skeleton.boneCount);
+          pos = new Float64Array(3 * mapping.skeleton.boneCount);
+        }
+        if (firstFrame < 0) firstFrame = frame.frameNumber;
+        lastFrame = frame.frameNumber;
+        const s = frame.findSkeleton(mapping.mapping.skeletonId);
+        const written = frameSkeletonToPose(frame, s, mapping.mapping, rot, pos);
+        if (written !== mapping.skeleton.boneCount) errors.push(frame.frameNumber);
+        const expected = server.expectedPose(server.clipFrameOf(frame.frameNumber));
+        // skeleton bone k has description id boneIds[k]; server bone j has id j + 1
+        for (let k = 0; k < mapping.skeleton.boneCount; k++) {
+          const j = mapping.mapping.boneIds[k] - 1;
+          for (let c = 0; c < 4; c++)
+            maxErr = Math.max(maxErr, Math.abs(rot[4 * k + c] - expected.rotations[4 * j + c]));
+          for (let c = 0; c < 3; c++)
+            maxPosErr = Math.max(maxPosErr, Math.abs(pos[3 * k + c] - expected.translations[3 * j + c]));
+        }
+        checked++;
+        if (checked >= FRAMES) resolve();
+      });
+    });
+    const info = await client.connect({ serverAddress: '127.0.0.1', commandPort: port });
+    expect(info.natNetVersion.slice(0, 2)).toEqual(version.split('.').map(Number));
+    let barrageSent = 0;
+    if (barrage) {
+      const sock = dgram.createSocket('udp4');
+      const target = client.commandAddress!;
+      const junk: Uint8Array[] = [
+        new Uint8Array([7, 0, 200, 0, 1, 2, 3]), // truncated frame
+        new Uint8Array([7, 0, 8, 0, 1, 0, 0, 0, 255, 255, 255, 127]), // huge marker set count
+        new Uint8Array([5, 0, 4, 0, 255, 255, 255, 127]), // modeldef with a huge count
+        new Uint8Array([99, 0, 0, 0]), // unknown id
+        new Uint8Array([1]), // runt
+      ];
+      for (let i = 0; i < 200; i++) {
+        await new Promise<void>((r) => sock.send(junk[i % junk.length], target.port, '127.0.0.1', () => r()));
+        barrageSent++;
+      }
+      await new Promise<void>((r) => sock.close(() => r()));
+    }
+    await done;
+    const stats = client.stats;
+    return { stats, maxErr, maxPosErr, checked, errors, firstFrame, lastFrame, barrageSent, client, server };
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}
+
+d('NatNet loopback with a real take', () => {
+  let clip: Clip;
+  beforeAll(async () => {
+    clip = (await loadSource(TAKE)).clip;
+  });
+
+  test('the server builds all 21 Motive body bones and the client maps them back to HumanBodyBones', async () => {
+    const server = new NatNetReplayServer();
+    await server.start({ clip, commandPort: 0, manual: true, version: '4.2' });
+    try {
+      const desc = server.skeletonDescription;
+      const { skeleton } = skeletonFromDescription(desc);
+      const names = new Set(desc.bones.map((b) => b.name.replace(/^Skeleton_/, '')));
+      for (const m of MOTIVE_BODY_BONES) {
+        expect(names.has(m)).toBe(true);
+        const h = motiveBoneToHuman(m);
+        expect(skeleton.humanoid[h]).toBeGreaterThanOrEqual(0);
+        expect(skeleton.names[skeleton.humanoid[h]]).toBe(`Skeleton_${m}`);
+      }
+      // Chest came from the source's chest-like bone; no UpperChest in Motive
+      expect(skeleton.humanoid[H.UpperChest]).toBe(-1);
+      expect(HUMAN_BONE_NAMES[H.Chest]).toBe('Chest');
+    } finally {
+      await server.close();
+    }
+  });
+
+  for (const version of ['4.1', '3.1', '4.2'] as const) {
+    test(`version ${version}: ${FRAMES} frames, zero lost, rotations within 1e-6 of expectedPose`, async () => {
+      const r = await run(clip, version);
+      console.log(
+        `NatNet loopback ${version}: ${r.checked} frames checked (frames ${r.firstFrame}..${r.lastFrame}), ` +
+          `stats ${JSON.stringify(r.stats)}, max |dq| ${r.maxErr.toExponential(2)}, max |dp| ${r.maxPosErr.toExponential(2)} m`,
+      );
+      expect(r.checked).toBeGreaterThanOrEqual(FRAMES);
+      expect(r.stats.lost).toBe(0);
+      expect(r.stats.malformed).toBe(0);
+      expect(r.stats.duplicates).toBe(0);
+      expect(r.errors).toEqual([]);
+      expect(r.maxErr).toBeLessThan(1e-6);
+      expect(r.maxPosErr).toBeLessThan(1e-5);
+      expect(r.maxErr).toBeGreaterThanOrEqual(0);
+    });
+  }
+
+  test('a malformed-packet barrage during streaming is counted and streaming continues', async () => {
+    const r = await run(clip, '4.1', true);
+    console.log(`NatNet barrage: sent ${r.barrageSent}, stats ${JSON.stringify(r.stats)}`);
+    expect(r.stats.malformed).toBe(r.barrageSent);
+    expect(r.checked).toBeGreaterThanOrEqual(FRAMES);
+    expect(r.stats.lost).toBe(0);
+    expect(r.maxErr).toBeLessThan(1e-6);
+  });
+
+  test('Bitstream request, echo and version change', async () => {
+    const server = new NatNetReplayServer();
+    const client = new NatNetClient();
+    try {
+      const { port } = await server.start({ clip, commandPort: 0, manual: true, version: '4.1' });
+      await client.connect({ serverAddress: '127.0.0.1', commandPort: port });
+      expect(await client.request('Bitstream')).toEqual({ kind: 'text', text: '4.1.0.0' });
+      expect(await client.request('Bitstream,3.1')).toEqual({ kind: 'int', value: 0 });
+      expect(await client.request('Bitstream')).toEqual({ kind: 'text', text: '3.1.0.0' });
+      expect(await client.request('Bitstream,9.9')).toEqual({ kind: 'int', value: 1 });
+      expect(await client.request('NoSuchCommand')).toEqual({ kind: 'int', value: -1 });
+      client.sendCommand(encodeEchoRequest(12345));
+      expect(client.stats.malformed).toBe(0);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});

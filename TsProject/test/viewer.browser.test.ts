@@ -1,0 +1,274 @@
+/**
+ * The live viewer in headless Chromium (playwright-core, Debian's /usr/bin/chromium): a replay of the
+ * embedded default walk runs onto the default avatar; the page plays it, its glTF avatar is posed
+ * exactly as the stream says, a parameter changed through the panel's DOM reaches the hub and the
+ * drawn avatar, and a second remote client gets the broadcasts. A screenshot is saved to
+ * test-output/viewer.png. Skipped with a printed reason when Chromium is absent.
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { quat, vec3 } from 'gl-matrix';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import WebSocket from 'ws';
+import { forwardKinematics, quat64, readQuat, type Skeleton, vec64, writeQuat } from '../src/core';
+import type { KindViewerApi } from '../src/web/viewer/main';
+import { startViewerTestLive, type ViewerTestLive } from './viewer.harness';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = path.resolve(__dirname, '..');
+const OUT = path.join(ROOT, 'test-output');
+
+const describeBrowser = fs.existsSync(CHROMIUM) ? describe : describe.skip;
+if (!fs.existsSync(CHROMIUM)) console.warn(`[skip] viewer browser test: ${CHROMIUM} not found`);
+
+type Win = { kindViewer: KindViewerApi };
+
+async function waitFor(page: Page, fn: string, timeout = 30000): Promise<void> {
+  await page.waitForFunction(fn, undefined, { timeout, polling: 50 });
+}
+
+/** A plain remote-control client that records every message. */
+async function remoteClient(url: string): Promise<{ ws: WebSocket; messages: Record<string, unknown>[] }> {
+  const ws = new WebSocket(url);
+  const messages: Record<string, unknown>[] = [];
+  ws.on('message', (d) => messages.push(JSON.parse(String(d))));
+  await new Promise<void>((resolve, reject) => {
+    ws.on('open', () => resolve());
+    ws.on('error', reject);
+  });
+  return { ws, messages };
+}
+
+async function until(cond: () => boolean, what: string, ms = 10000): Promise<void> {
+  const t0 = Date.now();
+  while (!cond()) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * World positions of a skeleton's bones from local rotations/translations with uniform scales on some
+ * bones (the hub's hips and head scales, which the host puts on those nodes): `p_b = p_parent +
+ * R_parent * (S_parent * t_b)`, `S` the product of the scales of the bone and its ancestors.
+ */
+function scaledPositions(
+  sk: Skeleton,
+  rot: ArrayLike<number>,
+  trans: ArrayLike<number>,
+  scaleOf: Map<number, number>,
+): Float64Array {
+  const n = sk.boneCount;
+  const wr = new Float64Array(4 * n);
+  const wp = new Float64Array(3 * n);
+  const ws = new Float64Array(n);
+  const q = quat64();
+  const pq = quat64();
+  const t = vec64();
+  for (let b = 0; b < n; b++) {
+    const p = sk.parents[b];
+    readQuat(q, rot, b);
+    vec3.set(t, trans[3 * b], trans[3 * b + 1], trans[3 * b + 2]);
+    if (p >= 0) {
+      readQuat(pq, wr, p);
+      vec3.scale(t, t, ws[p]);
+      vec3.transformQuat(t, t, pq);
+      vec3.add(t, t, [wp[3 * p], wp[3 * p + 1], wp[3 * p + 2]]);
+      quat.multiply(q, pq, q);
+    }
+    ws[b] = (p >= 0 ? ws[p] : 1) * (scaleOf.get(b) ?? 1);
+    writeQuat(wr, b, q);
+    wp.set(t, 3 * b);
+  }
+  return wp;
+}
+
+function maxDistance(a: ArrayLike<number>, positions: (number[] | null)[]): number {
+  let m = 0;
+  positions.forEach((p, b) => {
+    m = Math.max(m, p ? Math.hypot(p[0] - a[3 * b], p[1] - a[3 * b + 1], p[2] - a[3 * b + 2]) : Infinity);
+  });
+  return m;
+}
+
+describeBrowser('live viewer in headless Chromium', () => {
+  let live: ViewerTestLive;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    // the page and its bundle, as `npm run build` makes them (dist/web)
+    execFileSync(process.execPath, [path.resolve(ROOT, '../tools/build.mjs'), 'web'], { stdio: 'inherit' });
+    live = await startViewerTestLive();
+    console.log(
+      `viewer browser test runs on the ${live.kind === 'startLive' ? "lead's startLive" : 'local harness'}`,
+    );
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    page.on('console', (m) => {
+      if (m.type() === 'error') pageErrors.push(m.text());
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await live?.close();
+  });
+
+  it('plays the stream, poses the avatar as streamed, and the panel is a working remote', async () => {
+    const name = live.characters[0];
+    const hub = live.hub(name);
+    const other = await remoteClient(live.remoteUrl);
+    try {
+      await page.goto(live.viewerUrl);
+      await waitFor(
+        page,
+        'window.kindViewer && window.kindViewer.sceneReady && window.kindViewer.frames > 5',
+      );
+      await waitFor(page, 'window.kindViewer.panelReady');
+
+      // playing: frames keep arriving with increasing frame numbers
+      const f0 = await page.evaluate(() => (window as unknown as Win).kindViewer.lastFrame);
+      await page.waitForTimeout(700);
+      const played = await page.evaluate(() => {
+        const v = (window as unknown as Win).kindViewer;
+        return { frames: v.frames, lastFrame: v.lastFrame, last: v.last, errors: v.errors };
+      });
+      expect(played.lastFrame).toBeGreaterThan(f0 + 5);
+      expect(played.errors).toEqual([]); // every bone found in the glTF model, no load error
+      expect(played.last!.fps).toBeGreaterThan(0);
+      // the overlay shows the stream's figures
+      expect(await page.textContent('#fps')).toMatch(/^\d+\.\d$/);
+      expect(await page.textContent('#latency')).toMatch(/^\d+\.\d\d$/);
+      expect(await page.textContent('#dropped')).toMatch(/^\d+$/);
+
+      // the glTF avatar is drawn where forward kinematics of the streamed pose puts each bone
+      const target = hub.target;
+      const drawn = await page.evaluate((names: string[]) => {
+        const v = (window as unknown as Win).kindViewer;
+        return { pose: v.avatarPose(0), positions: names.map((n) => v.avatarBoneWorldPosition(0, n)) };
+      }, target.names as string[]);
+      const pose = drawn.pose!;
+      expect(pose.rotations.length).toBe(4 * target.boneCount);
+      const wr = new Float64Array(4 * target.boneCount);
+      const wp = new Float64Array(3 * target.boneCount);
+      forwardKinematics(target, pose.rotations, pose.translations, wr, wp);
+      let maxErr = 0;
+      target.names.forEach((_, b) => {
+        const p = drawn.positions[b]!;
+        maxErr = Math.max(maxErr, Math.hypot(p[0] - wp[3 * b], p[1] - wp[3 * b + 1], p[2] - wp[3 * b + 2]));
+      });
+      console.log(
+        `viewer: drawn glTF bones vs FK of the streamed pose: max ${(maxErr * 1000).toFixed(3)} mm`,
+      );
+      expect(maxErr).toBeLessThan(1e-4);
+
+      // change the avatar scale through the panel's DOM (the number field of the lil-gui slider)
+      const headName = target.names[target.humanoid[10]];
+      const headBefore = await page.evaluate(
+        (n) => (window as unknown as Win).kindViewer.avatarBoneWorldPosition(0, n),
+        headName,
+      );
+      expect(hub.settings.avatarScale).toBe(1);
+      const scaleInput = page.locator('[data-param="avatarScale"] input').first();
+      await scaleInput.fill('1.5');
+      await scaleInput.press('Enter');
+      await until(() => hub.settings.avatarScale === 1.5, 'the hub to get avatarScale 1.5');
+      await waitFor(page, 'window.kindViewer.avatarScales(0)[0] === 1.5');
+      const after = await page.evaluate((names: string[]) => {
+        const v = (window as unknown as Win).kindViewer;
+        return { pose: v.avatarPose(0)!, positions: names.map((n) => v.avatarBoneWorldPosition(0, n)) };
+      }, target.names as string[]);
+      expect(after.pose.scales).toEqual([1.5, 1]);
+      // drawn as streamed, with the hips scale on the hips node
+      const scaleOf = new Map([
+        [target.humanoid[0], after.pose.scales[0]],
+        [target.humanoid[10], after.pose.scales[1]],
+      ]);
+      const expected = scaledPositions(target, after.pose.rotations, after.pose.translations, scaleOf);
+      const scaledErr = maxDistance(expected, after.positions);
+      console.log(
+        `viewer: drawn bones vs streamed pose with hips scale 1.5: max ${(scaledErr * 1000).toFixed(3)} mm`,
+      );
+      expect(scaledErr).toBeLessThan(1e-4);
+      // and without scales it would not match: the check sees the scale
+      expect(
+        maxDistance(
+          scaledPositions(target, after.pose.rotations, after.pose.translations, new Map()),
+          after.positions,
+        ),
+      ).toBeGreaterThan(0.1);
+      const headAfter = after.positions[target.humanoid[10]];
+      console.log(
+        `viewer: avatar head height ${headBefore![1].toFixed(3)} m -> ${headAfter![1].toFixed(3)} m at avatar scale 1.5`,
+      );
+      // taller (not 1.5x: the hub shortens the neck at avatarScale != 1, reported to the lead)
+      expect(headAfter![1] / headBefore![1]).toBeGreaterThan(1.1);
+      // the other remote got the broadcast
+      await until(
+        () => other.messages.some((m) => m.action === 'valueChanged' && m.property === 'avatarScale'),
+        'the valueChanged broadcast',
+      );
+      expect(other.messages.find((m) => m.action === 'valueChanged')).toEqual({
+        action: 'valueChanged',
+        characterName: name,
+        property: 'avatarScale',
+        value: 1.5,
+      });
+
+      // a head rotation offset from the slider turns the streamed head bone
+      const hb = target.humanoid[10];
+      const headQ = () =>
+        page.evaluate(
+          (n) => (window as unknown as Win).kindViewer.avatarBoneQuaternion(0, n),
+          target.names[hb],
+        );
+      const q0 = await headQ();
+      const yawInput = page.locator('[data-param="headRotationOffsetY"] input').first();
+      await yawInput.fill('60');
+      await yawInput.press('Enter');
+      await until(() => hub.settings.headRotationOffset[1] === 60, 'the hub to get headRotationOffsetY 60');
+      await page.waitForTimeout(300);
+      const q1 = (await headQ())!;
+      const dot = Math.abs(q0!.reduce((s, x, i) => s + x * q1[i], 0));
+      const angle = (2 * Math.acos(Math.min(1, dot)) * 180) / Math.PI;
+      console.log(
+        `viewer: head local rotation turned by ${angle.toFixed(1)} deg after headRotationOffsetY 60`,
+      );
+      expect(angle).toBeGreaterThan(45);
+
+      // a remote change shows in the panel (valueChanged from the other client)
+      other.ws.send(
+        JSON.stringify({
+          action: 'updateValueRealtime',
+          characterName: name,
+          property: 'headScale',
+          value: 1.2,
+        }),
+      );
+      await waitFor(page, 'window.kindViewer.panel.values.headScale === 1.2');
+      expect(await page.inputValue('[data-param="headScale"] input')).toBe('1.2');
+
+      // a calibration button: the other client is told to re-fetch
+      await page.locator('[data-action="calibrateHeadForward"] button').click();
+      await until(
+        () => other.messages.some((m) => m.action === 'characterDataChanged' && m.characterName === name),
+        'the characterDataChanged broadcast',
+      );
+
+      fs.mkdirSync(OUT, { recursive: true });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: path.join(OUT, 'viewer.png') });
+      expect(fs.statSync(path.join(OUT, 'viewer.png')).size).toBeGreaterThan(10000);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      other.ws.close();
+    }
+  });
+});
