@@ -7,7 +7,13 @@ import * as dgram from 'node:dgram';
 import * as fs from 'node:fs';
 import { loadSource } from '../src/cli/load';
 import type { Clip } from '../src/core';
-import { HumanBodyBones as H, HUMAN_BONE_NAMES } from '../src/core';
+import {
+  angleBetween,
+  forwardKinematics,
+  HumanBodyBones as H,
+  HUMAN_BONE_NAMES,
+  readFrame,
+} from '../src/core';
 import {
   type EncodableVersion,
   encodeEchoRequest,
@@ -35,6 +41,7 @@ async function run(clip: Clip, version: EncodableVersion, barrage = false) {
     const errors: number[] = [];
     let maxErr = 0;
     let maxPosErr = 0;
+    let maxSourceErr = 0;
     let checked = 0;
     let firstFrame = -1;
     let lastFrame = -1;
@@ -63,6 +70,26 @@ async function run(clip: Clip, version: EncodableVersion, barrage = false) {
           for (let c = 0; c < 3; c++)
             maxPosErr = Math.max(maxPosErr, Math.abs(pos[3 * k + c] - expected.translations[3 * j + c]));
         }
+        // and against the source itself: the decoded Motive pose's world rotations (FK on the skeleton
+        // built from the description) equal the source bones' world rotations
+        const sk = mapping.skeleton;
+        const wr = new Float64Array(4 * sk.boneCount);
+        const wp = new Float64Array(3 * sk.boneCount);
+        forwardKinematics(sk, rot, pos, wr, wp);
+        const n = clip.skeleton.boneCount;
+        const sr = new Float64Array(4 * n);
+        const sp = new Float64Array(3 * n);
+        const swr = new Float64Array(4 * n);
+        const swp = new Float64Array(3 * n);
+        readFrame(clip, Math.min(clip.frameCount - 1, server.clipFrameOf(frame.frameNumber)), sr, sp);
+        forwardKinematics(clip.skeleton, sr, sp, swr, swp);
+        for (let k = 0; k < sk.boneCount; k++) {
+          const sb = server.motiveBones[mapping.mapping.boneIds[k] - 1].sourceBone;
+          maxSourceErr = Math.max(
+            maxSourceErr,
+            angleBetween(wr.subarray(4 * k, 4 * k + 4), swr.subarray(4 * sb, 4 * sb + 4)),
+          );
+        }
         checked++;
         if (checked >= FRAMES) resolve();
       });
@@ -88,7 +115,19 @@ async function run(clip: Clip, version: EncodableVersion, barrage = false) {
     }
     await done;
     const stats = client.stats;
-    return { stats, maxErr, maxPosErr, checked, errors, firstFrame, lastFrame, barrageSent, client, server };
+    return {
+      stats,
+      maxErr,
+      maxPosErr,
+      maxSourceErr,
+      checked,
+      errors,
+      firstFrame,
+      lastFrame,
+      barrageSent,
+      client,
+      server,
+    };
   } finally {
     await client.close();
     await server.close();
@@ -127,7 +166,7 @@ d('NatNet loopback with a real take', () => {
       const r = await run(clip, version);
       console.log(
         `NatNet loopback ${version}: ${r.checked} frames checked (frames ${r.firstFrame}..${r.lastFrame}), ` +
-          `stats ${JSON.stringify(r.stats)}, max |dq| ${r.maxErr.toExponential(2)}, max |dp| ${r.maxPosErr.toExponential(2)} m`,
+          `stats ${JSON.stringify(r.stats)}, max |dq| ${r.maxErr.toExponential(2)}, max |dp| ${r.maxPosErr.toExponential(2)} m, max world-rotation angle to the source ${r.maxSourceErr.toExponential(2)} rad`,
       );
       expect(r.checked).toBeGreaterThanOrEqual(FRAMES);
       expect(r.stats.lost).toBe(0);
@@ -136,6 +175,7 @@ d('NatNet loopback with a real take', () => {
       expect(r.errors).toEqual([]);
       expect(r.maxErr).toBeLessThan(1e-6);
       expect(r.maxPosErr).toBeLessThan(1e-5);
+      expect(r.maxSourceErr).toBeLessThan(1e-6);
       expect(r.maxErr).toBeGreaterThanOrEqual(0);
     });
   }

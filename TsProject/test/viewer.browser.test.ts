@@ -102,9 +102,6 @@ describeBrowser('live viewer in headless Chromium', () => {
     // the page and its bundle, as `npm run build` makes them (dist/web)
     execFileSync(process.execPath, [path.resolve(ROOT, '../tools/build.mjs'), 'web'], { stdio: 'inherit' });
     live = await startViewerTestLive();
-    console.log(
-      `viewer browser test runs on the ${live.kind === 'startLive' ? "lead's startLive" : 'local harness'}`,
-    );
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
