@@ -4,8 +4,13 @@
 //   dist/bench.cjs  the benchmarks (bench/index.ts)
 //   dist/web/       the live viewer page (src/web/viewer/index.html) and its browser bundle viewer.js
 //                   (src/web/viewer/main.ts, three.js + lil-gui), served by src/live/node/viewerServer.ts
+//   Packages/com.kind.retargeting/Runtime/Resources/kind-retargeting/main.mjs
+//                   the Unity bundle (src/unity/main.ts): one ES module for PuerTS (V8 or QuickJS), no Node
+//                   API; committed so the package works without Node. Its size is printed.
 // Run from anywhere: `node tools/build.mjs` (also runs on `npm ci` through TsProject's "prepare").
 // `node tools/build.mjs web [<outDir>]` builds only the viewer (into <outDir>, default dist/web).
+// `node tools/build.mjs unity [<outFile>]` builds only the Unity bundle (default path above).
+// tools/watch.mjs rebuilds the Unity bundle on every save (hot reload in the Editor).
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -22,9 +27,10 @@ const entries = [
 ];
 
 const webOnly = process.argv[2] === 'web';
+const unityOnly = process.argv[2] === 'unity';
 const webOut = webOnly && process.argv[3] ? path.resolve(process.argv[3]) : path.join(ts, 'dist/web');
 
-for (const e of webOnly ? [] : entries) {
+for (const e of webOnly || unityOnly ? [] : entries) {
   const input = path.join(ts, e.in);
   if (!existsSync(input)) continue;
   await esbuild.build({
@@ -45,7 +51,7 @@ for (const e of webOnly ? [] : entries) {
 
 // The live viewer (browser, ES module): bundle and page.
 const viewerMain = path.join(ts, 'src/web/viewer/main.ts');
-if (existsSync(viewerMain)) {
+if (existsSync(viewerMain) && !unityOnly) {
   mkdirSync(webOut, { recursive: true });
   await esbuild.build({
     entryPoints: [viewerMain],
@@ -59,4 +65,12 @@ if (existsSync(viewerMain)) {
     mainFields: ['module', 'browser', 'main'],
   });
   copyFileSync(path.join(ts, 'src/web/viewer/index.html'), path.join(webOut, 'index.html'));
+}
+
+// The Unity bundle (see unityBuildOptions in tools/unityBundle.mjs).
+if (!webOnly) {
+  const { buildUnityBundle, UNITY_BUNDLE } = await import('./unityBundle.mjs');
+  const out = unityOnly && process.argv[3] ? path.resolve(process.argv[3]) : UNITY_BUNDLE;
+  const bytes = await buildUnityBundle(out);
+  console.log(`unity bundle: ${path.relative(root, out)} ${(bytes / 1024).toFixed(1)} KiB`);
 }

@@ -17,9 +17,12 @@ import {
 import {
   type EncodableVersion,
   encodeEchoRequest,
+  encodeFrame,
+  encodeServerInfo,
   frameSkeletonToPose,
   MOTIVE_BODY_BONES,
   motiveBoneToHuman,
+  NatNetFrame,
   skeletonFromDescription,
 } from '../src/live/natnet';
 import { NatNetClient } from '../src/live/node/natnetClient';
@@ -179,6 +182,60 @@ d('NatNet loopback with a real take', () => {
       expect(r.maxErr).toBeGreaterThanOrEqual(0);
     });
   }
+
+  test('forged packets: another address is ignored; an unasked SERVERINFO does not switch the version', async () => {
+    const server = new NatNetReplayServer();
+    const client = new NatNetClient();
+    const socks: dgram.Socket[] = [];
+    const bound = async (address: string) => {
+      const s = dgram.createSocket('udp4');
+      socks.push(s);
+      await new Promise<void>((r) => s.bind(0, address, () => r()));
+      return s;
+    };
+    try {
+      const { port } = await server.start({ clip, commandPort: 0, version: '4.1', rate: 4 });
+      let frames = 0;
+      client.onFrame(() => {
+        frames++;
+      });
+      await client.connect({ serverAddress: '127.0.0.1', commandPort: port });
+      const wait = async (n: number) => {
+        const end = Date.now() + 10000;
+        while (frames < n && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+      };
+      await wait(20);
+      const target = client.commandAddress!;
+      const info25 = encodeServerInfo({
+        appName: 'Motive',
+        appVersion: [2, 5, 0, 0],
+        natNetVersion: [2, 5, 0, 0],
+      });
+      const future = new NatNetFrame();
+      future.frameNumber = 1_000_000;
+      const futureBytes = encodeFrame(future, { major: 4, minor: 1 });
+      // from another address (127.0.0.2 is loopback too): a far-future frame and a 2.5 server info
+      const other = await bound('127.0.0.2');
+      for (const b of [futureBytes, info25])
+        await new Promise<void>((r) => other.send(b, target.port, '127.0.0.1', () => r()));
+      // from the server's own address, another port: an unasked server info
+      const same = await bound('127.0.0.1');
+      await new Promise<void>((r) => same.send(info25, target.port, '127.0.0.1', () => r()));
+      const f0 = frames;
+      await wait(f0 + 60);
+      const st = client.stats;
+      console.log(`NatNet forged packets: stats ${JSON.stringify(st)}`);
+      expect(frames).toBeGreaterThanOrEqual(f0 + 60);
+      expect(st.foreign).toBe(2);
+      expect(st.malformed).toBe(0);
+      expect(st.lost).toBe(0);
+      expect(st.restarts).toBe(0);
+    } finally {
+      for (const s of socks) s.close();
+      await client.close();
+      await server.close();
+    }
+  });
 
   test('a malformed-packet barrage during streaming is counted and streaming continues', async () => {
     const r = await run(clip, '4.1', true);

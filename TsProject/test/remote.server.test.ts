@@ -139,6 +139,34 @@ describe('remote server', () => {
     expect(server.stats().rateLimited).toBe(limited.length);
   });
 
+  it('caps the clients (503 beyond) and the messages of all clients together', async () => {
+    const { server } = await start({
+      maxClients: 3,
+      maxTotalMessagesPerSecond: 10,
+      maxMessagesPerSecond: 100,
+    });
+    const cs = [await connect(server.url), await connect(server.url), await connect(server.url)];
+    await expect(connect(server.url)).rejects.toThrow('HTTP 503');
+    // 3 clients x 10 messages, each within its own rate: only about 10 pass in all
+    for (const c of cs) for (let i = 0; i < 10; i++) c.send({ action: 'refresh', id: i });
+    await Promise.all(
+      cs.map((c) => c.until((m) => m.filter((x) => x.id !== undefined || x.ok === false).length >= 10)),
+    );
+    const all = cs.flatMap((c) => c.messages);
+    const ok = all.filter((m) => m.ok === true).length;
+    const limited = all.filter(
+      (m) => m.ok === false && (m.error as { message: string }).message.includes('from all clients together'),
+    ).length;
+    expect(ok).toBeGreaterThanOrEqual(10);
+    expect(ok).toBeLessThanOrEqual(11);
+    expect(ok + limited).toBe(30);
+    // a place frees up when a client leaves
+    cs[0].close();
+    await sleep(100);
+    const d = await connect(server.url);
+    expect(d.ws.readyState).toBe(1);
+  });
+
   it('closes a connection sending a message over the size cap (1009); binary gets an error', async () => {
     const { server } = await start({ maxMessageBytes: 1024 });
     const a = await connect(server.url);

@@ -1,6 +1,7 @@
 /**
  * `kind live`: the live pipeline from the command line (Node only). See src/live/node/live.ts.
  */
+import * as os from 'node:os';
 import { type LiveHandle, type LiveOptions, type LiveStats, startLive } from '../live/node/live';
 
 export interface LiveCommandOptions extends LiveOptions {
@@ -9,6 +10,13 @@ export interface LiveCommandOptions extends LiveOptions {
   quiet?: boolean;
   /** Where status lines go (default console.log). */
   print?: (line: string) => void;
+}
+
+/** This machine's first non-internal IPv4 address, for the URL a remote device uses. */
+function lanAddress(): string {
+  for (const list of Object.values(os.networkInterfaces()))
+    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  return '<this machine>';
 }
 
 function ms(v: number): string {
@@ -34,7 +42,11 @@ export async function runLive(o: LiveCommandOptions): Promise<LiveStats> {
     `live: ${o.natnet ? `NatNet ${o.natnet.host}` : `replaying ${o.replay ?? 'the embedded default walk'} over NatNet (loopback)`} -> ${live.characters.join(', ')}`,
   );
   print(`  viewer:         ${live.viewerUrl}`);
-  print(`  remote control: ${live.remoteUrl}${o.token ? ' (token required)' : ''}`);
+  const open = o.remoteHost === '0.0.0.0';
+  const shown = open ? live.remoteUrl.replace('//0.0.0.0:', `//${lanAddress()}:`) : live.remoteUrl;
+  print(
+    `  remote control: ${shown}${open ? ' (open to the network)' : ''}${o.token ? ' (token required: ?token=...)' : ''}`,
+  );
   const timer = setInterval(() => print(`  ${formatLiveStats(live.stats())}`), 5000);
   timer.unref();
   try {

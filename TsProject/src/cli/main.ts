@@ -228,20 +228,27 @@ export function buildProgram(): Command {
     .option(
       '--duration <s>',
       'stop after this many seconds (default: run until Ctrl-C)',
-      num('--duration', 'above 0', (v) => v > 0),
+      num('--duration', 'above 0, at most 2000000 (23 days)', (v) => v > 0 && v <= 2e6),
     )
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (opts) => {
       if (!opts.avatar || opts.avatar.length === 0) {
         throw new InvalidArgumentError('--avatar: give at least one avatar file (.glb, .gltf or .vrm)');
       }
-      if (opts.natnet && opts.replay) {
+      if (opts.natnet !== undefined && opts.replay !== undefined) {
         throw new InvalidArgumentError('--natnet and --replay: give one source');
       }
+      if (opts.natnet !== undefined && opts.natnet.trim() === '') {
+        throw new InvalidArgumentError("--natnet: empty address; give the Motive machine's host name or IP");
+      }
+      if (opts.token !== undefined && opts.token === '') {
+        throw new InvalidArgumentError('--token: empty; give a secret, or leave the option out');
+      }
       await runLive({
-        natnet: opts.natnet
-          ? { host: opts.natnet, commandPort: opts.commandPort, multicast: opts.multicast === true }
-          : undefined,
+        natnet:
+          opts.natnet !== undefined
+            ? { host: opts.natnet, commandPort: opts.commandPort, multicast: opts.multicast === true }
+            : undefined,
         replay: opts.replay,
         rate: opts.rate,
         skeleton: opts.skeleton,

@@ -151,6 +151,14 @@ export class ArmIK extends TwoBoneIK {
     this.fresh = true;
   }
 
+  protected override isFresh(): boolean {
+    return this.fresh;
+  }
+
+  protected override setFresh(fresh: boolean): void {
+    this.fresh = fresh;
+  }
+
   /**
    * Solve this arm for one frame, in place on `W`/`P` (see the class docs). Allocates nothing.
    * @throws IKError when called before `calibrate`, or when `W`/`P` do not have `4n`/`3n` values.

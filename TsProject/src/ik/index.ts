@@ -9,4 +9,12 @@
  */
 export { ArmIK, type ArmIKOptions, DEFAULT_ARM_BEND } from './armIK';
 export { LegIK, type LegIKOptions, type LegSource, LegSourceJoints } from './legIK';
-export { humanoidLimb, IKError, type Limb, LimbGoal, type LimbName, type SolveReport } from './twoBone';
+export {
+  humanoidLimb,
+  IKError,
+  type Limb,
+  LimbGoal,
+  type LimbName,
+  type SolveReport,
+  type TwoBoneIKState,
+} from './twoBone';

@@ -147,6 +147,19 @@ export interface SolveReport {
 }
 
 /**
+ * A solver's memory between frames (for hot reload: `exportState` / `importState`): last frame's
+ * root -> target direction, bend direction and (legs) source hip -> ankle direction, unit vectors in
+ * the world frame; `fresh` (arms) true until the first solve after `calibrate`. Plain numbers (JSON-able
+ * when finite; the hub's state encodes non-finite values).
+ */
+export interface TwoBoneIKState {
+  prevDirection: [number, number, number];
+  prevBend: [number, number, number];
+  prevSource: [number, number, number];
+  fresh: boolean;
+}
+
+/**
  * Base of {@link ArmIK} and {@link LegIK}: the limb, its calibration, the per-solver state and scratch,
  * and the final step that turns solved joint positions into bone rotations.
  */
@@ -235,6 +248,48 @@ export abstract class TwoBoneIK {
     if (l > 1e-9) for (let k = 0; k < 3; k++) v[PREV_DIR + k] = v[T3 + k] / l;
     this.calibrated = true;
   }
+
+  /**
+   * The memory `solve` carries from frame to frame ({@link TwoBoneIKState}); calibration data (bone
+   * lengths, the arm's T-pose bend) is not included: `calibrate` recomputes it.
+   */
+  exportState(): TwoBoneIKState {
+    const v = this.v;
+    return {
+      prevDirection: [v[PREV_DIR], v[PREV_DIR + 1], v[PREV_DIR + 2]],
+      prevBend: [v[PREV_BEND], v[PREV_BEND + 1], v[PREV_BEND + 2]],
+      prevSource: [v[PREV_SRC], v[PREV_SRC + 1], v[PREV_SRC + 2]],
+      fresh: this.isFresh(),
+    };
+  }
+
+  /**
+   * Put back memory from {@link TwoBoneIK.exportState} (after `calibrate`, which resets it).
+   * @throws IKError when a field is not three numbers or `fresh` not a boolean.
+   */
+  importState(state: TwoBoneIKState): void {
+    const fields = [
+      ['prevDirection', PREV_DIR],
+      ['prevBend', PREV_BEND],
+      ['prevSource', PREV_SRC],
+    ] as const;
+    if (state === null || typeof state !== 'object') throw new IKError('IK state: need an object');
+    for (const [f] of fields) {
+      const a = state[f];
+      if (!Array.isArray(a) || a.length !== 3 || a.some((x) => typeof x !== 'number'))
+        throw new IKError(`IK state.${f}: need 3 numbers`);
+    }
+    if (typeof state.fresh !== 'boolean') throw new IKError('IK state.fresh: need true or false');
+    for (const [f, o] of fields) for (let k = 0; k < 3; k++) this.v[o + k] = state[f][k];
+    this.setFresh(state.fresh);
+  }
+
+  /** Arms: true until the first solve after calibrate (legs: always false). */
+  protected isFresh(): boolean {
+    return false;
+  }
+
+  protected setFresh(_fresh: boolean): void {}
 
   /**
    * @throws IKError when `W` is not `4n` long or `P` not `3n` (n = the skeleton's bone count).

@@ -133,6 +133,15 @@ const D = new Float64Array(4);
 /** Slots: 30 finger bones, `slot = (hand * 5 + finger) * 3 + k`. */
 const SLOTS = 30;
 
+/** What {@link FingerRig.exportState} gives. */
+export interface FingerRigState {
+  mode: FingerCopyMode;
+  /** Left, right. */
+  enabled: [boolean, boolean];
+  /** 40 muscle values, storage order (fingersTable.ts). */
+  muscles: number[];
+}
+
 /**
  * The finger muscle rig of one skeleton.
  *
@@ -484,6 +493,35 @@ export class FingerRig {
   /** Set a hand's muscles to a preset (fingersTable.ts). @throws FingerRigError on an unknown name. */
   applyPreset(hand: FingerHand, name: string): void {
     this.setHandMuscles(hand, presetValues(name));
+  }
+
+  /** The controls `update` reads (for hot reload): copy mode, enabled hands, the 40 muscle values. */
+  exportState(): FingerRigState {
+    return {
+      mode: this.copyMode,
+      enabled: [this.enabled[0] === 1, this.enabled[1] === 1],
+      muscles: Array.from(this.muscles),
+    };
+  }
+
+  /**
+   * Put back a state from {@link FingerRig.exportState}; all checked before anything changes.
+   * @throws FingerRigError naming the bad field.
+   */
+  importState(state: FingerRigState): void {
+    if (state === null || typeof state !== 'object')
+      throw new FingerRigError('fingers state: need an object');
+    const mode = checkCopyMode(state.mode);
+    const en = state.enabled;
+    if (!Array.isArray(en) || en.length !== 2 || en.some((x) => typeof x !== 'boolean'))
+      throw new FingerRigError('fingers state.enabled: need [left, right] booleans');
+    const m = state.muscles;
+    if (!Array.isArray(m) || m.length !== FINGER_MUSCLE_COUNT || m.some((x) => typeof x !== 'number'))
+      throw new FingerRigError(`fingers state.muscles: need ${FINGER_MUSCLE_COUNT} numbers`);
+    this.setMode(mode);
+    this.setEnabled('left', en[0]);
+    this.setEnabled('right', en[1]);
+    this.muscles.set(m);
   }
 
   // -------------------------------------------------------------------------------------------

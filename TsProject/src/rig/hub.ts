@@ -49,6 +49,13 @@ import {
 } from '../retarget';
 import { type FingerCopyMode, FingerRig } from './fingers';
 import {
+  decodeStateNumbers,
+  encodeStateNumbers,
+  HUB_STATE_VERSION,
+  type HubCalibrationRecord,
+  type HubState,
+} from './hubState';
+import {
   createLimbWeightsInput,
   HipsOutput,
   LimbWeights,
@@ -349,7 +356,9 @@ export class RetargetHub {
     const r = this.retargeter;
     r.options.referencePose = 'T';
     r.options.sourceReference = 'auto';
+    const record = calibrationRecord('calibrate', 'T', frame);
     this.doCalibrate(frame);
+    this.lastCalibration = record;
   }
 
   /**
@@ -377,8 +386,147 @@ export class RetargetHub {
     const keep = this.calibrated ? this.fingerOffsets() : null;
     r.options.referencePose = kind;
     r.options.sourceReference = { asIs: true };
+    const record = calibrationRecord('onFrame', kind, frame);
     this.doCalibrate(frame);
+    this.lastCalibration = record;
     if (keep) this.restoreFingerOffsets(keep);
+  }
+
+  /** How the hub was last calibrated (for exportState). */
+  private lastCalibration: HubCalibrationRecord | null = null;
+
+  /**
+   * The hub's state for hot reload ({@link HubState}, src/rig/hubState.ts): constructor options kept by
+   * the retargeter, how it was last calibrated (kind and frame; re-run on import), the settings with
+   * the calibrated rotation offsets, IK mode, head-forward fix, finger mode/enabled/muscles, props,
+   * limb weights (settings, smoothed values, targets, nearest props), the IK solvers' memory, the
+   * snap-weights flag and the last calibration frame. JSON-able: non-finite numbers and -0 are encoded
+   * (`{"$num": ...}`), so `JSON.parse(JSON.stringify(state))` imports to the same bits. Allocates
+   * (control time, not per frame).
+   */
+  exportState(): HubState {
+    const r = this.retargeter;
+    const state: HubState = {
+      version: HUB_STATE_VERSION,
+      options: {
+        hipsMode: r.options.hipsMode,
+        sourceUp: r.options.sourceUp,
+        sourceContactHeight: r.options.sourceContactHeight ?? null,
+      },
+      calibration: this.calibrated ? this.lastCalibration : null,
+      settings: this.exportSettings(),
+      ikMode: this.ikMode,
+      headForward: Array.from(this.headForward),
+      headCopyLocal: Array.from(this.headCopyLocal),
+      fingers: this.fingers.exportState(),
+      props: this.props.exportState(),
+      weights: this.weights.exportState(),
+      ik: this.limbs.map((l) => l.ik.exportState()),
+      snapWeights: this.snapWeights,
+      lastFrame: { rotations: Array.from(this.lastFrameRot), translations: Array.from(this.lastFramePos) },
+    };
+    return encodeStateNumbers(state) as unknown as HubState;
+  }
+
+  /**
+   * A hub on `source` and `target` (the same skeletons the exporting hub had) in the state `state`
+   * from {@link RetargetHub.exportState} (possibly through JSON): runs on exactly as the exporting hub
+   * would have.
+   * @throws HubError naming the bad field (wrong version, a calibration that fails, bad settings,
+   * props, weights or IK memory).
+   */
+  static fromState(source: Skeleton, target: Skeleton, state: HubState): RetargetHub {
+    const st = decodeStateNumbers(state) as HubState;
+    if (st === null || typeof st !== 'object')
+      throw new HubError(`hub state: need an object, got ${describe(st)}`);
+    if (st.version !== HUB_STATE_VERSION)
+      throw new HubError(`hub state.version: ${describe(st.version)}, expected ${HUB_STATE_VERSION}`);
+    const o = st.options ?? ({} as HubState['options']);
+    const { rotationOffsets: _offsets, ...plain } = st.settings ?? ({} as Settings);
+    const hub = new RetargetHub(source, target, {
+      hipsMode: o.hipsMode,
+      sourceUp: o.sourceUp,
+      sourceContactHeight: o.sourceContactHeight ?? undefined,
+      ik: st.ikMode,
+      fingers: st.fingers?.mode,
+      settings: { ...plain, initialHipsHeight: plain.initialHipsHeight ?? null },
+    });
+    hub.importState(st);
+    return hub;
+  }
+
+  /**
+   * Put this hub into a state from {@link RetargetHub.exportState} (same source and target skeletons):
+   * re-runs the recorded calibration, then sets settings, offsets and every carried value.
+   * @throws HubError naming the bad field.
+   */
+  importState(state: HubState): void {
+    const st = decodeStateNumbers(state) as HubState;
+    const field = (f: string, e: unknown) =>
+      new HubError(`hub state.${f}: ${(e as Error)?.message ?? String(e)}`);
+    if (st === null || typeof st !== 'object')
+      throw new HubError(`hub state: need an object, got ${describe(st)}`);
+    if (st.version !== HUB_STATE_VERSION)
+      throw new HubError(`hub state.version: ${describe(st.version)}, expected ${HUB_STATE_VERSION}`);
+    checkChoice('hub state.ikMode', st.ikMode, ['auto', 'on', 'off'] as const);
+    const frameOf = (f: string, fr: unknown) => {
+      const x = fr as { rotations: number[]; translations: number[] } | null;
+      checkFrame(`hub state.${f}`, x, this.source);
+      return { rotations: Float64Array.from(x!.rotations), translations: Float64Array.from(x!.translations) };
+    };
+    const last = frameOf('lastFrame', st.lastFrame);
+    const c = st.calibration;
+    if (c !== null && c !== undefined) {
+      if (typeof c !== 'object') throw new HubError('hub state.calibration: need an object or null');
+      checkChoice('hub state.calibration.method', c.method, ['calibrate', 'onFrame'] as const);
+      checkChoice('hub state.calibration.kind', c.kind, ['T', 'I'] as const);
+      const frame = c.frame === null ? undefined : frameOf('calibration.frame', c.frame);
+      if (c.method === 'calibrate') this.calibrate(frame);
+      else {
+        if (!frame) throw new HubError('hub state.calibration.frame: calibrateOnFrame needs a frame');
+        this.calibrateOnFrame(frame, c.kind);
+      }
+    }
+    this.lastFrameRot.set(last.rotations);
+    this.lastFramePos.set(last.translations);
+    this.applySettings(st.settings);
+    this.ikMode = st.ikMode;
+    for (const [f, q] of [
+      ['headForward', this.headForward],
+      ['headCopyLocal', this.headCopyLocal],
+    ] as const) {
+      const v = st[f];
+      if (!Array.isArray(v) || v.length !== 4 || v.some((x) => typeof x !== 'number'))
+        throw new HubError(`hub state.${f}: need 4 numbers [x, y, z, w]`);
+      qcopy(q, 0, v, 0);
+    }
+    try {
+      this.setFingerMode(st.fingers?.mode);
+      this.fingers.importState(st.fingers);
+    } catch (e) {
+      throw field('fingers', e);
+    }
+    try {
+      this.props.importState(st.props);
+    } catch (e) {
+      throw field('props', e);
+    }
+    try {
+      this.weights.importState(st.weights);
+    } catch (e) {
+      throw field('weights', e);
+    }
+    if (!Array.isArray(st.ik) || st.ik.length !== 4)
+      throw new HubError('hub state.ik: need 4 limbs (left arm, right arm, left leg, right leg)');
+    this.limbs.forEach((l, i) => {
+      try {
+        l.ik.importState(st.ik[i]);
+      } catch (e) {
+        throw field(`ik[${i}]`, e);
+      }
+    });
+    if (typeof st.snapWeights !== 'boolean') throw new HubError('hub state.snapWeights: need true or false');
+    this.snapWeights = st.snapWeights;
   }
 
   /** Drop the calibration cache and recalibrate from the canonical T-pose (head-forward fix cleared). */
@@ -999,5 +1147,20 @@ function structuredCloneSettings(s: Settings): Settings {
     headRotationOffset: [s.headRotationOffset[0], s.headRotationOffset[1], s.headRotationOffset[2]],
     footOffsets: { left: { ...s.footOffsets.left }, right: { ...s.footOffsets.right } },
     rotationOffsets: Object.assign(Object.create(null), s.rotationOffsets),
+  };
+}
+
+/** A copy of a calibration call's arguments (the frame may be a buffer the caller reuses). */
+function calibrationRecord(
+  method: HubCalibrationRecord['method'],
+  kind: 'T' | 'I',
+  frame: { rotations: ArrayLike<number>; translations: ArrayLike<number> } | undefined,
+): HubCalibrationRecord {
+  return {
+    method,
+    kind,
+    frame: frame
+      ? { rotations: Array.from(frame.rotations), translations: Array.from(frame.translations) }
+      : null,
   };
 }

@@ -145,6 +145,18 @@ export function createLimbWeightsInput(props: PropWorld | null = null): LimbWeig
   return { joints: new Float64Array(15), floor: new Float64Array(1), props };
 }
 
+/** What {@link LimbWeights.exportState} gives (arrays as in the class's fields). */
+export interface LimbWeightsState {
+  settings: LimbWeightSettings;
+  weights: number[];
+  targets: number[];
+  conditions: number[];
+  hips: number[];
+  nearestDistance: number[];
+  nearestSlot: number[];
+  seatTarget: number;
+}
+
 /** Thrown for bad settings or a bad update call; the message names the field. */
 export class LimbWeightsError extends Error {
   constructor(message: string) {
@@ -292,6 +304,64 @@ export class LimbWeights {
     this.conditions.fill(0);
     this.hips.fill(0);
     this.seatTarget[0] = 0;
+  }
+
+  /**
+   * Everything `update` carries from the past (for hot reload): the settings, the smoothed weights and
+   * seat, and this frame's targets, conditions and nearest props (the hub reads the nearest chair slot
+   * before the next update). Plain numbers, possibly Infinity (no prop near): the hub's state encodes them.
+   */
+  exportState(): LimbWeightsState {
+    const s = this.current;
+    const ramp = (r: Ramp) => ({ near: r.near, far: r.far });
+    return {
+      settings: {
+        ...s,
+        handToHand: ramp(s.handToHand),
+        propDistance: ramp(s.propDistance),
+        seatedFootDistance: ramp(s.seatedFootDistance),
+        footHeight: ramp(s.footHeight),
+        chairDistance: ramp(s.chairDistance),
+        hipsHeight: ramp(s.hipsHeight),
+      },
+      weights: Array.from(this.weights),
+      targets: Array.from(this.targets),
+      conditions: Array.from(this.conditions),
+      hips: Array.from(this.hips),
+      nearestDistance: Array.from(this.nearestDistance),
+      nearestSlot: Array.from(this.nearestSlot),
+      seatTarget: this.seatTarget[0],
+    };
+  }
+
+  /**
+   * Put back a state from {@link LimbWeights.exportState}. The settings are validated and every array
+   * length checked before anything changes.
+   * @throws LimbWeightsError naming the bad field.
+   */
+  importState(state: LimbWeightsState): void {
+    if (state === null || typeof state !== 'object')
+      throw new LimbWeightsError('limb weights state: need an object');
+    const arrays = [
+      ['weights', this.weights],
+      ['targets', this.targets],
+      ['conditions', this.conditions],
+      ['hips', this.hips],
+      ['nearestDistance', this.nearestDistance],
+      ['nearestSlot', this.nearestSlot],
+    ] as const;
+    for (const [f, a] of arrays) {
+      const v = state[f];
+      if (!Array.isArray(v) || v.length !== a.length || v.some((x) => typeof x !== 'number'))
+        throw new LimbWeightsError(`limb weights state.${f}: need ${a.length} numbers`);
+    }
+    if (typeof state.seatTarget !== 'number')
+      throw new LimbWeightsError('limb weights state.seatTarget: need a number');
+    const next = { ...defaultLimbWeightSettings(), ...state.settings };
+    validateLimbWeightSettings(next);
+    this.configure(next);
+    for (const [f, a] of arrays) a.set(state[f]);
+    this.seatTarget[0] = state.seatTarget;
   }
 
   private finishHips(): void {

@@ -83,6 +83,27 @@ export interface PropInfo {
   rotation: [number, number, number, number];
 }
 
+/** One registered prop in {@link PropSystemState}. */
+export interface PropSlotState {
+  id: string;
+  type: PropTypeName;
+  attachedTo: PropPointName | null;
+  /** World position (metres) and rotation `[x, y, z, w]`. */
+  position: number[];
+  rotation: number[];
+  /** Local transform relative to the point (attached props). */
+  localPosition: number[];
+  localRotation: number[];
+}
+
+/** What {@link PropSystem.exportState} gives. */
+export interface PropSystemState {
+  scale: number;
+  slots: (PropSlotState | null)[];
+  pointPositions: number[];
+  pointRotations: number[];
+}
+
 /** Thrown for bad prop calls; the message names the call, the field and the bad value. */
 export class PropError extends Error {
   constructor(message: string) {
@@ -439,6 +460,90 @@ export class PropSystem implements PropWorld {
     const out: PropInfo[] = [];
     for (let i = 0; i < this.count; i++) if (this.ids[i] !== null) out.push(this.info(i));
     return out;
+  }
+
+  /**
+   * Everything `update` and the limb weights read from the past (for hot reload): scale, every slot
+   * (null when empty; id, type, attachment, world and local transforms) and the points' last world
+   * transforms (attach with keepWorld reads them). Slots are kept as they are.
+   */
+  exportState(): PropSystemState {
+    const slots: (PropSlotState | null)[] = [];
+    for (let i = 0; i < this.count; i++) {
+      const id = this.ids[i];
+      if (id === null) {
+        slots.push(null);
+        continue;
+      }
+      slots.push({
+        id,
+        type: PROP_TYPE_NAMES[this.types[i]],
+        attachedTo: this.attachedPoint[i] >= 0 ? PROP_POINT_NAMES[this.attachedPoint[i]] : null,
+        position: Array.from(this.positions.subarray(3 * i, 3 * i + 3)),
+        rotation: Array.from(this.rotations.subarray(4 * i, 4 * i + 4)),
+        localPosition: Array.from(this.localPositions.subarray(3 * i, 3 * i + 3)),
+        localRotation: Array.from(this.localRotations.subarray(4 * i, 4 * i + 4)),
+      });
+    }
+    return {
+      scale: this.scale,
+      slots,
+      pointPositions: Array.from(this.pointPositions),
+      pointRotations: Array.from(this.pointRotations),
+    };
+  }
+
+  /**
+   * Replace the registry with a state from {@link PropSystem.exportState} (same slots). Checked before
+   * anything changes. @throws PropError naming the bad field.
+   */
+  importState(state: PropSystemState): void {
+    if (state === null || typeof state !== 'object') throw new PropError('props state: need an object');
+    const nums = (v: unknown, n: number, field: string) => {
+      if (!Array.isArray(v) || v.length !== n || v.some((x) => typeof x !== 'number'))
+        throw new PropError(`props state.${field}: need ${n} numbers`);
+    };
+    if (typeof state.scale !== 'number' || !(state.scale > 0))
+      throw new PropError('props state.scale: need a positive number');
+    if (!Array.isArray(state.slots) || state.slots.length > this.capacity)
+      throw new PropError(`props state.slots: need an array of at most ${this.capacity} slots`);
+    nums(state.pointPositions, 9, 'pointPositions');
+    nums(state.pointRotations, 12, 'pointRotations');
+    const seen = new Set<string>();
+    state.slots.forEach((sl, i) => {
+      if (sl === null) return;
+      const f = `slots[${i}]`;
+      if (typeof sl !== 'object') throw new PropError(`props state.${f}: need an object or null`);
+      this.checkId(sl.id, `props state.${f}.id`);
+      if (seen.has(sl.id)) throw new PropError(`props state.${f}.id: '${sl.id}' appears twice`);
+      seen.add(sl.id);
+      this.typeCode(sl.type, `props state.${f}.type`);
+      if (sl.attachedTo !== null) this.pointCode(sl.attachedTo, `props state.${f}.attachedTo`);
+      nums(sl.position, 3, `${f}.position`);
+      nums(sl.rotation, 4, `${f}.rotation`);
+      nums(sl.localPosition, 3, `${f}.localPosition`);
+      nums(sl.localRotation, 4, `${f}.localRotation`);
+    });
+    this.slots.clear();
+    this.ids.fill(null);
+    this.types.fill(PropType.None);
+    this.attachedPoint.fill(-1);
+    this.count = state.slots.length;
+    state.slots.forEach((sl, i) => {
+      if (sl === null) return;
+      this.ids[i] = sl.id;
+      this.slots.set(sl.id, i);
+      this.types[i] = this.typeCode(sl.type, 'type');
+      this.attachedPoint[i] = sl.attachedTo === null ? -1 : this.pointCode(sl.attachedTo, 'attachedTo');
+      this.positions.set(sl.position, 3 * i);
+      this.rotations.set(sl.rotation, 4 * i);
+      this.localPositions.set(sl.localPosition, 3 * i);
+      this.localRotations.set(sl.localRotation, 4 * i);
+    });
+    while (this.count > 0 && this.ids[this.count - 1] === null) this.count--;
+    this.scale = state.scale;
+    this.pointPositions.set(state.pointPositions);
+    this.pointRotations.set(state.pointRotations);
   }
 
   private info(slot: number): PropInfo {

@@ -114,6 +114,16 @@ export function characterNames(files: string[]): string[] {
   });
 }
 
+/** A listen error in one line: 'address already in use', 'permission denied', or the message. */
+function listenMessage(e: unknown): string {
+  const code = (e as { code?: string })?.code;
+  if (code === 'EADDRINUSE')
+    return 'address already in use (another kind live, or pick another port; 0 = any free one)';
+  if (code === 'EACCES') return 'permission denied (ports below 1024 need privileges)';
+  if (code === 'EADDRNOTAVAIL') return 'that address is not on this machine';
+  return (e as Error)?.message ?? String(e);
+}
+
 /** Median and 99th percentile of the first `n` values of `buf` (copies; not per frame). */
 function percentiles(buf: Float64Array, n: number): { median: number; p99: number } {
   if (n === 0) return { median: Number.NaN, p99: Number.NaN };
@@ -224,12 +234,18 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
 
     // 3. remote control and viewer
     const control = new RemoteControl(characters);
-    const remote: RemoteServerHandle = await startRemoteServer({
-      control,
-      port: options.remotePort ?? 64212,
-      host: options.remoteHost ?? '127.0.0.1',
-      token: options.token,
-    });
+    const remotePort = options.remotePort ?? 64212;
+    let remote: RemoteServerHandle;
+    try {
+      remote = await startRemoteServer({
+        control,
+        port: remotePort,
+        host: options.remoteHost ?? '127.0.0.1',
+        token: options.token,
+      });
+    } catch (e) {
+      throw new LiveError(`--remote-port ${remotePort}: ${listenMessage(e)}`);
+    }
     closers.push(() => remote.close());
     const files: Record<string, string> = {};
     const viewerAvatars = avatars.map((a, i) => {
@@ -238,16 +254,22 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
       if (url) files[url] = path.resolve(options.avatars[i]);
       return viewerSkeleton(names[i], a.skeleton, url);
     });
-    const viewer: ViewerServer = await startViewerServer({
-      scene: {
-        source: viewerSkeleton(desc.name, skeleton),
-        avatars: viewerAvatars,
-        remote: { url: remote.url, token: options.token },
-      },
-      files,
-      port: options.viewerPort ?? 8064,
-      host: options.viewerHost ?? '127.0.0.1',
-    });
+    const viewerPort = options.viewerPort ?? 8064;
+    let viewer: ViewerServer;
+    try {
+      viewer = await startViewerServer({
+        scene: {
+          source: viewerSkeleton(desc.name, skeleton),
+          avatars: viewerAvatars,
+          remote: { url: remote.url, token: options.token },
+        },
+        files,
+        port: viewerPort,
+        host: options.viewerHost ?? '127.0.0.1',
+      });
+    } catch (e) {
+      throw new LiveError(`--viewer-port ${viewerPort}: ${listenMessage(e)}`);
+    }
     closers.push(() => viewer.close());
 
     // 4. the frame loop (NatNet callback); allocation-free per frame
@@ -320,11 +342,18 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
     };
     client.onFrame(onFrame);
 
+    const startedAt = hrtimeMs();
     const stats = (): LiveStats => ({
       frames,
       dropped: client.stats.lost,
       malformed: client.stats.malformed + client.stats.oversized,
-      fps,
+      // no frame for a second: 0; less than a second of frames so far: the average since the start
+      fps:
+        lastFrameAt < 0 || hrtimeMs() - lastFrameAt > 1000
+          ? 0
+          : fps > 0
+            ? fps
+            : (1000 * frames) / Math.max(1, hrtimeMs() - startedAt),
       latencyMs: percentiles(latency, Math.min(latN, RING)),
       endToEndMs: percentiles(e2e, Math.min(e2eN, RING)),
       maxGapMs: maxGap,

@@ -16,6 +16,7 @@
  * socket callback. Frames decode into one reused {@link NatNetFrame} (valid until the next callback).
  */
 import * as dgram from 'node:dgram';
+import * as dns from 'node:dns/promises';
 import {
   decodeFrame,
   decodeModelDef,
@@ -34,6 +35,9 @@ import {
   readHeader,
   type ServerInfo,
 } from '../natnet';
+
+/** Frames at most this much older than the last delivered one are late copies; older ones a restart. */
+export const REORDER_WINDOW = 8;
 
 export interface NatNetClientOptions {
   serverAddress: string;
@@ -63,8 +67,12 @@ export interface NatNetClientStats {
   malformed: number;
   /** Datagrams over 65503 bytes. */
   oversized: number;
-  /** Frames whose number was not newer than the last delivered one. */
+  /** Frames repeating the last delivered number or up to REORDER_WINDOW older (late, reordered): dropped. */
   duplicates: number;
+  /** Frames numbered lower than the last by more than REORDER_WINDOW: taken as a restart of the numbering. */
+  restarts: number;
+  /** Datagrams from any address but the server's: ignored. */
+  foreign: number;
   /** Exceptions thrown by user callbacks (caught). */
   callbackErrors: number;
   /** Counts of malformed packets per decoder error field. */
@@ -93,6 +101,8 @@ export class NatNetClient {
     malformed: 0,
     oversized: 0,
     duplicates: 0,
+    restarts: 0,
+    foreign: 0,
     callbackErrors: 0,
     malformedByField: {},
   };
@@ -145,14 +155,27 @@ export class NatNetClient {
     const commandPort = options.commandPort ?? 1510;
     const dataPort = options.dataPort ?? 1511;
     const group = options.multicastAddress ?? '239.255.42.99';
-    this.server = { address: options.serverAddress, port: commandPort };
+    if (typeof options.serverAddress !== 'string' || options.serverAddress.trim() === '')
+      throw new Error('NatNet: empty server address');
+    // one numeric address: only its packets are taken (anyone else's are counted as foreign)
+    let serverIp: string;
+    try {
+      serverIp = (await dns.lookup(options.serverAddress, { family: 4 })).address;
+    } catch (e) {
+      throw new Error(
+        `NatNet: cannot resolve server address '${options.serverAddress}' (${(e as { code?: string }).code ?? (e as Error).message})`,
+      );
+    }
+    this.server = { address: serverIp, port: commandPort };
     const cmd = dgram.createSocket('udp4');
     this.command = cmd;
-    cmd.on('message', (m) => this.onDatagram(m));
+    cmd.on('message', (m, r) => this.onDatagram(m, r));
     cmd.on('error', () => undefined);
     await new Promise<void>((resolve, reject) => {
       cmd.once('error', reject);
-      cmd.bind(0, options.localAddress, () => {
+      // a loopback server: listen on loopback only
+      const local = options.localAddress ?? (serverIp.startsWith('127.') ? '127.0.0.1' : undefined);
+      cmd.bind(0, local, () => {
         cmd.off('error', reject);
         resolve();
       });
@@ -160,7 +183,7 @@ export class NatNetClient {
     if (options.multicast) {
       const ds = dgram.createSocket({ type: 'udp4', reuseAddr: true });
       this.data = ds;
-      ds.on('message', (m) => this.onDatagram(m));
+      ds.on('message', (m, r) => this.onDatagram(m, r));
       ds.on('error', () => undefined);
       await new Promise<void>((resolve, reject) => {
         ds.once('error', reject);
@@ -253,8 +276,12 @@ export class NatNetClient {
     m[field] = (m[field] ?? 0) + 1;
   }
 
-  private onDatagram(msg: Buffer): void {
+  private onDatagram(msg: Buffer, rinfo?: dgram.RemoteInfo): void {
     const receivedAtMs = hrtimeMs();
+    if (rinfo && rinfo.address !== this.server.address) {
+      this.statsData.foreign++;
+      return;
+    }
     try {
       if (msg.length > NATNET_MAX_PACKET) {
         this.statsData.oversized++;
@@ -268,6 +295,8 @@ export class NatNetClient {
       const h = readHeader(bytes);
       switch (h.messageId) {
         case NatNetMessage.ServerInfo: {
+          // only as the answer to our connect: an unasked one must not switch the decoder's version
+          if (!this.serverInfoWaiter) break;
           const s = decodeServerInfo(bytes);
           this.serverInfo = s;
           this.version = { major: s.natNetVersion[0], minor: s.natNetVersion[1] };
@@ -309,11 +338,14 @@ export class NatNetClient {
     const n = f.frameNumber;
     const last = this.lastFrameNumber;
     if (last !== undefined) {
-      if (n === last || (n < last && last - n < 1000)) {
+      if (n === last || (n < last && last - n <= REORDER_WINDOW)) {
+        // a repeat, or a late packet overtaken by newer ones: dropped
         this.statsData.duplicates++;
         return;
       }
-      if (n > last + 1) this.statsData.lost += n - last - 1;
+      if (n < last)
+        this.statsData.restarts++; // numbering started again (Motive restarted or looped)
+      else if (n > last + 1) this.statsData.lost += n - last - 1;
     }
     this.lastFrameNumber = n;
     this.statsData.received++;

@@ -37,6 +37,13 @@ export interface RemoteServerOptions {
   maxMessageBytes?: number;
   /** Messages per second per client (token bucket, burst the same); default 50. */
   maxMessagesPerSecond?: number;
+  /** Most clients at once; more are refused with 503 (default 64). */
+  maxClients?: number;
+  /**
+   * Messages per second over all clients together (token bucket; default 1000): every change is sent on
+   * to every other client, so many clients each within its own rate could still flood the frame loop.
+   */
+  maxTotalMessagesPerSecond?: number;
   /** Send-buffer bytes over which a client is skipped; default 1 MiB. */
   maxBufferedBytes?: number;
   /** A client over `maxBufferedBytes` for this long is closed; default 5000 ms. */
@@ -115,6 +122,14 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
   const maxMessageBytes = options.maxMessageBytes ?? 16384;
   const rate = options.maxMessagesPerSecond ?? 50;
   const maxBuffered = options.maxBufferedBytes ?? 1 << 20;
+  const maxClients = options.maxClients ?? 64;
+  const totalRate = options.maxTotalMessagesPerSecond ?? 1000;
+  if (!(Number.isInteger(maxClients) && maxClients > 0))
+    throw new RangeError(`remote server: maxClients ${maxClients}: need a positive integer`);
+  if (!(totalRate > 0))
+    throw new RangeError(`remote server: maxTotalMessagesPerSecond ${totalRate}: need > 0`);
+  let totalTokens = totalRate;
+  let totalLast = performance.now();
   const slowTimeout = options.slowClientTimeoutMs ?? 5000;
   const log = options.log;
   if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
@@ -164,6 +179,12 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
         return;
       }
     }
+    if (clients.size >= maxClients) {
+      stats.refused++;
+      log?.(`remote: refused ${req.socket.remoteAddress}: ${maxClients} clients already`);
+      refuse(socket, 503, 'Service Unavailable');
+      return;
+    }
     wss.handleUpgrade(req, socket, head, (ws) => accept(ws, req.socket.remoteAddress ?? '?'));
   });
 
@@ -204,6 +225,21 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
       const now = performance.now();
       c.tokens = Math.min(rate, c.tokens + ((now - c.last) / 1000) * rate);
       c.last = now;
+      totalTokens = Math.min(totalRate, totalTokens + ((now - totalLast) / 1000) * totalRate);
+      totalLast = now;
+      if (totalTokens < 1) {
+        stats.rateLimited++;
+        sendTo(
+          c,
+          Buffer.from(
+            errorReply(null, {
+              field: '$',
+              message: `rate limit: the server takes at most ${totalRate} messages per second from all clients together; message dropped`,
+            }),
+          ),
+        );
+        return;
+      }
       if (c.tokens < 1) {
         stats.rateLimited++;
         sendTo(
@@ -218,6 +254,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
         return;
       }
       c.tokens -= 1;
+      totalTokens -= 1;
       if (isBinary) {
         stats.binary++;
         sendTo(c, Buffer.from(errorReply(null, { field: '$', message: 'need a text message (JSON)' })));

@@ -1,0 +1,127 @@
+#if KIND_OPTITRACK
+// Compiled only with the scripting define KIND_OPTITRACK (Project Settings > Player > Scripting Define
+// Symbols), i.e. when the OptiTrack Unity plugin is in the project.
+using System;
+using System.Collections.Generic;
+using UnityEngine;
+
+namespace Kind.Retargeting
+{
+    /// <summary>
+    /// The OptiTrack Unity plugin's streamed skeleton as the source, read the way its
+    /// OptitrackSkeletonAnimator does: a hidden GameObject per bone from
+    /// OptitrackStreamingClient.GetSkeletonDefinitionByName(name).Bones (parent by ParentId, local position
+    /// Offset), and every frame the local pose GetLatestSkeletonState(def.Id).BonePoses[id]
+    /// (Position, Orientation) written onto those transforms; the hubs then read their world poses. Motive
+    /// bone names map to HumanBodyBones through <see cref="MotiveNames"/> (an "&lt;asset&gt;_" prefix is stripped).
+    /// </summary>
+    [AddComponentMenu("Kind Retargeting/Source: OptiTrack")]
+    public sealed class KindOptitrackSource : KindPoseSource
+    {
+        [Tooltip("The plugin's streaming client. Empty: OptitrackStreamingClient.FindDefaultClient().")]
+        public OptitrackStreamingClient streamingClient;
+
+        [Tooltip("The skeleton asset name in Motive.")]
+        public string skeletonAssetName = "Skeleton1";
+
+        OptitrackSkeletonDefinition definition;
+        readonly List<Transform> bones = new List<Transform>();
+        readonly List<int> boneIds = new List<int>();
+        int[] humanoid;
+        GameObject root;
+
+        /// <summary>Motive bone names (the plugin's Motive convention) -> HumanBodyBones.</summary>
+        public static readonly Dictionary<string, HumanBodyBones> MotiveNames = new Dictionary<string, HumanBodyBones>
+        {
+            { "Hip", HumanBodyBones.Hips }, { "Ab", HumanBodyBones.Spine }, { "Chest", HumanBodyBones.Chest },
+            { "Neck", HumanBodyBones.Neck }, { "Head", HumanBodyBones.Head },
+            { "LShoulder", HumanBodyBones.LeftShoulder }, { "LUArm", HumanBodyBones.LeftUpperArm },
+            { "LFArm", HumanBodyBones.LeftLowerArm }, { "LHand", HumanBodyBones.LeftHand },
+            { "RShoulder", HumanBodyBones.RightShoulder }, { "RUArm", HumanBodyBones.RightUpperArm },
+            { "RFArm", HumanBodyBones.RightLowerArm }, { "RHand", HumanBodyBones.RightHand },
+            { "LThigh", HumanBodyBones.LeftUpperLeg }, { "LShin", HumanBodyBones.LeftLowerLeg },
+            { "LFoot", HumanBodyBones.LeftFoot }, { "LToe", HumanBodyBones.LeftToes },
+            { "RThigh", HumanBodyBones.RightUpperLeg }, { "RShin", HumanBodyBones.RightLowerLeg },
+            { "RFoot", HumanBodyBones.RightFoot }, { "RToe", HumanBodyBones.RightToes },
+            { "LThumb1", HumanBodyBones.LeftThumbProximal }, { "LThumb2", HumanBodyBones.LeftThumbIntermediate }, { "LThumb3", HumanBodyBones.LeftThumbDistal },
+            { "LIndex1", HumanBodyBones.LeftIndexProximal }, { "LIndex2", HumanBodyBones.LeftIndexIntermediate }, { "LIndex3", HumanBodyBones.LeftIndexDistal },
+            { "LMiddle1", HumanBodyBones.LeftMiddleProximal }, { "LMiddle2", HumanBodyBones.LeftMiddleIntermediate }, { "LMiddle3", HumanBodyBones.LeftMiddleDistal },
+            { "LRing1", HumanBodyBones.LeftRingProximal }, { "LRing2", HumanBodyBones.LeftRingIntermediate }, { "LRing3", HumanBodyBones.LeftRingDistal },
+            { "LPinky1", HumanBodyBones.LeftLittleProximal }, { "LPinky2", HumanBodyBones.LeftLittleIntermediate }, { "LPinky3", HumanBodyBones.LeftLittleDistal },
+            { "RThumb1", HumanBodyBones.RightThumbProximal }, { "RThumb2", HumanBodyBones.RightThumbIntermediate }, { "RThumb3", HumanBodyBones.RightThumbDistal },
+            { "RIndex1", HumanBodyBones.RightIndexProximal }, { "RIndex2", HumanBodyBones.RightIndexIntermediate }, { "RIndex3", HumanBodyBones.RightIndexDistal },
+            { "RMiddle1", HumanBodyBones.RightMiddleProximal }, { "RMiddle2", HumanBodyBones.RightMiddleIntermediate }, { "RMiddle3", HumanBodyBones.RightMiddleDistal },
+            { "RRing1", HumanBodyBones.RightRingProximal }, { "RRing2", HumanBodyBones.RightRingIntermediate }, { "RRing3", HumanBodyBones.RightRingDistal },
+            { "RPinky1", HumanBodyBones.RightLittleProximal }, { "RPinky2", HumanBodyBones.RightLittleIntermediate }, { "RPinky3", HumanBodyBones.RightLittleDistal },
+        };
+
+        public override bool IsReady { get { return humanoid != null; } }
+        public override IList<Transform> Bones { get { return bones; } }
+        public override int[] Humanoid { get { return humanoid; } }
+        public override string SourceName { get { return "OptiTrack " + skeletonAssetName; } }
+
+        void Update()
+        {
+            if (streamingClient == null) streamingClient = OptitrackStreamingClient.FindDefaultClient();
+            if (streamingClient == null) return;
+            if (definition == null && !Build()) return;
+            OptitrackSkeletonState state = streamingClient.GetLatestSkeletonState(definition.Id);
+            if (state == null || state.BonePoses == null) return;
+            for (int i = 0; i < bones.Count; i++)
+            {
+                OptitrackPose pose;
+                if (state.BonePoses.TryGetValue(boneIds[i], out pose))
+                {
+                    bones[i].localPosition = pose.Position;
+                    bones[i].localRotation = pose.Orientation;
+                }
+            }
+        }
+
+        bool Build()
+        {
+            definition = streamingClient.GetSkeletonDefinitionByName(skeletonAssetName);
+            if (definition == null) return false;
+            root = new GameObject("Kind OptiTrack Skeleton - " + skeletonAssetName);
+            root.hideFlags = HideFlags.DontSave;
+            root.transform.SetParent(streamingClient.transform, false);
+            var byId = new Dictionary<int, Transform>();
+            humanoid = new int[KindBridgeLayout.HumanBoneCount];
+            for (int h = 0; h < humanoid.Length; h++) humanoid[h] = -1;
+            // Bones arrive parents first in the plugin's definition (it parents each bone to an earlier one).
+            foreach (OptitrackSkeletonDefinition.BoneDefinition b in definition.Bones)
+            {
+                var go = new GameObject(b.Name);
+                Transform parent;
+                if (b.ParentId == 0 || !byId.TryGetValue(b.ParentId, out parent)) parent = root.transform;
+                go.transform.SetParent(parent, false);
+                go.transform.localPosition = b.Offset;
+                byId[b.Id] = go.transform;
+                string shortName = b.Name;
+                int us = shortName.LastIndexOf('_');
+                if (us >= 0) shortName = shortName.Substring(us + 1);
+                HumanBodyBones hb;
+                if (MotiveNames.TryGetValue(shortName, out hb) && humanoid[(int)hb] < 0) humanoid[(int)hb] = bones.Count;
+                bones.Add(go.transform);
+                boneIds.Add(b.Id);
+            }
+            if (humanoid[(int)HumanBodyBones.Hips] < 0)
+            {
+                Debug.LogError("KindRetargeting: OptiTrack skeleton '" + skeletonAssetName + "' has no Hip bone (Motive naming expected)", this);
+                humanoid = null;
+                definition = null;
+                bones.Clear();
+                boneIds.Clear();
+                Destroy(root);
+                return false;
+            }
+            return true;
+        }
+
+        void OnDestroy()
+        {
+            if (root != null) Destroy(root);
+        }
+    }
+}
+#endif

@@ -1,0 +1,31 @@
+// Source adapters: where the driving pose comes from. A source exposes a fixed list of transforms
+// (parents first) with a HumanBodyBones map; the shells read their WORLD positions/rotations once per
+// frame into the input buffer (KindBridgeLayout). Sources run at execution order -100 (before the hubs).
+using System.Collections.Generic;
+using UnityEngine;
+
+namespace Kind.Retargeting
+{
+    /// <summary>A skeleton the hubs can read: transforms in parents-first order and their humanoid map.</summary>
+    public interface IKindPoseSource
+    {
+        /// <summary>True once <see cref="Bones"/> is final (some sources build it after the stream starts).</summary>
+        bool IsReady { get; }
+        /// <summary>The source's transforms, parents before children. Fixed once ready.</summary>
+        IList<Transform> Bones { get; }
+        /// <summary>Index into <see cref="Bones"/> per HumanBodyBones value (55 entries), -1 where missing.</summary>
+        int[] Humanoid { get; }
+        /// <summary>Name of the source for messages.</summary>
+        string SourceName { get; }
+    }
+
+    /// <summary>Serializable base of the source adapters (Unity cannot serialize an interface field).</summary>
+    [DefaultExecutionOrder(-100)]
+    public abstract class KindPoseSource : MonoBehaviour, IKindPoseSource
+    {
+        public abstract bool IsReady { get; }
+        public abstract IList<Transform> Bones { get; }
+        public abstract int[] Humanoid { get; }
+        public virtual string SourceName { get { return name; } }
+    }
+}
