@@ -2,6 +2,7 @@
 // Builds the Node entry points of TsProject with esbuild into TsProject/dist (not committed):
 //   dist/kind.cjs   the `kind` command line (src/cli/main.ts)
 //   dist/bench.cjs  the benchmarks (bench/index.ts)
+//   dist/qaWorker.cjs  the worker thread of `kind qa --batch` (src/cli/qaWorker.ts), found next to kind.cjs
 //   dist/web/       the live viewer page (src/web/viewer/index.html) and its browser bundle viewer.js
 //                   (src/web/viewer/main.ts, three.js + lil-gui), served by src/live/node/viewerServer.ts
 //   Packages/com.kind.retargeting/Runtime/Resources/kind-retargeting/main.mjs
@@ -10,6 +11,7 @@
 // Run from anywhere: `node tools/build.mjs` (also runs on `npm ci` through TsProject's "prepare").
 // `node tools/build.mjs web [<outDir>]` builds only the viewer (into <outDir>, default dist/web).
 // `node tools/build.mjs unity [<outFile>]` builds only the Unity bundle (default path above).
+// `node tools/build.mjs cli` builds only dist/kind.cjs and dist/qaWorker.cjs.
 // tools/watch.mjs rebuilds the Unity bundle on every save (hot reload in the Editor).
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -24,13 +26,15 @@ const esbuild = require('esbuild');
 const entries = [
   { in: 'src/cli/main.ts', out: 'dist/kind.cjs' },
   { in: 'bench/index.ts', out: 'dist/bench.cjs' },
+  { in: 'src/cli/qaWorker.ts', out: 'dist/qaWorker.cjs' },
 ];
 
 const webOnly = process.argv[2] === 'web';
 const unityOnly = process.argv[2] === 'unity';
+const cliOnly = process.argv[2] === 'cli';
 const webOut = webOnly && process.argv[3] ? path.resolve(process.argv[3]) : path.join(ts, 'dist/web');
 
-for (const e of webOnly || unityOnly ? [] : entries) {
+for (const e of webOnly || unityOnly ? [] : entries.filter((x) => !cliOnly || x.in.startsWith('src/cli/'))) {
   const input = path.join(ts, e.in);
   if (!existsSync(input)) continue;
   await esbuild.build({
@@ -51,7 +55,7 @@ for (const e of webOnly || unityOnly ? [] : entries) {
 
 // The live viewer (browser, ES module): bundle and page.
 const viewerMain = path.join(ts, 'src/web/viewer/main.ts');
-if (existsSync(viewerMain) && !unityOnly) {
+if (existsSync(viewerMain) && !unityOnly && !cliOnly) {
   mkdirSync(webOut, { recursive: true });
   await esbuild.build({
     entryPoints: [viewerMain],
@@ -68,7 +72,7 @@ if (existsSync(viewerMain) && !unityOnly) {
 }
 
 // The Unity bundle (see unityBuildOptions in tools/unityBundle.mjs).
-if (!webOnly) {
+if (!webOnly && !cliOnly) {
   const { buildUnityBundle, UNITY_BUNDLE } = await import('./unityBundle.mjs');
   const out = unityOnly && process.argv[3] ? path.resolve(process.argv[3]) : UNITY_BUNDLE;
   const bytes = await buildUnityBundle(out);

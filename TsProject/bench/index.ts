@@ -3,7 +3,7 @@
  * process on the same real data, and prints ratios; nothing asserts wall-clock times.
  *
  * Build and run: `npm run bench` in TsProject (esbuild bundles this file to dist/bench.cjs, run with
- * `node --expose-gc`). Arguments: `parse`, `retarget` or `hub` runs one benchmark only;
+ * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub` or `qa` runs one benchmark only;
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
  * ~5 s on the first (or given) take, for `node --cpu-prof dist/bench.cjs --profile ...`.
  * Data: /work/shared/data (or $KIND_SHARED_DATA); falls back to the embedded default sample with a note.
@@ -13,6 +13,7 @@ import { parseBvh } from '../src/io/bvh';
 import { now, printTable, type Row, readText, shortName } from './harness';
 import { hubChild, runHubBench } from './hubBench';
 import { parseBenchFiles, runParseBench } from './parseBench';
+import { runQaBench } from './qaBench';
 import { profileRetarget, runRetargetBench } from './retargetBench';
 
 function profileParse(side: 'ours' | 'three', which: number): void {
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
       throw new Error(`--profile ${what}: expected parse-ours, parse-three, retarget-ours or retarget-three`);
     return;
   }
-  const only = args.find((a) => a === 'parse' || a === 'retarget' || a === 'hub');
+  const only = args.find((a) => a === 'parse' || a === 'retarget' || a === 'hub' || a === 'qa');
   if (!(globalThis as { gc?: unknown }).gc) {
     console.log('note: run with node --expose-gc for clean heap figures (npm run bench does)');
   }
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
     rows.push(...(await runHubBench()));
     console.log(`(benchmark 3 took ${((now() - t2) / 1000).toFixed(1)} s)`);
   }
+  if (!only || only === 'qa') rows.push(...(await runQaBench()));
   console.log(
     '\n== Summary (ratio = our speed / three.js speed, from the medians; best runs: from the fastest run of each)',
   );

@@ -1,6 +1,7 @@
 /**
- * The `kind` command line (Node only). Subcommands: `retarget`, `inspect`, `live`.
- * Exit code 0 on success; 1 with a one-line error on failure; 2 on a usage error.
+ * The `kind` command line (Node only). Subcommands: `retarget`, `inspect`, `live`, `qa`.
+ * Exit code 0 on success; 1 with a one-line error on failure; 2 on a usage error; `kind qa` exits 3
+ * when a clip is Error (src/cli/qa.ts).
  */
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
@@ -8,9 +9,13 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaultAssetsDir } from './files';
 import { runInspect } from './inspect';
 import { runLive } from './live';
+import { registerQaCommand } from './qa';
 import { formatSummary, runRetarget } from './retarget';
 
 const VERSION = '0.1.0';
+
+/** Exit code set by a command's action (`kind qa`: 3 for an Error clip); reset by `main`. */
+let actionExitCode = 0;
 
 /**
  * A commander parser for a number option: '<name>: 'abc' is not a number' for text, and
@@ -270,6 +275,10 @@ export function buildProgram(): Command {
     .action(async (file: string, opts) => {
       console.log(await runInspect(file, { map: opts.map }));
     });
+
+  registerQaCommand(program, (code) => {
+    actionExitCode = code;
+  });
   return program;
 }
 
@@ -280,9 +289,10 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(program.helpInformation());
     return 2;
   }
+  actionExitCode = 0;
   try {
     await program.parseAsync(argv);
-    return 0;
+    return actionExitCode;
   } catch (e) {
     const err = e as { code?: string; exitCode?: number; message?: string };
     if (

@@ -1,0 +1,918 @@
+/**
+ * Retarget QA: compare a golden (approved) clip with an observed (retargeted) one, bone by bone and frame
+ * by frame; score severity, flag runs of frames and classify their likely cause. Engine-free.
+ *
+ * Pipeline (issue 6):
+ * 1. Sampling: the report's timeline is the observed clip's frames. Frame `f` of the observed clip is at
+ *    `t = f * frameTime`; the golden is sampled at the same second (`sampling: 'seconds'`, default) or at
+ *    the same fraction of its duration (`'normalized'`), by shortest-path slerp between its two
+ *    neighbouring frames (core `sampleClip`), clamped to its first/last frame (never past the last).
+ *    When the frame times agree, golden frames are read directly.
+ * 2. Bones: every HumanBodyBones bone mapped in both clips' humanoid maps (the observed map may be
+ *    overridden by the profile's `boneMap`). The golden may be another skeleton of the same character:
+ *    each golden world rotation is carried onto the observed bone by its rest pose,
+ *    `W'(h) = W_gold(h) * inverse(Rest_gold(h)) * Rest_obs(h)` (world rotations; exact when both rest poses
+ *    are the same pose, e.g. both T-poses), and "local" rotations are taken relative to the nearest
+ *    humanoid ancestor mapped in both, `q = inverse(W(parent)) * W(h)`, on both sides. On one skeleton
+ *    with a direct humanoid parent this is the bone's local rotation.
+ * 3. Measures per bone and frame (measures.ts): E_rot, signed E_twist about the profile's twist axis
+ *    (bone's local frame), swing angle; E_pos for hands, elbows (LowerArm) and feet: the position relative
+ *    to the Hips divided by character height (the largest extent of the rest-pose joints along X, Y or Z),
+ *    golden vs observed by forward kinematics on each skeleton; E_wrist = |E_twist(LowerArm)| + lambda *
+ *    |E_twist(Hand)| checked on the LowerArm; shoulder pitch: the difference of the Shoulder -> UpperArm
+ *    elevation (degrees above the horizontal plane, minus its rest value) between observed and golden;
+ *    V_twist: unwrapped twist velocity (deg/s) per bone.
+ * 4. Scoring: per check (bone, measure) and frame, `severity = w * max(0, E / T - 1)`; per frame
+ *    `S = sum of all severities` (every bone, every measure). A check is flagged only where `E > T` holds
+ *    for at least `minRun` consecutive frames (`round(minRun.frames * fps / minRun.atFps)`, >= 1): each
+ *    such stretch is a {@link QaRun}.
+ * 5. Short spikes: frames over threshold in stretches shorter than `minRun` form no run; they count in
+ *    `S` (so the timeline shows them and the clip is at least a Warning) but never make an Error,
+ *    however large.
+ * 6. Levels and result: `S_flagged` per frame sums the severities of frames that lie inside runs whose
+ *    cause is not warning-only. A run is an Error when `S_flagged >= 1` at one of its frames and its cause
+ *    is not warning-only (proportion compensation), else a Warning. Clip result: Error if any run is an
+ *    Error; else Warning if `S > 0` at any frame; else Pass (`S = 0` everywhere).
+ * 7. Causes (first match, per run): mirrored clip (the observed matches the left/right mirror of the
+ *    golden much better than the golden: mean E_rot over the body bones, on up to 48 sampled frames, under
+ *    half); shoulder bone missing or unmapped (Shoulder/UpperArm runs where the observed Shoulder is absent,
+ *    or moves under 3 degrees while it is >= 5 degrees off the golden and the UpperArm deviates by at least
+ *    half that); shoulder over-rotating while the upper arm does not (the observed Shoulder moves further
+ *    from rest than the golden's by half its threshold); proportion compensation (UpperArm rotation run while
+ *    the hand position stays within its threshold: Warning only); T/A-pose calibration offset (a run over
+ *    >= 90% of the clip whose error and twist vary by at most max(2 deg, 20% of the mean)); forearm roll axis
+ *    (twist/wrist runs on LowerArm/Hand, or rotation runs there whose error is >= 70% twist at the peak);
+ *    end-effector drift (position runs; the message names the limb bone above with an overlapping run);
+ *    generic.
+ */
+import {
+  type Clip,
+  clipDuration,
+  forwardKinematics,
+  HumanBodyBones as H,
+  HUMAN_BONE_COUNT,
+  HUMAN_BONE_NAMES,
+  humanBoneIndex,
+  mirrorHumanBone,
+  nearestMappedAncestor,
+  readFrame,
+  restWorld,
+  type Skeleton,
+  sampleClip,
+  withHumanoid,
+} from '../core';
+import { compareRotations, twistVelocity } from './measures';
+import { defaultRigProfile, type RigProfile } from './profile';
+
+export type QaResult = 'Pass' | 'Warning' | 'Error';
+export type QaMeasure = 'rotation' | 'twist' | 'wrist' | 'position' | 'shoulder';
+
+/** Machine-readable cause of a run (the `cause` text is the human form). */
+export type QaCauseCode =
+  | 'mirrored'
+  | 'missing-shoulder'
+  | 'shoulder-overdrive'
+  | 'calibration-offset'
+  | 'forearm-roll'
+  | 'proportion-compensation'
+  | 'end-effector'
+  | 'generic';
+
+/** Cause texts and actions by code. */
+export const QA_CAUSES: Readonly<Record<QaCauseCode, { cause: string; action: string }>> = Object.freeze({
+  mirrored: {
+    cause: 'mirrored clip: the motion matches the golden with left and right swapped',
+    action:
+      'mirrored clip: re-export without mirroring, or set flags.mirrored in the rig profile if intended',
+  },
+  'missing-shoulder': {
+    cause: 'shoulder still while the upper arm over-rotates',
+    action: 'shoulder bone missing or unmapped: map the clavicle (Shoulder) bone in the rig profile',
+  },
+  'shoulder-overdrive': {
+    cause: 'shoulder over-rotates while the upper arm does not',
+    action: 'check the shoulder / upper arm split (shoulder weight) in the retarget settings',
+  },
+  'calibration-offset': {
+    cause: 'constant offset over the whole clip',
+    action: 'T/A-pose calibration offset baked in: re-calibrate with the matching reference pose',
+  },
+  'forearm-roll': {
+    cause: 'twist on the forearm or wrist',
+    action: 'check the forearm roll axis mapping',
+  },
+  'proportion-compensation': {
+    cause: 'upper arm rotation off while the hand position matches',
+    action: 'proportion compensation warning, not an error: review the arm by eye',
+  },
+  'end-effector': {
+    cause: 'end effector off its golden position',
+    action: 'check the limb rotations above it and the proportions / IK settings',
+  },
+  generic: {
+    cause: 'over threshold',
+    action: 'inspect the bone mapping and retarget settings for this bone',
+  },
+});
+
+export interface QaRun {
+  /** HumanBodyBones name, e.g. 'RightLowerArm'. */
+  bone: string;
+  measure: QaMeasure;
+  startFrame: number;
+  /** Inclusive. */
+  endFrame: number;
+  startSeconds: number;
+  endSeconds: number;
+  /** Degrees, or fraction of character height for 'position'. */
+  peak: number;
+  peakFrame: number;
+  threshold: number;
+  level: 'Warning' | 'Error';
+  cause: string;
+  action: string;
+  /** One line, e.g. "RightLowerArm twist over threshold for frames 120-156 -> check the forearm roll axis mapping". */
+  message: string;
+  /** Machine-readable cause. */
+  causeCode: QaCauseCode;
+  /** Peak of `w * max(0, E/T - 1)` over the run (the sort key of `runs`). */
+  severity: number;
+}
+
+export interface QaSeries {
+  bone: string;
+  /** E_rot per observed frame, degrees. */
+  rotDeg: Float32Array;
+  /** Signed E_twist per frame, degrees in (-180, 180] (zeros for bones with no twist axis). */
+  twistDeg: Float32Array;
+  /** Swing angle per frame, degrees. */
+  swingDeg: Float32Array;
+  /** This bone's `w * max(0, E/T - 1)` per frame, summed over its measures. */
+  severity: Float32Array;
+  rotThresholdDeg: number;
+  twistThresholdDeg: number | null;
+  /** V_twist: unwrapped twist velocity, degrees per second (frame 0: 0). */
+  twistVelocityDegPerSec: Float32Array;
+}
+
+export interface QaClipReport {
+  name: string;
+  frames: number;
+  fps: number;
+  durationSeconds: number;
+  result: QaResult;
+  maxScore: number;
+  meanScore: number;
+  /** S per observed frame. */
+  score: Float32Array;
+  /** Sorted by severity, worst first. */
+  runs: QaRun[];
+  series: QaSeries[];
+  warnings: string[];
+}
+
+export interface EvaluateOptions {
+  profile?: RigProfile;
+  name?: string;
+  /** Weight of the hand twist in E_wrist; overrides the profile's `wrist.lambda` (default 0.6). */
+  lambda?: number;
+  sampling?: 'seconds' | 'normalized';
+}
+
+/** Thrown for inputs the comparison cannot use (unmapped Hips, bad values, unknown bone in the profile). */
+export class QaError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'QaError';
+  }
+}
+
+interface Check {
+  k: number; // index into the evaluated bones
+  h: number;
+  measure: QaMeasure;
+  threshold: number;
+  weight: number;
+  values: Float32Array;
+  severity: Float32Array;
+}
+
+const MEASURE_WORD: Record<QaMeasure, string> = {
+  rotation: 'rotation',
+  twist: 'twist',
+  wrist: 'wrist twist (forearm + hand)',
+  position: 'position',
+  shoulder: 'shoulder pitch',
+};
+
+function checkClip(which: string, clip: Clip): void {
+  if (!(clip.frameCount >= 1)) throw new QaError(`${which} clip '${clip.name}': no frames`);
+  if (!(clip.frameTime > 0) || !Number.isFinite(clip.frameTime))
+    throw new QaError(`${which} clip '${clip.name}': frameTime ${clip.frameTime} is not a positive number`);
+  const n = clip.skeleton.boneCount;
+  const r = clip.rotations;
+  const t = clip.translations;
+  if (r.length !== clip.frameCount * n * 4 || t.length !== clip.frameCount * n * 3)
+    throw new QaError(
+      `${which} clip '${clip.name}': rotations/translations length does not match ${clip.frameCount} frames x ${n} bones`,
+    );
+  for (let i = 0; i < r.length; i += 4) {
+    const l = r[i] * r[i] + r[i + 1] * r[i + 1] + r[i + 2] * r[i + 2] + r[i + 3] * r[i + 3];
+    if (!(l > 1e-12) || !Number.isFinite(l)) {
+      const f = Math.floor(i / 4 / n);
+      throw new QaError(
+        `${which} clip '${clip.name}': frame ${f} bone '${clip.skeleton.names[(i / 4) % n]}': rotation is not a valid quaternion`,
+      );
+    }
+  }
+  for (let i = 0; i < t.length; i++) {
+    if (!Number.isFinite(t[i])) {
+      const f = Math.floor(i / 3 / n);
+      throw new QaError(
+        `${which} clip '${clip.name}': frame ${f} bone '${clip.skeleton.names[Math.floor(i / 3) % n]}': translation is not finite`,
+      );
+    }
+  }
+}
+
+function extent(positions: Float64Array): number {
+  let best = 0;
+  for (let c = 0; c < 3; c++) {
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = Number.NEGATIVE_INFINITY;
+    for (let i = c; i < positions.length; i += 3) {
+      if (positions[i] < lo) lo = positions[i];
+      if (positions[i] > hi) hi = positions[i];
+    }
+    if (hi - lo > best) best = hi - lo;
+  }
+  return best;
+}
+
+function pitchDeg(P: ArrayLike<number>, a: number, b: number): number {
+  const dx = P[3 * b] - P[3 * a];
+  const dy = P[3 * b + 1] - P[3 * a + 1];
+  const dz = P[3 * b + 2] - P[3 * a + 2];
+  return (Math.atan2(dy, Math.sqrt(dx * dx + dz * dz)) * 180) / Math.PI;
+}
+
+/** Merge `profile` over the rig's defaults; apply its bone map to the observed skeleton. */
+function resolveProfile(
+  observed: Skeleton,
+  profile: RigProfile | undefined,
+): { skeleton: Skeleton; p: RigProfile } {
+  let skeleton = observed;
+  if (profile && Object.keys(profile.boneMap).length > 0) {
+    const map = Array.from(observed.humanoid);
+    for (const [bone, name] of Object.entries(profile.boneMap)) {
+      const h = humanBoneIndex(bone);
+      if (h < 0) throw new QaError(`rig profile boneMap: '${bone}' is not a HumanBodyBones name`);
+      const b = observed.names.indexOf(name);
+      if (b < 0)
+        throw new QaError(`rig profile boneMap.${bone}: no bone named '${name}' in the observed skeleton`);
+      map[h] = b;
+    }
+    skeleton = withHumanoid(observed, map);
+  }
+  const p = defaultRigProfile(skeleton);
+  if (!profile) return { skeleton, p };
+  for (const [bone, t] of Object.entries(profile.thresholds))
+    p.thresholds[bone] = { ...p.thresholds[bone], ...t };
+  Object.assign(p.weights, profile.weights);
+  Object.assign(p.twistAxes, profile.twistAxes);
+  p.wrist = { ...profile.wrist };
+  p.shoulderPitchDeg = profile.shoulderPitchDeg;
+  p.minRun = { ...profile.minRun };
+  p.flags.mirrored = profile.flags.mirrored;
+  if (profile.flags.noShoulderBones !== null) p.flags.noShoulderBones = profile.flags.noShoulderBones;
+  if (profile.name !== undefined) p.name = profile.name;
+  return { skeleton, p };
+}
+
+/**
+ * Compare `golden` and `observed` (see the module docs for every rule) and return the clip report. The
+ * profile describes the observed rig (defaults: {@link defaultRigProfile} of the observed skeleton).
+ * Allocates per clip (output arrays), nothing per frame.
+ * @throws QaError when Hips is not mapped in both clips, a clip holds a non-finite value or a zero
+ * quaternion (naming the clip, frame and bone), or the profile's bone map names a missing bone.
+ */
+export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOptions = {}): QaClipReport {
+  checkClip('golden', golden);
+  checkClip('observed', observed);
+  const warnings: string[] = [];
+  const { skeleton: oS, p } = resolveProfile(observed.skeleton, options.profile);
+  const gS = golden.skeleton;
+  const lambda = options.lambda ?? p.wrist.lambda;
+  const sampling = options.sampling ?? 'seconds';
+  const mirror = p.flags.mirrored;
+  const N = observed.frameCount;
+  const fps = 1 / observed.frameTime;
+  const minRun = Math.max(1, Math.round((p.minRun.frames * fps) / p.minRun.atFps));
+
+  const mappedBoth = (h: number) =>
+    oS.humanoid[h] >= 0 && gS.humanoid[h] >= 0 && (!mirror || gS.humanoid[mirrorHumanBone(h)] >= 0);
+  if (!mappedBoth(H.Hips))
+    throw new QaError('Hips must be mapped in both the golden and the observed skeleton');
+  const hs: number[] = [];
+  const unmatched: string[] = [];
+  for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+    if (mappedBoth(h)) hs.push(h);
+    else if (oS.humanoid[h] >= 0 || gS.humanoid[h] >= 0) unmatched.push(HUMAN_BONE_NAMES[h]);
+  }
+  if (unmatched.length > 0) warnings.push(`not compared (mapped on one side only): ${unmatched.join(', ')}`);
+  const nE = hs.length;
+  const kOf = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
+  hs.forEach((h, k) => {
+    kOf[h] = k;
+  });
+  const oB = Int32Array.from(hs, (h) => oS.humanoid[h]);
+  const gBd = Int32Array.from(hs, (h) => gS.humanoid[h]);
+  const gBm = Int32Array.from(hs, (h) => gS.humanoid[mirrorHumanBone(h)]);
+  const pk = Int32Array.from(hs, (h) => {
+    const a = nearestMappedAncestor(h, mappedBoth);
+    return a >= 0 ? kOf[a] : -1;
+  });
+  const oRest = restWorld(oS);
+  const gRest = restWorld(gS);
+  const hObs = extent(oRest.positions);
+  const hGold = extent(gRest.positions);
+  if (!(hObs > 1e-6) || !(hGold > 1e-6)) throw new QaError('a skeleton has zero size in its rest pose');
+  // Rest relative rotations of the observed bones (relative to the evaluated humanoid parent).
+  const restRel = new Float64Array(4 * nE);
+  for (let k = 0; k < nE; k++) relRot(restRel, k, oRest.rotations, pk[k] >= 0 ? oB[pk[k]] : -1, oB[k]);
+  // Twist axes (observed bone frame).
+  const axes: (Float64Array | null)[] = hs.map((h) => {
+    const a = p.twistAxes[HUMAN_BONE_NAMES[h]];
+    return a ? Float64Array.from(a) : null;
+  });
+  const noShoulders = p.flags.noShoulderBones === true;
+  if (noShoulders) warnings.push('the observed rig has no shoulder bones: UpperArm thresholds x1.5');
+  const thresholdsOf = (h: number) => {
+    const name = HUMAN_BONE_NAMES[h];
+    const t = p.thresholds[name] ?? {};
+    const scale = noShoulders && (h === H.LeftUpperArm || h === H.RightUpperArm) ? 1.5 : 1;
+    return {
+      rot: (t.rotationDeg ?? 30) * scale,
+      twist: t.twistDeg === undefined || t.twistDeg === null ? null : t.twistDeg * scale,
+      pos: t.positionFraction ?? null,
+      weight: p.weights[name] ?? 1,
+    };
+  };
+
+  // Output series.
+  const rotDeg = hs.map(() => new Float32Array(N));
+  const twistDeg = hs.map(() => new Float32Array(N));
+  const swingDeg = hs.map(() => new Float32Array(N));
+  const obsFromRest = hs.map(() => new Float32Array(N));
+  const goldFromRest = hs.map(() => new Float32Array(N));
+
+  // Position and shoulder-pitch checks.
+  const hipsK = kOf[H.Hips];
+  const effectors = [
+    H.LeftHand,
+    H.RightHand,
+    H.LeftLowerArm,
+    H.RightLowerArm,
+    H.LeftFoot,
+    H.RightFoot,
+  ].filter((h) => kOf[h] >= 0 && thresholdsOf(h).pos !== null);
+  const posErr = effectors.map(() => new Float32Array(N));
+  const shoulders = [
+    [H.LeftShoulder, H.LeftUpperArm],
+    [H.RightShoulder, H.RightUpperArm],
+  ].filter(([s, u]) => kOf[s] >= 0 && kOf[u] >= 0);
+  const pitchErr = shoulders.map(() => new Float32Array(N));
+  const gBpitch = (k: number) => (mirror ? gBm[k] : gBd[k]);
+  const restPitch = shoulders.map(([s, u]) => [
+    pitchDeg(oRest.positions, oB[kOf[s]], oB[kOf[u]]),
+    pitchDeg(gRest.positions, gBpitch(kOf[s]), gBpitch(kOf[u])),
+  ]);
+
+  // Scratch (per clip; nothing allocated per frame).
+  const ng = gS.boneCount;
+  const no = oS.boneCount;
+  const gL = new Float64Array(4 * ng);
+  const gT = new Float64Array(3 * ng);
+  const gW = new Float64Array(4 * ng);
+  const gP = new Float64Array(3 * ng);
+  const oL = new Float64Array(4 * no);
+  const oT = new Float64Array(3 * no);
+  const oW = new Float64Array(4 * no);
+  const oP = new Float64Array(3 * no);
+  const gW2 = new Float64Array(4 * nE); // golden world rotations carried onto the observed bones
+  const qRef = new Float64Array(4);
+  const qObs = new Float64Array(4);
+  const out3 = new Float64Array(3);
+  const D = new Float64Array(4);
+  const R2D = 180 / Math.PI;
+  const sameRate = Math.abs(golden.frameTime - observed.frameTime) <= 1e-9 * observed.frameTime;
+  const gDur = clipDuration(golden);
+
+  const loadFrame = (f: number, useMirror: boolean) => {
+    // golden sample
+    if (sampling === 'normalized') {
+      if (golden.frameCount === N) readFrame(golden, f, gL, gT);
+      else sampleClip(golden, N > 1 ? (f / (N - 1)) * gDur : 0, gL, gT);
+    } else if (sameRate) {
+      readFrame(golden, f < golden.frameCount ? f : golden.frameCount - 1, gL, gT);
+    } else {
+      sampleClip(golden, f * observed.frameTime, gL, gT);
+    }
+    forwardKinematics(gS, gL, gT, gW, gP);
+    readFrame(observed, f, oL, oT);
+    forwardKinematics(oS, oL, oT, oW, oP);
+    for (let k = 0; k < nE; k++) {
+      const gb = useMirror ? gBm[k] : gBd[k];
+      // D = W_gold(gb) * conj(Rest_gold(gb)), mirrored across X = 0 when asked; W' = D * Rest_obs(ob)
+      mulConj(D, 0, gW, 4 * gb, gRest.rotations, 4 * gb);
+      if (useMirror) {
+        D[1] = -D[1];
+        D[2] = -D[2];
+      }
+      mul(gW2, 4 * k, D, 0, oRest.rotations, 4 * oB[k]);
+    }
+  };
+  const relPair = (k: number) => {
+    const pp = pk[k];
+    if (pp < 0) {
+      copy4(qRef, 0, gW2, 4 * k);
+      copy4(qObs, 0, oW, 4 * oB[k]);
+    } else {
+      conjMul(qRef, 0, gW2, 4 * pp, gW2, 4 * k);
+      conjMul(qObs, 0, oW, 4 * oB[pp], oW, 4 * oB[k]);
+    }
+  };
+
+  for (let f = 0; f < N; f++) {
+    loadFrame(f, mirror);
+    for (let k = 0; k < nE; k++) {
+      relPair(k);
+      compareRotations(qRef, qObs, axes[k], out3);
+      rotDeg[k][f] = out3[0] * R2D;
+      twistDeg[k][f] = out3[1] * R2D;
+      swingDeg[k][f] = out3[2] * R2D;
+      obsFromRest[k][f] = angleAt(restRel, 4 * k, qObs) * R2D;
+      goldFromRest[k][f] = angleAt(restRel, 4 * k, qRef) * R2D;
+    }
+    const ohb = oB[hipsK];
+    const ghb = mirror ? gBm[hipsK] : gBd[hipsK];
+    for (let e = 0; e < effectors.length; e++) {
+      const k = kOf[effectors[e]];
+      const ob = oB[k];
+      const gb = mirror ? gBm[k] : gBd[k];
+      const sx = mirror ? -1 : 1;
+      const dx = (oP[3 * ob] - oP[3 * ohb]) / hObs - (sx * (gP[3 * gb] - gP[3 * ghb])) / hGold;
+      const dy = (oP[3 * ob + 1] - oP[3 * ohb + 1]) / hObs - (gP[3 * gb + 1] - gP[3 * ghb + 1]) / hGold;
+      const dz = (oP[3 * ob + 2] - oP[3 * ohb + 2]) / hObs - (gP[3 * gb + 2] - gP[3 * ghb + 2]) / hGold;
+      posErr[e][f] = Math.sqrt(dx * dx + dy * dy + dz * dz);
+    }
+    for (let s = 0; s < shoulders.length; s++) {
+      const ks = kOf[shoulders[s][0]];
+      const ku = kOf[shoulders[s][1]];
+      const po = pitchDeg(oP, oB[ks], oB[ku]) - restPitch[s][0];
+      const pg = pitchDeg(gP, gBpitch(ks), gBpitch(ku)) - restPitch[s][1];
+      pitchErr[s][f] = po - pg;
+    }
+  }
+
+  // Mirror detection: does the observed match the mirrored golden much better?
+  let mirroredDetected = false;
+  if (!mirror && hs.every((h) => gS.humanoid[mirrorHumanBone(h)] >= 0)) {
+    const body = hs
+      .map((_h, k) => k)
+      .filter((k) => !/(Proximal|Intermediate|Distal|Eye|Jaw)$/.test(HUMAN_BONE_NAMES[hs[k]]));
+    let direct = 0;
+    for (const k of body) for (let f = 0; f < N; f++) direct += rotDeg[k][f];
+    direct /= body.length * N;
+    if (direct > 5) {
+      const samples = Math.min(N, 48);
+      let mir = 0;
+      for (let i = 0; i < samples; i++) {
+        const f = samples > 1 ? Math.round((i * (N - 1)) / (samples - 1)) : 0;
+        loadFrame(f, true);
+        for (const k of body) {
+          relPair(k);
+          compareRotations(qRef, qObs, null, out3);
+          mir += out3[0] * R2D;
+        }
+      }
+      mir /= body.length * samples;
+      if (mir < 0.5 * direct) {
+        mirroredDetected = true;
+        warnings.push(
+          `the observed clip looks mirrored (left/right swapped): mean rotation error ${direct.toFixed(1)} deg against the golden, ${mir.toFixed(1)} deg against the mirrored golden`,
+        );
+      }
+    }
+  }
+  if (!sameRate || (sampling === 'normalized' && golden.frameCount !== N))
+    warnings.push(
+      `golden resampled (${sampling}): golden ${golden.frameCount} frames at ${(1 / golden.frameTime).toFixed(3)} fps, observed ${N} at ${fps.toFixed(3)} fps`,
+    );
+  if (sampling === 'seconds' && Math.abs(gDur - clipDuration(observed)) > observed.frameTime * 1.01)
+    warnings.push(
+      `durations differ: golden ${gDur.toFixed(3)} s, observed ${clipDuration(observed).toFixed(3)} s (times past the golden's end compare with its last frame)`,
+    );
+
+  // Checks.
+  const checks: Check[] = [];
+  const addCheck = (k: number, measure: QaMeasure, threshold: number, weight: number, values: Float32Array) =>
+    checks.push({ k, h: hs[k], measure, threshold, weight, values, severity: new Float32Array(N) });
+  for (let k = 0; k < nE; k++) {
+    const t = thresholdsOf(hs[k]);
+    addCheck(k, 'rotation', t.rot, t.weight, rotDeg[k]);
+    if (t.twist !== null && axes[k]) addCheck(k, 'twist', t.twist, t.weight, rotAbs(twistDeg[k]));
+  }
+  for (const [la, hand] of [
+    [H.LeftLowerArm, H.LeftHand],
+    [H.RightLowerArm, H.RightHand],
+  ]) {
+    const kl = kOf[la];
+    const kh = kOf[hand];
+    if (kl < 0 || kh < 0 || !axes[kl] || !axes[kh]) continue;
+    const v = new Float32Array(N);
+    for (let f = 0; f < N; f++) v[f] = Math.abs(twistDeg[kl][f]) + lambda * Math.abs(twistDeg[kh][f]);
+    addCheck(kl, 'wrist', p.wrist.thresholdDeg, thresholdsOf(la).weight, v);
+  }
+  effectors.forEach((h, e) => {
+    const t = thresholdsOf(h);
+    addCheck(kOf[h], 'position', t.pos!, t.weight, posErr[e]);
+  });
+  shoulders.forEach(([s], i) => {
+    addCheck(kOf[s], 'shoulder', p.shoulderPitchDeg, thresholdsOf(s).weight, rotAbs(pitchErr[i]));
+  });
+
+  const score = new Float32Array(N);
+  const boneSeverity = hs.map(() => new Float32Array(N));
+  for (const c of checks) {
+    for (let f = 0; f < N; f++) {
+      const s = c.weight * Math.max(0, c.values[f] / c.threshold - 1);
+      c.severity[f] = s;
+      boneSeverity[c.k][f] += s;
+      score[f] += s;
+    }
+  }
+
+  // Runs.
+  interface RawRun {
+    c: Check;
+    a: number;
+    b: number;
+    code: QaCauseCode;
+    note: string;
+  }
+  const raw: RawRun[] = [];
+  for (const c of checks) {
+    let f = 0;
+    while (f < N) {
+      if (!(c.values[f] > c.threshold)) {
+        f++;
+        continue;
+      }
+      let e = f;
+      while (e + 1 < N && c.values[e + 1] > c.threshold) e++;
+      if (e - f + 1 >= minRun) raw.push({ c, a: f, b: e, code: 'generic', note: '' });
+      f = e + 1;
+    }
+  }
+  const maxOf = (arr: Float32Array | undefined, a: number, b: number) => {
+    let m = Number.NEGATIVE_INFINITY;
+    if (!arr) return m;
+    for (let f = a; f <= b; f++) if (arr[f] > m) m = arr[f];
+    return m;
+  };
+  const minOf = (arr: Float32Array, a: number, b: number) => {
+    let m = Number.POSITIVE_INFINITY;
+    for (let f = a; f <= b; f++) if (arr[f] < m) m = arr[f];
+    return m;
+  };
+  const sideOf = (h: number) => (HUMAN_BONE_NAMES[h].startsWith('Left') ? 'Left' : 'Right');
+  const classify = (r: RawRun): void => {
+    const { c, a, b } = r;
+    const name = HUMAN_BONE_NAMES[c.h];
+    const part = name.replace(/^(Left|Right)/, '');
+    if (mirroredDetected) {
+      r.code = 'mirrored';
+      return;
+    }
+    if ((part === 'Shoulder' || part === 'UpperArm') && c.measure !== 'position') {
+      const side = sideOf(c.h);
+      const hsh = H[`${side}Shoulder`];
+      const hua = H[`${side}UpperArm`];
+      if (oS.humanoid[hsh] < 0) {
+        if (part === 'UpperArm' && gS.humanoid[hsh] >= 0) {
+          r.code = 'missing-shoulder';
+          r.note = `the rig has no ${side}Shoulder bone`;
+          return;
+        }
+      } else if (kOf[hsh] >= 0 && kOf[hua] >= 0) {
+        const ks = kOf[hsh];
+        const ku = kOf[hua];
+        const obsRange = maxOf(obsFromRest[ks], a, b) - minOf(obsFromRest[ks], a, b);
+        const shErr = maxOf(rotDeg[ks], a, b);
+        const uaErr = maxOf(rotDeg[ku], a, b);
+        if (obsRange < 3 && shErr >= 5 && uaErr >= 0.5 * shErr) {
+          r.code = 'missing-shoulder';
+          r.note = `${side}Shoulder moves ${obsRange.toFixed(1)} deg in the observed clip, off the golden by up to ${shErr.toFixed(1)} deg`;
+          return;
+        }
+        const tsh = thresholdsOf(hsh).rot;
+        if (maxOf(obsFromRest[ks], a, b) > maxOf(goldFromRest[ks], a, b) + 0.5 * tsh && shErr >= 0.5 * tsh) {
+          r.code = 'shoulder-overdrive';
+          return;
+        }
+      }
+    }
+    if (part === 'UpperArm' && c.measure === 'rotation') {
+      const hand = H[`${sideOf(c.h)}Hand`];
+      const e = effectors.indexOf(hand);
+      if (e >= 0 && maxOf(posErr[e], a, b) <= thresholdsOf(hand).pos!) {
+        r.code = 'proportion-compensation';
+        r.note = `hand within ${(maxOf(posErr[e], a, b) * 100).toFixed(1)}% of height`;
+        return;
+      }
+    }
+    if (c.measure !== 'position' && b - a + 1 >= 0.9 * N) {
+      const lo = minOf(c.values, a, b);
+      const hi = maxOf(c.values, a, b);
+      const mean = meanOf(c.values, a, b);
+      const tw = twistDeg[c.k];
+      const twRange = maxOf(tw, a, b) - minOf(tw, a, b);
+      if (hi - lo <= Math.max(2, 0.2 * mean) && twRange <= Math.max(2, 0.2 * mean)) {
+        r.code = 'calibration-offset';
+        r.note = `${mean.toFixed(1)} deg on average, varying by ${(hi - lo).toFixed(1)}`;
+        return;
+      }
+    }
+    if (part === 'LowerArm' || part === 'Hand') {
+      if (c.measure === 'twist' || c.measure === 'wrist') {
+        r.code = 'forearm-roll';
+        return;
+      }
+      if (c.measure === 'rotation') {
+        let pf = a;
+        for (let f = a; f <= b; f++) if (c.values[f] > c.values[pf]) pf = f;
+        if (Math.abs(twistDeg[c.k][pf]) >= 0.7 * rotDeg[c.k][pf]) {
+          r.code = 'forearm-roll';
+          return;
+        }
+      }
+    }
+    if (c.measure === 'position') r.code = 'end-effector';
+  };
+  raw.forEach(classify);
+  // Position runs: name the limb bone above with an overlapping run.
+  const LIMB_ABOVE: Record<string, string[]> = {
+    Hand: ['LowerArm', 'UpperArm', 'Shoulder'],
+    LowerArm: ['UpperArm', 'Shoulder'],
+    Foot: ['LowerLeg', 'UpperLeg'],
+  };
+  for (const r of raw) {
+    if (r.c.measure !== 'position' || r.code !== 'end-effector') continue;
+    const name = HUMAN_BONE_NAMES[r.c.h];
+    const side = sideOf(r.c.h);
+    const above = LIMB_ABOVE[name.replace(/^(Left|Right)/, '')] ?? [];
+    for (const part of above) {
+      const cand = raw.find(
+        (o) =>
+          o.c.measure !== 'position' &&
+          HUMAN_BONE_NAMES[o.c.h] === `${side}${part}` &&
+          o.a <= r.b &&
+          r.a <= o.b,
+      );
+      if (cand) {
+        r.note = `follows ${side}${part} (${QA_CAUSES[cand.code].cause}): ${QA_CAUSES[cand.code].action}`;
+        break;
+      }
+    }
+  }
+
+  // Levels: S_flagged over runs whose cause is not warning-only.
+  const flagged = new Float32Array(N);
+  for (const r of raw) {
+    if (r.code === 'proportion-compensation') continue;
+    for (let f = r.a; f <= r.b; f++) flagged[f] += r.c.severity[f];
+  }
+  const runs: QaRun[] = raw.map((r) => {
+    const { c, a, b } = r;
+    let pf = a;
+    for (let f = a; f <= b; f++) if (c.values[f] > c.values[pf]) pf = f;
+    const bone = HUMAN_BONE_NAMES[c.h];
+    const level: 'Warning' | 'Error' =
+      r.code !== 'proportion-compensation' && maxOf(flagged, a, b) >= 1 ? 'Error' : 'Warning';
+    const { cause, action } = QA_CAUSES[r.code];
+    const unit = c.measure === 'position' ? '% of height' : ' deg';
+    const show = (v: number) => (c.measure === 'position' ? (v * 100).toFixed(1) : v.toFixed(1));
+    const message = `${bone} ${MEASURE_WORD[c.measure]} over threshold for frames ${a}-${b} (peak ${show(c.values[pf])}${unit} at frame ${pf}, threshold ${show(c.threshold)}${unit}${r.note ? `; ${r.note}` : ''}) -> ${action}`;
+    return {
+      bone,
+      measure: c.measure,
+      startFrame: a,
+      endFrame: b,
+      startSeconds: a * observed.frameTime,
+      endSeconds: b * observed.frameTime,
+      peak: c.values[pf],
+      peakFrame: pf,
+      threshold: c.threshold,
+      level,
+      cause: r.code === 'generic' ? `${MEASURE_WORD[c.measure]} ${QA_CAUSES.generic.cause}` : cause,
+      action,
+      message,
+      causeCode: r.code,
+      severity: maxOf(c.severity, a, b),
+    };
+  });
+  runs.sort((x, y) =>
+    x.level !== y.level
+      ? x.level === 'Error'
+        ? -1
+        : 1
+      : y.severity - x.severity || x.startFrame - y.startFrame,
+  );
+
+  let maxScore = 0;
+  let sum = 0;
+  for (let f = 0; f < N; f++) {
+    if (score[f] > maxScore) maxScore = score[f];
+    sum += score[f];
+  }
+  const result: QaResult = runs.some((r) => r.level === 'Error')
+    ? 'Error'
+    : maxScore > 0
+      ? 'Warning'
+      : 'Pass';
+
+  const series: QaSeries[] = hs.map((h, k) => {
+    const t = thresholdsOf(h);
+    const vel = new Float32Array(N);
+    twistVelocity(twistDeg[k], fps, vel);
+    return {
+      bone: HUMAN_BONE_NAMES[h],
+      rotDeg: rotDeg[k],
+      twistDeg: twistDeg[k],
+      swingDeg: swingDeg[k],
+      severity: boneSeverity[k],
+      rotThresholdDeg: t.rot,
+      twistThresholdDeg: axes[k] ? t.twist : null,
+      twistVelocityDegPerSec: vel,
+    };
+  });
+  return {
+    name: options.name ?? observed.name,
+    frames: N,
+    fps,
+    durationSeconds: clipDuration(observed),
+    result,
+    maxScore,
+    meanScore: sum / N,
+    score,
+    runs,
+    series,
+    warnings,
+  };
+}
+
+function meanOf(arr: Float32Array, a: number, b: number): number {
+  let s = 0;
+  for (let f = a; f <= b; f++) s += arr[f];
+  return s / (b - a + 1);
+}
+
+/** Angle (radians, [0, pi]) between the quaternion at a[ao] and q, as 2*atan2(|v|, |w|) of conj(a) * q. */
+function angleAt(a: Float64Array, ao: number, q: Float64Array): number {
+  const ax = -a[ao];
+  const ay = -a[ao + 1];
+  const az = -a[ao + 2];
+  const aw = a[ao + 3];
+  const x = ax * q[3] + aw * q[0] + ay * q[2] - az * q[1];
+  const y = ay * q[3] + aw * q[1] + az * q[0] - ax * q[2];
+  const z = az * q[3] + aw * q[2] + ax * q[1] - ay * q[0];
+  const w = aw * q[3] - ax * q[0] - ay * q[1] - az * q[2];
+  return 2 * Math.atan2(Math.sqrt(x * x + y * y + z * z), Math.abs(w));
+}
+
+function rotAbs(v: Float32Array): Float32Array {
+  const o = new Float32Array(v.length);
+  for (let i = 0; i < v.length; i++) o[i] = Math.abs(v[i]);
+  return o;
+}
+
+function copy4(out: Float64Array, o: number, a: ArrayLike<number>, ao: number): void {
+  out[o] = a[ao];
+  out[o + 1] = a[ao + 1];
+  out[o + 2] = a[ao + 2];
+  out[o + 3] = a[ao + 3];
+}
+
+/** out = a * b */
+function mul(
+  out: Float64Array,
+  o: number,
+  a: ArrayLike<number>,
+  ao: number,
+  b: ArrayLike<number>,
+  bo: number,
+): void {
+  const ax = a[ao];
+  const ay = a[ao + 1];
+  const az = a[ao + 2];
+  const aw = a[ao + 3];
+  const bx = b[bo];
+  const by = b[bo + 1];
+  const bz = b[bo + 2];
+  const bw = b[bo + 3];
+  out[o] = ax * bw + aw * bx + ay * bz - az * by;
+  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
+  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+/** out = conj(a) * b */
+function conjMul(
+  out: Float64Array,
+  o: number,
+  a: ArrayLike<number>,
+  ao: number,
+  b: ArrayLike<number>,
+  bo: number,
+): void {
+  const ax = -a[ao];
+  const ay = -a[ao + 1];
+  const az = -a[ao + 2];
+  const aw = a[ao + 3];
+  const bx = b[bo];
+  const by = b[bo + 1];
+  const bz = b[bo + 2];
+  const bw = b[bo + 3];
+  out[o] = ax * bw + aw * bx + ay * bz - az * by;
+  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
+  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+/** out = a * conj(b) */
+function mulConj(
+  out: Float64Array,
+  o: number,
+  a: ArrayLike<number>,
+  ao: number,
+  b: ArrayLike<number>,
+  bo: number,
+): void {
+  const ax = a[ao];
+  const ay = a[ao + 1];
+  const az = a[ao + 2];
+  const aw = a[ao + 3];
+  const bx = -b[bo];
+  const by = -b[bo + 1];
+  const bz = -b[bo + 2];
+  const bw = b[bo + 3];
+  out[o] = ax * bw + aw * bx + ay * bz - az * by;
+  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
+  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+/** out[4k] = conj(R[4p]) * R[4b] (p = -1: R[4b]) for rest world rotations R. */
+function relRot(out: Float64Array, k: number, R: Float64Array, p: number, b: number): void {
+  if (p < 0) copy4(out, 4 * k, R, 4 * b);
+  else conjMul(out, 4 * k, R, 4 * p, R, 4 * b);
+}
+
+/** Plain-JSON form of a report (typed arrays as number arrays), for files and worker messages. */
+export function reportToJson(r: QaClipReport): object {
+  return {
+    name: r.name,
+    frames: r.frames,
+    fps: r.fps,
+    durationSeconds: r.durationSeconds,
+    result: r.result,
+    maxScore: r.maxScore,
+    meanScore: r.meanScore,
+    severity: severityOf(r),
+    score: Array.from(r.score),
+    runs: r.runs.map((x) => ({ ...x })),
+    series: r.series.map((s) => ({
+      bone: s.bone,
+      rotDeg: Array.from(s.rotDeg),
+      twistDeg: Array.from(s.twistDeg),
+      swingDeg: Array.from(s.swingDeg),
+      severity: Array.from(s.severity),
+      rotThresholdDeg: s.rotThresholdDeg,
+      twistThresholdDeg: s.twistThresholdDeg,
+      twistVelocityDegPerSec: Array.from(s.twistVelocityDegPerSec),
+    })),
+    warnings: [...r.warnings],
+  };
+}
+
+/**
+ * Review-queue sort key, larger = worse: `1000 * rank + min(999, integral of S over time)`, rank 2 for
+ * Error, 1 for Warning, 0 for Pass; the integral is `sum_f S_f * frameTime` (score-seconds), so among
+ * clips of one result the one with more and longer severity comes first.
+ */
+export function severityOf(r: QaClipReport): number {
+  const rank = r.result === 'Error' ? 2 : r.result === 'Warning' ? 1 : 0;
+  const integral = r.fps > 0 ? (r.meanScore * r.frames) / r.fps : 0;
+  return 1000 * rank + Math.min(999, integral);
+}
