@@ -340,13 +340,14 @@ describeWithData('kind qa --batch over folders (worker threads)', () => {
     checkBatch(readQa(out));
   });
 
-  it('an empty batch folder: Pass, exit 0; a missing folder: exit 1 naming it', async () => {
+  it('an empty batch folder: Failed (no pair), exit 1; a missing folder: exit 1 naming it', async () => {
     const empty = path.join(work, 'empty');
     fs.mkdirSync(empty);
     const out = path.join(work, 'out-empty');
     const r = await run(['qa', '--batch', empty, empty, '-o', out, '-q']);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     expect(readQa(out).counts.clips).toBe(0);
+    expect(readQa(out).result).toBe('Failed');
     const m = await run(['qa', '--batch', path.join(work, 'nowhere'), rDir, '-o', out]);
     expect(m.code).toBe(1);
     expect(m.err).toMatch(/nowhere: no such file or folder/);

@@ -364,7 +364,36 @@ describe('evaluateClip on synthetic clips', () => {
     const long = createClip(sk, 200, 1 / 30);
     const rl = evaluateClip(golden, long);
     expect(rl.series.every((s) => s.rotDeg.every(Number.isFinite))).toBe(true);
-    expect(rl.warnings.some((w) => w.includes('durations differ'))).toBe(true);
+    // and a retarget of another length than the golden is an Error of the whole clip
+    expect(rl.warnings.some((w) => w.startsWith('length mismatch (Error)'))).toBe(true);
+    expect(rl.result).toBe('Error');
+    const short = {
+      ...golden,
+      frameCount: 40,
+      rotations: golden.rotations.slice(0, 4 * n * 40),
+      translations: golden.translations.slice(0, 3 * n * 40),
+    };
+    const rs = evaluateClip(golden, short);
+    expect(rs.result).toBe('Error');
+    expect(rs.warnings[0] ?? '').toMatch(/length mismatch/);
+    // one frame more or less is a note, not an Error
+    const oneLess = {
+      ...golden,
+      frameCount: golden.frameCount - 1,
+      rotations: golden.rotations.slice(0, 4 * n * (golden.frameCount - 1)),
+      translations: golden.translations.slice(0, 3 * n * (golden.frameCount - 1)),
+    };
+    const r1 = evaluateClip(golden, oneLess);
+    expect(r1.result).toBe('Pass');
+    expect(r1.warnings.some((w) => w.includes('length mismatch'))).toBe(false);
+  });
+
+  it('golden and retargeted of different characters (proportions) are an error saying so', () => {
+    const a = makeHumanoid();
+    const b = makeHumanoid({ arms: 1.4 });
+    const ca = createClip(a, 10, 1 / 30);
+    const cb = createClip(b, 10, 1 / 30);
+    expect(() => evaluateClip(ca, cb)).toThrow(/different characters: the left upper arm is/);
   });
 
   it('a forearm twist over frames 40-79 is a RightLowerArm twist run there, cause forearm roll', () => {

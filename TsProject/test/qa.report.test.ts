@@ -203,7 +203,7 @@ describe('review queue', () => {
     );
   });
 
-  it('qa.json counts and result: Failed pairs counted apart, the worst clip result', () => {
+  it('qa.json counts and result: Failed pairs counted apart; any failed pair makes the result Failed unless a clip is Error', () => {
     const f = buildQaFile({
       mode: 'batch',
       golden: 'g',
@@ -222,7 +222,7 @@ describe('review queue', () => {
         },
       ],
     });
-    expect(f.result).toBe('Warning');
+    expect(f.result).toBe('Failed');
     expect(f.counts).toEqual({ clips: 3, pass: 1, warning: 1, error: 0, failed: 1 });
     expect(f.reviewQueue).toHaveLength(1);
   });

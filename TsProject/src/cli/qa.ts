@@ -352,10 +352,10 @@ export async function runQaBatch(
   return { file, outputs: writeReport(o.outDir, file) };
 }
 
-/** 3 when any clip is Error; else 1 when some pair could not be evaluated; else 0. */
+/** 3 when any clip is Error; else 1 when some pair could not be evaluated or there was no pair; else 0. */
 export function qaExitCode(file: QaFile): number {
   if (file.counts.error > 0) return QA_EXIT_ERROR;
-  if (file.counts.failed > 0) return 1;
+  if (file.counts.failed > 0 || file.counts.clips === 0) return 1;
   return 0;
 }
 
@@ -368,6 +368,9 @@ export function formatQaSummary(r: QaRunResult, worst = 5): string {
     lines.push(
       `qa '${c.name}': ${c.result} (${c.frames} frames at ${c.fps.toFixed(3)} fps, ${c.durationSeconds.toFixed(2)} s; score S max ${c.maxScore.toFixed(3)}, mean ${c.meanScore.toFixed(3)}; ${c.runs.length} flagged run${c.runs.length === 1 ? '' : 's'})`,
     );
+    // the clip-level findings (length mismatch, short excursions, mirrored, resampling), up to three
+    for (const w of c.warnings.filter((x) => !/^(golden|retargeted): /.test(x)).slice(0, 3))
+      lines.push(`  note: ${w}`);
   } else {
     const n = f.counts;
     lines.push(
@@ -483,6 +486,10 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
         result = await runQa(golden, retargeted, common);
       }
       if (!opts.quiet) console.log(formatQaSummary(result));
+      // quiet: still say what could not be read (the report has it too)
+      else
+        for (const c of result.file.clips.filter((x) => x.error))
+          console.error(`kind qa: failed: ${c.name}: ${c.error}`);
       setExitCode(qaExitCode(result.file));
     });
 }

@@ -64,11 +64,14 @@ function oneLine(e: unknown): string {
 export async function evaluatePair(job: QaJob): Promise<QaClipEntry> {
   const base = { name: job.name, golden: job.golden, retargeted: job.retargeted };
   let stage = job.golden;
+  let side = 'golden';
   try {
     const golden = await loadClip(job.golden, job.goldenClip, job.fps);
     stage = job.retargeted;
+    side = 'retargeted';
     const observed = await loadClip(job.retargeted, job.retargetedClip, job.fps);
     stage = `${job.name}: evaluation`;
+    side = '';
     const report = evaluateClip(golden.clip, observed.clip, {
       profile: job.profile,
       name: job.name,
@@ -85,7 +88,8 @@ export async function evaluatePair(job: QaJob): Promise<QaClipEntry> {
   } catch (e) {
     const msg = oneLine(e);
     // reader errors already start with the file name; otherwise say which file
-    const error = msg.includes(path.basename(stage)) ? msg : `${stage}: ${msg}`;
+    const where = msg.includes(path.basename(stage)) ? msg : `${stage}: ${msg}`;
+    const error = side ? `${side} ${where}` : where;
     return { ...base, result: 'Failed', severity: 0, error };
   }
 }

@@ -95,8 +95,11 @@ export interface QaFile {
   golden: string;
   retargeted: string;
   options: { lambda: number | null; sampling: 'seconds' | 'normalized'; profile: string | null };
-  /** The worst clip result; 'Pass' for an empty batch. Failed pairs do not count here (see `counts`). */
-  result: QaResult;
+  /**
+   * The overall result: 'Error' when any clip is Error; else 'Failed' when a pair could not be evaluated
+   * or there was no pair at all; else the worst clip result ('Warning' or 'Pass').
+   */
+  result: QaResult | 'Failed';
   counts: { clips: number; pass: number; warning: number; error: number; failed: number };
   clips: QaClipEntry[];
   /** Every flagged run of every clip, worst first (Error before Warning, then by severity). */
@@ -282,7 +285,14 @@ export function buildQaFile(init: {
     else if (c.result === 'Error') counts.error++;
     else counts.failed++;
   }
-  const result: QaResult = counts.error > 0 ? 'Error' : counts.warning > 0 ? 'Warning' : 'Pass';
+  const result: QaResult | 'Failed' =
+    counts.error > 0
+      ? 'Error'
+      : counts.failed > 0 || counts.clips === 0
+        ? 'Failed'
+        : counts.warning > 0
+          ? 'Warning'
+          : 'Pass';
   return {
     tool: 'kind qa',
     version: 1,

@@ -205,6 +205,48 @@ const MEASURE_WORD: Record<QaMeasure, string> = {
   shoulder: 'shoulder pitch',
 };
 
+/**
+ * QA compares two animations of one character: golden and retargeted on the same rig (or two exports of
+ * it). Different proportions mean different characters, whose local rotations cannot be compared bone
+ * by bone (every bone would be flagged): an error saying so. Segments: rest-pose lengths between mapped
+ * humanoid joints, compared relative to the hips-to-head length; over 10% apart on any is an error.
+ * @throws QaError naming the segment and both lengths.
+ */
+function checkSameCharacter(g: Skeleton, o: Skeleton): void {
+  const gw = restWorld(g).positions;
+  const ow = restWorld(o).positions;
+  const len = (sk: Skeleton, w: Float64Array, a: number, b: number) => {
+    const i = sk.humanoid[a];
+    const j = sk.humanoid[b];
+    if (i < 0 || j < 0) return Number.NaN;
+    return Math.hypot(w[3 * j] - w[3 * i], w[3 * j + 1] - w[3 * i + 1], w[3 * j + 2] - w[3 * i + 2]);
+  };
+  const ref = (sk: Skeleton, w: Float64Array) =>
+    len(sk, w, H.Hips, sk.humanoid[H.Head] >= 0 ? H.Head : H.Neck);
+  const gr = ref(g, gw);
+  const or = ref(o, ow);
+  if (!(gr > 0 && or > 0)) return;
+  const segs: [string, number, number][] = [
+    ['left upper arm', H.LeftUpperArm, H.LeftLowerArm],
+    ['left forearm', H.LeftLowerArm, H.LeftHand],
+    ['right upper arm', H.RightUpperArm, H.RightLowerArm],
+    ['right forearm', H.RightLowerArm, H.RightHand],
+    ['left thigh', H.LeftUpperLeg, H.LeftLowerLeg],
+    ['left shin', H.LeftLowerLeg, H.LeftFoot],
+    ['right thigh', H.RightUpperLeg, H.RightLowerLeg],
+    ['right shin', H.RightLowerLeg, H.RightFoot],
+  ];
+  for (const [name, a, b] of segs) {
+    const lg = len(g, gw, a, b) / gr;
+    const lo = len(o, ow, a, b) / or;
+    if (!(lg > 0 && lo > 0)) continue;
+    if (Math.abs(lo / lg - 1) > 0.1)
+      throw new QaError(
+        `golden and retargeted are different characters: the ${name} is ${(100 * lg).toFixed(1)}% of the hips-to-head length on the golden, ${(100 * lo).toFixed(1)}% on the retargeted; QA compares two animations of the same rig`,
+      );
+  }
+}
+
 function checkClip(which: string, clip: Clip): void {
   if (!(clip.frameCount >= 1)) throw new QaError(`${which} clip '${clip.name}': no frames`);
   if (!(clip.frameTime > 0) || !Number.isFinite(clip.frameTime))
@@ -320,6 +362,7 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
     else if (oS.humanoid[h] >= 0 || gS.humanoid[h] >= 0) unmatched.push(HUMAN_BONE_NAMES[h]);
   }
   if (unmatched.length > 0) warnings.push(`not compared (mapped on one side only): ${unmatched.join(', ')}`);
+  checkSameCharacter(gS, oS);
   const nE = hs.length;
   const kOf = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
   hs.forEach((h, k) => {
@@ -509,9 +552,18 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
     warnings.push(
       `golden resampled (${sampling}): golden ${golden.frameCount} frames at ${(1 / golden.frameTime).toFixed(3)} fps, observed ${N} at ${fps.toFixed(3)} fps`,
     );
-  if (sampling === 'seconds' && Math.abs(gDur - clipDuration(observed)) > observed.frameTime * 1.01)
+  // A retarget keeps the clip's length: beyond two frames or 2% it is cut short or padded, an Error of
+  // the whole clip whatever the poses say.
+  const oDur = clipDuration(observed);
+  const lengthMismatch =
+    sampling === 'seconds' && Math.abs(gDur - oDur) > Math.max(2 * observed.frameTime, 0.02 * gDur);
+  if (lengthMismatch)
     warnings.push(
-      `durations differ: golden ${gDur.toFixed(3)} s, observed ${clipDuration(observed).toFixed(3)} s (times past the golden's end compare with its last frame)`,
+      `length mismatch (Error): the retargeted clip lasts ${oDur.toFixed(3)} s (${N} frames), the golden ${gDur.toFixed(3)} s (${golden.frameCount} frames); a retarget keeps the clip's length`,
+    );
+  else if (sampling === 'seconds' && Math.abs(gDur - oDur) > observed.frameTime * 1.01)
+    warnings.push(
+      `durations differ slightly: golden ${gDur.toFixed(3)} s, retargeted ${oDur.toFixed(3)} s (times past the shorter clip's end compare with its last frame)`,
     );
 
   // Checks.
@@ -562,6 +614,7 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
     note: string;
   }
   const raw: RawRun[] = [];
+  const shortRuns: { c: Check; a: number; b: number }[] = [];
   for (const c of checks) {
     let f = 0;
     while (f < N) {
@@ -572,6 +625,7 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
       let e = f;
       while (e + 1 < N && c.values[e + 1] > c.threshold) e++;
       if (e - f + 1 >= minRun) raw.push({ c, a: f, b: e, code: 'generic', note: '' });
+      else if (shortRuns.length < 1000) shortRuns.push({ c, a: f, b: e });
       f = e + 1;
     }
   }
@@ -736,11 +790,19 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
     if (score[f] > maxScore) maxScore = score[f];
     sum += score[f];
   }
-  const result: QaResult = runs.some((r) => r.level === 'Error')
-    ? 'Error'
-    : maxScore > 0
-      ? 'Warning'
-      : 'Pass';
+  if (shortRuns.length > 0) {
+    const list = shortRuns
+      .slice(0, 5)
+      .map(
+        (r) =>
+          `${HUMAN_BONE_NAMES[r.c.h]} ${r.c.measure} at frame${r.a === r.b ? ` ${r.a}` : `s ${r.a}-${r.b}`}`,
+      );
+    warnings.push(
+      `short excursions over threshold, shorter than the minimum run of ${minRun} frames (a Warning at most, no run): ${list.join('; ')}${shortRuns.length > 5 ? `; ${shortRuns.length - 5} more` : ''}`,
+    );
+  }
+  const result: QaResult =
+    lengthMismatch || runs.some((r) => r.level === 'Error') ? 'Error' : maxScore > 0 ? 'Warning' : 'Pass';
 
   const series: QaSeries[] = hs.map((h, k) => {
     const t = thresholdsOf(h);
