@@ -48,7 +48,11 @@ function randomClip(s: Skeleton, frames: number, seed: number, maxAngle = 1.2): 
   const r = quat64();
   for (let f = 0; f < frames; f++) {
     for (let i = 0; i < s.boneCount; i++) {
-      const axis = vec3.normalize(vec3.create(), [rnd() - 0.5, rnd() - 0.5, rnd() - 0.5]);
+      const axis = vec3.normalize(new Float64Array(3) as unknown as vec3, [
+        rnd() - 0.5,
+        rnd() - 0.5,
+        rnd() - 0.5,
+      ]);
       quat.setAxisAngle(q, axis, (rnd() - 0.5) * 2 * maxAngle);
       readQuat(r, s.restRotations, i);
       quat.multiply(q, r, q);
@@ -286,6 +290,73 @@ describe('avatar and head scale', () => {
         }
       expect(worst).toBeLessThan(1e-9);
     }
+  });
+});
+
+describe('shoulder twist', () => {
+  it("'drop' removes the clavicle's twist about its axis and changes no joint position and no other bone's world rotation", () => {
+    const src = makeHumanoid({ twistRest: 0.3 });
+    const tgt = makeHumanoid({ pose: 'A' });
+    const clip = randomClip(src, 20, 9, 0.8);
+    const n = src.boneCount;
+    const T = tgt.boneCount;
+    const sr = new Float64Array(4 * n);
+    const sp = new Float64Array(3 * n);
+    const run = (shoulderTwist: 'keep' | 'drop') => {
+      const r = new Retargeter(src, tgt, { shoulderTwist });
+      r.calibrate();
+      return { r, frames: [] as { rot: Float64Array; w: ReturnType<typeof world> }[] };
+    };
+    const keep = run('keep');
+    const drop = run('drop');
+    const ref = drop.r.targetReference!;
+    let worstPos = 0;
+    let worstOther = 0;
+    let worstTwist = 0;
+    let keptTwist = 0;
+    for (let f = 0; f < clip.frameCount; f++) {
+      readFrame(clip, f, sr, sp);
+      const outs = [keep, drop].map(({ r }) => {
+        const rot = new Float64Array(4 * T);
+        const pos = new Float64Array(3 * T);
+        r.retargetPose(sr, sp, rot, pos);
+        return { rot, w: world(tgt, rot, pos) };
+      });
+      for (let i = 0; i < 3 * T; i++)
+        worstPos = Math.max(worstPos, Math.abs(outs[0].w.p[i] - outs[1].w.p[i]));
+      for (let b = 0; b < T; b++) {
+        const isShoulder = b === tgt.humanoid[H.LeftShoulder] || b === tgt.humanoid[H.RightShoulder];
+        if (!isShoulder)
+          worstOther = Math.max(
+            worstOther,
+            angleBetween(outs[0].w.r.subarray(4 * b, 4 * b + 4), outs[1].w.r.subarray(4 * b, 4 * b + 4)),
+          );
+      }
+      for (const [sh, ua] of [
+        [H.LeftShoulder, H.LeftUpperArm],
+        [H.RightShoulder, H.RightUpperArm],
+      ]) {
+        const b = tgt.humanoid[sh];
+        const axis = vec3.normalize(
+          vec3.create(),
+          tgt.restTranslations.subarray(3 * tgt.humanoid[ua], 3 * tgt.humanoid[ua] + 3) as unknown as vec3,
+        );
+        const R = quat.invert(quat64(), ref.localRotations.subarray(4 * b, 4 * b + 4) as unknown as quat);
+        for (const [k, out] of outs.entries()) {
+          const d = quat.multiply(quat64(), R, out.rot.subarray(4 * b, 4 * b + 4) as unknown as quat);
+          const twist = Math.abs(
+            2 * Math.atan2(d[0] * axis[0] + d[1] * axis[1] + d[2] * axis[2], Math.abs(d[3])),
+          );
+          if (k === 1) worstTwist = Math.max(worstTwist, twist);
+          else keptTwist = Math.max(keptTwist, twist);
+        }
+      }
+    }
+    expect(worstPos).toBeLessThan(1e-9);
+    expect(worstOther).toBeLessThan(1e-9);
+    expect(worstTwist).toBeLessThan(1e-6);
+    expect(keptTwist).toBeGreaterThan(0.1); // the random poses do twist the clavicles
+    expect(() => new Retargeter(src, tgt, { shoulderTwist: 'sometimes' as 'keep' })).toThrow(/shoulderTwist/);
   });
 });
 

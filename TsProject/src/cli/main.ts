@@ -112,6 +112,14 @@ export function buildProgram(): Command {
       'head scale (a scale on the head bone)',
       num('--head-scale', 'more than 0, at most 100', (v) => v > 0 && v <= 100),
     )
+    .addOption(
+      new Option(
+        '--shoulder-twist <mode>',
+        "shoulder (clavicle) twist about its own axis: keep the source's, or drop it as Unity's Humanoid does (joint positions unchanged)",
+      )
+        .choices(['keep', 'drop'])
+        .default('keep'),
+    )
     .option(
       '--ik',
       'run the live hub with IK on all four limbs (targets: the source hands and feet); adds IK figures to summary.json',
@@ -167,6 +175,7 @@ export function buildProgram(): Command {
         headOffset: opts.headOffset,
         headScale: opts.headScale,
         ground: opts.ground,
+        shoulderTwist: opts.shoulderTwist,
         ik: opts.ik === true,
         onProgress: (done, total) => {
           if (opts.quiet || total < 600 || !process.stderr.isTTY) return;

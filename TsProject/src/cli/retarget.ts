@@ -54,6 +54,8 @@ export interface RetargetCommandOptions {
   sourceUnit?: number;
   headOffset?: [number, number, number];
   headScale?: number;
+  /** Shoulder (clavicle) twist: 'keep' (default) or 'drop' (RetargetOptions.shoulderTwist). */
+  shoulderTwist?: 'keep' | 'drop';
   /** 'contact' (default): hips height measured from the source's floor contact level; 'origin': floors at y = 0. */
   ground?: 'contact' | 'origin';
   /** Run the live hub frame by frame with IK on all four limbs (targets: the source's hands and feet). */
@@ -102,6 +104,8 @@ export interface RetargetSummary {
     avatarScale: number;
     headScale: number;
     headRotationOffsetDeg: [number, number, number];
+    /** 'keep' or 'drop' (--shoulder-twist). */
+    shoulderTwist: 'keep' | 'drop';
   };
   quality: QualityReport;
   /** With --ik: per limb end-effector error and bend-plane flips (see src/rig/ikQuality.ts). */
@@ -182,6 +186,7 @@ export function runHub(
     hipsMode: options.hipsMode ?? 'scaled',
     sourceUp: options.sourceUp,
     sourceContactHeight: contact,
+    shoulderTwist: options.shoulderTwist,
     settings: {
       avatarScale: options.avatarScale ?? 1,
       headScale: options.headScale ?? 1,
@@ -240,6 +245,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     avatarScale: o.scale ?? 1,
     headRotationOffset: o.headOffset ?? [0, 0, 0],
     headScale,
+    shoulderTwist: o.shoulderTwist ?? 'keep',
     calibrationFrame,
     groundContact: (o.ground ?? 'contact') === 'contact',
     onProgress: o.onProgress,
@@ -348,6 +354,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
       avatarScale: options.avatarScale ?? 1,
       headScale,
       headRotationOffsetDeg: options.headRotationOffset ?? [0, 0, 0],
+      shoulderTwist: options.shoulderTwist ?? 'keep',
     },
     quality,
     ...(ikFigures ? { ik: ikFigures } : {}),

@@ -93,6 +93,16 @@ export interface RetargetOptions {
   /** Uniform scale of the head (1 = as authored), applied as a scale on the head node. */
   headScale?: number;
   /**
+   * The shoulders' (clavicles') twist about their own axis: 'keep' (default) copies the source's, so a
+   * skeleton retargeted onto itself is unchanged; 'drop' keeps only their swing relative to the reference
+   * pose, as Unity's Humanoid does (its shoulder has Down-Up and Front-Back muscles and no twist:
+   * https://docs.unity3d.com/Manual/MuscleDefinitions.html). Mocap solvers often roll the clavicle tens of
+   * degrees about its axis (the Bandai takes by about 90 degrees), which twists the shoulder's skin: with
+   * 'drop' the clavicle's direction, every joint position and every other bone's world rotation stay the
+   * same (the upper arm's local rotation takes the roll over).
+   */
+  shoulderTwist?: 'drop' | 'keep';
+  /**
    * Height of the source's ankle (humanoid Foot joint) when the foot is on the floor, metres in the
    * up-aligned source world. When given, the hips height is measured from that level instead of y = 0,
    * and the target's own level (its lower ankle in its rest pose, which stands on y = 0) is added
@@ -316,6 +326,10 @@ export class Retargeter {
   private readonly q2 = quat64();
   private readonly v3 = vec64();
   private readonly headOffset = quat64();
+  /** Per shoulder (left, right): virtual bone index, or -1 when twist is kept or the bone is absent. */
+  private readonly shoulderBones = new Int32Array([-1, -1]);
+  /** Per shoulder: reference local rotation (4) and the unit bone axis in its own frame (3), 8 values. */
+  private readonly shoulderData = new Float64Array(16);
   private readonly alignSource: Float64Array = new Float64Array([0, 0, 0, 1]);
   private hipsScale = 1;
   private roomLift = 0;
@@ -389,7 +403,10 @@ export class Retargeter {
       headRotationOffset: [head[0], head[1], head[2]],
       headScale,
       sourceContactHeight: options.sourceContactHeight,
+      shoulderTwist: options.shoulderTwist ?? 'keep',
     };
+    if (this.options.shoulderTwist !== 'drop' && this.options.shoulderTwist !== 'keep')
+      throw new RetargetError(`shoulderTwist: ${String(this.options.shoulderTwist)} is not 'drop' or 'keep'`);
     this.vt = virtualizeHumanoid(target);
     this.vs = virtualizeHumanoid(source);
     const vdrivers = computeDrivers(this.vs.skeleton, this.vt.skeleton);
@@ -677,6 +694,7 @@ export class Retargeter {
       throw e;
     }
     this.targetReference = tgtRef;
+    this.setUpShoulderTwist(tgtRef);
     const tgtHips = tgtRef.hipsHeight;
     if (!(srcHips > 1e-6)) {
       throw new RetargetError(
@@ -783,6 +801,95 @@ export class Retargeter {
   ): void {
     this.computeVirtualPose(srcLocalRot, srcLocalPos);
     this.writeRealPose(outLocalRot, outLocalPos);
+  }
+
+  /**
+   * The shoulders whose twist is dropped (RetargetOptions.shoulderTwist): reference local rotation and
+   * the unit direction to the upper arm in the shoulder's own frame, from the target reference pose.
+   */
+  private setUpShoulderTwist(ref: ReferencePose): void {
+    const vtk = this.vt.skeleton;
+    this.shoulderBones.fill(-1);
+    if (this.options.shoulderTwist !== 'drop') return;
+    const pairs = [
+      [H.LeftShoulder, H.LeftUpperArm],
+      [H.RightShoulder, H.RightUpperArm],
+    ];
+    const W = ref.world.rotations;
+    const P = ref.world.positions;
+    for (let k = 0; k < 2; k++) {
+      const t = vtk.humanoid[pairs[k][0]];
+      const u = vtk.humanoid[pairs[k][1]];
+      if (t < 0 || u < 0 || vtk.parents[t] < 0) continue;
+      const d = vec64();
+      d[0] = P[3 * u] - P[3 * t];
+      d[1] = P[3 * u + 1] - P[3 * t + 1];
+      d[2] = P[3 * u + 2] - P[3 * t + 2];
+      const q = readQuat(quat64(), W, t);
+      vec3.transformQuat(d, d, quat.invert(quat64(), q));
+      const l = Math.hypot(d[0], d[1], d[2]);
+      if (!(l > 1e-9)) continue;
+      const o = 8 * k;
+      for (let c = 0; c < 4; c++) this.shoulderData[o + c] = ref.localRotations[4 * t + c];
+      this.shoulderData[o + 4] = d[0] / l;
+      this.shoulderData[o + 5] = d[1] / l;
+      this.shoulderData[o + 6] = d[2] / l;
+      this.shoulderBones[k] = t;
+    }
+  }
+
+  /**
+   * Drop shoulder `k`'s twist in place on world rotation `W[4t]` (parent `p`): with the local rotation
+   * relative to the reference `D = inverse(R) * inverse(W_p) * W = swing * twist` (twist about the bone
+   * axis a, swing-twist decomposition as in core/quat.ts), `W <- W * inverse(twist)`. The bone's
+   * direction is unchanged (a twist about a leaves a fixed). Allocates nothing.
+   */
+  private dropShoulderTwist(W: Float64Array, t: number, p: number, k: number): void {
+    const S = this.shoulderData;
+    const o = 8 * k;
+    const o4 = 4 * t;
+    const p4 = 4 * p;
+    // L = conj(Wp) * W
+    const px = -W[p4];
+    const py = -W[p4 + 1];
+    const pz = -W[p4 + 2];
+    const pw = W[p4 + 3];
+    const wx = W[o4];
+    const wy = W[o4 + 1];
+    const wz = W[o4 + 2];
+    const ww = W[o4 + 3];
+    const lx = px * ww + pw * wx + py * wz - pz * wy;
+    const ly = py * ww + pw * wy + pz * wx - px * wz;
+    const lz = pz * ww + pw * wz + px * wy - py * wx;
+    const lw = pw * ww - px * wx - py * wy - pz * wz;
+    // D = conj(R) * L
+    const rx = -S[o];
+    const ry = -S[o + 1];
+    const rz = -S[o + 2];
+    const rw = S[o + 3];
+    const dx = rx * lw + rw * lx + ry * lz - rz * ly;
+    const dy = ry * lw + rw * ly + rz * lx - rx * lz;
+    const dz = rz * lw + rw * lz + rx * ly - ry * lx;
+    const dw = rw * lw - rx * lx - ry * ly - rz * lz;
+    // twist = normalize((v.a) a, w)
+    const ax = S[o + 4];
+    const ay = S[o + 5];
+    const az = S[o + 6];
+    const pr = dx * ax + dy * ay + dz * az;
+    const n = Math.sqrt(pr * pr + dw * dw);
+    if (!(n > 1e-12)) return; // a half-turn swing: no defined twist
+    const tx = (pr * ax) / n;
+    const ty = (pr * ay) / n;
+    const tz = (pr * az) / n;
+    const tw = dw / n;
+    // W <- W * conj(twist)
+    const cx = -tx;
+    const cy = -ty;
+    const cz = -tz;
+    W[o4] = wx * tw + ww * cx + wy * cz - wz * cy;
+    W[o4 + 1] = wy * tw + ww * cy + wz * cx - wx * cz;
+    W[o4 + 2] = wz * tw + ww * cz + wx * cy - wy * cx;
+    W[o4 + 3] = ww * tw - wx * cx - wy * cy - wz * cz;
   }
 
   /**
@@ -918,6 +1025,8 @@ export class Retargeter {
     const hips = vtk.humanoid[H.Hips];
     const head = vtk.humanoid[H.Head];
     const headOffset = this.headOffset;
+    const shoulderL = this.shoulderBones[0];
+    const shoulderR = this.shoulderBones[1];
     const rest = vtk.restTranslations;
     const d = this.v1;
     const c = this.v3;
@@ -979,6 +1088,8 @@ export class Retargeter {
       if (t === head) {
         qmul(W, o4, W, o4, headOffset, 0);
         qnormalize(W, o4);
+      } else if (p >= 0 && (t === shoulderL || t === shoulderR)) {
+        this.dropShoulderTwist(W, t, p, t === shoulderL ? 0 : 1);
       }
       // world position
       if (t === hips) {

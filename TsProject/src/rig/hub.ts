@@ -82,6 +82,8 @@ export interface HubOptions {
   settings?: Partial<Settings>;
   /** Floor contact height of the source's ankles, metres (see RetargetOptions.sourceContactHeight). */
   sourceContactHeight?: number;
+  /** Shoulder (clavicle) twist, 'keep' (default) or 'drop' (see RetargetOptions.shoulderTwist). */
+  shoulderTwist?: 'keep' | 'drop';
 }
 
 export class HubError extends Error {
@@ -256,6 +258,7 @@ export class RetargetHub {
       avatarScale: s.avatarScale,
       headScale: s.headScale,
       sourceContactHeight: options.sourceContactHeight,
+      shoulderTwist: options.shoulderTwist,
     };
     this.retargeter = new Retargeter(source, target, ropts);
     this.ikMode = options.ik ?? 'auto';

@@ -17104,6 +17104,10 @@ var Retargeter = class {
     this.q2 = quat64();
     this.v3 = vec64();
     this.headOffset = quat64();
+    /** Per shoulder (left, right): virtual bone index, or -1 when twist is kept or the bone is absent. */
+    this.shoulderBones = new Int32Array([-1, -1]);
+    /** Per shoulder: reference local rotation (4) and the unit bone axis in its own frame (3), 8 values. */
+    this.shoulderData = new Float64Array(16);
     this.alignSource = new Float64Array([0, 0, 0, 1]);
     this.hipsScale = 1;
     this.roomLift = 0;
@@ -17151,8 +17155,11 @@ var Retargeter = class {
       avatarScale,
       headRotationOffset: [head[0], head[1], head[2]],
       headScale,
-      sourceContactHeight: options.sourceContactHeight
+      sourceContactHeight: options.sourceContactHeight,
+      shoulderTwist: options.shoulderTwist ?? "keep"
     };
+    if (this.options.shoulderTwist !== "drop" && this.options.shoulderTwist !== "keep")
+      throw new RetargetError(`shoulderTwist: ${String(this.options.shoulderTwist)} is not 'drop' or 'keep'`);
     this.vt = virtualizeHumanoid(target);
     this.vs = virtualizeHumanoid(source);
     const vdrivers = computeDrivers(this.vs.skeleton, this.vt.skeleton);
@@ -17418,6 +17425,7 @@ var Retargeter = class {
       throw e;
     }
     this.targetReference = tgtRef;
+    this.setUpShoulderTwist(tgtRef);
     const tgtHips = tgtRef.hipsHeight;
     if (!(srcHips > 1e-6)) {
       throw new RetargetError(
@@ -17508,6 +17516,89 @@ var Retargeter = class {
   retargetPose(srcLocalRot, srcLocalPos, outLocalRot, outLocalPos) {
     this.computeVirtualPose(srcLocalRot, srcLocalPos);
     this.writeRealPose(outLocalRot, outLocalPos);
+  }
+  /**
+   * The shoulders whose twist is dropped (RetargetOptions.shoulderTwist): reference local rotation and
+   * the unit direction to the upper arm in the shoulder's own frame, from the target reference pose.
+   */
+  setUpShoulderTwist(ref) {
+    const vtk = this.vt.skeleton;
+    this.shoulderBones.fill(-1);
+    if (this.options.shoulderTwist !== "drop") return;
+    const pairs = [
+      [HumanBodyBones.LeftShoulder, HumanBodyBones.LeftUpperArm],
+      [HumanBodyBones.RightShoulder, HumanBodyBones.RightUpperArm]
+    ];
+    const W = ref.world.rotations;
+    const P = ref.world.positions;
+    for (let k = 0; k < 2; k++) {
+      const t = vtk.humanoid[pairs[k][0]];
+      const u = vtk.humanoid[pairs[k][1]];
+      if (t < 0 || u < 0 || vtk.parents[t] < 0) continue;
+      const d = vec64();
+      d[0] = P[3 * u] - P[3 * t];
+      d[1] = P[3 * u + 1] - P[3 * t + 1];
+      d[2] = P[3 * u + 2] - P[3 * t + 2];
+      const q = readQuat(quat64(), W, t);
+      vec3_exports.transformQuat(d, d, quat_exports.invert(quat64(), q));
+      const l = Math.hypot(d[0], d[1], d[2]);
+      if (!(l > 1e-9)) continue;
+      const o = 8 * k;
+      for (let c = 0; c < 4; c++) this.shoulderData[o + c] = ref.localRotations[4 * t + c];
+      this.shoulderData[o + 4] = d[0] / l;
+      this.shoulderData[o + 5] = d[1] / l;
+      this.shoulderData[o + 6] = d[2] / l;
+      this.shoulderBones[k] = t;
+    }
+  }
+  /**
+   * Drop shoulder `k`'s twist in place on world rotation `W[4t]` (parent `p`): with the local rotation
+   * relative to the reference `D = inverse(R) * inverse(W_p) * W = swing * twist` (twist about the bone
+   * axis a, swing-twist decomposition as in core/quat.ts), `W <- W * inverse(twist)`. The bone's
+   * direction is unchanged (a twist about a leaves a fixed). Allocates nothing.
+   */
+  dropShoulderTwist(W, t, p, k) {
+    const S2 = this.shoulderData;
+    const o = 8 * k;
+    const o4 = 4 * t;
+    const p4 = 4 * p;
+    const px = -W[p4];
+    const py = -W[p4 + 1];
+    const pz = -W[p4 + 2];
+    const pw = W[p4 + 3];
+    const wx = W[o4];
+    const wy = W[o4 + 1];
+    const wz = W[o4 + 2];
+    const ww = W[o4 + 3];
+    const lx = px * ww + pw * wx + py * wz - pz * wy;
+    const ly = py * ww + pw * wy + pz * wx - px * wz;
+    const lz = pz * ww + pw * wz + px * wy - py * wx;
+    const lw = pw * ww - px * wx - py * wy - pz * wz;
+    const rx = -S2[o];
+    const ry = -S2[o + 1];
+    const rz = -S2[o + 2];
+    const rw = S2[o + 3];
+    const dx = rx * lw + rw * lx + ry * lz - rz * ly;
+    const dy = ry * lw + rw * ly + rz * lx - rx * lz;
+    const dz = rz * lw + rw * lz + rx * ly - ry * lx;
+    const dw = rw * lw - rx * lx - ry * ly - rz * lz;
+    const ax = S2[o + 4];
+    const ay = S2[o + 5];
+    const az = S2[o + 6];
+    const pr = dx * ax + dy * ay + dz * az;
+    const n = Math.sqrt(pr * pr + dw * dw);
+    if (!(n > 1e-12)) return;
+    const tx = pr * ax / n;
+    const ty = pr * ay / n;
+    const tz = pr * az / n;
+    const tw = dw / n;
+    const cx = -tx;
+    const cy = -ty;
+    const cz = -tz;
+    W[o4] = wx * tw + ww * cx + wy * cz - wz * cy;
+    W[o4 + 1] = wy * tw + ww * cy + wz * cx - wx * cz;
+    W[o4 + 2] = wz * tw + ww * cz + wx * cy - wy * cx;
+    W[o4 + 3] = ww * tw - wx * cx - wy * cy - wz * cz;
   }
   /**
    * Write the local rotations of the bones outside {@link Retargeter.worldNeeded} (undriven and unread
@@ -17630,6 +17721,8 @@ var Retargeter = class {
     const hips = vtk.humanoid[HumanBodyBones.Hips];
     const head = vtk.humanoid[HumanBodyBones.Head];
     const headOffset2 = this.headOffset;
+    const shoulderL = this.shoulderBones[0];
+    const shoulderR = this.shoulderBones[1];
     const rest = vtk.restTranslations;
     const d = this.v1;
     const c = this.v3;
@@ -17685,6 +17778,8 @@ var Retargeter = class {
       if (t === head) {
         qmul(W, o4, W, o4, headOffset2, 0);
         qnormalize(W, o4);
+      } else if (p >= 0 && (t === shoulderL || t === shoulderR)) {
+        this.dropShoulderTwist(W, t, p, t === shoulderL ? 0 : 1);
       }
       if (t === hips) {
         if (scaled) {
@@ -18864,7 +18959,8 @@ var RetargetHub = class _RetargetHub {
       sourceUp: options.sourceUp ?? "auto",
       avatarScale: s.avatarScale,
       headScale: s.headScale,
-      sourceContactHeight: options.sourceContactHeight
+      sourceContactHeight: options.sourceContactHeight,
+      shoulderTwist: options.shoulderTwist
     };
     this.retargeter = new Retargeter(source, target, ropts);
     this.ikMode = options.ik ?? "auto";
