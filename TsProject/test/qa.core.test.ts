@@ -535,6 +535,11 @@ describe('evaluateClip on synthetic clips', () => {
     expect(() => evaluateClip(golden, obs, { profile: bad })).toThrow(
       "boneMap.RightHand: no bone named 'NoSuchBone'",
     );
+    // read from a file, the error names its place there
+    const fromFile = parseRigProfile('{\n  "boneMap": { "RightHand": "NoSuchBone" }\n}', 'rig.json');
+    expect(() => evaluateClip(golden, obs, { profile: fromFile })).toThrow(
+      /^rig\.json:2:29: boneMap\.RightHand: no bone named 'NoSuchBone' in the retargeted skeleton/,
+    );
   });
 
   it('bad input is a clear error', () => {

@@ -311,7 +311,9 @@ function resolveProfile(
       if (h < 0) throw new QaError(`rig profile boneMap: '${bone}' is not a HumanBodyBones name`);
       const b = observed.names.indexOf(name);
       if (b < 0)
-        throw new QaError(`rig profile boneMap.${bone}: no bone named '${name}' in the observed skeleton`);
+        throw new QaError(
+          `${profile.boneMapAt?.[bone] ?? 'rig profile'}: boneMap.${bone}: no bone named '${name}' in the retargeted skeleton`,
+        );
       map[h] = b;
     }
     skeleton = withHumanoid(observed, map);

@@ -92,6 +92,11 @@ export interface RigProfile {
   shoulderPitchDeg: number;
   minRun: { frames: number; atFps: number };
   flags: { mirrored: boolean; noShoulderBones: boolean | null };
+  /**
+   * Where each `boneMap` entry was read (`file:line:column`), set by {@link parseRigProfile}, so a bone
+   * name the observed rig lacks can be reported at its place when the clip is evaluated. Not written out.
+   */
+  boneMapAt?: Record<string, string>;
 }
 
 /** Thrown for a bad rig profile; `message` names the file, line:column and the field's path. */
@@ -389,7 +394,12 @@ export function parseRigProfile(text: string, fileName: string): RigProfile {
   const nm = f.get('name');
   if (nm) p.name = r.string(nm, 'name');
   const bm = f.get('boneMap');
-  if (bm) for (const e of r.boneKeyed(bm, 'boneMap')) p.boneMap[e.bone] = r.string(e.node, e.path);
+  if (bm)
+    for (const e of r.boneKeyed(bm, 'boneMap')) {
+      p.boneMap[e.bone] = r.string(e.node, e.path);
+      const { line, column } = lineColumn(text, e.node.at);
+      (p.boneMapAt ??= {})[e.bone] = `${fileName}:${line}:${column}`;
+    }
   const ta = f.get('twistAxes');
   if (ta) {
     for (const e of r.boneKeyed(ta, 'twistAxes')) {
