@@ -398,7 +398,8 @@ export function parseRigProfile(text: string, fileName: string): RigProfile {
     for (const e of r.boneKeyed(bm, 'boneMap')) {
       p.boneMap[e.bone] = r.string(e.node, e.path);
       const { line, column } = lineColumn(text, e.node.at);
-      (p.boneMapAt ??= {})[e.bone] = `${fileName}:${line}:${column}`;
+      if (!p.boneMapAt) p.boneMapAt = {};
+      p.boneMapAt[e.bone] = `${fileName}:${line}:${column}`;
     }
   const ta = f.get('twistAxes');
   if (ta) {
