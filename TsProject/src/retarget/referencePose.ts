@@ -138,8 +138,10 @@ export function bodyToCanonical(frame: BodyFrame): Float64Array {
 
 /**
  * True when the pose looks like a standing humanoid: the legs hang below the hips on the other side
- * from the head (angle between hips->head and hips->feet above 120 degrees) and left and right limbs
- * are apart. A BVH rest pose with every bone along one axis (as in the Bandai Namco set) is not.
+ * from the head (angle between hips->head and hips->feet above 120 degrees), each leg within 60 degrees
+ * of straight down, left and right limbs apart, and the hips' left-right axis within 30 degrees of the
+ * shoulders' (seen from above). A BVH rest pose with every bone along one axis (as in the Bandai Namco
+ * set: legs along +X and -X, arms' left-right along Z, hips' along Y) is not.
  */
 export function isStandingPose(skeleton: Skeleton, g: PoseGeometry): boolean {
   const m = skeleton.humanoid;
@@ -158,7 +160,38 @@ export function isStandingPose(skeleton: Skeleton, g: PoseGeometry): boolean {
     return false;
   }
   const lr = vec3.dist(bonePos(g, skeleton, H.LeftUpperArm), bonePos(g, skeleton, H.RightUpperArm));
-  return lr > 0.05 * vec3.length(up);
+  if (!(lr > 0.05 * vec3.length(up))) return false;
+  // Each leg hangs down (not only their mean: a rest with one leg along +X and the other along -X, as
+  // Bandai Namco's BVH joint-frame rest, averages to "down")...
+  const down = vec3.scale(vec64(), up, -1);
+  for (const [u, f] of [
+    [H.LeftUpperLeg, H.LeftFoot],
+    [H.RightUpperLeg, H.RightFoot],
+  ]) {
+    if (m[u] < 0) continue;
+    const leg = vec3.sub(vec64(), bonePos(g, skeleton, f), bonePos(g, skeleton, u));
+    if (vec3.length(leg) < 1e-9 || vec3.angle(leg, down) > (60 * Math.PI) / 180) return false;
+  }
+  // ...and the hips' left-right axis agrees with the shoulders' (a rest twisted at the waist, whose
+  // canonical pose would carry the twist into every calibration offset, is no reference).
+  if (m[H.LeftUpperLeg] >= 0 && m[H.RightUpperLeg] >= 0) {
+    const legs = vec3.sub(
+      vec64(),
+      bonePos(g, skeleton, H.LeftUpperLeg),
+      bonePos(g, skeleton, H.RightUpperLeg),
+    );
+    const arms = vec3.sub(
+      vec64(),
+      bonePos(g, skeleton, H.LeftUpperArm),
+      bonePos(g, skeleton, H.RightUpperArm),
+    );
+    const u = vec3.normalize(vec64(), up);
+    vec3.scaleAndAdd(legs, legs, u, -vec3.dot(legs, u));
+    vec3.scaleAndAdd(arms, arms, u, -vec3.dot(arms, u));
+    if (vec3.length(legs) > 1e-9 && vec3.length(arms) > 1e-9 && vec3.angle(legs, arms) > (30 * Math.PI) / 180)
+      return false;
+  }
+  return true;
 }
 
 /** Bones of the chain from `top` down to `bottom` (both inclusive), root-first; [] if `bottom` is not below `top`. */

@@ -16792,7 +16792,34 @@ function isStandingPose(skeleton, g) {
     return false;
   }
   const lr = vec3_exports.dist(bonePos(g, skeleton, HumanBodyBones.LeftUpperArm), bonePos(g, skeleton, HumanBodyBones.RightUpperArm));
-  return lr > 0.05 * vec3_exports.length(up);
+  if (!(lr > 0.05 * vec3_exports.length(up))) return false;
+  const down = vec3_exports.scale(vec64(), up, -1);
+  for (const [u, f] of [
+    [HumanBodyBones.LeftUpperLeg, HumanBodyBones.LeftFoot],
+    [HumanBodyBones.RightUpperLeg, HumanBodyBones.RightFoot]
+  ]) {
+    if (m[u] < 0) continue;
+    const leg = vec3_exports.sub(vec64(), bonePos(g, skeleton, f), bonePos(g, skeleton, u));
+    if (vec3_exports.length(leg) < 1e-9 || vec3_exports.angle(leg, down) > 60 * Math.PI / 180) return false;
+  }
+  if (m[HumanBodyBones.LeftUpperLeg] >= 0 && m[HumanBodyBones.RightUpperLeg] >= 0) {
+    const legs = vec3_exports.sub(
+      vec64(),
+      bonePos(g, skeleton, HumanBodyBones.LeftUpperLeg),
+      bonePos(g, skeleton, HumanBodyBones.RightUpperLeg)
+    );
+    const arms = vec3_exports.sub(
+      vec64(),
+      bonePos(g, skeleton, HumanBodyBones.LeftUpperArm),
+      bonePos(g, skeleton, HumanBodyBones.RightUpperArm)
+    );
+    const u = vec3_exports.normalize(vec64(), up);
+    vec3_exports.scaleAndAdd(legs, legs, u, -vec3_exports.dot(legs, u));
+    vec3_exports.scaleAndAdd(arms, arms, u, -vec3_exports.dot(arms, u));
+    if (vec3_exports.length(legs) > 1e-9 && vec3_exports.length(arms) > 1e-9 && vec3_exports.angle(legs, arms) > 30 * Math.PI / 180)
+      return false;
+  }
+  return true;
 }
 function chainBetween(skeleton, top, bottom) {
   const out = [];
