@@ -4,8 +4,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { main } from '../src/cli/main';
 import { parseBvh } from '../src/io/bvh';
+import { runKind } from './helpers/runCli';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const validator = require('gltf-validator') as {
@@ -16,33 +16,7 @@ const validator = require('gltf-validator') as {
 
 const ASSETS = path.resolve(__dirname, '../assets/default');
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => {
-    out.push(a.join(' '));
-  });
-  const error = jest.spyOn(console, 'error').mockImplementation((...a: unknown[]) => {
-    err.push(a.join(' '));
-  });
-  const write = jest.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
-    out.push(String(s));
-    return true;
-  });
-  const ewrite = jest.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
-    err.push(String(s));
-    return true;
-  });
-  try {
-    const code = await main(['node', 'kind', ...args]);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    log.mockRestore();
-    error.mockRestore();
-    write.mockRestore();
-    ewrite.mockRestore();
-  }
-}
+const run = runKind;
 
 function tmpDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'kind-cli-'));

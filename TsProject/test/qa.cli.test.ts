@@ -11,43 +11,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { quat, vec3 } from 'gl-matrix';
 import { loadSource } from '../src/cli/load';
-import { main } from '../src/cli/main';
 import { pairClips, runWorkerPool } from '../src/cli/qa';
 import type { QaJob } from '../src/cli/qaWorker';
 import { type Clip, HumanBodyBones as H, quat64, readQuat, vec64, writeQuat } from '../src/core';
 import { writeBvh } from '../src/io/bvh';
 import type { QaFile } from '../src/qa-report';
 import { dataPath, describeWithData } from './helpers/data';
+import { runKind } from './helpers/runCli';
 
 const ROOT = path.resolve(__dirname, '..');
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => {
-    out.push(a.join(' '));
-  });
-  const error = jest.spyOn(console, 'error').mockImplementation((...a: unknown[]) => {
-    err.push(a.join(' '));
-  });
-  const write = jest.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
-    out.push(String(s));
-    return true;
-  });
-  const ewrite = jest.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
-    err.push(String(s));
-    return true;
-  });
-  try {
-    const code = await main(['node', 'kind', ...args]);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    log.mockRestore();
-    error.mockRestore();
-    write.mockRestore();
-    ewrite.mockRestore();
-  }
-}
+const run = runKind;
 
 const tmpDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'kind-qa-cli-'));
 

@@ -50,6 +50,22 @@ export function qmulConj(out: NumArray, o: number, a: NumArray, ao: number, b: N
   out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
 }
 
+/** out[o] = a[ao] * conjugate(b[bo]) (for unit `b`: a * inverse(b); `out` may alias either input). */
+export function qmulByConj(out: NumArray, o: number, a: NumArray, ao: number, b: NumArray, bo: number): void {
+  const ax = a[ao];
+  const ay = a[ao + 1];
+  const az = a[ao + 2];
+  const aw = a[ao + 3];
+  const bx = -b[bo];
+  const by = -b[bo + 1];
+  const bz = -b[bo + 2];
+  const bw = b[bo + 3];
+  out[o] = ax * bw + aw * bx + ay * bz - az * by;
+  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
+  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
 /** Normalise the quaternion at out[o] in place (left as is when its length is 0). */
 export function qnormalize(out: NumArray, o: number): void {
   const x = out[o];

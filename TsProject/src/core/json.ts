@@ -3,6 +3,29 @@
  * offset, so that errors in settings and override files can name line:column and the field. Engine-free.
  */
 
+/**
+ * An error in a JSON file or object naming the place: `message` is `file:line:column: path: detail`
+ * (`file: path: detail` when the value did not come from text). Settings and rig-profile errors extend it.
+ */
+export class JsonFieldError extends Error {
+  /** The file name (or source) given. */
+  readonly fileName: string;
+  /** Path of the bad field, e.g. `headRotationOffset[1]`; '' for the whole file. */
+  readonly path: string;
+  /** 1-based line and column in the text, or 0 when not from text. */
+  readonly line: number;
+  readonly column: number;
+  constructor(fileName: string, path: string, detail: string, line = 0, column = 0) {
+    const where = line > 0 ? `${fileName}:${line}:${column}` : fileName;
+    super(`${where}: ${path ? `${path}: ` : ''}${detail}`);
+    this.name = 'JsonFieldError';
+    this.fileName = fileName;
+    this.path = path;
+    this.line = line;
+    this.column = column;
+  }
+}
+
 export type JNode =
   | { kind: 'null'; at: number }
   | { kind: 'boolean'; value: boolean; at: number }

@@ -6,29 +6,18 @@
  * fields with arrays in place of typed arrays. {@link readClipJson} checks that shape, so a report that
  * crossed a worker boundary or was read back from a file is validated before it is used.
  */
-import type { QaMeasure, QaResult } from '../qa';
+import type { QaMeasure, QaResult, QaRun } from '../qa';
 
-/** A flagged run as JSON (src/qa `QaRun`). Frames are 0-based and inclusive; seconds from the clip start. */
-export interface QaRunJson {
-  bone: string;
-  measure: QaMeasure;
-  startFrame: number;
-  endFrame: number;
-  startSeconds: number;
-  endSeconds: number;
-  /** Degrees, or a fraction of the character height for `position`. */
-  peak: number;
-  peakFrame: number;
-  threshold: number;
-  level: 'Warning' | 'Error';
-  cause: string;
-  action: string;
-  message: string;
+/**
+ * A flagged run as JSON: src/qa `QaRun` (plain strings and numbers already), with the cause code and
+ * severity optional, as reports read back from files may lack them.
+ */
+export type QaRunJson = Omit<QaRun, 'causeCode' | 'severity'> & {
   /** Machine-readable cause (src/qa `QaCauseCode`), when the report has it. */
   causeCode?: string;
   /** Peak of the bone's `w * max(0, E / T - 1)` over the run, when the report has it. */
   severity?: number;
-}
+};
 
 /** One bone's per-frame figures as JSON (src/qa `QaSeries`), degrees. */
 export interface QaSeriesJson {

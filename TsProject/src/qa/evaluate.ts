@@ -55,6 +55,10 @@ import {
   humanBoneIndex,
   mirrorHumanBone,
   nearestMappedAncestor,
+  qcopy,
+  qmul,
+  qmulByConj,
+  qmulConj,
   readFrame,
   restWorld,
   type Skeleton,
@@ -471,22 +475,22 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
     for (let k = 0; k < nE; k++) {
       const gb = useMirror ? gBm[k] : gBd[k];
       // D = W_gold(gb) * conj(Rest_gold(gb)), mirrored across X = 0 when asked; W' = D * Rest_obs(ob)
-      mulConj(D, 0, gW, 4 * gb, gRest.rotations, 4 * gb);
+      qmulByConj(D, 0, gW, 4 * gb, gRest.rotations, 4 * gb);
       if (useMirror) {
         D[1] = -D[1];
         D[2] = -D[2];
       }
-      mul(gW2, 4 * k, D, 0, oRest.rotations, 4 * oB[k]);
+      qmul(gW2, 4 * k, D, 0, oRest.rotations, 4 * oB[k]);
     }
   };
   const relPair = (k: number) => {
     const pp = pk[k];
     if (pp < 0) {
-      copy4(qRef, 0, gW2, 4 * k);
-      copy4(qObs, 0, oW, 4 * oB[k]);
+      qcopy(qRef, 0, gW2, 4 * k);
+      qcopy(qObs, 0, oW, 4 * oB[k]);
     } else {
-      conjMul(qRef, 0, gW2, 4 * pp, gW2, 4 * k);
-      conjMul(qObs, 0, oW, 4 * oB[pp], oW, 4 * oB[k]);
+      qmulConj(qRef, 0, gW2, 4 * pp, gW2, 4 * k);
+      qmulConj(qObs, 0, oW, 4 * oB[pp], oW, 4 * oB[k]);
     }
   };
 
@@ -863,86 +867,10 @@ function rotAbs(v: Float32Array): Float32Array {
   return o;
 }
 
-function copy4(out: Float64Array, o: number, a: ArrayLike<number>, ao: number): void {
-  out[o] = a[ao];
-  out[o + 1] = a[ao + 1];
-  out[o + 2] = a[ao + 2];
-  out[o + 3] = a[ao + 3];
-}
-
-/** out = a * b */
-function mul(
-  out: Float64Array,
-  o: number,
-  a: ArrayLike<number>,
-  ao: number,
-  b: ArrayLike<number>,
-  bo: number,
-): void {
-  const ax = a[ao];
-  const ay = a[ao + 1];
-  const az = a[ao + 2];
-  const aw = a[ao + 3];
-  const bx = b[bo];
-  const by = b[bo + 1];
-  const bz = b[bo + 2];
-  const bw = b[bo + 3];
-  out[o] = ax * bw + aw * bx + ay * bz - az * by;
-  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
-  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-
-/** out = conj(a) * b */
-function conjMul(
-  out: Float64Array,
-  o: number,
-  a: ArrayLike<number>,
-  ao: number,
-  b: ArrayLike<number>,
-  bo: number,
-): void {
-  const ax = -a[ao];
-  const ay = -a[ao + 1];
-  const az = -a[ao + 2];
-  const aw = a[ao + 3];
-  const bx = b[bo];
-  const by = b[bo + 1];
-  const bz = b[bo + 2];
-  const bw = b[bo + 3];
-  out[o] = ax * bw + aw * bx + ay * bz - az * by;
-  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
-  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-
-/** out = a * conj(b) */
-function mulConj(
-  out: Float64Array,
-  o: number,
-  a: ArrayLike<number>,
-  ao: number,
-  b: ArrayLike<number>,
-  bo: number,
-): void {
-  const ax = a[ao];
-  const ay = a[ao + 1];
-  const az = a[ao + 2];
-  const aw = a[ao + 3];
-  const bx = -b[bo];
-  const by = -b[bo + 1];
-  const bz = -b[bo + 2];
-  const bw = b[bo + 3];
-  out[o] = ax * bw + aw * bx + ay * bz - az * by;
-  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
-  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-
 /** out[4k] = conj(R[4p]) * R[4b] (p = -1: R[4b]) for rest world rotations R. */
 function relRot(out: Float64Array, k: number, R: Float64Array, p: number, b: number): void {
-  if (p < 0) copy4(out, 4 * k, R, 4 * b);
-  else conjMul(out, 4 * k, R, 4 * p, R, 4 * b);
+  if (p < 0) qcopy(out, 4 * k, R, 4 * b);
+  else qmulConj(out, 4 * k, R, 4 * p, R, 4 * b);
 }
 
 /** Plain-JSON form of a report (typed arrays as number arrays), for files and worker messages. */

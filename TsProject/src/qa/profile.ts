@@ -60,6 +60,7 @@ import {
   HUMAN_BONE_NAMES,
   humanBoneIndex,
   type JNode,
+  JsonFieldError,
   JsonReader,
   lineColumn,
   restWorld,
@@ -100,19 +101,10 @@ export interface RigProfile {
 }
 
 /** Thrown for a bad rig profile; `message` names the file, line:column and the field's path. */
-export class RigProfileError extends Error {
-  readonly fileName: string;
-  readonly path: string;
-  readonly line: number;
-  readonly column: number;
+export class RigProfileError extends JsonFieldError {
   constructor(fileName: string, path: string, detail: string, line = 0, column = 0) {
-    const where = line > 0 ? `${fileName}:${line}:${column}` : fileName;
-    super(`${where}: ${path ? `${path}: ` : ''}${detail}`);
+    super(fileName, path, detail, line, column);
     this.name = 'RigProfileError';
-    this.fileName = fileName;
-    this.path = path;
-    this.line = line;
-    this.column = column;
   }
 }
 

@@ -42,6 +42,8 @@ import {
   type NumArray,
   qcopy,
   qmul,
+  qmulByConj,
+  qmulConj,
   qnormalize,
   quat64,
   quatFromEuler,
@@ -330,6 +332,8 @@ export class Retargeter {
   private readonly shoulderBones = new Int32Array([-1, -1]);
   /** Per shoulder: reference local rotation (4) and the unit bone axis in its own frame (3), 8 values. */
   private readonly shoulderData = new Float64Array(16);
+  /** Scratch for dropShoulderTwist: D (4) and the twist (4). */
+  private readonly twistScratch = new Float64Array(8);
   private readonly alignSource: Float64Array = new Float64Array([0, 0, 0, 1]);
   private hipsScale = 1;
   private roomLift = 0;
@@ -847,49 +851,18 @@ export class Retargeter {
   private dropShoulderTwist(W: Float64Array, t: number, p: number, k: number): void {
     const S = this.shoulderData;
     const o = 8 * k;
-    const o4 = 4 * t;
-    const p4 = 4 * p;
-    // L = conj(Wp) * W
-    const px = -W[p4];
-    const py = -W[p4 + 1];
-    const pz = -W[p4 + 2];
-    const pw = W[p4 + 3];
-    const wx = W[o4];
-    const wy = W[o4 + 1];
-    const wz = W[o4 + 2];
-    const ww = W[o4 + 3];
-    const lx = px * ww + pw * wx + py * wz - pz * wy;
-    const ly = py * ww + pw * wy + pz * wx - px * wz;
-    const lz = pz * ww + pw * wz + px * wy - py * wx;
-    const lw = pw * ww - px * wx - py * wy - pz * wz;
-    // D = conj(R) * L
-    const rx = -S[o];
-    const ry = -S[o + 1];
-    const rz = -S[o + 2];
-    const rw = S[o + 3];
-    const dx = rx * lw + rw * lx + ry * lz - rz * ly;
-    const dy = ry * lw + rw * ly + rz * lx - rx * lz;
-    const dz = rz * lw + rw * lz + rx * ly - ry * lx;
-    const dw = rw * lw - rx * lx - ry * ly - rz * lz;
+    const D = this.twistScratch;
+    qmulConj(D, 0, W, 4 * p, W, 4 * t); // local L = conj(W_p) * W
+    qmulConj(D, 0, S, o, D, 0); // D = conj(R) * L
     // twist = normalize((v.a) a, w)
-    const ax = S[o + 4];
-    const ay = S[o + 5];
-    const az = S[o + 6];
-    const pr = dx * ax + dy * ay + dz * az;
-    const n = Math.sqrt(pr * pr + dw * dw);
+    const pr = D[0] * S[o + 4] + D[1] * S[o + 5] + D[2] * S[o + 6];
+    const n = Math.sqrt(pr * pr + D[3] * D[3]);
     if (!(n > 1e-12)) return; // a half-turn swing: no defined twist
-    const tx = (pr * ax) / n;
-    const ty = (pr * ay) / n;
-    const tz = (pr * az) / n;
-    const tw = dw / n;
-    // W <- W * conj(twist)
-    const cx = -tx;
-    const cy = -ty;
-    const cz = -tz;
-    W[o4] = wx * tw + ww * cx + wy * cz - wz * cy;
-    W[o4 + 1] = wy * tw + ww * cy + wz * cx - wx * cz;
-    W[o4 + 2] = wz * tw + ww * cz + wx * cy - wy * cx;
-    W[o4 + 3] = ww * tw - wx * cx - wy * cy - wz * cz;
+    D[4] = (pr * S[o + 4]) / n;
+    D[5] = (pr * S[o + 5]) / n;
+    D[6] = (pr * S[o + 6]) / n;
+    D[7] = D[3] / n;
+    qmulByConj(W, 4 * t, W, 4 * t, D, 4); // W <- W * conj(twist)
   }
 
   /**

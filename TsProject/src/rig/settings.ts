@@ -51,7 +51,7 @@
  * Saving atomically (temp file, then rename) is the host's job (the CLI's writeFilesAtomically);
  * {@link SettingsStore} keeps the previous settings in force when a load fails.
  */
-import { type JNode, JsonReader, lineColumn, MAX_DEPTH } from '../core/json';
+import { type JNode, JsonFieldError, JsonReader, lineColumn, MAX_DEPTH } from '../core/json';
 
 export const SETTINGS_SCHEMA_VERSION = 1;
 
@@ -100,22 +100,10 @@ export function defaultSettings(): Settings {
 }
 
 /** Thrown for a bad settings file or object; `message` names the file, line:column and field path. */
-export class SettingsError extends Error {
-  /** The file name (or source) given. */
-  readonly fileName: string;
-  /** Path of the bad field, e.g. `headRotationOffset[1]`; '' for the whole file. */
-  readonly path: string;
-  /** 1-based line and column in the text, or 0 when not from text. */
-  readonly line: number;
-  readonly column: number;
+export class SettingsError extends JsonFieldError {
   constructor(fileName: string, path: string, detail: string, line = 0, column = 0) {
-    const where = line > 0 ? `${fileName}:${line}:${column}` : fileName;
-    super(`${where}: ${path ? `${path}: ` : ''}${detail}`);
+    super(fileName, path, detail, line, column);
     this.name = 'SettingsError';
-    this.fileName = fileName;
-    this.path = path;
-    this.line = line;
-    this.column = column;
   }
 }
 

@@ -23,7 +23,6 @@ import {
   frameSkeletonToPose,
   type ModelDefinitions,
   type NatNetFrame,
-  type NatNetSkeletonMapping,
   type SkeletonDescription,
   skeletonFromDescription,
 } from '../natnet';
@@ -188,10 +187,7 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
     }
     const client = new NatNetClient();
     closers.push(() => client.close());
-    let defs: ModelDefinitions | null = null;
-    client.onModelDefinitions((m) => {
-      defs = m;
-    });
+    let defs: ModelDefinitions;
     try {
       await client.connect({
         serverAddress: host,
@@ -205,7 +201,7 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
     } catch (e) {
       throw new LiveError(`NatNet server ${host}:${commandPort}: ${(e as Error).message}`);
     }
-    const skeletons: SkeletonDescription[] = (defs as ModelDefinitions | null)?.skeletons ?? [];
+    const skeletons: SkeletonDescription[] = defs.skeletons;
     const desc = options.skeleton ? skeletons.find((s) => s.name === options.skeleton) : skeletons[0];
     if (!desc) {
       throw new LiveError(
@@ -376,5 +372,3 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
     throw e;
   }
 }
-
-export type { NatNetSkeletonMapping };

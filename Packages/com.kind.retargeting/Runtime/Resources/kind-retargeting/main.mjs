@@ -1097,6 +1097,20 @@ function qmulConj(out, o, a, ao, b, bo) {
   out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
   out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
 }
+function qmulByConj(out, o, a, ao, b, bo) {
+  const ax = a[ao];
+  const ay = a[ao + 1];
+  const az = a[ao + 2];
+  const aw = a[ao + 3];
+  const bx = -b[bo];
+  const by = -b[bo + 1];
+  const bz = -b[bo + 2];
+  const bw = b[bo + 3];
+  out[o] = ax * bw + aw * bx + ay * bz - az * by;
+  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
+  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
 function qnormalize(out, o) {
   const x = out[o];
   const y = out[o + 1];
@@ -1274,6 +1288,17 @@ function nearestMappedAncestor(bone, isMapped) {
 }
 
 // src/core/json.ts
+var JsonFieldError = class extends Error {
+  constructor(fileName, path, detail, line = 0, column = 0) {
+    const where = line > 0 ? `${fileName}:${line}:${column}` : fileName;
+    super(`${where}: ${path ? `${path}: ` : ""}${detail}`);
+    this.name = "JsonFieldError";
+    this.fileName = fileName;
+    this.path = path;
+    this.line = line;
+    this.column = column;
+  }
+};
 var MAX_DEPTH = 64;
 function lineColumn(text, at) {
   let line = 1;
@@ -1565,15 +1590,10 @@ function defaultSettings() {
     rotationOffsets: /* @__PURE__ */ Object.create(null)
   };
 }
-var SettingsError = class extends Error {
+var SettingsError = class extends JsonFieldError {
   constructor(fileName, path, detail, line = 0, column = 0) {
-    const where = line > 0 ? `${fileName}:${line}:${column}` : fileName;
-    super(`${where}: ${path ? `${path}: ` : ""}${detail}`);
+    super(fileName, path, detail, line, column);
     this.name = "SettingsError";
-    this.fileName = fileName;
-    this.path = path;
-    this.line = line;
-    this.column = column;
   }
 };
 function toNode(v, depth = 0) {
@@ -17135,6 +17155,8 @@ var Retargeter = class {
     this.shoulderBones = new Int32Array([-1, -1]);
     /** Per shoulder: reference local rotation (4) and the unit bone axis in its own frame (3), 8 values. */
     this.shoulderData = new Float64Array(16);
+    /** Scratch for dropShoulderTwist: D (4) and the twist (4). */
+    this.twistScratch = new Float64Array(8);
     this.alignSource = new Float64Array([0, 0, 0, 1]);
     this.hipsScale = 1;
     this.roomLift = 0;
@@ -17587,45 +17609,17 @@ var Retargeter = class {
   dropShoulderTwist(W, t, p, k) {
     const S2 = this.shoulderData;
     const o = 8 * k;
-    const o4 = 4 * t;
-    const p4 = 4 * p;
-    const px = -W[p4];
-    const py = -W[p4 + 1];
-    const pz = -W[p4 + 2];
-    const pw = W[p4 + 3];
-    const wx = W[o4];
-    const wy = W[o4 + 1];
-    const wz = W[o4 + 2];
-    const ww = W[o4 + 3];
-    const lx = px * ww + pw * wx + py * wz - pz * wy;
-    const ly = py * ww + pw * wy + pz * wx - px * wz;
-    const lz = pz * ww + pw * wz + px * wy - py * wx;
-    const lw = pw * ww - px * wx - py * wy - pz * wz;
-    const rx = -S2[o];
-    const ry = -S2[o + 1];
-    const rz = -S2[o + 2];
-    const rw = S2[o + 3];
-    const dx = rx * lw + rw * lx + ry * lz - rz * ly;
-    const dy = ry * lw + rw * ly + rz * lx - rx * lz;
-    const dz = rz * lw + rw * lz + rx * ly - ry * lx;
-    const dw = rw * lw - rx * lx - ry * ly - rz * lz;
-    const ax = S2[o + 4];
-    const ay = S2[o + 5];
-    const az = S2[o + 6];
-    const pr = dx * ax + dy * ay + dz * az;
-    const n = Math.sqrt(pr * pr + dw * dw);
+    const D2 = this.twistScratch;
+    qmulConj(D2, 0, W, 4 * p, W, 4 * t);
+    qmulConj(D2, 0, S2, o, D2, 0);
+    const pr = D2[0] * S2[o + 4] + D2[1] * S2[o + 5] + D2[2] * S2[o + 6];
+    const n = Math.sqrt(pr * pr + D2[3] * D2[3]);
     if (!(n > 1e-12)) return;
-    const tx = pr * ax / n;
-    const ty = pr * ay / n;
-    const tz = pr * az / n;
-    const tw = dw / n;
-    const cx = -tx;
-    const cy = -ty;
-    const cz = -tz;
-    W[o4] = wx * tw + ww * cx + wy * cz - wz * cy;
-    W[o4 + 1] = wy * tw + ww * cy + wz * cx - wx * cz;
-    W[o4 + 2] = wz * tw + ww * cz + wx * cy - wy * cx;
-    W[o4 + 3] = ww * tw - wx * cx - wy * cy - wz * cz;
+    D2[4] = pr * S2[o + 4] / n;
+    D2[5] = pr * S2[o + 5] / n;
+    D2[6] = pr * S2[o + 6] / n;
+    D2[7] = D2[3] / n;
+    qmulByConj(W, 4 * t, W, 4 * t, D2, 4);
   }
   /**
    * Write the local rotations of the bones outside {@link Retargeter.worldNeeded} (undriven and unread
