@@ -11,6 +11,7 @@ import { HumanBodyBones as H } from '../src/core';
 import { characterNames, LiveError, type LiveHandle, startLive } from '../src/live/node/live';
 import { PARAMETERS } from '../src/live/remote';
 import { dataPath } from './helpers/data';
+import { runKind } from './helpers/runCli';
 import { sleep, TestClient } from './remote.wsclient';
 
 const ASSETS = path.resolve(__dirname, '../assets/default');
@@ -106,6 +107,38 @@ describe('startLive on the embedded default (no shared data needed)', () => {
       }),
     ).rejects.toThrow(/NatNet server 127\.0\.0\.1:9/);
     expect(characterNames(['a/Xbot.glb', 'b/Xbot.glb', 'c/Robot.vrm'])).toEqual(['Xbot', 'Xbot-2', 'Robot']);
+  });
+
+  it('kind live usage errors found by a trial: empty --natnet or --token, overlong --duration, a busy port', async () => {
+    let r = await runKind(['live', '--natnet', '', '--avatar', AVATAR]);
+    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--natnet: empty address/)]);
+    r = await runKind(['live', '--token', '', '--avatar', AVATAR]);
+    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--token: empty/)]);
+    r = await runKind(['live', '--duration', '3000000', '--avatar', AVATAR]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--duration: 3000000 is out of range/);
+    r = await runKind(['live', '--replay', 'x.bvh', '--natnet', 'h', '--avatar', AVATAR]);
+    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/give one source/)]);
+    // a remote port in use: an error naming the option, nothing left listening
+    const first = await startLive({ avatars: [AVATAR], remotePort: 0, viewerPort: 0 });
+    try {
+      const port = new URL(first.remoteUrl).port;
+      r = await runKind([
+        'live',
+        '--avatar',
+        AVATAR,
+        '--remote-port',
+        port,
+        '--viewer-port',
+        '0',
+        '--duration',
+        '1',
+      ]);
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(new RegExp(`--remote-port ${port}: address already in use`));
+    } finally {
+      await first.close();
+    }
   });
 
   it('kind live runs for a set time and prints the addresses and the figures', async () => {
