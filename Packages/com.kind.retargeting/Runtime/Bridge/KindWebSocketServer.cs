@@ -416,13 +416,32 @@ namespace Kind.Retargeting
             await stream.FlushAsync().ConfigureAwait(false);
         }
 
-        async Task Refuse(NetworkStream stream, string from, int status, string why, string extraHeaders)
+        /// <summary>Answers a refused upgrade, then closes gracefully: our side is shut, and what the
+        /// client still sends is read and dropped (at most 1 MiB, CloseTimeout) so that closing does not
+        /// reset the connection before the client has read the answer.</summary>
+        async Task Refuse(TcpClient tcp, NetworkStream stream, string from, int status, string why, string extraHeaders)
         {
             Interlocked.Increment(ref refused);
             Log(false, "refused " + from + ": " + status + " (" + why + ")");
             string body = why + "\n";
             await WriteAscii(stream, "HTTP/1.1 " + status + " " + ReasonPhrase(status) + "\r\nConnection: close\r\n" + extraHeaders +
                 "Content-Type: text/plain\r\nContent-Length: " + Encoding.ASCII.GetByteCount(body) + "\r\n\r\n" + body).ConfigureAwait(false);
+            try
+            {
+                tcp.Client.Shutdown(SocketShutdown.Send);
+                using (var timer = new CancellationTokenSource(CloseTimeout))
+                using (timer.Token.Register(() => tcp.Close()))
+                {
+                    var sink = new byte[4096];
+                    for (int total = 0; total < (1 << 20);)
+                    {
+                        int n = await stream.ReadAsync(sink, 0, sink.Length).ConfigureAwait(false);
+                        if (n == 0) break;
+                        total += n;
+                    }
+                }
+            }
+            catch (Exception) { } // the client went first, or CloseTimeout: closed either way
         }
 
         async Task Serve(TcpClient tcp)
@@ -452,11 +471,11 @@ namespace Kind.Retargeting
                 string why, extra;
                 int status = Check(head, out why, out extra);
                 if (raw.Length == 0) why = "request head over " + MaxHeadBytes + " bytes";
-                if (status != 101) { await Refuse(stream, from, status, why, extra).ConfigureAwait(false); return; }
+                if (status != 101) { await Refuse(tcp, stream, from, status, why, extra).ConfigureAwait(false); return; }
                 if (Interlocked.Increment(ref slots) > MaxClients)
                 {
                     Interlocked.Decrement(ref slots);
-                    await Refuse(stream, from, 503, MaxClients + " clients already", "").ConfigureAwait(false);
+                    await Refuse(tcp, stream, from, 503, MaxClients + " clients already", "").ConfigureAwait(false);
                     return;
                 }
                 slot = true;
