@@ -403,8 +403,9 @@ async function runScript(url: string): Promise<{ a: unknown[]; b: unknown[] }> {
     // its slot is free again, and the first client never noticed
     const c = await connect(h.url);
     a.send({ action: 'refresh', id: 'a' });
+    await a.until((m) => m.length === 1, WAIT);
     c.send({ action: 'refresh', id: 'c' });
-    await Promise.all([a.until((m) => m.length === 1, WAIT), c.until((m) => m.length === 1, WAIT)]);
+    await c.until((m) => m.length === 1, WAIT);
     expect([a.messages[0].id, c.messages[0].id]).toEqual(['a', 'c']);
     // the half frame never reached the protocol
     expect(h.handled).toEqual(['unity-1', 'unity-3']);
