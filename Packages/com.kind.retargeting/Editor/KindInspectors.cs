@@ -88,7 +88,7 @@ namespace Kind.Retargeting.Editor
         {
             DrawDefaultInspector();
             var r = (RetargetingRemoteController)target;
-            EditorGUILayout.LabelField("URL", r.Prefix.Replace("http", "ws"));
+            EditorGUILayout.LabelField("URL", r.Url);
             if (Application.isPlaying) EditorGUILayout.LabelField("Clients", r.ClientCount.ToString());
         }
     }

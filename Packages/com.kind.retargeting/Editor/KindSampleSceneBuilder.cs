@@ -1,7 +1,7 @@
 // Tools > Kind Retargeting > Build Sample Scene: builds and saves the demo scene from three humanoid
 // models you pick (a hand-written .unity YAML file would have to reference your model assets by GUID,
 // so the scene is built by code instead). Layout:
-//   Kind Runtime                   KindRuntime + RetargetingRemoteController (ws://127.0.0.1:64212/retargeting/)
+//   Kind Runtime                   KindRuntime + RetargetingRemoteController (ws://127.0.0.1:64212/retargeting)
 //   Source  (model 1)              its own Animator controller plays; KindAnimatorSource
 //   Avatar A (model 2, x = 1.5 m)  CustomRetargetingScript (source -> A) + Limb/Finger/Prop controllers
 //   Avatar B (model 3, x = 3 m)    driven from Avatar A by SimplePoseTransfer (each avatar stands at its own root)
