@@ -147,3 +147,28 @@ describe('the package .meta files', () => {
     }
   });
 });
+
+describe('the package dependencies', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(PKG, 'package.json'), 'utf8'));
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'Packages/manifest.json'), 'utf8'));
+
+  it('declares the animation module the runtime uses (Animator, HumanBodyBones)', () => {
+    const usesAnimator = walk(path.join(PKG, 'Runtime')).some(
+      (r) => r.endsWith('.cs') && /\bAnimator\b/.test(fs.readFileSync(path.join(PKG, 'Runtime', r), 'utf8')),
+    );
+    expect(usesAnimator).toBe(true);
+    expect(pkg.dependencies['com.unity.modules.animation']).toBe('1.0.0');
+  });
+
+  it('pins the PuerTS version OpenUPM publishes (2.2.2, V8 build), the same in the project manifest', () => {
+    // OpenUPM builds com.tencent.puerts.core from github.com/chexiongsheng/puerts_unity_demo tags upm/*;
+    // the newest is upm/2.2.2. 2.2.3 exists only as GitHub release tarballs (README: install).
+    expect(pkg.dependencies['com.tencent.puerts.core']).toBe('2.2.2');
+    expect(manifest.dependencies['com.tencent.puerts.core']).toBe(
+      pkg.dependencies['com.tencent.puerts.core'],
+    );
+    expect(manifest.scopedRegistries).toEqual([
+      { name: 'package.openupm.com', url: 'https://package.openupm.com', scopes: ['com.tencent.puerts'] },
+    ]);
+  });
+});
