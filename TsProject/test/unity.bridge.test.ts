@@ -169,6 +169,19 @@ describe('bridge errors and commands', () => {
     bridge.destroyHub(h);
   });
 
+  it("update returns the hub's own output buffer every frame (PuerTS copies it into C#; no second copy in JS)", () => {
+    const h = bridge.createHub(setupJson('no-copy', src, tgt));
+    const pack = new InputPacker(src);
+    const a = bridge.update(h, pack.packFrame(clip, 0), 0);
+    const first = Array.from(new Float32Array(a));
+    const b = bridge.update(h, pack.packFrame(clip, 10), clip.frameTime);
+    expect(b).toBe(a);
+    expect(b.byteLength).toBe(4 * (4 + 4 * tgt.boneCount + 5));
+    // the buffer now holds frame 10, not frame 0
+    expect(Array.from(new Float32Array(b))).not.toEqual(first);
+    bridge.destroyHub(h);
+  });
+
   it('wrong input length, layout version or bone count: clear errors; a NaN frame keeps the last pose', () => {
     const h = bridge.createHub(setupJson('errors', src, tgt));
     const pack = new InputPacker(src);

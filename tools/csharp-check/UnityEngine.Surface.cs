@@ -70,6 +70,7 @@ namespace UnityEngine
         public Transform transform { get { throw null; } }
         public bool activeInHierarchy { get { throw null; } }
         public T AddComponent<T>() where T : Component { throw null; }
+        public Component AddComponent(Type componentType) { throw null; }
         public T GetComponent<T>() { throw null; }
         public T GetComponentInChildren<T>() { throw null; }
         public void SetActive(bool value) { }

@@ -5,8 +5,9 @@
 //   Source  (model 1)              its own Animator controller plays; KindAnimatorSource
 //   Avatar A (model 2, x = 1.5 m)  CustomRetargetingScript (source -> A) + Limb/Finger/Prop controllers
 //   Avatar B (model 3, x = 3 m)    driven from Avatar A by SimplePoseTransfer (each avatar stands at its own root)
-// With KIND_OPTITRACK defined, a KindOptitrackSource is added next to the Animator source (switch
-// CustomRetargetingScript.source to it to drive from Motive).
+// When the OptiTrack sample (Samples~/OptiTrack) is imported, a KindOptitrackSource is added next to the
+// Animator source (switch CustomRetargetingScript.source to it to drive from Motive). That script lives in
+// Assembly-CSharp, which this Editor asmdef cannot reference, so it is found by name at run time.
 using UnityEditor;
 using UnityEditor.SceneManagement;
 using UnityEngine;
@@ -46,9 +47,8 @@ namespace Kind.Retargeting.Editor
             Animator sourceAnimator = source.GetComponent<Animator>();
             var animatorSource = source.AddComponent<KindAnimatorSource>();
             animatorSource.animator = sourceAnimator;
-#if KIND_OPTITRACK
-            source.AddComponent<KindOptitrackSource>();
-#endif
+            System.Type optitrack = FindLoadedType(OptitrackSourceType);
+            if (optitrack != null) source.AddComponent(optitrack);
 
             GameObject a = Place(prefabA, "Avatar A", 1.5f);
             Animator animA = a.GetComponent<Animator>();
@@ -75,6 +75,20 @@ namespace Kind.Retargeting.Editor
                 AssetDatabase.Refresh();
                 Debug.Log("KindRetargeting: sample scene saved to " + path);
             }
+        }
+
+        /// <summary>Full name of the OptiTrack sample's source component (Samples~/OptiTrack, Assembly-CSharp once imported).</summary>
+        public const string OptitrackSourceType = "Kind.Retargeting.KindOptitrackSource";
+
+        /// <summary>The type named <paramref name="fullName"/> in any loaded assembly, or null.</summary>
+        static System.Type FindLoadedType(string fullName)
+        {
+            foreach (System.Reflection.Assembly asm in System.AppDomain.CurrentDomain.GetAssemblies())
+            {
+                System.Type t = asm.GetType(fullName, false);
+                if (t != null) return t;
+            }
+            return null;
         }
 
         static GameObject Place(GameObject prefab, string label, float x)

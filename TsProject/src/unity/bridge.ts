@@ -9,8 +9,11 @@
  *   converted to local rotations and translations on the source skeleton, the hub run, target LOCAL
  *   rotations, hips position and scales out (layouts: src/unity/layout.ts). The first frame calibrates
  *   (automatic T-pose reference, as `RetargetHub.calibrate(frame)`); the source world is Y up
- *   (`sourceUp` '+y'). Allocation-free per frame but for the returned ArrayBuffer (and a Float32Array
- *   view when C# passes a new ArrayBuffer, as PuerTS does on every call).
+ *   (`sourceUp` '+y'). Allocation-free per frame but for a Float32Array view when C# passes a new
+ *   ArrayBuffer, as PuerTS does on every call. The returned ArrayBuffer is the hub's own output buffer,
+ *   the same object every call: PuerTS copies it anyway as it crosses to C# (a new byte[] filled by
+ *   Marshal.Copy in `Puerts.ArrayBuffer(IntPtr, int)`, Runtime/Src/ArrayBuffer.cs of PuerTS 2.2.3, reached
+ *   from the reflection JsEnv's GetArrayBufferFromValue and from the IL2CPP bridge's get_value_binary).
  * - `command(handle, json)`: the shells' inspector actions, in the remote-control protocol's message
  *   shapes (src/live/remote) addressed to this hub, plus the bridge-only actions exportSettings,
  *   applySettings, attachProp, detachProp, listProps.
@@ -436,8 +439,10 @@ const TO_STRING = Object.prototype.toString;
 
 /**
  * One avatar-frame (layouts: src/unity/layout.ts). `input` an ArrayBuffer of `4 + 7S` float32, `dt`
- * seconds since the last frame (>= 0). Returns a new ArrayBuffer of `4 + 4T + 5` float32. A frame
- * holding a non-finite value is rejected: status 1 and the last pose.
+ * seconds since the last frame (>= 0). Returns the hub's output ArrayBuffer of `4 + 4T + 5` float32:
+ * the same buffer every call, overwritten by the next call of this hub (PuerTS copies it into a new C#
+ * byte[]; a JavaScript caller that keeps a frame must copy it). A frame holding a non-finite value is
+ * rejected: status 1 and the last pose.
  * @throws BridgeError for an unknown handle, a wrong input length, layout version or bone count, or a
  * bad `dt` (the message names the field and the expected value); HubError when the first frame's
  * calibration fails.
@@ -476,7 +481,7 @@ export function update(handle: number, input: ArrayBuffer, dt: number): ArrayBuf
   }
   if (!finite) {
     out[H_STATUS] = STATUS_REJECTED;
-    return out.buffer.slice(0) as ArrayBuffer;
+    return out.buffer as ArrayBuffer;
   }
   toLocal(e, f);
   const hub = e.hub;
@@ -490,7 +495,7 @@ export function update(handle: number, input: ArrayBuffer, dt: number): ArrayBuf
   hub.update(e.frame.rotations, e.frame.translations, dt);
   e.hasFrame = true;
   writeOutput(e);
-  return out.buffer.slice(0) as ArrayBuffer;
+  return out.buffer as ArrayBuffer;
 }
 
 /** Input (Unity world) -> e.frame (our local rotations and translations on the source skeleton). */

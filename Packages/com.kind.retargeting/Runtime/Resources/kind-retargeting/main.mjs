@@ -20136,7 +20136,7 @@ function update(handle, input2, dt) {
   }
   if (!finite) {
     out[H_STATUS] = STATUS_REJECTED;
-    return out.buffer.slice(0);
+    return out.buffer;
   }
   toLocal(e, f);
   const hub = e.hub;
@@ -20150,7 +20150,7 @@ function update(handle, input2, dt) {
   hub.update(e.frame.rotations, e.frame.translations, dt);
   e.hasFrame = true;
   writeOutput(e);
-  return out.buffer.slice(0);
+  return out.buffer;
 }
 function toLocal(e, f) {
   const S2 = e.source.boneCount;

@@ -1,6 +1,10 @@
-#if KIND_OPTITRACK
-// Compiled only with the scripting define KIND_OPTITRACK (Project Settings > Player > Scripting Define
-// Symbols), i.e. when the OptiTrack Unity plugin is in the project.
+// Package sample "OptiTrack source" (Samples~/OptiTrack of com.kind.retargeting). Import it from the
+// Package Manager only in a project that has the OptiTrack Unity plugin: the plugin ships loose scripts
+// (OptitrackStreamingClient and friends, global namespace) that Unity compiles into Assembly-CSharp (or
+// Assembly-CSharp-firstpass under Assets/Plugins), and only scripts there can see them; an asmdef
+// assembly such as Kind.Retargeting.Runtime cannot reference Assembly-CSharp. Imported into Assets, this
+// script is in Assembly-CSharp too, sees the plugin, and sees the package's runtime (an autoReferenced
+// asmdef). tools/check-csharp.mjs compiles it that way against tools/csharp-check/OptiTrack.Stub.cs.
 using System;
 using System.Collections.Generic;
 using UnityEngine;
@@ -11,9 +15,18 @@ namespace Kind.Retargeting
     /// The OptiTrack Unity plugin's streamed skeleton as the source, read the way its
     /// OptitrackSkeletonAnimator does: a hidden GameObject per bone from
     /// OptitrackStreamingClient.GetSkeletonDefinitionByName(name).Bones (parent by ParentId, local position
-    /// Offset), and every frame the local pose GetLatestSkeletonState(def.Id).BonePoses[id]
-    /// (Position, Orientation) written onto those transforms; the hubs then read their world poses. Motive
-    /// bone names map to HumanBodyBones through <see cref="MotiveNames"/> (an "&lt;asset&gt;_" prefix is stripped).
+    /// Offset), and every frame each bone's pose relative to its parent written onto those transforms; the
+    /// hubs then read their world poses. Motive bone names map to HumanBodyBones through
+    /// <see cref="MotiveNames"/> (an "&lt;asset&gt;_" prefix is stripped).
+    /// <para>Which dictionary holds the parent-relative pose depends on the client's
+    /// <c>SkeletonCoordinates</c> (the plugin's OptitrackSkeletonAnimator.Update makes the same choice):
+    /// Local -> <c>BonePoses</c> (Motive streams parent-relative poses); Global -> <c>LocalBonePoses</c>
+    /// (Motive streams world poses into <c>BonePoses</c>, and the plugin's
+    /// OptitrackStreamingClient.OnNatNetFrameReceived derives LocalBonePoses: orientation
+    /// inverse(parent world) * bone world, position bone world - parent world, still in world axes).
+    /// That position is rotated here into the parent's frame, inverse(parent world orientation) * p, so a
+    /// bone under a turned parent lands where Motive put it (the plugin's animator writes it unrotated).</para>
+    /// Per frame: dictionary look-ups and transform writes only, no allocation.
     /// </summary>
     [AddComponentMenu("Kind Retargeting/Source: OptiTrack")]
     public sealed class KindOptitrackSource : KindPoseSource
@@ -27,6 +40,7 @@ namespace Kind.Retargeting
         OptitrackSkeletonDefinition definition;
         readonly List<Transform> bones = new List<Transform>();
         readonly List<int> boneIds = new List<int>();
+        readonly List<int> parentIds = new List<int>();
         int[] humanoid;
         GameObject root;
 
@@ -66,15 +80,20 @@ namespace Kind.Retargeting
             if (streamingClient == null) return;
             if (definition == null && !Build()) return;
             OptitrackSkeletonState state = streamingClient.GetLatestSkeletonState(definition.Id);
-            if (state == null || state.BonePoses == null) return;
+            if (state == null) return;
+            bool global = streamingClient.SkeletonCoordinates == StreamingCoordinatesValues.Global;
+            Dictionary<int, OptitrackPose> local = global ? state.LocalBonePoses : state.BonePoses;
+            if (local == null || (global && state.BonePoses == null)) return;
             for (int i = 0; i < bones.Count; i++)
             {
                 OptitrackPose pose;
-                if (state.BonePoses.TryGetValue(boneIds[i], out pose))
-                {
-                    bones[i].localPosition = pose.Position;
-                    bones[i].localRotation = pose.Orientation;
-                }
+                if (!local.TryGetValue(boneIds[i], out pose)) continue;
+                Vector3 position = pose.Position;
+                OptitrackPose parentWorld;
+                if (global && parentIds[i] != 0 && state.BonePoses.TryGetValue(parentIds[i], out parentWorld))
+                    position = Quaternion.Inverse(parentWorld.Orientation) * position;
+                bones[i].localPosition = position;
+                bones[i].localRotation = pose.Orientation;
             }
         }
 
@@ -104,6 +123,7 @@ namespace Kind.Retargeting
                 if (MotiveNames.TryGetValue(shortName, out hb) && humanoid[(int)hb] < 0) humanoid[(int)hb] = bones.Count;
                 bones.Add(go.transform);
                 boneIds.Add(b.Id);
+                parentIds.Add(b.ParentId);
             }
             if (humanoid[(int)HumanBodyBones.Hips] < 0)
             {
@@ -112,6 +132,7 @@ namespace Kind.Retargeting
                 definition = null;
                 bones.Clear();
                 boneIds.Clear();
+                parentIds.Clear();
                 Destroy(root);
                 return false;
             }
@@ -124,4 +145,3 @@ namespace Kind.Retargeting
         }
     }
 }
-#endif
