@@ -20,4 +20,10 @@ export {
 } from './gltfAvatar';
 export { checkGltfDocument, checkGltfJson, decodeDataUri, nameList, resolveGltfResources } from './gltfCheck';
 export { type GltfClip, readGltfClip } from './gltfClip';
+export {
+  type ExtrasHumanoid,
+  HUMANOID_EXTRAS_KEY,
+  humanoidExtras,
+  readExtrasHumanoid,
+} from './gltfHumanoidExtras';
 export { normalizeSkinWeights, writeRetargetedGlb } from './gltfWrite';
