@@ -327,6 +327,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     sourceAlignment: upAxisRotation(info.sourceUp),
     standingSkeleton: T,
     standingScale: options.avatarScale ?? 1,
+    verticalScale: options.hipsMode === 'room' ? 1 : info.hipsScale,
   });
 
   const stem = clipFileStem(clip.name);
