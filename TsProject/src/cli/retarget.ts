@@ -82,6 +82,8 @@ export interface RetargetSummary {
     bones: number;
     humanoid: Record<string, string>;
     missingOptional: string[];
+    /** Mesh nodes bound to the skeleton by a skin (0: the animation deforms no mesh). */
+    skinnedMeshes: number;
   };
   frames: number;
   fps: number;
@@ -210,6 +212,22 @@ export function runHub(
   return { clip: out, retargeter: hub.retargeter, ik: ikq.result() };
 }
 
+/**
+ * The warning for an avatar whose meshes no skin binds to the skeleton (null when some mesh is
+ * skinned): the animation deforms nothing; meshes hanging from bones move rigidly with them.
+ */
+export function skinlessNote(avatar: Avatar): string | null {
+  if (avatar.meshes.skinned > 0) return null;
+  const onBones = avatar.meshes.rigid.filter((m) => m.bone !== null);
+  const bones = [...new Set(onBones.map((m) => m.bone))];
+  const shown = bones.slice(0, 4).join(', ') + (bones.length > 4 ? ', ...' : '');
+  return `the avatar has no skin (no mesh is bound to its skeleton): the animation deforms nothing; ${
+    onBones.length > 0
+      ? `only the ${onBones.length} mesh node(s) hanging from bones (${shown}) move, rigidly`
+      : 'nothing visible will move'
+  }`;
+}
+
 /** Run the retarget job; returns the summary (also written as summary.json). */
 export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSummary> {
   checkOutputDir(o.outDir);
@@ -293,9 +311,11 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
   }
   if (avatar.format !== 'gltf') {
     notes.push(
-      `the avatar is ${avatar.format === 'vrm0' ? 'VRM 0.x' : 'VRM 1.0'}; the output .glb is plain glTF 2.0: the VRM extensions (meta and licence, humanoid map, MToon materials, spring bones) are not carried over`,
+      `the avatar is ${avatar.format === 'vrm0' ? 'VRM 0.x' : 'VRM 1.0'}; the output .glb is plain glTF 2.0: the VRM extensions (meta and licence, MToon materials, spring bones) are not carried over (the humanoid map is, in extras.kindHumanoid)`,
     );
   }
+  const skinless = skinlessNote(avatar);
+  if (skinless) notes.unshift(skinless);
   const T = avatar.skeleton;
   const boneScales = [
     { bone: T.humanoid[H.Hips], scale: options.avatarScale ?? 1 },
@@ -307,6 +327,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     sourceAlignment: upAxisRotation(info.sourceUp),
     standingSkeleton: T,
     standingScale: options.avatarScale ?? 1,
+    verticalScale: options.hipsMode === 'room' ? 1 : info.hipsScale,
   });
 
   const stem = clipFileStem(clip.name);
@@ -334,6 +355,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
       bones: avatar.skeleton.boneCount,
       humanoid: humanoidNames(avatar.mapping, avatar.skeleton.names),
       missingOptional: avatar.mapping.missingOptional,
+      skinnedMeshes: avatar.meshes.skinned,
     },
     frames: out.frameCount,
     fps: clipFps(out),

@@ -19,5 +19,11 @@ export {
   vrmBoneToHumanBone,
 } from './gltfAvatar';
 export { checkGltfDocument, checkGltfJson, decodeDataUri, nameList, resolveGltfResources } from './gltfCheck';
-export { type GltfClip, readGltfClip } from './gltfClip';
+export { type GltfClip, readGltfClip, resampledFrameCount } from './gltfClip';
+export {
+  type ExtrasHumanoid,
+  HUMANOID_EXTRAS_KEY,
+  humanoidExtras,
+  readExtrasHumanoid,
+} from './gltfHumanoidExtras';
 export { normalizeSkinWeights, writeRetargetedGlb } from './gltfWrite';

@@ -11,10 +11,11 @@
  * VRM 1.0 (https://github.com/vrm-c/vrm-specification/blob/master/specification/VRMC_vrm-1.0/humanoid.md).
  *
  * ## Skeleton
- * - Bones: the union of the joints of every skin, plus the VRM humanoid nodes, plus every node lying
+ * - Bones: the union of the joints of every skin, plus the nodes of the file's humanoid map (VRM, or
+ *   `extras.kindHumanoid`, see gltfHumanoidExtras.ts), plus every node lying
  *   between two of those (so the tree is connected), plus, when the topmost bones are several, the
  *   nodes up to their lowest common ancestor. A file with no skin joints (VRM 1.0 rigid-mesh avatars)
- *   uses the subtree rooted at the hips node instead (the VRM `hips`, else the node that
+ *   uses the subtree rooted at the hips node instead (the file map's `Hips`, else the node that
  *   `mapOverride.Hips` names), minus leaf nodes that only carry a mesh and are not humanoid bones
  *   (those are geometry, not bones). Bones are in depth-first pre-order
  *   of the node hierarchy (parents before children, `parents[i] < i`).
@@ -50,6 +51,7 @@ import { type NumArray, quat64, readQuat, vec64, writeQuat, writeVec3 } from '..
 import { createSkeleton, type Skeleton, SkeletonError, withHumanoid } from '../core/skeleton';
 import { checkGltfDocument, checkGltfJson, resolveGltfResources } from './gltfCheck';
 import { GltfError } from './gltfError';
+import { HUMANOID_EXTRAS_KEY, readExtrasHumanoid } from './gltfHumanoidExtras';
 import {
   autoMapHumanoid,
   type HumanoidMapResult,
@@ -97,6 +99,13 @@ export interface Avatar {
   parentRotation: Float64Array;
   /** World translation (metres) of the parent node for root bones, zero for the others, `Float64Array(3n)`. */
   parentTranslation: Float64Array;
+  /**
+   * How the meshes follow the skeleton: `skinned`, the number of nodes with a mesh and a skin (0: the
+   * animation deforms no mesh); `rigid`, each node with a mesh and no skin (`node<index>` when unnamed)
+   * and the bone it hangs from (itself or its nearest ancestor that is a bone; null when none: it
+   * does not move with the animation).
+   */
+  meshes: { skinned: number; rigid: { node: string; bone: string | null }[] };
   /** Notes from reading (unknown extensions dropped, VRM entries skipped, ...). */
   warnings: string[];
   /** A copy of the bytes read (the writer re-reads them to get an untouched document). */
@@ -319,6 +328,13 @@ interface VrmHumanoid {
   warnings: string[];
 }
 
+/** Remove in place the elements for which `test` holds. */
+function removeIf<T>(list: T[], test: (x: T) => boolean): void {
+  let k = 0;
+  for (const x of list) if (!test(x)) list[k++] = x;
+  list.length = k;
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
@@ -439,7 +455,7 @@ function nodeLabel(graph: NodeGraph, i: number): string {
 function selectBones(
   graph: NodeGraph,
   document: Document,
-  vrm: VrmHumanoid | null,
+  fileMap: { nodeOfHuman: Int32Array; what: string } | null,
   overrideHips: string | null | undefined,
   fileName: string,
 ): boolean[] {
@@ -456,9 +472,9 @@ function selectBones(
       }
     }
   }
-  const humanNodes = vrm ? Array.from(vrm.nodeOfHuman).filter((x) => x >= 0) : [];
+  const humanNodes = fileMap ? Array.from(fileMap.nodeOfHuman).filter((x) => x >= 0) : [];
   if (jointCount === 0) {
-    let hips = vrm ? vrm.nodeOfHuman[0] : -1;
+    let hips = fileMap ? fileMap.nodeOfHuman[0] : -1;
     if (hips < 0 && overrideHips) {
       hips = nodeByBoneName(graph, overrideHips);
       if (hips < 0) throw new GltfError(fileName, `mapOverride.Hips: no node named '${overrideHips}'`);
@@ -466,9 +482,9 @@ function selectBones(
     if (hips < 0) {
       throw new GltfError(
         fileName,
-        vrm
-          ? 'no skin joints and no hips in the VRM humanoid map: no skeleton to read'
-          : 'no skin joints and no VRM humanoid map (extensions.VRM / extensions.VRMC_vrm) or mapOverride.Hips: no skeleton to read',
+        fileMap
+          ? `no skin joints and no hips in the ${fileMap.what}: no skeleton to read`
+          : `no skin joints and no VRM humanoid map (extensions.VRM / extensions.VRMC_vrm), extras.${HUMANOID_EXTRAS_KEY} map or mapOverride.Hips: no skeleton to read`,
       );
     }
     const isHuman = new Set(humanNodes);
@@ -813,14 +829,17 @@ function clipSourcesOf(animations: Animation[]): GltfClipSource[] {
  * skeleton, naming and clip rules.
  *
  * Humanoid map: for VRM files the VRM humanoid (0.x `extensions.VRM.humanoid.humanBones`, 1.0
- * `extensions.VRMC_vrm.humanoid.humanBones`) is the preset (source 'vrm'); for plain glTF it comes from
- * {@link autoMapHumanoid} (names and topology). `options.mapOverride` applies on top in both cases.
+ * `extensions.VRMC_vrm.humanoid.humanBones`) is the preset (source 'vrm'; its gaps filled by
+ * {@link autoMapHumanoid}); glTF Transform's note that it does not know that extension is dropped.
+ * Else the map a GLB written by `writeRetargetedGlb` carries (`extras.kindHumanoid`, source 'extras',
+ * taken as complete: no gaps filled unless an entry had to be skipped, see gltfHumanoidExtras.ts); else
+ * {@link autoMapHumanoid} (names and topology). `options.mapOverride` applies on top in every case.
  *
  * @throws GltfError (message starts with the file name) on malformed GLB/JSON, an external file that
  * `resources` cannot give (`model.gltf: buffer 0 'model.bin' not found (...)`), a bad index or byte
  * range (the field as a JSON pointer: `/skins/0/joints/3: node index 999 out of range (67 nodes)`),
  * a non-finite node translation/rotation/scale/matrix or inverse bind matrix, a zero-length node
- * rotation, an unreadable document, malformed VRM humanoid data, no skeleton (no skin joints and no VRM humanoid), a non-uniform or
+ * rotation, an unreadable document, malformed VRM humanoid or `extras.kindHumanoid` data, no skeleton (no skin joints and no VRM humanoid), a non-uniform or
  * non-positive scale on the skeleton chain, or missing required humanoid bones (the message lists them).
  */
 export async function readAvatar(
@@ -852,14 +871,32 @@ async function readAvatarChecked(
   });
   const graph = nodeGraph(document, fileName);
   const vrm = readVrmHumanoid(parsed.json, graph.nodes.length, fileName);
-  if (vrm) warnings.push(...vrm.warnings);
-  const inSet = selectBones(graph, document, vrm, options.mapOverride?.Hips, fileName);
+  if (vrm) {
+    // glTF Transform does not know the VRM extensions and says so; this reader read the humanoid.
+    const read = vrm.format === 'vrm1' ? 'VRMC_vrm' : 'VRM';
+    removeIf(warnings, (w) => w.startsWith(`Missing optional extension, "${read}"`));
+    warnings.push(...vrm.warnings);
+  }
+  const extras = vrm
+    ? null
+    : readExtrasHumanoid(
+        parsed.json,
+        graph.nodes.map((n) => n.getName()),
+        fileName,
+      );
+  if (extras) warnings.push(...extras.warnings);
+  const fileMap = vrm
+    ? { nodeOfHuman: vrm.nodeOfHuman, what: 'VRM humanoid map' }
+    : extras
+      ? { nodeOfHuman: extras.nodeOfHuman, what: `extras.${HUMANOID_EXTRAS_KEY} map` }
+      : null;
+  const inSet = selectBones(graph, document, fileMap, options.mapOverride?.Hips, fileName);
   const parts = buildSkeleton(graph, inSet, fileName);
   let preset: Int32Array | undefined;
-  if (vrm) {
+  if (fileMap) {
     preset = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
     for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
-      const node = vrm.nodeOfHuman[h];
+      const node = fileMap.nodeOfHuman[h];
       if (node >= 0) preset[h] = parts.boneOfNode[node];
     }
   }
@@ -868,7 +905,14 @@ async function readAvatarChecked(
     mapping = autoMapHumanoid(
       parts.skeleton,
       preset
-        ? { override: options.mapOverride, preset, presetSource: 'vrm', fileName }
+        ? {
+            override: options.mapOverride,
+            preset,
+            presetSource: vrm ? 'vrm' : 'extras',
+            // this project's own map is complete: its gaps are bones the avatar lacks
+            fillGaps: !extras?.complete,
+            fileName,
+          }
         : { override: options.mapOverride, fileName },
     );
     requireHumanoid(mapping, fileName);
@@ -884,6 +928,20 @@ async function readAvatarChecked(
     );
   }
   const skeleton = withHumanoid(parts.skeleton, mapping.humanoid);
+  const meshes: Avatar['meshes'] = { skinned: 0, rigid: [] };
+  graph.nodes.forEach((node, i) => {
+    if (node.getMesh() === null) return;
+    if (node.getSkin() !== null) {
+      meshes.skinned++;
+      return;
+    }
+    let p = i;
+    while (p >= 0 && parts.boneOfNode[p] < 0) p = graph.parent[p];
+    meshes.rigid.push({
+      node: node.getName() || `node${i}`,
+      bone: p >= 0 ? skeleton.names[parts.boneOfNode[p]] : null,
+    });
+  });
   const clipSources = clipSourcesOf(document.getRoot().listAnimations());
   return {
     name: baseName(fileName),
@@ -899,6 +957,7 @@ async function readAvatarChecked(
     parentScale: parts.parentScale,
     parentRotation: parts.parentRotation,
     parentTranslation: parts.parentTranslation,
+    meshes,
     warnings,
     bytes: new Uint8Array(bytes), // a copy (Buffer.prototype.slice would not copy)
     resources: external,

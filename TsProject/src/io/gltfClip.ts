@@ -178,6 +178,27 @@ function evaluate(track: Track, t: number, out: Float64Array): void {
 /** Tolerance, as a fraction of the mean key spacing, for calling key times evenly spaced. */
 const EVEN_TOLERANCE = 0.01;
 
+/** Below this fraction of a frame, a clip's length counts as a whole number of frames (no note). */
+const WHOLE_FRAME_TOLERANCE = 1e-3;
+
+/**
+ * Number of frames when a clip spanning `duration` seconds (last key time minus first) is resampled at
+ * `fps` frames per second: `max(1, round(duration * fps)) + 1`, i.e. the frames `f / fps` for
+ * `f = 0 .. n - 1` with the last one the frame nearest the last key (ties: the later frame). The
+ * reader samples the last frame at the last key's time, so the first and last keys are always the
+ * first and last frames. Rounding to the nearest frame rather than down keeps the last key of a
+ * clip whose float32 key times fall a hair short of a whole number of frames (4.2 s is stored as
+ * 4.19999981 s: 43 frames at 10 fps, not 42); for a length that is not a whole number of frames the
+ * end moves by at most half a frame (earlier or later), where rounding down would drop up to a whole
+ * frame of motion and the last pose. (three.js keeps the last key by appending it at its own time,
+ * mrdoob/three.js#25288; a {@link Clip} has evenly spaced frames, so here it takes the nearest frame.)
+ * 0 for `duration` 0 gives 1 frame.
+ */
+export function resampledFrameCount(duration: number, fps: number): number {
+  if (!(duration > 0)) return 1;
+  return Math.max(1, Math.round(duration * fps)) + 1;
+}
+
 /**
  * Sample one of the avatar's clips ({@link Avatar.clipNames}; default the first) on
  * `avatar.skeleton`, in the skeleton's frame (metres, scene world frame, as the rest pose).
@@ -188,8 +209,11 @@ const EVEN_TOLERANCE = 0.01;
  * - Frames: over `[first key time, last key time]` of all the clip's channels (frame 0 is the first
  *   key time). When the union of the key times is evenly spaced (within 1 % of the spacing) and no
  *   `fps` is given, one frame per key time; otherwise at `options.fps` (default 30) frames per second,
- *   `floor(duration * fps) + 1` frames. A clip with a single key time has one frame and
- *   `frameTime = 1 / fps`.
+ *   {@link resampledFrameCount} frames: `max(1, round(duration * fps)) + 1`. Frame f samples the time
+ *   `first key + f / fps`, except the last frame, which samples the last key time: the last key is
+ *   always the last frame. When `duration * fps` is not a whole number (beyond 1e-3 of a frame: float32
+ *   key times are not a reason), a note in `warnings` says where the last key went. A clip with a
+ *   single key time has one frame and `frameTime = 1 / fps`.
  *
  * @throws GltfError on an unknown clip name (listing the available names), a file without
  * animations, a non-positive `fps`, or a malformed sampler (the message names animation, channel, field).
@@ -311,8 +335,14 @@ function readGltfClipChecked(avatar: Avatar, clipName?: string, options?: { fps?
       frameTime = step;
     } else {
       if (fps === undefined) warnings.push(`key times are not evenly spaced: resampled at ${rate} fps`);
-      frameCount = Math.floor(duration * rate + 1e-6) + 1;
+      frameCount = resampledFrameCount(duration, rate);
       frameTime = 1 / rate;
+      const frames = duration * rate;
+      if (Math.abs(frames - Math.round(frames)) > WHOLE_FRAME_TOLERANCE) {
+        warnings.push(
+          `the clip lasts ${duration.toFixed(4)} s, ${frames.toFixed(3)} frames at ${rate} fps: its last key is the last frame, ${frameCount - 1} (${((frameCount - 1) * frameTime).toFixed(4)} s)`,
+        );
+      }
     }
   }
 
@@ -334,7 +364,8 @@ function readGltfClipChecked(avatar: Avatar, clipName?: string, options?: { fps?
     const restNodeR = node.getRotation();
     const len = Math.hypot(restNodeR[0], restNodeR[1], restNodeR[2], restNodeR[3]);
     for (let f = 0; f < frameCount; f++) {
-      const t = t0 + f * frameTime;
+      // the last frame is the last key, at its own time (see resampledFrameCount)
+      const t = f === frameCount - 1 ? t1 : t0 + f * frameTime;
       if (tt) {
         evaluate(tt, t, value);
         nodeT[0] = value[0];

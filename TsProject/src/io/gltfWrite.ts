@@ -4,7 +4,9 @@
  */
 import type { Accessor, Document, Node as GltfNode } from '@gltf-transform/core';
 import type { Clip } from '../core/clip';
+import { HUMAN_BONE_COUNT } from '../core/humanBodyBones';
 import { type Avatar, createGltfIo, GltfError, loadGltfDocument, nodeLocalFromBone } from './gltfAvatar';
+import { HUMANOID_EXTRAS_KEY, humanoidExtras } from './gltfHumanoidExtras';
 
 /** Translation tracks are written only for bones moving more than this (metres) from rest. */
 const TRANSLATION_EPSILON = 1e-6;
@@ -114,7 +116,10 @@ function weightQuantum(a: Accessor): number {
  * Skin weights are renormalised to sum to 1 (see {@link normalizeSkinWeights}) so the output passes the
  * Khronos glTF validator. External files of a `.gltf` avatar (`avatar.resources`) and all its buffers
  * are embedded in the GLB's single buffer. VRM extensions (unknown to glTF Transform) are not written: the output is a
- * plain glTF 2.0 GLB. The avatar and its document are not modified.
+ * plain glTF 2.0 GLB. The avatar's humanoid map (`avatar.mapping`, the one the clip was retargeted with)
+ * is written to the root `extras.kindHumanoid` (see gltfHumanoidExtras.ts; replacing any such map the
+ * avatar file had), where {@link readAvatar} finds it: the GLB reads back with the same skeleton and
+ * map, also for an avatar without a skin or with a VRM map. The avatar and its document are not modified.
  * `boneScales` multiply the (static) scale of the listed bones' nodes, e.g. the avatar scale on the
  * hips and the head scale on the head; the clip's translations are node-local and stay as they are.
  *
@@ -219,6 +224,18 @@ async function writeChecked(
     for (const a of accessors) if (a.listParents().every((p) => p === root)) a.dispose();
   }
   normalizeSkinWeights(document);
+  const nodeOfHuman = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
+  for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+    const b = sk.humanoid[h];
+    if (b >= 0) nodeOfHuman[h] = avatar.nodeOfBone[b];
+  }
+  root.setExtras({
+    ...root.getExtras(),
+    [HUMANOID_EXTRAS_KEY]: humanoidExtras(
+      nodeOfHuman,
+      nodes.map((node) => node.getName()),
+    ),
+  });
   for (const { bone, scale } of options?.boneScales ?? []) {
     if (!Number.isInteger(bone) || bone < 0 || bone >= n)
       throw new GltfError(fileName, `boneScales: bone ${bone} out of range`);

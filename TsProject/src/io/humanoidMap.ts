@@ -80,8 +80,12 @@ import {
 
 export { type BoneKind, type BoneNameInfo, classifyBoneName, type Side } from './humanoidMapNames';
 
-/** How a humanoid bone was found: the file's own map (VRM), the user's override, a bone name, or the hierarchy/rest pose. */
-export type MapSource = 'vrm' | 'override' | 'name' | 'topology';
+/**
+ * How a humanoid bone was found: the file's own map (`vrm`: the VRM humanoid; `extras`: the
+ * `extras.kindHumanoid` map of a GLB this project wrote), the user's override, a bone name, or the
+ * hierarchy/rest pose.
+ */
+export type MapSource = 'vrm' | 'extras' | 'override' | 'name' | 'topology';
 
 /** HumanBodyBones name -> skeleton bone name (`null` = force unmapped). */
 export type HumanoidOverride = Partial<Record<HumanBoneName, string | null>>;
@@ -112,6 +116,11 @@ export interface AutoMapOptions {
   preset?: Int32Array;
   /** Source recorded for preset bones; default `'vrm'`. */
   presetSource?: MapSource;
+  /**
+   * Fill the bones the override and preset leave missing from names and topology (default true).
+   * False takes a complete map as is (a map this project wrote: the bones it lacks stay missing).
+   */
+  fillGaps?: boolean;
   /** Used in error messages. */
   fileName?: string;
 }
@@ -849,7 +858,7 @@ function resolveOverrideBone(skeleton: Skeleton, key: string, value: string, fil
 /**
  * Map a skeleton's bones to Unity `HumanBodyBones` (see the module comment for the rules).
  * `options.preset` (length 55, bone index or -1) is taken as is with source `presetSource` (default
- * `'vrm'`), only its gaps are filled automatically; `options.override` wins over everything (`null`
+ * `'vrm'`), only its gaps are filled automatically (none with `fillGaps: false`); `options.override` wins over everything (`null`
  * forces a bone unmapped). Does not throw for missing bones: see `missingRequired`, `missingReasons`
  * and {@link requireHumanoid}. When a bone stays missing because the bone the automatic mapping chose
  * for it is taken by an override (any bone) or preset (required bones) bone, a warning
@@ -931,7 +940,8 @@ export function autoMapHumanoid(skeleton: Skeleton, options: AutoMapOptions = {}
 
   // 3. automatic gap filling
   const takenBy = new Map<number, { reason: string; other: number }>();
-  const needAuto = HUMAN_ORDER.some((h) => humanoid[h] < 0 && !forcedNull.has(h));
+  const needAuto =
+    options.fillGaps !== false && HUMAN_ORDER.some((h) => humanoid[h] < 0 && !forcedNull.has(h));
   if (needAuto && n > 0) {
     const ctx = buildContext(skeleton);
     const autoWarnings: string[] = [];

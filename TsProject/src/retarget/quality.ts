@@ -8,13 +8,19 @@
  * bones mapped on both), thigh (UpperLeg -> LowerLeg), shin (LowerLeg -> Foot), foot (Foot -> Toes),
  * and hips to neck (Hips -> Neck, or Hips -> Head when either skeleton has no neck).
  *
- * Foot height error: per foot, frames where the source foot is on the floor are those where its
- * ankle (humanoid Foot joint; every humanoid has one, unlike toes) is within
- * {@link CONTACT_HEIGHT} of the source's floor level (the 5th percentile over frames of the lower
- * ankle's height, so the floor need not be at 0) and moves slower than {@link CONTACT_SPEED}
- * horizontally. On those frames the
- * error is |target ankle height - its height in the target's rest pose| (the target's rest pose stands
- * on its floor), in metres; reported as the mean absolute value.
+ * Foot height error: per foot, the source foot's contact frames are those where its ankle (humanoid
+ * Foot joint; every humanoid has one, unlike toes) is the supporting one, within
+ * {@link CONTACT_HEIGHT} of the lower of the two ankles in that frame, and is still: it moves slower
+ * than {@link CONTACT_SPEED} horizontally and vertically, measured over {@link SPEED_SPAN} (whole
+ * frames, at least one). The floor is not taken as one level for the whole take: inertial captures
+ * drift (Rokoko's `jesse_dance.bvh` stands on its right foot 13 to 15 cm above the level both feet
+ * start and end at, for a second at a time), and a single floor level counted none of those frames.
+ * On those frames the error is `|(target ankle - its rest height) - s (source ankle - source floor)|`
+ * in metres, mean absolute value: the avatar's ankle against its height standing in its rest pose on
+ * its floor, allowing the height the source's own ankle stands above its floor level (the 5th
+ * percentile over frames of the lower ankle's height) scaled by `s` = `verticalScale` (the hips
+ * scale), so the source's drift is not counted as a retarget error. On a level floor that allowance
+ * is within the 3 cm band.
  *
  * Source positions are taken after the retargeter's up-axis alignment (`sourceAlignment`), metres.
  */
@@ -33,8 +39,10 @@ import { alignRoots } from './retargeter';
 
 /** Source joint height band above its lowest level that counts as on the floor, metres. */
 export const CONTACT_HEIGHT = 0.03;
-/** Horizontal speed below which a low source foot counts as planted, metres per second. */
+/** Horizontal and vertical speed below which a supporting source foot counts as planted, metres per second. */
 export const CONTACT_SPEED = 0.35;
+/** Time over which a foot's speed is measured (the whole frames nearest it, at least one), seconds. */
+export const SPEED_SPAN = 1 / 30;
 
 export interface SegmentError {
   /** Mean angle over frames, degrees. */
@@ -82,6 +90,12 @@ export interface QualityOptions {
    */
   standingSkeleton?: Skeleton;
   standingScale?: number;
+  /**
+   * How the retarget scales heights above the floor from source to target (the hips scale in the
+   * retargeter's 'scaled' hips mode, 1 in 'room' mode); default 1. Used to allow the source ankle's
+   * own height above its floor level on contact frames (see the module comment).
+   */
+  verticalScale?: number;
 }
 
 type Seg = { name: string; from: number; to: number[] };
@@ -134,6 +148,7 @@ export function measureQuality(source: Clip, target: Clip, options: QualityOptio
       t: T.humanoid[h],
       sy: new Float64Array(source.frameCount),
       sxz: new Float64Array(2 * source.frameCount),
+      contact: new Uint8Array(source.frameCount),
       ty: new Float64Array(source.frameCount),
     };
   });
@@ -227,31 +242,29 @@ export function measureQuality(source: Clip, target: Clip, options: QualityOptio
   });
 
   const standingY = (bone: number) => sRestP[3 * bone + 1] * (options.standingScale ?? 1);
-  const dt = source.frameTime;
+  const vScale = options.verticalScale ?? 1;
   let total = 0;
   let count = 0;
-  // One floor level for both feet: the 5th percentile over frames of the lower foot's joint height,
-  // so a foot that seldom touches the ground is not given a floor of its own.
-  const lowest: number[] = [];
+  const both = feet.filter((ft) => ft.s >= 0 && ft.t >= 0);
+  const lowerAnkle = new Float64Array(source.frameCount);
   for (let f = 0; f < source.frameCount; f++) {
     let m = Number.POSITIVE_INFINITY;
-    for (const ft of feet) if (ft.s >= 0 && ft.t >= 0) m = Math.min(m, ft.sy[f]);
-    if (Number.isFinite(m)) lowest.push(m);
+    for (const ft of both) m = Math.min(m, ft.sy[f]);
+    lowerAnkle[f] = m;
   }
+  // The source floor level (for the height allowance only): the 5th percentile over frames of the lower ankle.
+  const lowest = Array.from(lowerAnkle).filter(Number.isFinite);
   lowest.sort((x, y) => x - y);
   const floor = lowest.length > 0 ? lowest[Math.floor(0.05 * (lowest.length - 1))] : 0;
+  for (const ft of both) sourceContacts(ft.sy, ft.sxz, lowerAnkle, source.frameTime, ft.contact);
   const footReport = feet.map((ft): FootHeightError => {
     if (ft.s < 0 || ft.t < 0) return { meanAbsM: null, contactFrames: 0, joint: HUMAN_NAME[ft.h] };
     const restY = standingY(ft.t);
     let sum = 0;
     let n = 0;
     for (let f = 0; f < source.frameCount; f++) {
-      const g = f > 0 ? f - 1 : Math.min(1, source.frameCount - 1);
-      const speed =
-        Math.hypot(ft.sxz[2 * f] - ft.sxz[2 * g], ft.sxz[2 * f + 1] - ft.sxz[2 * g + 1]) /
-        (dt * Math.max(1, Math.abs(f - g)));
-      if (ft.sy[f] <= floor + CONTACT_HEIGHT && speed <= CONTACT_SPEED) {
-        sum += Math.abs(ft.ty[f] - restY);
+      if (ft.contact[f]) {
+        sum += Math.abs(ft.ty[f] - restY - vScale * (ft.sy[f] - floor));
         n++;
       }
     }
@@ -269,6 +282,31 @@ export function measureQuality(source: Clip, target: Clip, options: QualityOptio
       maxBelowStandingFrame: maxBelowFrame,
     },
   };
+}
+
+/**
+ * Contact frames of one source foot (see the module comment): `y` its ankle height per frame,
+ * `xz` its horizontal position (2 per frame), `lower` the lower ankle height of the two feet per
+ * frame, all metres; `frameTime` seconds. Writes 1 into `out[f]` for a contact frame, else 0.
+ */
+export function sourceContacts(
+  y: Float64Array,
+  xz: Float64Array,
+  lower: Float64Array,
+  frameTime: number,
+  out: Uint8Array,
+): void {
+  const F = y.length;
+  const k = Math.max(1, Math.round(SPEED_SPAN / frameTime));
+  for (let f = 0; f < F; f++) {
+    // backward difference over k frames (forward at the start)
+    const a = f >= k ? f - k : 0;
+    const b = f >= k ? f : Math.min(F - 1, k);
+    const span = (b - a) * frameTime;
+    const h = span > 0 ? Math.hypot(xz[2 * b] - xz[2 * a], xz[2 * b + 1] - xz[2 * a + 1]) / span : 0;
+    const v = span > 0 ? Math.abs(y[b] - y[a]) / span : 0;
+    out[f] = y[f] <= lower[f] + CONTACT_HEIGHT && h <= CONTACT_SPEED && v <= CONTACT_SPEED ? 1 : 0;
+  }
 }
 
 /** The skeleton bones that quality segments use, for reports. */

@@ -18070,6 +18070,7 @@ function toVirtualPose(vh, real, rot, pos) {
 }
 
 // src/retarget/quality.ts
+var SPEED_SPAN = 1 / 30;
 var SEGMENTS = [];
 for (const side of ["left", "right"]) {
   const S2 = side === "left" ? "Left" : "Right";
