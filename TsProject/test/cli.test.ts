@@ -334,14 +334,41 @@ describe('kind retarget: outputs and options the trial run found wanting', () =>
 });
 
 describe('kind retarget --ik (the live hub over the clip)', () => {
-  it('adds per-limb IK figures to summary.json and the printout', async () => {
+  it('--ik alone is --ik auto: the walk keeps its arms in FK (hands apart) and its feet in IK', async () => {
     const dir = tmpDir();
     const r = await run(['retarget', '-o', dir, '--ik']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(
-      /IK end-effector error mean\/max, bend plane off the source's by >10 deg \(frames\/compared\): leftArm [0-9.]+\/[0-9.]+ mm, \d+\/\d+ flipped/,
+      /IK auto: frames with IK weight > 0, end-effector error mean\/max over them, bend plane off the source's by >10 deg \(frames\/compared\): leftArm 0\/121 frames, no IK, 0\/121 flipped; rightArm 0\/121 frames, no IK, 0\/121 flipped; leftLeg 121\/121 frames, [0-9.]+\/[0-9.]+ mm, 0\/121 flipped/,
     );
     const s = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+    expect(s.ik.mode).toBe('auto');
+    expect(s.ik.leftArm.ikFrames).toBe(0);
+    expect(s.ik.leftArm.meanErrorMm).toBeNull();
+    expect(s.ik.rightLeg.ikFrames).toBe(121);
+    expect(s.ik.leftLeg.meanErrorMm).toBeLessThan(5);
+    // the arms as the plain retarget has them
+    expect(s.quality.segments.leftForearm.meanDeg).toBeLessThan(0.001);
+  });
+
+  it('--ik off is the plain retarget: the same files, no IK figures', async () => {
+    const plain = tmpDir();
+    const off = tmpDir();
+    expect((await run(['retarget', '-o', plain, '-q'])).code).toBe(0);
+    expect((await run(['retarget', '--ik', 'off', '-o', off, '-q'])).code).toBe(0);
+    for (const f of ['default-walk.glb', 'default-walk.bvh'])
+      expect(fs.readFileSync(path.join(off, f)).equals(fs.readFileSync(path.join(plain, f)))).toBe(true);
+    const s = JSON.parse(fs.readFileSync(path.join(off, 'summary.json'), 'utf8'));
+    expect(s.ik).toBeUndefined();
+  });
+
+  it('--ik on forces IK on all four limbs and adds per-limb IK figures to summary.json', async () => {
+    const dir = tmpDir();
+    const r = await run(['retarget', '-o', dir, '--ik', 'on']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/IK on: .*leftArm 121\/121 frames, [0-9.]+\/[0-9.]+ mm, \d+\/\d+ flipped/);
+    const s = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+    expect(s.ik.mode).toBe('on');
     for (const limb of ['leftArm', 'rightArm', 'leftLeg', 'rightLeg']) {
       expect(s.ik[limb].ikFrames).toBe(121);
       expect(s.ik[limb].maxErrorMm).toBeGreaterThanOrEqual(s.ik[limb].meanErrorMm);
@@ -367,9 +394,34 @@ describe('usage errors', () => {
     let r = await run(['retarget', '--ik', '--scale', '100', '-o', dir]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--scale: 100 is out of range with --ik \(0\.1\.\.3\)/);
-    r = await run(['retarget', '--ik', '--head-offset', '200,0,0', '-o', dir]);
+    r = await run(['retarget', '--ik', 'on', '--head-offset', '200,0,0', '-o', dir]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--head-offset: 200,0,0 is out of range with --ik/);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    // --ik off is the plain retarget: its ranges
+    r = await run(['retarget', '--ik', 'off', '--scale', '100', '-o', dir, '-q']);
+    expect(r.code).toBe(0);
+    fs.rmSync(dir, { recursive: true });
+  });
+
+  it('--ik takes auto, on or off; anything else is a usage error naming the option and the values', async () => {
+    const dir = tmpDir();
+    let r = await run(['retarget', '--ik', 'maybe', '-o', dir]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--ik: 'maybe' is not one of auto, on, off/);
+    // the optional value takes the next word: a file there gets a hint
+    r = await run([
+      'retarget',
+      '--ik',
+      path.join(ASSETS, 'default-walk.bvh'),
+      path.join(ASSETS, 'default-avatar.glb'),
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(
+      /--ik: '.*default-walk\.bvh' is not one of auto, on, off \(a file name\? put --ik after the files, or write --ik auto\)/,
+    );
+    r = await run(['retarget', '--ik=On', '-o', dir]);
+    expect(r.code).toBe(2);
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 });

@@ -25,7 +25,7 @@ describeWithData('live hub with IK on real takes and avatars', () => {
         const src = await loadSource(dataPath(take));
         const clip = FULL ? src.clip : sliceClip(src.clip, 0, Math.round(SECONDS / src.clip.frameTime));
         const avatar = await loadAvatar(dataPath(avatarFile));
-        const { clip: out, ik } = runHub(clip, avatar.skeleton, { groundContact: true });
+        const { clip: out, ik } = runHub(clip, avatar.skeleton, { groundContact: true }, 'on');
         expect(out.rotations.every(Number.isFinite)).toBe(true);
         expect(out.translations.every(Number.isFinite)).toBe(true);
         const cells = Object.entries(ik).map(

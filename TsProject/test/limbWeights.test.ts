@@ -171,6 +171,36 @@ describe('limb weight conditions (known answers on the default ramps)', () => {
     expect(lw.hips[HipsOutput.Seat]).toBe(0);
   });
 
+  it('body scale: a half-size avatar standing reads as standing; every distance is divided by the scale', () => {
+    // the standing pose at half size: hips 0.475 m, ankles 0.05 m, hands 0.6 m apart
+    const half = standing();
+    for (let i = 0; i < 15; i++) half.joints[i] *= 0.5;
+    const lw = new LimbWeights();
+    lw.snap(half); // read as a performer: hips 0.475 m is a deep crouch
+    near(lw.weights[Limb.Hips], 1 - (0.75 - 0.475) / 0.35);
+    half.scale![0] = 0.5;
+    lw.snap(half);
+    expect(Array.from(lw.weights)).toEqual([0, 0, 1, 1, 1]);
+    // known answers at scale 0.5: hips 0.2875 m -> 0.575 m (closeness 0.5), hands 0.105 m apart -> 0.21 m (0.5),
+    // an ankle 0.1625 m up -> 0.325 m (0.5), a chair 0.2 m from the hips -> 0.4 m (0.5)
+    half.joints[WeightJoint.Hips + 1] = 0.2875;
+    half.joints.set([0.0525, 0.7, 0], WeightJoint.LeftHand);
+    half.joints.set([-0.0525, 0.7, 0], WeightJoint.RightHand);
+    half.joints[WeightJoint.LeftFoot + 1] = 0.1625;
+    lw.snap(half);
+    near(lw.conditions[LimbCondition.HipsHeight], 0.5);
+    near(lw.conditions[LimbCondition.HandToHand], 0.5);
+    near(lw.conditions[LimbCondition.LeftFootHeight], 0.5);
+    half.props = propWorld([{ type: PropType.Chair, at: [0, 0.2875, 0.2] }]);
+    lw.snap(half);
+    near(lw.hips[HipsOutput.Seat], 0.5);
+    near(lw.nearestDistance[2], 0.2); // reported in metres, unscaled
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      half.scale![0] = bad;
+      expect(() => lw.update(half, 0.01)).toThrow(`update: input.scale[0] is ${bad}: need the body scale`);
+    }
+  });
+
   it('a carried chair (attached) is no seat', () => {
     const lw = new LimbWeights();
     lw.snap(standing(propWorld([{ type: PropType.Chair, at: [0, 0.95, 0], attached: 1 }])));

@@ -44,6 +44,19 @@ function triple(value: string): [number, number, number] {
   return [parts[0], parts[1], parts[2]];
 }
 
+const IK_MODES = ['auto', 'on', 'off'] as const;
+
+/**
+ * `--ik [mode]`: auto, on or off. `--ik` takes the next word as its mode when that word does not start
+ * with '-', so `--ik walk.bvh avatar.glb` reads 'walk.bvh' as the mode: the error says where to put it.
+ */
+function ikMode(value: string): (typeof IK_MODES)[number] {
+  if ((IK_MODES as readonly string[]).includes(value)) return value as (typeof IK_MODES)[number];
+  throw new InvalidArgumentError(
+    `--ik: '${value}' is not one of auto, on, off${/[./\\]/.test(value) ? ' (a file name? put --ik after the files, or write --ik auto)' : ''}`,
+  );
+}
+
 export function buildProgram(): Command {
   const program = new Command('kind')
     .description('KindRetargeting: humanoid retargeting, from the command line')
@@ -120,16 +133,20 @@ export function buildProgram(): Command {
         .choices(['keep', 'drop'])
         .default('keep'),
     )
-    .option(
-      '--ik',
-      'run the live hub with IK on all four limbs (targets: the source hands and feet); adds IK figures to summary.json',
+    .addOption(
+      new Option(
+        '--ik [mode]',
+        "run the live hub with IK (targets: the source's hands and feet): auto (the default with --ik alone: arms when the hands meet or touch a prop, legs when the feet are near the floor, decided per frame), on (all four limbs always) or off (the plain retarget); adds IK figures to summary.json",
+      )
+        .preset('auto')
+        .argParser(ikMode),
     )
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (sourceArg: string | undefined, avatarArg: string | undefined, opts) => {
       if (typeof opts.out !== 'string' || opts.out.trim() === '') {
         throw new InvalidArgumentError('--out: empty path; name an output folder');
       }
-      if (opts.ik === true) {
+      if (opts.ik === 'auto' || opts.ik === 'on') {
         // the live hub's ranges (src/rig/settings.ts SETTINGS_LIMITS), checked before anything loads
         if (opts.scale !== undefined && !(opts.scale >= 0.1 && opts.scale <= 3))
           throw new InvalidArgumentError(`--scale: ${opts.scale} is out of range with --ik (0.1..3)`);
@@ -176,7 +193,7 @@ export function buildProgram(): Command {
         headScale: opts.headScale,
         ground: opts.ground,
         shoulderTwist: opts.shoulderTwist,
-        ik: opts.ik === true,
+        ik: opts.ik,
         onProgress: (done, total) => {
           if (opts.quiet || total < 600 || !process.stderr.isTTY) return;
           if (!bar) {

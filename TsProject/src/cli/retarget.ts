@@ -33,7 +33,7 @@ import {
   type UpAxis,
   upAxisRotation,
 } from '../retarget';
-import { HubError, type IkFigures, IkQuality, RetargetHub } from '../rig';
+import { HubError, type IKWeightMode, type IkFigures, IkQuality, RetargetHub } from '../rig';
 import { checkOutputDir, ensureOutputDir, type OutputFile, writeFilesAtomically } from './files';
 import { type LoadedSource, loadAvatar, loadOverride, loadSource } from './load';
 
@@ -58,8 +58,12 @@ export interface RetargetCommandOptions {
   shoulderTwist?: 'keep' | 'drop';
   /** 'contact' (default): hips height measured from the source's floor contact level; 'origin': floors at y = 0. */
   ground?: 'contact' | 'origin';
-  /** Run the live hub frame by frame with IK on all four limbs (targets: the source's hands and feet). */
-  ik?: boolean;
+  /**
+   * Run the live hub frame by frame with IK (targets: the source's hands and feet): 'auto' (the hub's
+   * limb weights decide per frame and limb: arms when the hands meet or touch a prop, legs when the
+   * feet are near the floor), 'on' (all four limbs always). 'off' or absent: the plain retarget.
+   */
+  ik?: IKWeightMode;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -110,8 +114,11 @@ export interface RetargetSummary {
     shoulderTwist: 'keep' | 'drop';
   };
   quality: QualityReport;
-  /** With --ik: per limb end-effector error and bend-plane flips (see src/rig/ikQuality.ts). */
-  ik?: IkFigures;
+  /**
+   * With --ik auto|on: the mode, and per limb the frames with IK weight above 0, the end-effector error
+   * over those frames and the bend-plane flips (see src/rig/ikQuality.ts).
+   */
+  ik?: { mode: IKWeightMode } & IkFigures;
   outputs: { glb: string; bvh: string; summary: string };
   warnings: string[];
 }
@@ -164,13 +171,15 @@ export function checkClipValues(where: string, clip: Clip): void {
 }
 
 /**
- * The live hub over a whole clip, frame by frame, with IK on all four limbs: the clip on the target and
- * the IK figures. Calibration, hips mode, scales and ground contact as for the plain retarget.
+ * The live hub over a whole clip, frame by frame: the clip on the target and the IK figures.
+ * `ik`: the hub's IK weight mode ('auto': its LimbWeights per frame and limb; 'on': all four limbs
+ * always; 'off': none). Calibration, hips mode, scales and ground contact as for the plain retarget.
  */
 export function runHub(
   clip: Clip,
   target: Skeleton,
   options: RetargetClipOptions,
+  ik: IKWeightMode = 'auto',
 ): { clip: Clip; retargeter: Retargeter; ik: IkFigures } {
   const cf = options.calibrationFrame ?? 0;
   const ns = clip.skeleton.boneCount;
@@ -184,7 +193,7 @@ export function runHub(
     contact = estimateContactHeight(clip, upAxisRotation(probe.info!.sourceUp));
   }
   const hub = new RetargetHub(clip.skeleton, target, {
-    ik: 'on',
+    ik,
     hipsMode: options.hipsMode ?? 'scaled',
     sourceUp: options.sourceUp,
     sourceContactHeight: contact,
@@ -269,12 +278,12 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     onProgress: o.onProgress,
   };
   let result: { clip: Clip; retargeter: Retargeter };
-  let ikFigures: IkFigures | null = null;
+  let ikFigures: ({ mode: IKWeightMode } & IkFigures) | null = null;
   try {
-    if (o.ik) {
-      const run = runHub(clip, avatar.skeleton, options);
+    if (o.ik !== undefined && o.ik !== 'off') {
+      const run = runHub(clip, avatar.skeleton, options, o.ik);
       result = run;
-      ikFigures = run.ik;
+      ikFigures = { mode: o.ik, ...run.ik };
     } else {
       result = retargetClip(clip, avatar.skeleton, options);
     }
@@ -423,10 +432,12 @@ export function formatSummary(s: RetargetSummary): string {
   if (s.ik) {
     const parts = (['leftArm', 'rightArm', 'leftLeg', 'rightLeg'] as const).map((k) => {
       const v = s.ik![k];
-      return `${k} ${v.meanErrorMm === null ? 'n/a' : v.meanErrorMm.toFixed(1)}/${v.maxErrorMm.toFixed(1)} mm, ${v.bendPlaneFlips}/${v.bendPlaneCompared} flipped`;
+      const err =
+        v.meanErrorMm === null ? 'no IK' : `${v.meanErrorMm.toFixed(1)}/${v.maxErrorMm.toFixed(1)} mm`;
+      return `${k} ${v.ikFrames}/${s.frames} frames, ${err}, ${v.bendPlaneFlips}/${v.bendPlaneCompared} flipped`;
     });
     lines.push(
-      `  IK end-effector error mean/max, bend plane off the source's by >10 deg (frames/compared): ${parts.join('; ')}`,
+      `  IK ${s.ik.mode}: frames with IK weight > 0, end-effector error mean/max over them, bend plane off the source's by >10 deg (frames/compared): ${parts.join('; ')}`,
     );
   }
   const missing = s.target.missingOptional;

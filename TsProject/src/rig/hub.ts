@@ -982,7 +982,12 @@ export class RetargetHub {
   private readonly bendPerp = new Float64Array(3);
   private readonly bendQuat = quat64();
 
-  /** The weights' input from the current pose: hands, feet, hips positions and the floor height. */
+  /**
+   * The weights' input from the current pose: hands, feet, hips positions, the floor height, and the
+   * body scale: the hips-height ratio k (avatar over performer, times the avatar scale), the factor the
+   * IK targets scale the performer by, so the weights' ramps (an adult performer's metres) apply to
+   * an avatar of any size.
+   */
   private fillWeightInput(P: Float64Array): void {
     const wi = this.weightInput;
     const J = wi.joints;
@@ -992,6 +997,7 @@ export class RetargetHub {
     copyJoint(J, WeightJoint.RightFoot, P, this.limbs[3].limb.end);
     copyJoint(J, WeightJoint.Hips, P, this.vHips);
     wi.floor[0] = this.settingsValue.floorHeight;
+    wi.scale![0] = this.retargeter.info!.hipsScale;
   }
 
   /**

@@ -53,7 +53,10 @@
  * Inputs are world positions in the hub's frame (Y up, metres): the performer-driven pose (source
  * joints scaled to the avatar, or the avatar's FK pose before IK); the hand positions can be the hand
  * bones or the hand prop points (PropSystem.pointPositions, in the palm). The defaults are for hand
- * and ankle joints of an adult-sized avatar.
+ * and ankle joints of an adult performer. An avatar of another size gives its body scale
+ * ({@link LimbWeightsInput.scale}, avatar metres per performer metre; the hub uses its hips-height
+ * ratio): every distance above is divided by it before the ramps, so a child-sized avatar standing
+ * (hips 0.6 m up) reads as standing, not as half crouched, and its planted feet as planted.
  */
 import { PropPoint, PropType, type PropWorld } from './props';
 
@@ -136,13 +139,18 @@ export interface LimbWeightsInput {
   readonly joints: Float64Array;
   /** `floor[0]`: the floor's height (world y, metres). */
   readonly floor: Float64Array;
+  /**
+   * `scale[0]`: the body scale, avatar metres per performer metre (finite, > 0): every distance is
+   * divided by it before the ramps, which are in an adult performer's metres. Absent: 1.
+   */
+  readonly scale?: Float64Array;
   /** Registered props (a PropSystem), or null when there are none. */
   props: PropWorld | null;
 }
 
 /** A zeroed input (set-up time). */
 export function createLimbWeightsInput(props: PropWorld | null = null): LimbWeightsInput {
-  return { joints: new Float64Array(15), floor: new Float64Array(1), props };
+  return { joints: new Float64Array(15), floor: new Float64Array(1), scale: new Float64Array([1]), props };
 }
 
 /** What {@link LimbWeights.exportState} gives (arrays as in the class's fields). */
@@ -378,6 +386,13 @@ export class LimbWeights {
     if (!input.floor || input.floor.length < 1) {
       throw new LimbWeightsError('update: input.floor: need a Float64Array(1) holding the floor height');
     }
+    const scale = input.scale ? input.scale[0] : 1;
+    if (!(scale > 0 && scale < Number.POSITIVE_INFINITY)) {
+      throw new LimbWeightsError(
+        `update: input.scale[0] is ${scale}: need the body scale, a finite number > 0 (avatar metres per performer metre)`,
+      );
+    }
+    const inv = 1 / scale;
     const s = this.current;
     const c = this.conditions;
     const floor = input.floor[0];
@@ -388,15 +403,15 @@ export class LimbWeights {
     const hy = j[1] - j[4];
     const hz = j[2] - j[5];
     c[LimbCondition.HandToHand] = closeness(
-      Math.sqrt(hx * hx + hy * hy + hz * hz),
+      Math.sqrt(hx * hx + hy * hy + hz * hz) * inv,
       s.handToHand.near,
       s.handToHand.far,
     );
     this.nearestProp(props, 0, j);
     this.nearestProp(props, 1, j);
     const nd = this.nearestDistance;
-    c[LimbCondition.LeftProp] = closeness(nd[0], s.propDistance.near, s.propDistance.far);
-    c[LimbCondition.RightProp] = closeness(nd[1], s.propDistance.near, s.propDistance.far);
+    c[LimbCondition.LeftProp] = closeness(nd[0] * inv, s.propDistance.near, s.propDistance.far);
+    c[LimbCondition.RightProp] = closeness(nd[1] * inv, s.propDistance.near, s.propDistance.far);
     const t = this.targets;
     t[Limb.LeftArm] = s.leftArmForcedOff
       ? 0
@@ -407,7 +422,7 @@ export class LimbWeights {
 
     // Chair near the hips: the seat amount.
     this.nearestChair(props, j);
-    const seat = closeness(nd[2], s.chairDistance.near, s.chairDistance.far);
+    const seat = closeness(nd[2] * inv, s.chairDistance.near, s.chairDistance.far);
     this.seatTarget[0] = seat;
 
     // Legs: seated foot distance, foot height; minimum.
@@ -417,8 +432,8 @@ export class LimbWeights {
       const o = side === 0 ? WeightJoint.LeftFoot : WeightJoint.RightFoot;
       const dx = j[o] - j[12];
       const dz = j[o + 2] - j[14];
-      const seated = 1 - seat * closeness(Math.sqrt(dx * dx + dz * dz), sf.near, sf.far);
-      const height = closeness(j[o + 1] - floor, fh.near, fh.far);
+      const seated = 1 - seat * closeness(Math.sqrt(dx * dx + dz * dz) * inv, sf.near, sf.far);
+      const height = closeness((j[o + 1] - floor) * inv, fh.near, fh.far);
       c[LimbCondition.LeftSeatedFoot + side] = seated;
       c[LimbCondition.LeftFootHeight + side] = height;
       t[Limb.LeftLeg + side] = Math.min(seated, height);
@@ -426,7 +441,7 @@ export class LimbWeights {
 
     // Hips: chair, hips height; minimum.
     c[LimbCondition.Chair] = 1 - seat;
-    c[LimbCondition.HipsHeight] = 1 - closeness(j[13] - floor, s.hipsHeight.near, s.hipsHeight.far);
+    c[LimbCondition.HipsHeight] = 1 - closeness((j[13] - floor) * inv, s.hipsHeight.near, s.hipsHeight.far);
     t[Limb.Hips] = Math.min(c[LimbCondition.Chair], c[LimbCondition.HipsHeight]);
   }
 

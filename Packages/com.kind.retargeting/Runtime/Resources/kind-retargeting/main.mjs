@@ -18580,7 +18580,7 @@ function defaultLimbWeightSettings() {
   };
 }
 function createLimbWeightsInput(props = null) {
-  return { joints: new Float64Array(15), floor: new Float64Array(1), props };
+  return { joints: new Float64Array(15), floor: new Float64Array(1), scale: new Float64Array([1]), props };
 }
 var LimbWeightsError = class extends Error {
   constructor(message) {
@@ -18774,6 +18774,13 @@ var LimbWeights = class {
     if (!input2.floor || input2.floor.length < 1) {
       throw new LimbWeightsError("update: input.floor: need a Float64Array(1) holding the floor height");
     }
+    const scale5 = input2.scale ? input2.scale[0] : 1;
+    if (!(scale5 > 0 && scale5 < Number.POSITIVE_INFINITY)) {
+      throw new LimbWeightsError(
+        `update: input.scale[0] is ${scale5}: need the body scale, a finite number > 0 (avatar metres per performer metre)`
+      );
+    }
+    const inv = 1 / scale5;
     const s = this.current;
     const c = this.conditions;
     const floor2 = input2.floor[0];
@@ -18782,20 +18789,20 @@ var LimbWeights = class {
     const hy = j[1] - j[4];
     const hz = j[2] - j[5];
     c[LimbCondition.HandToHand] = closeness(
-      Math.sqrt(hx * hx + hy * hy + hz * hz),
+      Math.sqrt(hx * hx + hy * hy + hz * hz) * inv,
       s.handToHand.near,
       s.handToHand.far
     );
     this.nearestProp(props, 0, j);
     this.nearestProp(props, 1, j);
     const nd = this.nearestDistance;
-    c[LimbCondition.LeftProp] = closeness(nd[0], s.propDistance.near, s.propDistance.far);
-    c[LimbCondition.RightProp] = closeness(nd[1], s.propDistance.near, s.propDistance.far);
+    c[LimbCondition.LeftProp] = closeness(nd[0] * inv, s.propDistance.near, s.propDistance.far);
+    c[LimbCondition.RightProp] = closeness(nd[1] * inv, s.propDistance.near, s.propDistance.far);
     const t = this.targets;
     t[Limb.LeftArm] = s.leftArmForcedOff ? 0 : Math.max(c[LimbCondition.HandToHand], c[LimbCondition.LeftProp]);
     t[Limb.RightArm] = s.rightArmForcedOff ? 0 : Math.max(c[LimbCondition.HandToHand], c[LimbCondition.RightProp]);
     this.nearestChair(props, j);
-    const seat = closeness(nd[2], s.chairDistance.near, s.chairDistance.far);
+    const seat = closeness(nd[2] * inv, s.chairDistance.near, s.chairDistance.far);
     this.seatTarget[0] = seat;
     const sf = s.seatedFootDistance;
     const fh = s.footHeight;
@@ -18803,14 +18810,14 @@ var LimbWeights = class {
       const o = side === 0 ? WeightJoint.LeftFoot : WeightJoint.RightFoot;
       const dx = j[o] - j[12];
       const dz = j[o + 2] - j[14];
-      const seated = 1 - seat * closeness(Math.sqrt(dx * dx + dz * dz), sf.near, sf.far);
-      const height = closeness(j[o + 1] - floor2, fh.near, fh.far);
+      const seated = 1 - seat * closeness(Math.sqrt(dx * dx + dz * dz) * inv, sf.near, sf.far);
+      const height = closeness((j[o + 1] - floor2) * inv, fh.near, fh.far);
       c[LimbCondition.LeftSeatedFoot + side] = seated;
       c[LimbCondition.LeftFootHeight + side] = height;
       t[Limb.LeftLeg + side] = Math.min(seated, height);
     }
     c[LimbCondition.Chair] = 1 - seat;
-    c[LimbCondition.HipsHeight] = 1 - closeness(j[13] - floor2, s.hipsHeight.near, s.hipsHeight.far);
+    c[LimbCondition.HipsHeight] = 1 - closeness((j[13] - floor2) * inv, s.hipsHeight.near, s.hipsHeight.far);
     t[Limb.Hips] = Math.min(c[LimbCondition.Chair], c[LimbCondition.HipsHeight]);
   }
   /** Nearest Object/Hand prop not attached to this hand (`side` 0 left, 1 right) -> nearestDistance/Slot[side]. */
@@ -19613,7 +19620,12 @@ var RetargetHub = class _RetargetHub {
     g[1] = P[tu + 1] + 0.5 * lt * b[1] + e[1];
     g[2] = P[tu + 2] + 0.5 * lt * b[2] + e[2];
   }
-  /** The weights' input from the current pose: hands, feet, hips positions and the floor height. */
+  /**
+   * The weights' input from the current pose: hands, feet, hips positions, the floor height, and the
+   * body scale: the hips-height ratio k (avatar over performer, times the avatar scale), the factor the
+   * IK targets scale the performer by, so the weights' ramps (an adult performer's metres) apply to
+   * an avatar of any size.
+   */
   fillWeightInput(P) {
     const wi = this.weightInput;
     const J = wi.joints;
@@ -19623,6 +19635,7 @@ var RetargetHub = class _RetargetHub {
     copyJoint(J, WeightJoint.RightFoot, P, this.limbs[3].limb.end);
     copyJoint(J, WeightJoint.Hips, P, this.vHips);
     wi.floor[0] = this.settingsValue.floorHeight;
+    wi.scale[0] = this.retargeter.info.hipsScale;
   }
   /**
    * Foot targets: front/back and in/out offsets in the foot's horizontal axes. (The floor height is in
