@@ -409,17 +409,20 @@ describe('usage errors', () => {
     let r = await run(['retarget', '--ik', 'maybe', '-o', dir]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--ik: 'maybe' is not one of auto, on, off/);
-    // the optional value takes the next word: a file there gets a hint
+    // a bare --ik before the file names is --ik auto: the file stays a file (as before the modes existed)
+    const before = tmpDir();
     r = await run([
       'retarget',
       '--ik',
       path.join(ASSETS, 'default-walk.bvh'),
       path.join(ASSETS, 'default-avatar.glb'),
+      '-o',
+      before,
+      '-q',
     ]);
-    expect(r.code).toBe(2);
-    expect(r.err).toMatch(
-      /--ik: '.*default-walk\.bvh' is not one of auto, on, off \(a file name\? put --ik after the files, or write --ik auto\)/,
-    );
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(fs.readFileSync(path.join(before, 'summary.json'), 'utf8'));
+    expect(summary.ik.mode).toBe('auto');
     r = await run(['retarget', '--ik=On', '-o', dir]);
     expect(r.code).toBe(2);
     expect(fs.readdirSync(dir)).toEqual([]);

@@ -47,14 +47,36 @@ function triple(value: string): [number, number, number] {
 const IK_MODES = ['auto', 'on', 'off'] as const;
 
 /**
- * `--ik [mode]`: auto, on or off. `--ik` takes the next word as its mode when that word does not start
- * with '-', so `--ik walk.bvh avatar.glb` reads 'walk.bvh' as the mode: the error says where to put it.
+ * `--ik [mode]`: auto, on or off. Commander gives an optional value the next word, so
+ * {@link ikBeforeFiles} first writes `--ik auto` where a bare `--ik` stands before a file name
+ * (`--ik walk.bvh avatar.glb` works as it did before the modes existed); any other word is a mode.
  */
 function ikMode(value: string): (typeof IK_MODES)[number] {
   if ((IK_MODES as readonly string[]).includes(value)) return value as (typeof IK_MODES)[number];
   throw new InvalidArgumentError(
     `--ik: '${value}' is not one of auto, on, off${/[./\\]/.test(value) ? ' (a file name? put --ik after the files, or write --ik auto)' : ''}`,
   );
+}
+
+/**
+ * The argument list with `auto` inserted after a bare `--ik` whose next word names a file (it has a
+ * `.`, `/` or `\` and is not a mode), so a file given after `--ik` stays a file. Returns a new array.
+ */
+export function ikBeforeFiles(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    out.push(argv[i]);
+    const next = argv[i + 1];
+    if (
+      argv[i] === '--ik' &&
+      next !== undefined &&
+      !next.startsWith('-') &&
+      !(IK_MODES as readonly string[]).includes(next) &&
+      /[./\\]/.test(next)
+    )
+      out.push('auto');
+  }
+  return out;
 }
 
 export function buildProgram(): Command {
@@ -317,7 +339,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   actionExitCode = 0;
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(ikBeforeFiles(argv));
     return actionExitCode;
   } catch (e) {
     const err = e as { code?: string; exitCode?: number; message?: string };
