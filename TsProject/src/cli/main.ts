@@ -1,11 +1,14 @@
 /**
  * The `kind` command line (Node only). Subcommands: `retarget`, `inspect`, `live`, `qa`.
  * Exit code 0 on success; 1 with a one-line error on failure; 2 on a usage error; `kind qa` exits 3
- * when a clip is Error (src/cli/qa.ts).
+ * when a clip is Error (src/cli/qa.ts); the commands that write exit 130 / 143 / 129 when interrupted
+ * by SIGINT / SIGTERM / SIGHUP, leaving no temporary file and the previous outputs
+ * (src/io/node/interrupt.ts).
  */
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { withInterrupts } from '../io/node/interrupt';
 import { defaultAssetsDir } from './files';
 import { runInspect } from './inspect';
 import { runLive } from './live';
@@ -158,38 +161,40 @@ export function buildProgram(): Command {
         );
       }
       let bar: SingleBar | null = null;
-      const summary = await runRetarget({
-        source: source!,
-        avatar: avatar!,
-        outDir: opts.out,
-        clip: opts.clip,
-        fps: opts.fps,
-        fromFrame: opts.fromFrame,
-        pose: opts.pose,
-        map: opts.map,
-        sourceMap: opts.sourceMap,
-        scale: opts.scale,
-        hips: opts.hips,
-        sourceUp: opts.sourceUp,
-        sourceUnit: opts.sourceUnit,
-        headOffset: opts.headOffset,
-        headScale: opts.headScale,
-        ground: opts.ground,
-        shoulderTwist: opts.shoulderTwist,
-        ik: opts.ik === true,
-        onProgress: (done, total) => {
-          if (opts.quiet || total < 600 || !process.stderr.isTTY) return;
-          if (!bar) {
-            bar = new SingleBar({
-              format: 'retargeting [{bar}] {percentage}% | {value}/{total} frames',
-              stream: process.stderr,
-            });
-            bar.start(total, 0);
-          }
-          bar.update(done);
-          if (done === total) bar.stop();
-        },
-      });
+      const run = () =>
+        runRetarget({
+          source: source!,
+          avatar: avatar!,
+          outDir: opts.out,
+          clip: opts.clip,
+          fps: opts.fps,
+          fromFrame: opts.fromFrame,
+          pose: opts.pose,
+          map: opts.map,
+          sourceMap: opts.sourceMap,
+          scale: opts.scale,
+          hips: opts.hips,
+          sourceUp: opts.sourceUp,
+          sourceUnit: opts.sourceUnit,
+          headOffset: opts.headOffset,
+          headScale: opts.headScale,
+          ground: opts.ground,
+          shoulderTwist: opts.shoulderTwist,
+          ik: opts.ik === true,
+          onProgress: (done, total) => {
+            if (opts.quiet || total < 600 || !process.stderr.isTTY) return;
+            if (!bar) {
+              bar = new SingleBar({
+                format: 'retargeting [{bar}] {percentage}% | {value}/{total} frames',
+                stream: process.stderr,
+              });
+              bar.start(total, 0);
+            }
+            bar.update(done);
+            if (done === total) bar.stop();
+          },
+        });
+      const summary = await withInterrupts('kind retarget', run);
       if (!opts.quiet) console.log(formatSummary(summary));
     });
 

@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { interruptPoint, onInterrupt, withInterrupts } from '../io/node/interrupt';
 import { parseRigProfile, type RigProfile } from '../qa';
 import { buildQaFile, type QaClipEntry, type QaFile, qaFileToJson } from '../qa-report';
 import { type ChartAssets, renderQaHtml } from '../qa-report/html';
@@ -91,9 +92,10 @@ function jobOf(o: QaOptions, name: string, golden: string, retargeted: string, p
   };
 }
 
-function writeReport(outDir: string, file: QaFile): QaRunResult['outputs'] {
+async function writeReport(outDir: string, file: QaFile): Promise<QaRunResult['outputs']> {
   const html = renderQaHtml(file, loadChartAssets());
   const outputs = { json: path.join(outDir, 'qa.json'), html: path.join(outDir, 'qa.html') };
+  await interruptPoint(); // nothing is written once interrupted; the write below is never cut short
   ensureOutputDir(outDir);
   writeFilesAtomically([
     { path: outputs.json, data: qaFileToJson(file) },
@@ -114,7 +116,7 @@ export async function runQa(golden: string, retargeted: string, o: QaOptions): P
   const entry = await evaluatePair(jobOf(o, name, golden, retargeted, profile));
   if (entry.error) throw new Error(entry.error);
   const file = buildQaFile({ mode: 'single', golden, retargeted, options: optionsOf(o), clips: [entry] });
-  return { file, outputs: writeReport(o.outDir, file) };
+  return { file, outputs: await writeReport(o.outDir, file) };
 }
 
 /** File types `kind qa` reads, in the order of preference when a folder holds one clip in several. */
@@ -240,7 +242,8 @@ export function findWorkerBundle(): string | null {
 /**
  * Evaluate jobs on a pool of `size` worker threads running `workerFile`. A worker that dies (an
  * uncaught error, out of memory) fails only its current job, with an error entry, and is replaced.
- * Results come back in job order.
+ * Results come back in job order. While the pool runs, an interrupt (src/io/node/interrupt.ts)
+ * terminates its workers.
  */
 export function runWorkerPool(
   jobs: readonly QaJob[],
@@ -251,7 +254,11 @@ export function runWorkerPool(
   const results: (QaClipEntry | undefined)[] = new Array(jobs.length);
   let next = 0;
   let done = 0;
-  return new Promise((resolve) => {
+  const workers = new Set<Worker>();
+  const forget = onInterrupt(() => {
+    for (const w of workers) void w.terminate();
+  });
+  return new Promise<QaClipEntry[]>((resolve) => {
     if (jobs.length === 0) {
       resolve([]);
       return;
@@ -265,6 +272,8 @@ export function runWorkerPool(
     };
     const start = () => {
       const w = new Worker(workerFile, { workerData: { mark: QA_WORKER_MARK } });
+      workers.add(w);
+      w.once('exit', () => workers.delete(w));
       let current = -1;
       let retired = false;
       const feed = () => {
@@ -302,7 +311,7 @@ export function runWorkerPool(
       feed();
     };
     for (let i = 0; i < Math.min(size, jobs.length); i++) start();
-  });
+  }).finally(forget);
 }
 
 /**
@@ -337,6 +346,7 @@ export async function runQaBatch(
     clips = [];
     for (const j of jobs) {
       clips.push(await evaluatePair(j));
+      await interruptPoint();
       o.onProgress?.(clips.length, jobs.length, j.name);
     }
   }
@@ -349,7 +359,7 @@ export async function runQaBatch(
     unpaired: pairing.unpaired,
     notes,
   });
-  return { file, outputs: writeReport(o.outDir, file) };
+  return { file, outputs: await writeReport(o.outDir, file) };
 }
 
 /** 3 when any clip is Error; else 1 when some pair could not be evaluated or there was no pair; else 0. */
@@ -463,28 +473,7 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
         retargetedClip: opts.retargetedClip,
         fps: opts.fps,
       };
-      let result: QaRunResult;
-      if (opts.batch) {
-        let bar: SingleBar | null = null;
-        result = await runQaBatch(golden, retargeted, {
-          ...common,
-          jobs: opts.jobs,
-          onProgress: (done, total, name) => {
-            if (opts.quiet || !process.stderr.isTTY) return;
-            if (!bar) {
-              bar = new SingleBar({
-                format: 'qa [{bar}] {value}/{total} clips | {clip}',
-                stream: process.stderr,
-              });
-              bar.start(total, 0, { clip: '' });
-            }
-            bar.update(done, { clip: name });
-            if (done === total) bar.stop();
-          },
-        });
-      } else {
-        result = await runQa(golden, retargeted, common);
-      }
+      const result = await withInterrupts('kind qa', () => runQaCommand(golden, retargeted, opts, common));
       if (!opts.quiet) console.log(formatQaSummary(result));
       // quiet: still say what could not be read (the report has it too)
       else
@@ -492,4 +481,36 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
           console.error(`kind qa: failed: ${c.name}: ${c.error}`);
       setExitCode(qaExitCode(result.file));
     });
+}
+
+/** The action of `kind qa` once its options are checked: one pair or a batch, with a progress bar. */
+async function runQaCommand(
+  golden: string,
+  retargeted: string,
+  opts: { batch?: boolean; jobs?: number; quiet?: boolean },
+  common: QaOptions,
+): Promise<QaRunResult> {
+  let result: QaRunResult;
+  if (opts.batch) {
+    let bar: SingleBar | null = null;
+    result = await runQaBatch(golden, retargeted, {
+      ...common,
+      jobs: opts.jobs,
+      onProgress: (done, total, name) => {
+        if (opts.quiet || !process.stderr.isTTY) return;
+        if (!bar) {
+          bar = new SingleBar({
+            format: 'qa [{bar}] {value}/{total} clips | {clip}',
+            stream: process.stderr,
+          });
+          bar.start(total, 0, { clip: '' });
+        }
+        bar.update(done, { clip: name });
+        if (done === total) bar.stop();
+      },
+    });
+  } else {
+    result = await runQa(golden, retargeted, common);
+  }
+  return result;
 }

@@ -18,6 +18,7 @@ import {
 import { writeBvh } from '../io/bvh';
 import { type Avatar, writeRetargetedGlb } from '../io/gltf';
 import type { HumanoidMapResult } from '../io/humanoidMap';
+import { interruptPoint } from '../io/node/interrupt';
 import {
   armDeviationFromPose,
   estimateContactHeight,
@@ -220,6 +221,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     unitScale: o.sourceUnit ?? 'auto',
   });
   const avatar: Avatar = await loadAvatar(o.avatar, loadOverride(o.map));
+  await interruptPoint(); // an interrupt during loading stops here, before the computation
   const clip = source.clip;
   const calibrationFrame = o.fromFrame ?? 0;
   if (
@@ -266,6 +268,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     }
     throw e;
   }
+  await interruptPoint(); // ... and one during the computation, here
   const { clip: out, retargeter } = result;
   const info = retargeter.info!;
   checkClipValues(`the retargeted clip (from ${path.basename(o.source)})`, out);
@@ -369,6 +372,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     { path: bvhPath, data: bvh },
     { path: summaryPath, data: `${JSON.stringify(summary, null, 2)}\n` },
   ];
+  await interruptPoint(); // nothing is written once interrupted; the write below is never cut short
   ensureOutputDir(o.outDir);
   writeFilesAtomically(files);
   return summary;
