@@ -12,6 +12,13 @@ import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import {
+  guardInterrupts,
+  INTERRUPT_EXIT_CODES,
+  noteCommitted,
+  onInterrupt,
+  runUndoActions,
+} from '../src/io/node/interrupt';
 import { dataPath, describeWithData } from './helpers/data';
 import { runKind } from './helpers/runCli';
 
@@ -220,5 +227,55 @@ describeWithData('interrupted kind commands leave the previous outputs or the ne
     expect([...before.keys()]).toEqual(['qa.html', 'qa.json']);
     expect(before.get('qa.json')!.equals(after.get('qa.json')!)).toBe(false);
     await interruptMany(args, out, before, after, ms, 4);
+  });
+});
+
+describe('the interrupt guard (src/io/node/interrupt.ts), in process', () => {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const baseline = () => signals.map((s) => process.listenerCount(s));
+
+  it('a signal runs the undo actions newest first, prints one line and exits 128 + the signal number', () => {
+    const before = baseline();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-guard-'));
+    const tmp = path.join(dir, 'a.glb.1.tmp');
+    fs.writeFileSync(tmp, 'half');
+    const order: string[] = [];
+    const lines: string[] = [];
+    const codes: number[] = [];
+    const release = guardInterrupts('kind test', { exit: (c) => codes.push(c), print: (l) => lines.push(l) });
+    onInterrupt(() => order.push('first'));
+    onInterrupt(() => {
+      order.push('second');
+      fs.rmSync(tmp);
+    });
+    const forgotten = onInterrupt(() => order.push('forgotten'));
+    forgotten();
+    process.emit('SIGINT', 'SIGINT');
+    process.emit('SIGINT', 'SIGINT'); // a second signal while exiting: ignored
+    release();
+    expect(order).toEqual(['second', 'first']);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(codes).toEqual([130]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^\n?kind test: interrupted \(SIGINT\); nothing written \(temporary files removed\), the previous outputs are unchanged$/,
+    );
+    expect(baseline()).toEqual(before);
+    fs.rmSync(dir, { recursive: true });
+  });
+
+  it('SIGTERM after a commit: 143, naming the files written; nothing registered is left for the next command', () => {
+    const lines: string[] = [];
+    const codes: number[] = [];
+    const release = guardInterrupts('kind test', { exit: (c) => codes.push(c), print: (l) => lines.push(l) });
+    noteCommitted(['out/a.glb', 'out/summary.json']);
+    process.emit('SIGTERM', 'SIGTERM');
+    release();
+    expect(codes).toEqual([143]);
+    expect(lines[0]).toMatch(
+      /kind test: interrupted \(SIGTERM\); after writing out\/a\.glb, out\/summary\.json$/,
+    );
+    expect(runUndoActions()).toBe(0);
+    expect(INTERRUPT_EXIT_CODES).toEqual({ SIGHUP: 129, SIGINT: 130, SIGTERM: 143 });
   });
 });

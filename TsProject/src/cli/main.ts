@@ -8,7 +8,7 @@
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { withInterrupts } from '../io/node/interrupt';
+import { guardInterrupts } from '../io/node/interrupt';
 import { defaultAssetsDir } from './files';
 import { runInspect } from './inspect';
 import { runLive } from './live';
@@ -76,8 +76,11 @@ export function buildProgram(): Command {
     .addOption(
       new Option('--pose <kind>', 'reference pose kind for calibration').choices(['T', 'I']).default('T'),
     )
-    .option('--map <json>', 'humanoid map override for the avatar: {"LeftUpperArm": "boneName", ...}')
-    .option('--source-map <json>', 'humanoid map override for the source')
+    .option(
+      '--map <json>',
+      'humanoid map override for the avatar: a JSON file, or inline JSON {"LeftUpperArm": "boneName", ...}',
+    )
+    .option('--source-map <json>', 'humanoid map override for the source: a JSON file, or inline JSON {...}')
     .option(
       '--scale <s>',
       'avatar scale (1 = as authored; a scale on the hips bone)',
@@ -161,40 +164,39 @@ export function buildProgram(): Command {
         );
       }
       let bar: SingleBar | null = null;
-      const run = () =>
-        runRetarget({
-          source: source!,
-          avatar: avatar!,
-          outDir: opts.out,
-          clip: opts.clip,
-          fps: opts.fps,
-          fromFrame: opts.fromFrame,
-          pose: opts.pose,
-          map: opts.map,
-          sourceMap: opts.sourceMap,
-          scale: opts.scale,
-          hips: opts.hips,
-          sourceUp: opts.sourceUp,
-          sourceUnit: opts.sourceUnit,
-          headOffset: opts.headOffset,
-          headScale: opts.headScale,
-          ground: opts.ground,
-          shoulderTwist: opts.shoulderTwist,
-          ik: opts.ik === true,
-          onProgress: (done, total) => {
-            if (opts.quiet || total < 600 || !process.stderr.isTTY) return;
-            if (!bar) {
-              bar = new SingleBar({
-                format: 'retargeting [{bar}] {percentage}% | {value}/{total} frames',
-                stream: process.stderr,
-              });
-              bar.start(total, 0);
-            }
-            bar.update(done);
-            if (done === total) bar.stop();
-          },
-        });
-      const summary = await withInterrupts('kind retarget', run);
+      const release = guardInterrupts('kind retarget');
+      const summary = await runRetarget({
+        source: source!,
+        avatar: avatar!,
+        outDir: opts.out,
+        clip: opts.clip,
+        fps: opts.fps,
+        fromFrame: opts.fromFrame,
+        pose: opts.pose,
+        map: opts.map,
+        sourceMap: opts.sourceMap,
+        scale: opts.scale,
+        hips: opts.hips,
+        sourceUp: opts.sourceUp,
+        sourceUnit: opts.sourceUnit,
+        headOffset: opts.headOffset,
+        headScale: opts.headScale,
+        ground: opts.ground,
+        shoulderTwist: opts.shoulderTwist,
+        ik: opts.ik === true,
+        onProgress: (done, total) => {
+          if (opts.quiet || total < 600 || !process.stderr.isTTY) return;
+          if (!bar) {
+            bar = new SingleBar({
+              format: 'retargeting [{bar}] {percentage}% | {value}/{total} frames',
+              stream: process.stderr,
+            });
+            bar.start(total, 0);
+          }
+          bar.update(done);
+          if (done === total) bar.stop();
+        },
+      }).finally(release);
       if (!opts.quiet) console.log(formatSummary(summary));
     });
 
@@ -285,7 +287,7 @@ export function buildProgram(): Command {
     .command('inspect')
     .description('print the skeleton, the humanoid map found and what is missing')
     .argument('<file>', '.bvh, .glb, .gltf or .vrm')
-    .option('--map <json>', 'humanoid map override')
+    .option('--map <json>', 'humanoid map override: a JSON file, or inline JSON {"Jaw": null, ...}')
     .action(async (file: string, opts) => {
       console.log(await runInspect(file, { map: opts.map }));
     });

@@ -15,11 +15,12 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { interruptPoint, onInterrupt, withInterrupts } from '../io/node/interrupt';
+import { guardInterrupts, interruptPoint, onInterrupt } from '../io/node/interrupt';
 import { parseRigProfile, type RigProfile } from '../qa';
 import { buildQaFile, type QaClipEntry, type QaFile, qaFileToJson } from '../qa-report';
 import { type ChartAssets, renderQaHtml } from '../qa-report/html';
 import { checkOutputDir, describeFsError, ensureOutputDir, readInput, writeFilesAtomically } from './files';
+import { readJsonArgument } from './jsonArgument';
 import {
   evaluatePair,
   QA_WORKER_MARK,
@@ -69,9 +70,11 @@ export function loadChartAssets(): ChartAssets {
   return { js: read('uplot/dist/uPlot.iife.min.js'), css: read('uplot/dist/uPlot.min.css') };
 }
 
-function readProfile(file: string | undefined): RigProfile | undefined {
-  if (!file) return undefined;
-  return parseRigProfile(new TextDecoder().decode(readInput(file)), file);
+/** `--profile`: inline JSON or a JSON file (src/cli/jsonArgument.ts). */
+function readProfile(value: string | undefined): RigProfile | undefined {
+  if (value === undefined) return undefined;
+  const { text, where } = readJsonArgument('--profile', value);
+  return parseRigProfile(text, where);
 }
 
 function optionsOf(o: QaOptions): QaFile['options'] {
@@ -255,7 +258,9 @@ export function runWorkerPool(
   let next = 0;
   let done = 0;
   const workers = new Set<Worker>();
+  let stopped = false;
   const forget = onInterrupt(() => {
+    stopped = true;
     for (const w of workers) void w.terminate();
   });
   return new Promise<QaClipEntry[]>((resolve) => {
@@ -300,7 +305,7 @@ export function runWorkerPool(
           });
         }
         void w.terminate();
-        if (next < jobs.length) start();
+        if (next < jobs.length && !stopped) start();
       };
       w.on('message', (m: QaWorkerReply) => {
         finish(m.id, m.entry);
@@ -432,7 +437,7 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
     .option('-o, --out <dir>', 'output folder', 'qa-out')
     .option(
       '--profile <json>',
-      'rig profile of the retargeted character (bone map, twist axes, thresholds, weights, flags)',
+      'rig profile of the retargeted character (bone map, twist axes, thresholds, weights, flags): a JSON file, or inline JSON {...}',
     )
     .option(
       '--lambda <x>',
@@ -473,7 +478,29 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
         retargetedClip: opts.retargetedClip,
         fps: opts.fps,
       };
-      const result = await withInterrupts('kind qa', () => runQaCommand(golden, retargeted, opts, common));
+      let result: QaRunResult;
+      const release = guardInterrupts('kind qa');
+      if (opts.batch) {
+        let bar: SingleBar | null = null;
+        result = await runQaBatch(golden, retargeted, {
+          ...common,
+          jobs: opts.jobs,
+          onProgress: (done, total, name) => {
+            if (opts.quiet || !process.stderr.isTTY) return;
+            if (!bar) {
+              bar = new SingleBar({
+                format: 'qa [{bar}] {value}/{total} clips | {clip}',
+                stream: process.stderr,
+              });
+              bar.start(total, 0, { clip: '' });
+            }
+            bar.update(done, { clip: name });
+            if (done === total) bar.stop();
+          },
+        }).finally(release);
+      } else {
+        result = await runQa(golden, retargeted, common).finally(release);
+      }
       if (!opts.quiet) console.log(formatQaSummary(result));
       // quiet: still say what could not be read (the report has it too)
       else
@@ -481,36 +508,4 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
           console.error(`kind qa: failed: ${c.name}: ${c.error}`);
       setExitCode(qaExitCode(result.file));
     });
-}
-
-/** The action of `kind qa` once its options are checked: one pair or a batch, with a progress bar. */
-async function runQaCommand(
-  golden: string,
-  retargeted: string,
-  opts: { batch?: boolean; jobs?: number; quiet?: boolean },
-  common: QaOptions,
-): Promise<QaRunResult> {
-  let result: QaRunResult;
-  if (opts.batch) {
-    let bar: SingleBar | null = null;
-    result = await runQaBatch(golden, retargeted, {
-      ...common,
-      jobs: opts.jobs,
-      onProgress: (done, total, name) => {
-        if (opts.quiet || !process.stderr.isTTY) return;
-        if (!bar) {
-          bar = new SingleBar({
-            format: 'qa [{bar}] {value}/{total} clips | {clip}',
-            stream: process.stderr,
-          });
-          bar.start(total, 0, { clip: '' });
-        }
-        bar.update(done, { clip: name });
-        if (done === total) bar.stop();
-      },
-    });
-  } else {
-    result = await runQa(golden, retargeted, common);
-  }
-  return result;
 }

@@ -36,7 +36,8 @@ import {
 } from '../retarget';
 import { HubError, type IkFigures, IkQuality, RetargetHub } from '../rig';
 import { checkOutputDir, ensureOutputDir, type OutputFile, writeFilesAtomically } from './files';
-import { type LoadedSource, loadAvatar, loadOverride, loadSource } from './load';
+import { overrideArgument } from './jsonArgument';
+import { type LoadedSource, loadAvatar, loadSource } from './load';
 
 export interface RetargetCommandOptions {
   source: string;
@@ -47,7 +48,9 @@ export interface RetargetCommandOptions {
   /** Calibrate on this source frame taken as the performer's reference pose (as is). */
   fromFrame?: number;
   pose?: ReferencePoseKind;
+  /** `--map`: inline JSON or a JSON file (src/cli/jsonArgument.ts). */
   map?: string;
+  /** `--source-map`: inline JSON or a JSON file. */
   sourceMap?: string;
   scale?: number;
   hips?: HipsMode;
@@ -217,10 +220,10 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
   const source: LoadedSource = await loadSource(o.source, {
     clipName: o.clip,
     fps: o.fps,
-    override: loadOverride(o.sourceMap),
+    override: overrideArgument('--source-map', o.sourceMap),
     unitScale: o.sourceUnit ?? 'auto',
   });
-  const avatar: Avatar = await loadAvatar(o.avatar, loadOverride(o.map));
+  const avatar: Avatar = await loadAvatar(o.avatar, overrideArgument('--map', o.map));
   await interruptPoint(); // an interrupt during loading stops here, before the computation
   const clip = source.clip;
   const calibrationFrame = o.fromFrame ?? 0;

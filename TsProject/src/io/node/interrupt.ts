@@ -5,7 +5,7 @@
  * - a writer registers an undo action for as long as it has something half-done on disk or in flight
  *   ({@link onInterrupt}: temporary files to delete, moved-aside outputs to put back, worker threads to
  *   stop) and removes it once its work is committed or rolled back;
- * - a command runs inside {@link withInterrupts}: on a signal the registered actions run (newest
+ * - a command runs inside {@link guardInterrupts} (or {@link withInterrupts}): on a signal the registered actions run (newest
  *   first), one line goes to stderr, and the process exits with 128 + the signal number (130 for
  *   SIGINT, 143 for SIGTERM, 129 for SIGHUP), as shells report a command killed by the signal.
  *
@@ -79,17 +79,14 @@ export interface InterruptOptions {
 }
 
 /**
- * Run `job` with SIGINT, SIGTERM and SIGHUP handled: on a signal the undo actions run, one line says
- * what was left (e.g. `kind retarget: interrupted (SIGINT); nothing written, the previous outputs are
- * unchanged`), and the process exits with {@link INTERRUPT_EXIT_CODES}. A second signal while exiting
- * is ignored. The listeners are removed when `job` settles (the default action of the signals comes
- * back). `command` names the command in the message.
+ * Handle SIGINT, SIGTERM and SIGHUP from now until the returned `release` is called: on a signal the
+ * undo actions run, one line says what was left (e.g. `kind retarget: interrupted (SIGINT); nothing
+ * written, the previous outputs are unchanged`), and the process exits with
+ * {@link INTERRUPT_EXIT_CODES}. A second signal while exiting is ignored. `release` removes the
+ * listeners (the signals' previous handling comes back); call it when the command settles, also on an
+ * error. `command` names the command in the message.
  */
-export async function withInterrupts<T>(
-  command: string,
-  job: () => Promise<T>,
-  options: InterruptOptions = {},
-): Promise<T> {
+export function guardInterrupts(command: string, options: InterruptOptions = {}): () => void {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const print = options.print ?? ((line: string) => process.stderr.write(`${line}\n`));
   committed.length = 0;
@@ -107,10 +104,22 @@ export async function withInterrupts<T>(
     exit(INTERRUPT_EXIT_CODES[signal]);
   };
   for (const s of SIGNALS) process.on(s, handler);
+  return () => {
+    for (const s of SIGNALS) process.removeListener(s, handler);
+    committed.length = 0;
+  };
+}
+
+/** `job` inside {@link guardInterrupts}. */
+export async function withInterrupts<T>(
+  command: string,
+  job: () => Promise<T>,
+  options: InterruptOptions = {},
+): Promise<T> {
+  const release = guardInterrupts(command, options);
   try {
     return await job();
   } finally {
-    for (const s of SIGNALS) process.removeListener(s, handler);
-    committed.length = 0;
+    release();
   }
 }
