@@ -11,7 +11,7 @@
 // Run from anywhere: `node tools/build.mjs` (also runs on `npm ci` through TsProject's "prepare").
 // `node tools/build.mjs web [<outDir>]` builds only the viewer (into <outDir>, default dist/web).
 // `node tools/build.mjs unity [<outFile>]` builds only the Unity bundle (default path above).
-// `node tools/build.mjs cli` builds only dist/kind.cjs and dist/qaWorker.cjs.
+// `node tools/build.mjs cli [<outDir>]` builds only dist/kind.cjs and dist/qaWorker.cjs (into <outDir>, default dist).
 // tools/watch.mjs rebuilds the Unity bundle on every save (hot reload in the Editor).
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -33,13 +33,14 @@ const webOnly = process.argv[2] === 'web';
 const unityOnly = process.argv[2] === 'unity';
 const cliOnly = process.argv[2] === 'cli';
 const webOut = webOnly && process.argv[3] ? path.resolve(process.argv[3]) : path.join(ts, 'dist/web');
+const cliOut = cliOnly && process.argv[3] ? path.resolve(process.argv[3]) : null;
 
 for (const e of webOnly || unityOnly ? [] : entries.filter((x) => !cliOnly || x.in.startsWith('src/cli/'))) {
   const input = path.join(ts, e.in);
   if (!existsSync(input)) continue;
   await esbuild.build({
     entryPoints: [input],
-    outfile: path.join(ts, e.out),
+    outfile: cliOut ? path.join(cliOut, path.basename(e.out)) : path.join(ts, e.out),
     bundle: true,
     platform: 'node',
     target: 'node20',

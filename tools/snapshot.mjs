@@ -3,8 +3,11 @@
 // contact sheet, to check a retargeting result by eye: upright, facing +Z, feet on the floor,
 // arms plausible, source and target doing the same thing.
 //
-//   node tools/snapshot.mjs <file.glb> [--bvh <source.bvh>] [--frames 0,30,60 | --count 6]
+//   node ../tools/snapshot.mjs <file.glb> [--bvh <source.bvh>] [--frames 0,30,60 | --count 6]
 //        [--out sheet.png] [--size 320x480]   (see --help for the rest)
+// from TsProject (e.g. `node ../tools/snapshot.mjs out/default-walk.glb --count 6` after `npx kind
+// retarget`), or `node tools/snapshot.mjs ...` from the repository root, where a relative input
+// path not found there is looked up under TsProject/ (so `out/default-walk.glb` works from both).
 //
 // How: serves tools/snapshot/page.{html,js} and TsProject/node_modules/three on 127.0.0.1 (random
 // port), opens the page in headless Chromium (Debian package `chromium`, no driver library); the page
@@ -217,8 +220,21 @@ function readBody(req) {
   });
 }
 
+/**
+ * A relative input path as given, else (from the repository root, or any folder but TsProject) the
+ * same path under TsProject/, where `kind retarget` writes `out/` when run as the README says: so
+ * `node tools/snapshot.mjs out/default-walk.glb` from the root finds TsProject/out/default-walk.glb.
+ */
+function locate(p) {
+  if (p === undefined || path.isAbsolute(p) || existsSync(p)) return p;
+  const inTs = path.join(ts, p);
+  return existsSync(inTs) ? inTs : p;
+}
+
 async function run() {
-  const { file, opts } = parseArgs(process.argv);
+  const parsed = parseArgs(process.argv);
+  const file = locate(parsed.file);
+  const opts = { ...parsed.opts, bvh: locate(parsed.opts.bvh) };
   if (!existsSync(path.join(threeDir, 'build', 'three.module.js')))
     throw new UserError(`three.js not found in ${threeDir}: run \`npm ci\` in TsProject`);
   checkInputs(file, opts.bvh);

@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { noteCommitted, onInterrupt } from '../io/node/interrupt';
 
 export interface OutputFile {
   path: string;
@@ -91,6 +92,8 @@ export function ensureOutputDir(dir: string): void {
  * moved aside to `<path>.<pid>.bak`; the temporary files are renamed into place; the backups are
  * deleted. If anything fails, the temporary files are removed and the backups put back, so every
  * output is either the complete new file or the file that was there before, and no stray files stay.
+ * The same rollback is registered with the interrupt handler (src/io/node/interrupt.ts) while the files
+ * are being placed, so an interrupted command leaves no temporary file and the previous outputs.
  * Throws a readable error naming the file.
  */
 export function writeFilesAtomically(files: OutputFile[]): void {
@@ -118,6 +121,7 @@ export function writeFilesAtomically(files: OutputFile[]): void {
     }
   };
   let current = '';
+  const forget = onInterrupt(cleanUp);
   try {
     for (const f of files) {
       current = f.path;
@@ -140,8 +144,11 @@ export function writeFilesAtomically(files: OutputFile[]): void {
     });
   } catch (e) {
     cleanUp();
+    forget();
     throw new Error(describeFsError(current, e));
   }
+  forget();
+  noteCommitted(files.map((f) => f.path));
   for (const b of backups) fs.rmSync(b.to, { force: true });
 }
 

@@ -4,7 +4,8 @@
 import * as path from 'node:path';
 import { clipDuration, clipFps, HUMAN_BONE_NAMES, type Skeleton } from '../core';
 import { formatHumanoidMap, type HumanoidMapResult } from '../io/humanoidMap';
-import { loadAvatar, loadOverride, loadSource } from './load';
+import { overrideArgument } from './jsonArgument';
+import { loadAvatar, loadSource } from './load';
 
 function tree(s: Skeleton, mapping: HumanoidMapResult): string {
   const human = new Map<number, string>();
@@ -34,7 +35,7 @@ function tree(s: Skeleton, mapping: HumanoidMapResult): string {
 /** Inspect a BVH or glTF/VRM file and return the report text. */
 export async function runInspect(file: string, options: { map?: string } = {}): Promise<string> {
   const ext = path.extname(file).toLowerCase();
-  const override = loadOverride(options.map);
+  const override = overrideArgument('--map', options.map);
   const out: string[] = [];
   if (ext === '.bvh') {
     const src = await loadSourceLenient(file, override);
@@ -74,7 +75,7 @@ function reportMissing(m: HumanoidMapResult): string[] {
 }
 
 /** Like loadSource for BVH, but reports a missing required bone instead of failing. */
-async function loadSourceLenient(file: string, override: ReturnType<typeof loadOverride>) {
+async function loadSourceLenient(file: string, override: ReturnType<typeof overrideArgument>) {
   try {
     return await loadSource(file, { override });
   } catch (e) {

@@ -1,11 +1,14 @@
 /**
  * The `kind` command line (Node only). Subcommands: `retarget`, `inspect`, `live`, `qa`.
  * Exit code 0 on success; 1 with a one-line error on failure; 2 on a usage error; `kind qa` exits 3
- * when a clip is Error (src/cli/qa.ts).
+ * when a clip is Error (src/cli/qa.ts); the commands that write exit 130 / 143 / 129 when interrupted
+ * by SIGINT / SIGTERM / SIGHUP, leaving no temporary file and the previous outputs
+ * (src/io/node/interrupt.ts).
  */
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { guardInterrupts } from '../io/node/interrupt';
 import { defaultAssetsDir } from './files';
 import { runInspect } from './inspect';
 import { runLive } from './live';
@@ -108,8 +111,11 @@ export function buildProgram(): Command {
     .addOption(
       new Option('--pose <kind>', 'reference pose kind for calibration').choices(['T', 'I']).default('T'),
     )
-    .option('--map <json>', 'humanoid map override for the avatar: {"LeftUpperArm": "boneName", ...}')
-    .option('--source-map <json>', 'humanoid map override for the source')
+    .option(
+      '--map <json>',
+      'humanoid map override for the avatar: a JSON file, or inline JSON {"LeftUpperArm": "boneName", ...}',
+    )
+    .option('--source-map <json>', 'humanoid map override for the source: a JSON file, or inline JSON {...}')
     .option(
       '--scale <s>',
       'avatar scale (1 = as authored; a scale on the hips bone)',
@@ -197,6 +203,7 @@ export function buildProgram(): Command {
         );
       }
       let bar: SingleBar | null = null;
+      const release = guardInterrupts('kind retarget');
       const summary = await runRetarget({
         source: source!,
         avatar: avatar!,
@@ -228,7 +235,7 @@ export function buildProgram(): Command {
           bar.update(done);
           if (done === total) bar.stop();
         },
-      });
+      }).finally(release);
       if (!opts.quiet) console.log(formatSummary(summary));
     });
 
@@ -319,7 +326,7 @@ export function buildProgram(): Command {
     .command('inspect')
     .description('print the skeleton, the humanoid map found and what is missing')
     .argument('<file>', '.bvh, .glb, .gltf or .vrm')
-    .option('--map <json>', 'humanoid map override')
+    .option('--map <json>', 'humanoid map override: a JSON file, or inline JSON {"Jaw": null, ...}')
     .action(async (file: string, opts) => {
       console.log(await runInspect(file, { map: opts.map }));
     });

@@ -15,10 +15,12 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { guardInterrupts, interruptPoint, onInterrupt } from '../io/node/interrupt';
 import { parseRigProfile, type RigProfile } from '../qa';
 import { buildQaFile, type QaClipEntry, type QaFile, qaFileToJson } from '../qa-report';
 import { type ChartAssets, renderQaHtml } from '../qa-report/html';
 import { checkOutputDir, describeFsError, ensureOutputDir, readInput, writeFilesAtomically } from './files';
+import { readJsonArgument } from './jsonArgument';
 import {
   evaluatePair,
   QA_WORKER_MARK,
@@ -68,9 +70,11 @@ export function loadChartAssets(): ChartAssets {
   return { js: read('uplot/dist/uPlot.iife.min.js'), css: read('uplot/dist/uPlot.min.css') };
 }
 
-function readProfile(file: string | undefined): RigProfile | undefined {
-  if (!file) return undefined;
-  return parseRigProfile(new TextDecoder().decode(readInput(file)), file);
+/** `--profile`: inline JSON or a JSON file (src/cli/jsonArgument.ts). */
+function readProfile(value: string | undefined): RigProfile | undefined {
+  if (value === undefined) return undefined;
+  const { text, where } = readJsonArgument('--profile', value);
+  return parseRigProfile(text, where);
 }
 
 function optionsOf(o: QaOptions): QaFile['options'] {
@@ -91,9 +95,10 @@ function jobOf(o: QaOptions, name: string, golden: string, retargeted: string, p
   };
 }
 
-function writeReport(outDir: string, file: QaFile): QaRunResult['outputs'] {
+async function writeReport(outDir: string, file: QaFile): Promise<QaRunResult['outputs']> {
   const html = renderQaHtml(file, loadChartAssets());
   const outputs = { json: path.join(outDir, 'qa.json'), html: path.join(outDir, 'qa.html') };
+  await interruptPoint(); // nothing is written once interrupted; the write below is never cut short
   ensureOutputDir(outDir);
   writeFilesAtomically([
     { path: outputs.json, data: qaFileToJson(file) },
@@ -114,7 +119,7 @@ export async function runQa(golden: string, retargeted: string, o: QaOptions): P
   const entry = await evaluatePair(jobOf(o, name, golden, retargeted, profile));
   if (entry.error) throw new Error(entry.error);
   const file = buildQaFile({ mode: 'single', golden, retargeted, options: optionsOf(o), clips: [entry] });
-  return { file, outputs: writeReport(o.outDir, file) };
+  return { file, outputs: await writeReport(o.outDir, file) };
 }
 
 /** File types `kind qa` reads, in the order of preference when a folder holds one clip in several. */
@@ -240,7 +245,8 @@ export function findWorkerBundle(): string | null {
 /**
  * Evaluate jobs on a pool of `size` worker threads running `workerFile`. A worker that dies (an
  * uncaught error, out of memory) fails only its current job, with an error entry, and is replaced.
- * Results come back in job order.
+ * Results come back in job order. While the pool runs, an interrupt (src/io/node/interrupt.ts)
+ * terminates its workers.
  */
 export function runWorkerPool(
   jobs: readonly QaJob[],
@@ -251,7 +257,13 @@ export function runWorkerPool(
   const results: (QaClipEntry | undefined)[] = new Array(jobs.length);
   let next = 0;
   let done = 0;
-  return new Promise((resolve) => {
+  const workers = new Set<Worker>();
+  let stopped = false;
+  const forget = onInterrupt(() => {
+    stopped = true;
+    for (const w of workers) void w.terminate();
+  });
+  return new Promise<QaClipEntry[]>((resolve) => {
     if (jobs.length === 0) {
       resolve([]);
       return;
@@ -265,6 +277,8 @@ export function runWorkerPool(
     };
     const start = () => {
       const w = new Worker(workerFile, { workerData: { mark: QA_WORKER_MARK } });
+      workers.add(w);
+      w.once('exit', () => workers.delete(w));
       let current = -1;
       let retired = false;
       const feed = () => {
@@ -291,7 +305,7 @@ export function runWorkerPool(
           });
         }
         void w.terminate();
-        if (next < jobs.length) start();
+        if (next < jobs.length && !stopped) start();
       };
       w.on('message', (m: QaWorkerReply) => {
         finish(m.id, m.entry);
@@ -302,7 +316,7 @@ export function runWorkerPool(
       feed();
     };
     for (let i = 0; i < Math.min(size, jobs.length); i++) start();
-  });
+  }).finally(forget);
 }
 
 /**
@@ -337,6 +351,7 @@ export async function runQaBatch(
     clips = [];
     for (const j of jobs) {
       clips.push(await evaluatePair(j));
+      await interruptPoint();
       o.onProgress?.(clips.length, jobs.length, j.name);
     }
   }
@@ -349,7 +364,7 @@ export async function runQaBatch(
     unpaired: pairing.unpaired,
     notes,
   });
-  return { file, outputs: writeReport(o.outDir, file) };
+  return { file, outputs: await writeReport(o.outDir, file) };
 }
 
 /** 3 when any clip is Error; else 1 when some pair could not be evaluated or there was no pair; else 0. */
@@ -422,7 +437,7 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
     .option('-o, --out <dir>', 'output folder', 'qa-out')
     .option(
       '--profile <json>',
-      'rig profile of the retargeted character (bone map, twist axes, thresholds, weights, flags)',
+      'rig profile of the retargeted character (bone map, twist axes, thresholds, weights, flags): a JSON file, or inline JSON {...}',
     )
     .option(
       '--lambda <x>',
@@ -464,6 +479,7 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
         fps: opts.fps,
       };
       let result: QaRunResult;
+      const release = guardInterrupts('kind qa');
       if (opts.batch) {
         let bar: SingleBar | null = null;
         result = await runQaBatch(golden, retargeted, {
@@ -481,9 +497,9 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
             bar.update(done, { clip: name });
             if (done === total) bar.stop();
           },
-        });
+        }).finally(release);
       } else {
-        result = await runQa(golden, retargeted, common);
+        result = await runQa(golden, retargeted, common).finally(release);
       }
       if (!opts.quiet) console.log(formatQaSummary(result));
       // quiet: still say what could not be read (the report has it too)

@@ -18,6 +18,7 @@ import {
 import { writeBvh } from '../io/bvh';
 import { type Avatar, writeRetargetedGlb } from '../io/gltf';
 import type { HumanoidMapResult } from '../io/humanoidMap';
+import { interruptPoint } from '../io/node/interrupt';
 import {
   armDeviationFromPose,
   estimateContactHeight,
@@ -35,7 +36,8 @@ import {
 } from '../retarget';
 import { HubError, type IKWeightMode, type IkFigures, IkQuality, RetargetHub } from '../rig';
 import { checkOutputDir, ensureOutputDir, type OutputFile, writeFilesAtomically } from './files';
-import { type LoadedSource, loadAvatar, loadOverride, loadSource } from './load';
+import { overrideArgument } from './jsonArgument';
+import { type LoadedSource, loadAvatar, loadSource } from './load';
 
 export interface RetargetCommandOptions {
   source: string;
@@ -46,7 +48,9 @@ export interface RetargetCommandOptions {
   /** Calibrate on this source frame taken as the performer's reference pose (as is). */
   fromFrame?: number;
   pose?: ReferencePoseKind;
+  /** `--map`: inline JSON or a JSON file (src/cli/jsonArgument.ts). */
   map?: string;
+  /** `--source-map`: inline JSON or a JSON file. */
   sourceMap?: string;
   scale?: number;
   hips?: HipsMode;
@@ -243,10 +247,11 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
   const source: LoadedSource = await loadSource(o.source, {
     clipName: o.clip,
     fps: o.fps,
-    override: loadOverride(o.sourceMap),
+    override: overrideArgument('--source-map', o.sourceMap),
     unitScale: o.sourceUnit ?? 'auto',
   });
-  const avatar: Avatar = await loadAvatar(o.avatar, loadOverride(o.map));
+  const avatar: Avatar = await loadAvatar(o.avatar, overrideArgument('--map', o.map));
+  await interruptPoint(); // an interrupt during loading stops here, before the computation
   const clip = source.clip;
   const calibrationFrame = o.fromFrame ?? 0;
   if (
@@ -293,6 +298,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     }
     throw e;
   }
+  await interruptPoint(); // ... and one during the computation, here
   const { clip: out, retargeter } = result;
   const info = retargeter.info!;
   checkClipValues(`the retargeted clip (from ${path.basename(o.source)})`, out);
@@ -400,6 +406,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     { path: bvhPath, data: bvh },
     { path: summaryPath, data: `${JSON.stringify(summary, null, 2)}\n` },
   ];
+  await interruptPoint(); // nothing is written once interrupted; the write below is never cut short
   ensureOutputDir(o.outDir);
   writeFilesAtomically(files);
   return summary;

@@ -213,7 +213,10 @@ const MEASURE_WORD: Record<QaMeasure, string> = {
  * QA compares two animations of one character: golden and retargeted on the same rig (or two exports of
  * it). Different proportions mean different characters, whose local rotations cannot be compared bone
  * by bone (every bone would be flagged): an error saying so. Segments: rest-pose lengths between mapped
- * humanoid joints, compared relative to the hips-to-head length; over 10% apart on any is an error.
+ * humanoid joints, compared relative to the hips-to-head length (hips-to-neck unless both have a head);
+ * the longer over 1.1 times the shorter on any is an error. The test is symmetric: swapping golden and
+ * retargeted gives the same decision (a ratio taken one way only, `lo / lg - 1 > 0.1`, refused
+ * Soldier-vs-Xbot and accepted Xbot-vs-Soldier, whose upper arms are 1.104 apart).
  * @throws QaError naming the segment and both lengths.
  */
 function checkSameCharacter(g: Skeleton, o: Skeleton): void {
@@ -225,8 +228,8 @@ function checkSameCharacter(g: Skeleton, o: Skeleton): void {
     if (i < 0 || j < 0) return Number.NaN;
     return Math.hypot(w[3 * j] - w[3 * i], w[3 * j + 1] - w[3 * i + 1], w[3 * j + 2] - w[3 * i + 2]);
   };
-  const ref = (sk: Skeleton, w: Float64Array) =>
-    len(sk, w, H.Hips, sk.humanoid[H.Head] >= 0 ? H.Head : H.Neck);
+  const top = g.humanoid[H.Head] >= 0 && o.humanoid[H.Head] >= 0 ? H.Head : H.Neck;
+  const ref = (sk: Skeleton, w: Float64Array) => len(sk, w, H.Hips, top);
   const gr = ref(g, gw);
   const or = ref(o, ow);
   if (!(gr > 0 && or > 0)) return;
@@ -244,9 +247,9 @@ function checkSameCharacter(g: Skeleton, o: Skeleton): void {
     const lg = len(g, gw, a, b) / gr;
     const lo = len(o, ow, a, b) / or;
     if (!(lg > 0 && lo > 0)) continue;
-    if (Math.abs(lo / lg - 1) > 0.1)
+    if (Math.max(lg, lo) / Math.min(lg, lo) > 1.1)
       throw new QaError(
-        `golden and retargeted are different characters: the ${name} is ${(100 * lg).toFixed(1)}% of the hips-to-head length on the golden, ${(100 * lo).toFixed(1)}% on the retargeted; QA compares two animations of the same rig`,
+        `golden and retargeted are different characters: the ${name} is ${(100 * lg).toFixed(1)}% of the hips-to-${top === H.Head ? 'head' : 'neck'} length on the golden, ${(100 * lo).toFixed(1)}% on the retargeted; QA compares two animations of the same rig`,
       );
   }
 }

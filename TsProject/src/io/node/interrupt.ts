@@ -1,0 +1,125 @@
+/**
+ * Interrupts of the commands that write files (Node only): SIGINT (Ctrl-C), SIGTERM and SIGHUP.
+ *
+ * One shared mechanism for every writer:
+ * - a writer registers an undo action for as long as it has something half-done on disk or in flight
+ *   ({@link onInterrupt}: temporary files to delete, moved-aside outputs to put back, worker threads to
+ *   stop) and removes it once its work is committed or rolled back;
+ * - a command runs inside {@link guardInterrupts} (or {@link withInterrupts}): on a signal the registered actions run (newest
+ *   first), one line goes to stderr, and the process exits with 128 + the signal number (130 for
+ *   SIGINT, 143 for SIGTERM, 129 for SIGHUP), as shells report a command killed by the signal.
+ *
+ * Node runs a signal's listeners between two turns of its event loop, never in the middle of
+ * synchronous code: a synchronous write (`writeFileSync`, `renameSync`) always finishes before the
+ * handler runs, so a handler sees either nothing of a synchronous commit or all of it. A long
+ * synchronous computation defers the signal until it yields: commands call {@link interruptPoint} at
+ * the boundaries of their steps (after loading, after computing, before writing), so that an
+ * interrupt during a step takes effect at its end and before anything is written. Without a listener
+ * (the default), the signal kills the process wherever it is, in the middle of a write too: that is
+ * what this module prevents.
+ */
+
+/** Exit codes by signal: 128 + the signal number. */
+export const INTERRUPT_EXIT_CODES = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
+
+export type InterruptSignal = keyof typeof INTERRUPT_EXIT_CODES;
+
+const SIGNALS = Object.keys(INTERRUPT_EXIT_CODES) as InterruptSignal[];
+
+/** Registered undo actions, in registration order (run newest first). */
+const undoActions = new Set<() => void>();
+
+/** Outputs committed (complete and in place) during the current guarded command. */
+const committed: string[] = [];
+
+/**
+ * Register `undo`, to run if the process is interrupted before the returned function is called. Call
+ * the returned function as soon as the work `undo` would revert is committed or already rolled back.
+ * `undo` must be synchronous; an error it throws is swallowed (the others still run).
+ */
+export function onInterrupt(undo: () => void): () => void {
+  undoActions.add(undo);
+  return () => {
+    undoActions.delete(undo);
+  };
+}
+
+/** Say that these output files are now complete and in place (for the interrupt message). */
+export function noteCommitted(paths: readonly string[]): void {
+  committed.push(...paths);
+}
+
+/** Run every registered undo action, newest first, and forget them. Returns how many ran. */
+export function runUndoActions(): number {
+  const list = [...undoActions].reverse();
+  undoActions.clear();
+  for (const undo of list) {
+    try {
+      undo();
+    } catch {
+      // best effort: the other actions still run
+    }
+  }
+  return list.length;
+}
+
+/**
+ * One turn of the event loop, so that a signal that arrived during synchronous work is handled here
+ * (inside {@link withInterrupts} the process then exits and this never resolves).
+ */
+export function interruptPoint(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+export interface InterruptOptions {
+  /** Called instead of `process.exit` (tests). */
+  exit?: (code: number) => void;
+  /** Where the one-line message goes (default: stderr). */
+  print?: (line: string) => void;
+}
+
+/**
+ * Handle SIGINT, SIGTERM and SIGHUP from now until the returned `release` is called: on a signal the
+ * undo actions run, one line says what was left (e.g. `kind retarget: interrupted (SIGINT); nothing
+ * written, the previous outputs are unchanged`), and the process exits with
+ * {@link INTERRUPT_EXIT_CODES}. A second signal while exiting is ignored. `release` removes the
+ * listeners (the signals' previous handling comes back); call it when the command settles, also on an
+ * error. `command` names the command in the message.
+ */
+export function guardInterrupts(command: string, options: InterruptOptions = {}): () => void {
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  const print = options.print ?? ((line: string) => process.stderr.write(`${line}\n`));
+  committed.length = 0;
+  let handled = false;
+  const handler = (signal: InterruptSignal) => {
+    if (handled) return;
+    handled = true;
+    const undone = runUndoActions();
+    const what =
+      committed.length > 0
+        ? `after writing ${committed.join(', ')}`
+        : `nothing written${undone > 0 ? ' (temporary files removed)' : ''}, the previous outputs are unchanged`;
+    // a progress bar may have left the cursor mid-line
+    print(`${process.stderr.isTTY ? '\n' : ''}${command}: interrupted (${signal}); ${what}`);
+    exit(INTERRUPT_EXIT_CODES[signal]);
+  };
+  for (const s of SIGNALS) process.on(s, handler);
+  return () => {
+    for (const s of SIGNALS) process.removeListener(s, handler);
+    committed.length = 0;
+  };
+}
+
+/** `job` inside {@link guardInterrupts}. */
+export async function withInterrupts<T>(
+  command: string,
+  job: () => Promise<T>,
+  options: InterruptOptions = {},
+): Promise<T> {
+  const release = guardInterrupts(command, options);
+  try {
+    return await job();
+  } finally {
+    release();
+  }
+}
