@@ -933,7 +933,17 @@ describe('writeBvh', () => {
     const r = parseBvh(text, { unitScale: 0.01 });
     expect(r.clip.skeleton.names).toEqual(['root', 'A', 'A1', 'B', 'B1']);
     const map = r.clip.skeleton.names.map((n) => sk.names.indexOf(n));
-    // compare world poses (the rest rotation is part of the written local rotation)
+    // BVH has no rest rotations: the file's rest pose (zero channels) is the skeleton's rest pose
+    const restA = restWorld(sk);
+    const restB = restWorld(r.clip.skeleton);
+    expect(Array.from(r.clip.skeleton.restRotations)).toEqual([
+      0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1,
+    ]);
+    for (let i = 0; i < 5; i++)
+      for (let k = 0; k < 3; k++)
+        expect(Math.abs(restB.positions[3 * i + k] - restA.positions[3 * map[i] + k])).toBeLessThan(1e-9);
+    // compare world poses: the same joint positions; each world rotation turned by the inverse of the
+    // bone's rest world rotation (the written joint frames are parallel to the world at rest)
     const wa = { r: new Float64Array(20), p: new Float64Array(15) };
     const wb = { r: new Float64Array(20), p: new Float64Array(15) };
     for (let f = 0; f < 3; f++) {
@@ -954,12 +964,85 @@ describe('writeBvh', () => {
       );
       for (let i = 0; i < 5; i++) {
         const j = map[i];
-        expect(angleBetween(wb.r.subarray(4 * i, 4 * i + 4), wa.r.subarray(4 * j, 4 * j + 4))).toBeLessThan(
-          1e-6,
+        const expected = quat.multiply(
+          q64(),
+          wa.r.subarray(4 * j, 4 * j + 4),
+          quat.conjugate(q64(), restA.rotations.subarray(4 * j, 4 * j + 4)),
         );
+        expect(angleBetween(wb.r.subarray(4 * i, 4 * i + 4), expected)).toBeLessThan(1e-6);
         for (let k = 0; k < 3; k++) expect(Math.abs(wb.p[3 * i + k] - wa.p[3 * j + k])).toBeLessThan(1e-6);
       }
     }
+  });
+
+  it('a skeleton with rest rotations and animated non-root translations reads back with its rest pose and every world pose (property)', () => {
+    // before: the BVH's rest pose (zero channels) was the skeleton's local frames unturned (a folded
+    // figure), and a non-root bone's translation (an IK-style foot under the root) was dropped
+    const unit = fc.double({ min: -1, max: 1, noNaN: true });
+    const rot = fc
+      .tuple(unit, unit, unit, unit)
+      .filter(([x, y, z, w]) => Math.hypot(x, y, z, w) > 0.2)
+      .map(([x, y, z, w]) => {
+        const l = Math.hypot(x, y, z, w);
+        return [x / l, y / l, z / l, w / l];
+      });
+    const vec = fc.tuple(unit, unit, unit);
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(), rot, vec), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.tuple(rot, vec), { minLength: 12, maxLength: 12 }),
+        fc.nat(5),
+        (bones, frames, moving) => {
+          const n = bones.length;
+          const sk = createSkeleton({
+            names: bones.map((_b, i) => `b${i}`),
+            parents: bones.map(([p], i) => (i === 0 ? -1 : p % i)),
+            restTranslations: bones.flatMap(([, , t]) => t),
+            restRotations: bones.flatMap(([, r]) => r),
+          });
+          const F = 2;
+          const clip = createClip(sk, F, 1 / 30);
+          for (let f = 0; f < F; f++)
+            for (let i = 0; i < n; i++) {
+              const [r, t] = frames[(f * n + i) % frames.length];
+              clip.rotations.set(r, 4 * (f * n + i));
+              // the root and one other bone move by translation, the rest keep their rest translation
+              const tt =
+                i === 0 || i === moving % n ? t : Array.from(sk.restTranslations.subarray(3 * i, 3 * i + 3));
+              clip.translations.set(tt, 3 * (f * n + i));
+            }
+          const back = parseBvh(writeBvh(clip, { unitScale: 0.01 }), { unitScale: 0.01 }).clip;
+          const map = back.skeleton.names.map((nm) => sk.names.indexOf(nm));
+          const ra = restWorld(sk).positions;
+          const rb = restWorld(back.skeleton).positions;
+          for (let i = 0; i < n; i++)
+            for (let k = 0; k < 3; k++)
+              expect(Math.abs(rb[3 * i + k] - ra[3 * map[i] + k])).toBeLessThan(1e-7);
+          const wa = { r: new Float64Array(4 * n), p: new Float64Array(3 * n) };
+          const wb = { r: new Float64Array(4 * n), p: new Float64Array(3 * n) };
+          for (let f = 0; f < F; f++) {
+            forwardKinematics(
+              sk,
+              clip.rotations.subarray(4 * n * f, 4 * n * (f + 1)),
+              clip.translations.subarray(3 * n * f, 3 * n * (f + 1)),
+              wa.r,
+              wa.p,
+            );
+            forwardKinematics(
+              back.skeleton,
+              back.rotations.subarray(4 * n * f, 4 * n * (f + 1)),
+              back.translations.subarray(3 * n * f, 3 * n * (f + 1)),
+              wb.r,
+              wb.p,
+            );
+            for (let i = 0; i < n; i++)
+              for (let k = 0; k < 3; k++)
+                expect(Math.abs(wb.p[3 * i + k] - wa.p[3 * map[i] + k])).toBeLessThan(1e-5);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('defaultBvhLayout: 6 root channels, 3 ZXY elsewhere, End Sites continuing the leaf bone at half its length', () => {
@@ -967,7 +1050,7 @@ describe('writeBvh', () => {
       names: ['Hips', 'Spine', 'Head', 'Arm'],
       parents: [-1, 0, 1, 1],
       restTranslations: [0, 1, 0, 0, 0.2, 0, 0, 0.4, 0, 0.3, 0, 0],
-      // the arm's rest frame is turned 90 degrees about Z, so its End Site is expressed in that frame
+      // the arm's rest frame is turned 90 degrees about Z; it is written parallel to the world
       restRotations: [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, Math.SQRT1_2, Math.SQRT1_2],
     });
     const layout = defaultBvhLayout(sk, 0.01);
@@ -985,18 +1068,24 @@ describe('writeBvh', () => {
       40 * END_SITE_FRACTION,
       0,
     ]);
-    // world direction of Arm is +X (from Spine); in the arm's frame (rotated +90 about Z) that is -Y
+    // world direction of Arm is +X (from Spine): the End Site continues it in the world-parallel frame
+    // (before the rest rotations were baked out it was -Y, in the arm's turned frame)
     expect(layout.joints[3].endSite!.map((v) => Math.round(v * 1e9) / 1e9 + 0)).toEqual([
+      30 * END_SITE_FRACTION,
       0,
-      -30 * END_SITE_FRACTION,
       0,
     ]);
-    // the End Site's world position continues the bone
-    const w = restWorld(sk);
-    const e = layout.joints[3].endSite!;
-    const we = quat.multiply(q64(), w.rotations.subarray(12, 16), [e[0], e[1], e[2], 0]);
-    quat.multiply(we, we, quat.conjugate(q64(), w.rotations.subarray(12, 16)));
-    expect(we[0] * 0.01).toBeCloseTo(0.3 * END_SITE_FRACTION, 9);
+    // a child's OFFSET is its rest translation turned into the world-parallel frame of its parent
+    const turned = createSkeleton({
+      names: ['Hips', 'Arm', 'Hand'],
+      parents: [-1, 0, 1],
+      restTranslations: [0, 1, 0, 0.3, 0, 0, 0, 0.25, 0],
+      restRotations: [0, 0, 0, 1, 0, 0, -Math.SQRT1_2, Math.SQRT1_2, 0, 0, 0, 1],
+    });
+    // Arm turned -90 about Z: its +Y is the world's +X, so Hand's (0, 0.25, 0) is (25, 0, 0) cm
+    expect(defaultBvhLayout(turned, 0.01).joints[2].offset.map((v) => Math.round(v * 1e9) / 1e9 + 0)).toEqual(
+      [25, 0, 0],
+    );
     expect(layout.joints.every((j) => j.line === 0)).toBe(true);
     expect(defaultBvhLayout(sk, 0.01, { positions: 'all' }).joints[2].channels.length).toBe(6);
   });

@@ -23,9 +23,14 @@
  * - Clip translations are metres: file value * `unitScale` (metres per file unit).
  * - The clip's skeleton has one bone per `ROOT`/`JOINT` (End Sites are not bones; they live in the
  *   {@link BvhLayout}), names kept whole, rest rotation identity, rest translation `OFFSET * unitScale`.
+ * - BVH has no rest rotations: its rest pose is every rotation channel at zero. The writer therefore
+ *   bakes a skeleton's rest rotations out of the joint frames (each joint is written in a frame parallel
+ *   to the world in the rest pose, as {@link writeBvh} says), so the file's rest pose is the skeleton's
+ *   rest pose and every frame has the same world pose; read back, the rest rotations are identity.
  * - The axes are taken as they are in the file (no axis conversion): a Z-up file stays Z-up.
  */
 import type { Clip } from '../core/clip';
+import { qmul, qmulByConj, vrotate } from '../core/flat';
 import { DEG2RAD, type EulerOrder, eulerFromQuat, quat64, RAD2DEG } from '../core/quat';
 import { createSkeleton, restWorld, type Skeleton } from '../core/skeleton';
 import { parseDecimal } from './bvhNumber';
@@ -688,25 +693,29 @@ const ROOT_CHANNELS: readonly BvhChannel[] = [
 const JOINT_CHANNELS: readonly BvhChannel[] = ['Zrotation', 'Xrotation', 'Yrotation'];
 
 /**
- * A BVH layout for writing `skeleton`: joints index-aligned with its bones; OFFSET = rest translation /
- * `unitScale` (metres per file unit, default 0.01 = centimetres); roots get 6 channels
+ * A BVH layout for writing `skeleton`: joints index-aligned with its bones; OFFSET = the rest translation
+ * in the parent's rest-aligned frame (see {@link writeBvh}), `R_p * t / unitScale` with `R_p` the parent's
+ * rest world rotation (just `t / unitScale` for a skeleton without rest rotations, e.g. one read from
+ * BVH), in file units (metres per file unit `unitScale`, default 0.01 = centimetres); roots get 6 channels
  * `Xposition Yposition Zposition Zrotation Xrotation Yrotation`, other joints 3 channels
  * `Zrotation Xrotation Yrotation` (with `positions: 'all'`, every joint gets the 6 root channels, for
- * clips whose non-root translations are animated).
+ * clips whose non-root translations are animated; with `positions` a per-bone mask, the roots and the
+ * bones where it is nonzero, e.g. {@link animatedTranslations} of the clip to write).
  *
  * Names: the bone names, made writable: line breaks become spaces, edge whitespace is trimmed, an
  * empty name becomes `joint<i>`, and a repeated name gets `_2`, `_3`... (glTF rigs may repeat names).
  *
  * End Sites: every leaf bone (no children) gets one that continues the leaf bone's direction by
  * {@link END_SITE_FRACTION} (half) of its length, so viewers draw a visible last bone. The direction is
- * from the nearest ancestor at a different rest position to the leaf (world rest pose), expressed in
- * the leaf's rest frame; when all ancestors coincide with the leaf the End Site is `0 0 0`.
+ * from the nearest ancestor at a different rest position to the leaf (world rest pose; the leaf's
+ * written frame is parallel to the world at rest); when all ancestors coincide with the leaf the End
+ * Site is `0 0 0`.
  * @throws BvhWriteError when unitScale is not a positive finite number.
  */
 export function defaultBvhLayout(
   skeleton: Skeleton,
   unitScale = 0.01,
-  options: { positions?: 'roots' | 'all' } = {},
+  options: { positions?: 'roots' | 'all' | ArrayLike<number> } = {},
 ): BvhLayout {
   if (!(unitScale > 0) || !Number.isFinite(unitScale)) {
     throw new BvhWriteError(`unitScale ${unitScale}: need a positive number of metres per file unit`);
@@ -729,16 +738,14 @@ export function defaultBvhLayout(
         const dy = wp[3 * i + 1] - wp[3 * a + 1];
         const dz = wp[3 * i + 2] - wp[3 * a + 2];
         if (Math.hypot(dx, dy, dz) > 1e-9) {
-          // into the leaf's rest frame: conj(worldRot) * d
-          const q = world.rotations;
-          const v = rotateByConjugate(q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3], dx, dy, dz);
           const s = END_SITE_FRACTION / unitScale;
-          endSite = [v[0] * s, v[1] * s, v[2] * s];
+          endSite = [dx * s, dy * s, dz * s];
           break;
         }
       }
     }
-    const six = p < 0 || options.positions === 'all';
+    const pos = options.positions;
+    const six = p < 0 || pos === 'all' || (typeof pos === 'object' && pos[i] !== 0);
     let name = skeleton.names[i].replace(/[\r\n]+/g, ' ').trim() || `joint${i}`;
     if (used.has(name)) {
       let k = 2;
@@ -746,10 +753,12 @@ export function defaultBvhLayout(
       name = `${name}_${k}`;
     }
     used.add(name);
+    const off = [t[3 * i], t[3 * i + 1], t[3 * i + 2]];
+    if (p >= 0) vrotate(off, 0, world.rotations, 4 * p, off, 0);
     joints.push({
       name,
       parent: p,
-      offset: [t[3 * i] / unitScale, t[3 * i + 1] / unitScale, t[3 * i + 2] / unitScale],
+      offset: [off[0] / unitScale, off[1] / unitScale, off[2] / unitScale],
       channels: [...(six ? ROOT_CHANNELS : JOINT_CHANNELS)],
       endSite,
       line: 0,
@@ -758,28 +767,31 @@ export function defaultBvhLayout(
   return { joints };
 }
 
-/** conj(q) * v * q for unit q = (x, y, z, w): v rotated by the inverse of q. */
-function rotateByConjugate(
-  x: number,
-  y: number,
-  z: number,
-  w: number,
-  vx: number,
-  vy: number,
-  vz: number,
-): [number, number, number] {
-  // v' = v + 2 w (u x v) + 2 u x (u x v) with u = -vec(q)
-  const ux = -x;
-  const uy = -y;
-  const uz = -z;
-  const cx = uy * vz - uz * vy;
-  const cy = uz * vx - ux * vz;
-  const cz = ux * vy - uy * vx;
-  return [
-    vx + 2 * (w * cx + uy * cz - uz * cy),
-    vy + 2 * (w * cy + uz * cx - ux * cz),
-    vz + 2 * (w * cz + ux * cy - uy * cx),
-  ];
+/**
+ * Per bone 1 where the clip's local translation departs from the skeleton's rest translation on some
+ * frame by more than `tolerance` metres in some component (default 1e-7 m), else 0. A BVH joint without
+ * position channels keeps its OFFSET on every frame, so these bones need them: e.g. RobotExpressive's
+ * IK-style feet (`Foot.L` hangs from the root bone and moves by translation).
+ */
+export function animatedTranslations(clip: Clip, tolerance = 1e-7): Uint8Array {
+  const sk = clip.skeleton;
+  const n = sk.boneCount;
+  const out = new Uint8Array(n);
+  const t = clip.translations;
+  const rest = sk.restTranslations;
+  for (let f = 0; f < clip.frameCount; f++) {
+    for (let i = 0; i < n; i++) {
+      if (out[i]) continue;
+      const o = 3 * (f * n + i);
+      if (
+        !(Math.abs(t[o] - rest[3 * i]) <= tolerance) ||
+        !(Math.abs(t[o + 1] - rest[3 * i + 1]) <= tolerance) ||
+        !(Math.abs(t[o + 2] - rest[3 * i + 2]) <= tolerance)
+      )
+        out[i] = 1;
+    }
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -883,9 +895,12 @@ function decomposeFew(
 export interface BvhWriteOptions {
   /**
    * Joints, offsets, channels and End Sites to write; default {@link defaultBvhLayout}(clip.skeleton,
-   * unitScale). Its joints must be index-aligned with the clip skeleton (same parents; the layout's
+   * unitScale, { positions: animatedTranslations(clip) }) (position channels on the roots and on every
+   * bone whose translation is animated). Its joints must be index-aligned with the clip skeleton (same parents; the layout's
    * names are the ones written), as the layout returned by {@link parseBvh} is. Names must be unique,
-   * non-empty, one line, without edge whitespace (what the reader would give back).
+   * non-empty, one line, without edge whitespace (what the reader would give back). Its OFFSETs are
+   * written as given: for a skeleton with rest rotations they must be in the rest-aligned frames
+   * ({@link defaultBvhLayout}'s are).
    */
   layout?: BvhLayout;
   /** Metres per file unit, default 0.01 (centimetres). */
@@ -903,6 +918,7 @@ export interface BvhWriteOptions {
 const wq = quat64();
 const we = new Float64Array(3);
 const wp = new Float64Array(3);
+const wt = new Float64Array(3);
 
 /**
  * Write a clip as BVH text.
@@ -912,9 +928,18 @@ const wp = new Float64Array(3);
  * shortest decimal that reads back to the same double. Frames: per joint in its own channel order,
  * position channels = clip translation / `unitScale`, rotation channels = Euler angles in degrees from
  * {@link eulerFromQuat} in the joint's own order, given the previous frame's angles so tracks stay
- * continuous (no 360-degree jumps); values rounded to 1e-6. A joint with fewer than 3 rotation channels
+ * continuous (no 360-degree jumps); values rounded to 1e-6.
+ *
+ * Rest rotations: BVH has none (its rest pose is every rotation channel at zero), so a skeleton's rest
+ * rotations are baked out. With `R_i` bone i's rest world rotation (`R_-1` = identity), bone i is
+ * written in its frame turned by `inverse(R_i)`, parallel to the world at rest: local rotation
+ * `q'_i = R_p * q_i * inverse(R_i)`, translation `t'_i = R_p * t_i` (p = parent). Then the world pose
+ * of every frame is unchanged (world rotation `W_i * inverse(R_i)`, the same joint positions) and the
+ * rest pose (`q'_i` = identity) is the skeleton's. A skeleton without rest rotations (one read from
+ * BVH) is written exactly as stored. A joint with fewer than 3 rotation channels
  * writes the angles of the rotation's projection on its axes (exact when the rotation is about those
- * axes only, see `decomposeFew`); a translation component with no channel is not written.
+ * axes only, see `decomposeFew`); a translation component with no channel is not written (the default layout gives position
+ * channels to every bone whose translation is animated).
  *
  * Precision: rotations come from the clip's `Float32Array`, so near gimbal lock (middle angle near
  * +-90 degrees) the first and third angles carry an error of about 1e-7 rad / cos(middle angle); the
@@ -943,8 +968,16 @@ export function writeBvh(clip: Clip, options: BvhWriteOptions = {}): string {
       `clip '${clip.name}': rotations/translations have ${clip.rotations.length}/${clip.translations.length} values, expected ${4 * n * F}/${3 * n * F} for ${F} frames x ${n} bones`,
     );
   }
-  const layout = options.layout ?? defaultBvhLayout(sk, unitScale);
+  const layout = options.layout ?? defaultBvhLayout(sk, unitScale, { positions: animatedTranslations(clip) });
   validateLayout(layout, sk);
+  // rest world rotations, and per bone whether its own or its parent's is not the identity
+  const restRot = restWorld(sk).rotations;
+  const turned = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (Math.abs(Math.abs(restRot[4 * i + 3]) - 1) > 1e-15) turned[i] = 1;
+  }
+  const bake = new Uint8Array(n);
+  for (let i = 0; i < n; i++) bake[i] = turned[i] || (sk.parents[i] >= 0 && turned[sk.parents[i]]) ? 1 : 0;
   const children: number[][] = Array.from({ length: n }, () => []);
   for (let i = 0; i < n; i++) if (sk.parents[i] >= 0) children[sk.parents[i]].push(i);
 
@@ -992,9 +1025,14 @@ export function writeBvh(clip: Clip, options: BvhWriteOptions = {}): string {
       const i = order[o];
       const o3 = 3 * o;
       const t = 3 * (f * n + i);
+      const p = sk.parents[i];
+      wt[0] = tr[t];
+      wt[1] = tr[t + 1];
+      wt[2] = tr[t + 2];
+      if (bake[i] && p >= 0) vrotate(wt, 0, restRot, 4 * p, wt, 0);
       for (let a = 0; a < 3; a++) {
         const s = plan.posSlot[o3 + a];
-        if (s >= 0) vals[s] = tr[t + a] * inv;
+        if (s >= 0) vals[s] = wt[a] * inv;
       }
       if (plan.hasRot[o]) {
         const r = 4 * (f * n + i);
@@ -1006,6 +1044,11 @@ export function writeBvh(clip: Clip, options: BvhWriteOptions = {}): string {
           throw new BvhWriteError(
             `frame ${f}: bone '${sk.names[i]}' rotation is not a unit quaternion (${Array.from(wq).join(', ')})`,
           );
+        }
+        if (bake[i]) {
+          // q' = R_p * q * inverse(R_i)
+          if (p >= 0) qmul(wq, 0, restRot, 4 * p, wq, 0);
+          qmulByConj(wq, 0, wq, 0, restRot, 4 * i);
         }
         if (ref) {
           for (let k = 0; k < 3; k++) {
