@@ -343,7 +343,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * The VRM humanoid map of a file, read from the raw JSON (glTF Transform drops unknown extensions):
  * VRM 1.0 `extensions.VRMC_vrm.humanoid.humanBones` (`{hips: {node}}`) takes precedence over VRM 0.x
  * `extensions.VRM.humanoid.humanBones` (`[{bone, node}]`). Returns null for a plain glTF.
- * Unknown bone names and repeated bones are skipped with a warning.
+ * Unknown bone names and repeated bones are skipped with a warning; so are VRM 0.x entries with
+ * `"node": -1`, which UniVRM 0.61 writes for unassigned bones (the bone is absent from the map).
  * @throws GltfError naming the field when the structure is wrong or a node index is out of range.
  */
 export function readVrmHumanoid(
@@ -357,6 +358,11 @@ export function readVrmHumanoid(
   const nodeOfHuman = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
   const warnings: string[] = [];
   const place = (bone: string, node: unknown, field: string, version: 0 | 1) => {
+    if (node === -1 && version === 0) {
+      // UniVRM 0.61 writes unassigned bones as node -1 (three-vrm skips them, pixiv/three-vrm#1842)
+      warnings.push(`${field}: -1 (bone '${bone}' not assigned): treated as absent`);
+      return;
+    }
     if (typeof node !== 'number' || !Number.isInteger(node) || node < 0 || node >= nodeCount) {
       throw new GltfError(
         fileName,
