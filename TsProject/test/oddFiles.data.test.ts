@@ -5,14 +5,58 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HUMAN_BONE_NAMES } from '../src/core';
+import { WebIO } from '@gltf-transform/core';
+import { type Clip, forwardKinematics, HUMAN_BONE_NAMES, readFrame } from '../src/core';
 import { parseBvh } from '../src/io/bvh';
-import { readAvatar } from '../src/io/gltf';
+import { readAvatar, readGltfClip } from '../src/io/gltf';
 import { dataPath, describeWithData } from './helpers/data';
 import { runKind } from './helpers/runCli';
 
 const odd = (f: string) => dataPath('odd-files', f);
 const read = (f: string) => readAvatar(new Uint8Array(fs.readFileSync(odd(f))), { fileName: f });
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const validator = require('gltf-validator') as {
+  validateBytes(data: Uint8Array): Promise<{ issues: { numErrors: number; messages: { code: string }[] } }>;
+};
+
+/** World position (metres) of bone `name` at frame `f` of `clip`. */
+function worldPos(clip: Clip, f: number, name: string): number[] {
+  const n = clip.skeleton.boneCount;
+  const lr = new Float64Array(4 * n);
+  const lp = new Float64Array(3 * n);
+  const wr = new Float64Array(4 * n);
+  const wp = new Float64Array(3 * n);
+  readFrame(clip, f, lr, lp);
+  forwardKinematics(clip.skeleton, lr, lp, wr, wp);
+  const b = clip.skeleton.names.indexOf(name);
+  if (b < 0) throw new Error(`no bone ${name}`);
+  return [wp[3 * b], wp[3 * b + 1], wp[3 * b + 2]];
+}
+
+/** The README's LeftHand for the `wave` clip: (0.15, 1.4, 0) + Rz(theta) (0.53, 0, 0). */
+function waveHand(deg: number): number[] {
+  const t = (deg * Math.PI) / 180;
+  return [0.15 + 0.53 * Math.cos(t), 1.4 + 0.53 * Math.sin(t), 0];
+}
+
+function expectClose(a: number[], b: number[], tol = 1e-4): void {
+  expect(Math.max(...a.map((x, i) => Math.abs(x - b[i])))).toBeLessThan(tol);
+}
+
+/** Retarget with the CLI, check the GLB with the Khronos validator, read it back (clip on its avatar). */
+async function retargetCli(source: string, avatar: string, clipName: string) {
+  const dir = tmpDir();
+  const r = await runKind(['retarget', '-o', dir, source, avatar]);
+  expect(r.err).toBe('');
+  expect(r.code).toBe(0);
+  const bytes = new Uint8Array(fs.readFileSync(path.join(dir, `${clipName}.glb`)));
+  const report = await validator.validateBytes(bytes);
+  expect(report.issues.messages.filter((m) => (m as { severity?: number }).severity === 0)).toEqual([]);
+  expect(report.issues.numErrors).toBe(0);
+  const back = await readAvatar(bytes, { fileName: `${clipName}.glb` });
+  return { out: r.out, dir, bytes, back, clip: readGltfClip(back) };
+}
+
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'kind-odd-'));
 
 describeWithData('odd files: BVH `End site` in lower case (endsite_lower.bvh)', () => {
@@ -83,3 +127,69 @@ describeWithData(
     });
   },
 );
+
+describeWithData('odd files: non-uniform scale on a non-humanoid bone (nonuniform_secondary.glb)', () => {
+  it('reads: 21 humanoid bones plus Bust_L, the node below it not a bone, with a note', async () => {
+    const a = await read('nonuniform_secondary.glb');
+    expect(a.skeleton.boneCount).toBe(22);
+    expect(a.skeleton.names).toContain('Bust_L');
+    expect(a.skeleton.names).not.toContain('Bust_L_end');
+    expect(a.mapping.humanoid.filter((b) => b >= 0).length).toBe(21);
+    expect(a.warnings).toContain(
+      "nodes[21] 'Bust_L': non-uniform scale [1.2, 1, 1]: no humanoid bone below it; the 1 node(s) below it (Bust_L_end) are not skeleton bones and keep their transforms",
+    );
+    const clip = readGltfClip(a, 'wave');
+    for (const [f, deg] of [0, 45, 90].entries()) expectClose(worldPos(clip, f, 'LeftHand'), waveHand(deg));
+  });
+
+  it('kind inspect reads it; kind retarget carries Bust_L and Bust_L_end to the output unchanged', async () => {
+    const ins = await runKind(['inspect', odd('nonuniform_secondary.glb')]);
+    expect(ins.err).toBe('');
+    expect(ins.code).toBe(0);
+    expect(ins.out).toMatch(/nonuniform_secondary\.glb: glTF, 22 bones, clips: wave/);
+    const { bytes, clip, out } = await retargetCli(odd('base.glb'), odd('nonuniform_secondary.glb'), 'wave');
+    expect(out).toMatch(/note: nodes\[21\] 'Bust_L': non-uniform scale \[1\.2, 1, 1\]/);
+    const doc = await new WebIO().readBinary(bytes);
+    const node = (name: string) =>
+      doc
+        .getRoot()
+        .listNodes()
+        .find((x) => x.getName() === name)!;
+    expect([
+      node('Bust_L').getTranslation(),
+      node('Bust_L').getRotation(),
+      node('Bust_L').getScale(),
+    ]).toEqual([
+      [0.08, 0.05, 0.1],
+      [0, 0, 0, 1],
+      [1.2, 1, 1],
+    ]);
+    expect([node('Bust_L_end').getTranslation(), node('Bust_L_end').getScale()]).toEqual([
+      [0, 0, 0.05],
+      [1, 1, 1],
+    ]);
+    // animated: Bust_L keeps its rest rotation in every key, Bust_L_end has no channel
+    const channels = doc.getRoot().listAnimations()[0].listChannels();
+    expect(channels.some((c) => c.getTargetNode() === node('Bust_L_end'))).toBe(false);
+    for (const c of channels.filter((c) => c.getTargetNode() === node('Bust_L'))) {
+      expect(c.getTargetPath()).toBe('rotation');
+      const v = Array.from(c.getSampler()!.getOutput()!.getArray()!);
+      expect(Math.max(...v.map((x, i) => Math.abs(x - (i % 4 === 3 ? 1 : 0))))).toBeLessThan(1e-6);
+    }
+    for (const [f, deg] of [0, 45, 90].entries()) expectClose(worldPos(clip, f, 'LeftHand'), waveHand(deg));
+  });
+
+  it('still refuses a non-uniform scale with humanoid bones below it, naming node and bone', async () => {
+    const io = new WebIO();
+    const doc = await io.readBinary(new Uint8Array(fs.readFileSync(odd('base.glb'))));
+    doc
+      .getRoot()
+      .listNodes()
+      .find((x) => x.getName() === 'LeftShoulder')!
+      .setScale([1.2, 1, 1]);
+    const bytes = await io.writeBinary(doc);
+    await expect(readAvatar(bytes, { fileName: 'sheared.glb' })).rejects.toThrow(
+      /^sheared\.glb: nodes\[\d+\] 'LeftShoulder': non-uniform scale \[1\.2, 1, 1\] above humanoid bone LeftUpperArm \('LeftUpperArm'\) is not supported/,
+    );
+  });
+});

@@ -29,8 +29,12 @@
  *   `Armature` node with scale 0.01 or a rotation are folded in), and every bone translation is
  *   multiplied by the accumulated scale of the node's ancestors.
  *   The node <-> skeleton conversion is {@link boneLocalFromNode} / {@link nodeLocalFromBone}.
- * - Scale: scales on the bones and their ancestors must be uniform (within 1e-4 relative) and
- *   positive; otherwise a {@link GltfError} names the node. Bone scales stay in the file untouched.
+ * - Scale: scales on the bones and their ancestors must be positive, and uniform (within 1e-4
+ *   relative) wherever a humanoid bone lies below the node; otherwise a {@link GltfError} names the
+ *   node (and the humanoid bone below it). A bone with a non-uniform scale and no humanoid bone below it
+ *   (a `Bust_L` secondary chain) stays a bone, but the nodes below it are not bones (the scale-free
+ *   skeleton cannot hold the shear): they keep their transforms, in the output too, and a warning
+ *   says so. Bone scales stay in the file untouched.
  *
  * ## Clips
  * Every named animation is a clip with its name (a repeated name gets `#<animation index>`); all
@@ -46,10 +50,10 @@ import {
 } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { quat, vec3 } from 'gl-matrix';
-import { HUMAN_BONE_COUNT, humanBoneIndex } from '../core/humanBodyBones';
+import { HUMAN_BONE_COUNT, HUMAN_BONE_NAMES, humanBoneIndex } from '../core/humanBodyBones';
 import { type NumArray, quat64, readQuat, vec64, writeQuat, writeVec3 } from '../core/quat';
 import { createSkeleton, type Skeleton, SkeletonError, withHumanoid } from '../core/skeleton';
-import { checkGltfDocument, checkGltfJson, resolveGltfResources } from './gltfCheck';
+import { checkGltfDocument, checkGltfJson, nameList, resolveGltfResources } from './gltfCheck';
 import { GltfError } from './gltfError';
 import { HUMANOID_EXTRAS_KEY, readExtrasHumanoid } from './gltfHumanoidExtras';
 import {
@@ -558,8 +562,11 @@ function ancestorsFromRoot(graph: NodeGraph, i: number): number[] {
   return chain.reverse();
 }
 
-/** Uniform scale of a node, or throw naming the node. */
-function uniformScale(graph: NodeGraph, i: number, fileName: string): number {
+/**
+ * Uniform scale of a node, or throw naming the node. With `nonUniform`, a positive non-uniform scale
+ * does not throw: the node is added to the list and its mean scale returned.
+ */
+function uniformScale(graph: NodeGraph, i: number, fileName: string, nonUniform?: Set<number>): number {
   const s = graph.nodes[i].getScale();
   const lo = Math.min(s[0], s[1], s[2]);
   const hi = Math.max(s[0], s[1], s[2]);
@@ -570,6 +577,10 @@ function uniformScale(graph: NodeGraph, i: number, fileName: string): number {
     );
   }
   if (hi - lo > SCALE_TOLERANCE * hi) {
+    if (nonUniform) {
+      nonUniform.add(i);
+      return (s[0] + s[1] + s[2]) / 3;
+    }
     throw new GltfError(
       fileName,
       `${nodeLabel(graph, i)}: non-uniform scale [${s.join(', ')}] on the skeleton chain is not supported`,
@@ -609,7 +620,17 @@ interface SkeletonParts {
   parentTranslation: Float64Array;
 }
 
-function buildSkeleton(graph: NodeGraph, inSet: boolean[], fileName: string): SkeletonParts {
+/**
+ * The skeleton of the bones `inSet`. A bone with bone children and a non-uniform scale throws, unless
+ * `nonUniform` is given: then it is added to that set and its children's translations are scaled by its
+ * mean scale (the caller rebuilds without them, see readAvatarChecked).
+ */
+function buildSkeleton(
+  graph: NodeGraph,
+  inSet: boolean[],
+  fileName: string,
+  nonUniform?: Set<number>,
+): SkeletonParts {
   const order: number[] = [];
   const stack = [...graph.roots].reverse();
   while (stack.length > 0) {
@@ -653,7 +674,7 @@ function buildSkeleton(graph: NodeGraph, inSet: boolean[], fileName: string): Sk
       const pb = parents[b];
       let ps = scaleOf.get(pb);
       if (ps === undefined) {
-        ps = parentScale[pb] * uniformScale(graph, order[pb], fileName);
+        ps = parentScale[pb] * uniformScale(graph, order[pb], fileName, nonUniform);
         scaleOf.set(pb, ps);
       }
       parentScale[b] = ps;
@@ -845,8 +866,9 @@ function clipSourcesOf(animations: Animation[]): GltfClipSource[] {
  * `resources` cannot give (`model.gltf: buffer 0 'model.bin' not found (...)`), a bad index or byte
  * range (the field as a JSON pointer: `/skins/0/joints/3: node index 999 out of range (67 nodes)`),
  * a non-finite node translation/rotation/scale/matrix or inverse bind matrix, a zero-length node
- * rotation, an unreadable document, malformed VRM humanoid or `extras.kindHumanoid` data, no skeleton (no skin joints and no VRM humanoid), a non-uniform or
- * non-positive scale on the skeleton chain, or missing required humanoid bones (the message lists them).
+ * rotation, an unreadable document, malformed VRM humanoid or `extras.kindHumanoid` data, no skeleton (no skin joints and no VRM humanoid), a non-positive
+ * scale on the skeleton chain, a non-uniform scale above the skeleton or above a humanoid bone, or
+ * missing required humanoid bones (the message lists them).
  */
 export async function readAvatar(
   bytes: Uint8Array,
@@ -897,41 +919,79 @@ async function readAvatarChecked(
       ? { nodeOfHuman: extras.nodeOfHuman, what: `extras.${HUMANOID_EXTRAS_KEY} map` }
       : null;
   const inSet = selectBones(graph, document, fileMap, options.mapOverride?.Hips, fileName);
-  const parts = buildSkeleton(graph, inSet, fileName);
-  let preset: Int32Array | undefined;
-  if (fileMap) {
-    preset = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
-    for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
-      const node = fileMap.nodeOfHuman[h];
-      if (node >= 0) preset[h] = parts.boneOfNode[node];
+  const mapBones = (parts: SkeletonParts): HumanoidMapResult => {
+    let preset: Int32Array | undefined;
+    if (fileMap) {
+      preset = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
+      for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+        const node = fileMap.nodeOfHuman[h];
+        if (node >= 0) preset[h] = parts.boneOfNode[node];
+      }
     }
-  }
-  let mapping: HumanoidMapResult;
-  try {
-    mapping = autoMapHumanoid(
-      parts.skeleton,
-      preset
-        ? {
-            override: options.mapOverride,
-            preset,
-            presetSource: vrm ? 'vrm' : 'extras',
-            // this project's own map is complete: its gaps are bones the avatar lacks
-            fillGaps: !extras?.complete,
-            fileName,
+    try {
+      const mapping = autoMapHumanoid(
+        parts.skeleton,
+        preset
+          ? {
+              override: options.mapOverride,
+              preset,
+              presetSource: vrm ? 'vrm' : 'extras',
+              // this project's own map is complete: its gaps are bones the avatar lacks
+              fillGaps: !extras?.complete,
+              fileName,
+            }
+          : { override: options.mapOverride, fileName },
+      );
+      requireHumanoid(mapping, fileName);
+      return mapping;
+    } catch (e) {
+      if (e instanceof GltfError) throw e;
+      const msg = (e as Error)?.message ?? String(e);
+      throw new GltfError(
+        fileName,
+        msg.startsWith(fileName) ? msg.slice(fileName.length).replace(/^[:\s]+/, '') : msg,
+        {
+          cause: e,
+        },
+      );
+    }
+  };
+  // Non-uniform scale on a bone with bone children: refused where a humanoid bone lies below it (the
+  // scale-free skeleton cannot hold the shear); elsewhere the nodes below it are not bones.
+  const nonUniform = new Set<number>();
+  let parts = buildSkeleton(graph, inSet, fileName, nonUniform);
+  let mapping = mapBones(parts);
+  if (nonUniform.size > 0) {
+    const notes: string[] = [];
+    for (const n of nonUniform) {
+      const label = `${nodeLabel(graph, n)}: non-uniform scale [${graph.nodes[n].getScale().join(', ')}]`;
+      for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+        const b = mapping.humanoid[h];
+        if (b < 0) continue;
+        for (let p = graph.parent[parts.nodeOfBone[b]]; p >= 0; p = graph.parent[p]) {
+          if (p === n) {
+            throw new GltfError(
+              fileName,
+              `${label} above humanoid bone ${HUMAN_BONE_NAMES[h]} ('${parts.skeleton.names[b]}') is not supported (the skeleton is scale-free: only uniform scales on a humanoid chain)`,
+            );
           }
-        : { override: options.mapOverride, fileName },
-    );
-    requireHumanoid(mapping, fileName);
-  } catch (e) {
-    if (e instanceof GltfError) throw e;
-    const msg = (e as Error)?.message ?? String(e);
-    throw new GltfError(
-      fileName,
-      msg.startsWith(fileName) ? msg.slice(fileName.length).replace(/^[:\s]+/, '') : msg,
-      {
-        cause: e,
-      },
-    );
+        }
+      }
+      const below: string[] = [];
+      const stack = [...graph.children[n]];
+      while (stack.length > 0) {
+        const i = stack.pop()!;
+        if (inSet[i]) below.push(graph.nodes[i].getName() || `node${i}`);
+        inSet[i] = false;
+        stack.push(...graph.children[i]);
+      }
+      notes.push(
+        `${label}: no humanoid bone below it; the ${below.length} node(s) below it (${nameList(below)}) are not skeleton bones and keep their transforms`,
+      );
+    }
+    parts = buildSkeleton(graph, inSet, fileName);
+    mapping = mapBones(parts);
+    warnings.push(...notes);
   }
   const skeleton = withHumanoid(parts.skeleton, mapping.humanoid);
   const meshes: Avatar['meshes'] = { skinned: 0, rigid: [] };
