@@ -173,7 +173,7 @@ describeWithData('odd files: non-uniform scale on a non-humanoid bone (nonunifor
     expect(channels.some((c) => c.getTargetNode() === node('Bust_L_end'))).toBe(false);
     for (const c of channels.filter((c) => c.getTargetNode() === node('Bust_L'))) {
       expect(c.getTargetPath()).toBe('rotation');
-      const v = Array.from(c.getSampler()!.getOutput()!.getArray()!);
+      const v = Array.from(c.getSampler()!.getOutput()!.getArray() as Float32Array);
       expect(Math.max(...v.map((x, i) => Math.abs(x - (i % 4 === 3 ? 1 : 0))))).toBeLessThan(1e-6);
     }
     for (const [f, deg] of [0, 45, 90].entries()) expectClose(worldPos(clip, f, 'LeftHand'), waveHand(deg));
