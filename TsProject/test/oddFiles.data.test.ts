@@ -193,3 +193,40 @@ describeWithData('odd files: non-uniform scale on a non-humanoid bone (nonunifor
     );
   });
 });
+
+describeWithData('odd files: root motion on the non-bone Armature node (armature_root_motion.glb)', () => {
+  it('the Armature translation is folded into the hips path: hips at z = 0, 1, 2 m at t = 0, 1, 2 s', async () => {
+    const a = await read('armature_root_motion.glb');
+    const clip = readGltfClip(a, 'walkfwd');
+    expect(clip.frameCount).toBe(3);
+    expect(clip.frameTime).toBeCloseTo(1, 6);
+    for (let f = 0; f < 3; f++) {
+      expectClose(worldPos(clip, f, 'Hips'), [0, 1, f]);
+      const hand = waveHand(45 * f);
+      expectClose(worldPos(clip, f, 'LeftHand'), [hand[0], hand[1], f]);
+    }
+    expect(clip.warnings).toEqual([
+      'root motion: the animated transform of Armature (not skeleton bones) folded into Hips',
+    ]);
+  });
+
+  it.each([
+    ['base.glb', 'an avatar without an Armature'],
+    ['armature_root_motion.glb', 'the source avatar itself'],
+  ])('kind retarget onto %s (%s): the output GLB and BVH travel, hips z = 0, 1, 2 m', async (target) => {
+    const { clip, dir, out } = await retargetCli(odd('armature_root_motion.glb'), odd(target), 'walkfwd');
+    expect(out).toMatch(
+      /note: root motion: the animated transform of Armature \(not skeleton bones\) folded into Hips/,
+    );
+    expect(clip.frameCount).toBe(3);
+    for (let f = 0; f < 3; f++) expectClose(worldPos(clip, f, 'Hips'), [0, 1, f]);
+    const bvh = parseBvh(fs.readFileSync(path.join(dir, 'walkfwd.bvh')), {
+      fileName: 'walkfwd.bvh',
+      unitScale: 0.01,
+    });
+    for (let f = 0; f < 3; f++) expectClose(worldPos(bvh.clip, f, 'Hips'), [0, 1, f], 1e-3);
+    const ins = await runKind(['inspect', odd('armature_root_motion.glb')]);
+    expect([ins.code, ins.err]).toEqual([0, '']);
+    expect(ins.out).toMatch(/armature_root_motion\.glb: glTF, 21 bones, clips: walkfwd/);
+  });
+});
