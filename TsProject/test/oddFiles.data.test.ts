@@ -9,6 +9,7 @@ import { WebIO } from '@gltf-transform/core';
 import { type Clip, forwardKinematics, HUMAN_BONE_NAMES, readFrame } from '../src/core';
 import { parseBvh } from '../src/io/bvh';
 import { readAvatar, readGltfClip } from '../src/io/gltf';
+import { NODE_GLTF_DECODERS } from '../src/io/node/gltfDecoders';
 import { dataPath, describeWithData } from './helpers/data';
 import { runKind } from './helpers/runCli';
 
@@ -228,5 +229,158 @@ describeWithData('odd files: root motion on the non-bone Armature node (armature
     const ins = await runKind(['inspect', odd('armature_root_motion.glb')]);
     expect([ins.code, ins.err]).toEqual([0, '']);
     expect(ins.out).toMatch(/armature_root_motion\.glb: glTF, 21 bones, clips: walkfwd/);
+  });
+});
+
+type ByteRange = { byteOffset?: number; byteLength: number; extensions?: Record<string, ByteRange> };
+
+/**
+ * The bytes of `file` with part of its GLB BIN chunk overwritten: the range `range(json)` gives
+ * (`{byteOffset, byteLength}` in the chunk, e.g. a buffer view).
+ */
+function withBinBytes(
+  file: string,
+  range: (json: { bufferViews: ByteRange[] }) => ByteRange,
+  value: (i: number) => number,
+): Uint8Array {
+  const b = new Uint8Array(fs.readFileSync(odd(file)));
+  const jsonLength = new DataView(b.buffer, b.byteOffset).getUint32(12, true);
+  const { byteOffset = 0, byteLength } = range(
+    JSON.parse(new TextDecoder().decode(b.subarray(20, 20 + jsonLength))),
+  );
+  const bin = 20 + jsonLength + 8;
+  for (let i = byteOffset; i < byteOffset + byteLength; i++) b[bin + i] = value(i);
+  return b;
+}
+
+/** POSITION, JOINTS_0 and WEIGHTS_0 of the first primitive of a GLB, as plain arrays. */
+async function geometry(bytes: Uint8Array): Promise<number[][]> {
+  const doc = await new WebIO().readBinary(bytes);
+  const prim = doc.getRoot().listMeshes()[0].listPrimitives()[0];
+  const attrs = ['POSITION', 'JOINTS_0', 'WEIGHTS_0'].map((k) =>
+    Array.from(prim.getAttribute(k)!.getArray()!),
+  );
+  return attrs as number[][];
+}
+
+describe.each([
+  ['draco.glb', 'KHR_draco_mesh_compression', 'draco'],
+  ['meshopt.glb', 'EXT_meshopt_compression', 'meshopt'],
+] as const)('odd files: compressed avatar %s (%s)', (file, ext, key) => {
+  if (!fs.existsSync(odd(file))) {
+    it.skip(`${file}: shared data not found`, () => {});
+    return;
+  }
+
+  it('reads with the Node decoders: the skeleton and map of base.glb, its wave clip, a note that it was decoded', async () => {
+    const a = await readAvatar(new Uint8Array(fs.readFileSync(odd(file))), {
+      fileName: file,
+      decoders: NODE_GLTF_DECODERS,
+    });
+    const base = await read('base.glb');
+    expect(a.skeleton.boneCount).toBe(21);
+    expect(a.skeleton.names).toEqual(base.skeleton.names);
+    expect(Array.from(a.skeleton.humanoid)).toEqual(Array.from(base.skeleton.humanoid));
+    expect(a.warnings).toEqual([
+      `${ext}: compressed geometry decoded (a GLB written from this avatar is not compressed)`,
+    ]);
+    const clip = readGltfClip(a, 'wave');
+    for (const [f, deg] of [0, 45, 90].entries()) expectClose(worldPos(clip, f, 'LeftHand'), waveHand(deg));
+    // the decoded mesh is base.glb's (vertex order may differ: compare as sorted sets of vertices)
+    const prim = a.document.getRoot().listMeshes()[0].listPrimitives()[0];
+    const pos = Array.from(prim.getAttribute('POSITION')!.getArray() as Float32Array);
+    const [basePos] = await geometry(new Uint8Array(fs.readFileSync(odd('base.glb'))));
+    expect(pos.length).toBe(basePos.length);
+    const sorted = (v: number[]) =>
+      Array.from({ length: v.length / 3 }, (_, i) => v.slice(3 * i, 3 * i + 3)).sort(
+        (p, q) => p[0] - q[0] || p[1] - q[1] || p[2] - q[2],
+      );
+    const [sp, sb] = [sorted(pos), sorted(basePos)];
+    expect(Math.max(...sp.map((p, i) => Math.max(...p.map((x, c) => Math.abs(x - sb[i][c])))))).toBeLessThan(
+      2e-3,
+    );
+  });
+
+  it(`without a ${key} decoder: one error naming ${ext}`, async () => {
+    await expect(readAvatar(new Uint8Array(fs.readFileSync(odd(file))), { fileName: file })).rejects.toThrow(
+      new RegExp(
+        `^${file.replace('.', '\\.')}: ${ext}: the file's geometry is ${key === 'draco' ? 'Draco' : key}-compressed and no decoder was given`,
+      ),
+    );
+  });
+
+  it('kind inspect reads it; kind retarget onto it writes a decoded GLB (validator clean, base.glb geometry)', async () => {
+    const ins = await runKind(['inspect', odd(file)]);
+    expect([ins.code, ins.err]).toEqual([0, '']);
+    expect(ins.out).toMatch(new RegExp(`${file.replace('.', '\\.')}: glTF, 21 bones, clips: wave`));
+    expect(ins.out).toContain(
+      `note: ${ext}: compressed geometry decoded (a GLB written from this avatar is not compressed)`,
+    );
+    const { bytes, clip } = await retargetCli(odd('base.glb'), odd(file), 'wave');
+    for (const [f, deg] of [0, 45, 90].entries()) expectClose(worldPos(clip, f, 'LeftHand'), waveHand(deg));
+    const doc = await new WebIO().readBinary(bytes);
+    expect(
+      doc
+        .getRoot()
+        .listExtensionsUsed()
+        .map((e) => e.extensionName),
+    ).toEqual([]);
+    expect(doc.getRoot().listBuffers().length).toBe(1);
+    const [pos, joints, weights] = await geometry(bytes);
+    expect(pos.length).toBe(63 * 3);
+    expect(joints.length).toBe(63 * 4);
+    expect(weights.length).toBe(63 * 4);
+    // and as a source clip
+    const src = await retargetCli(odd(file), odd('base.glb'), 'wave');
+    for (const [f, deg] of [0, 45, 90].entries())
+      expectClose(worldPos(src.clip, f, 'LeftHand'), waveHand(deg));
+  });
+});
+
+describeWithData('odd files: damaged compressed data gives an error naming the extension', () => {
+  it('draco.glb with its Draco bytes overwritten', async () => {
+    // the Draco data: the buffer view the primitive's extension names (bufferViews[2])
+    const bytes = withBinBytes(
+      'draco.glb',
+      (json) => json.bufferViews[2],
+      (i) => (i * 7) & 255,
+    );
+    await expect(readAvatar(bytes, { fileName: 'bad.glb', decoders: NODE_GLTF_DECODERS })).rejects.toThrow(
+      /^bad\.glb: KHR_draco_mesh_compression: could not decode the compressed geometry/,
+    );
+  });
+
+  it('meshopt.glb with its compressed vertex bytes overwritten', async () => {
+    // the compressed positions: where bufferViews[0].extensions.EXT_meshopt_compression points
+    const bytes = withBinBytes(
+      'meshopt.glb',
+      (json) => json.bufferViews[0].extensions!.EXT_meshopt_compression,
+      () => 0xff,
+    );
+    await expect(readAvatar(bytes, { fileName: 'bad.glb', decoders: NODE_GLTF_DECODERS })).rejects.toThrow(
+      /^bad\.glb: EXT_meshopt_compression: could not decode the compressed geometry/,
+    );
+  });
+
+  it('a view of the URI-less fallback buffer without the extension is named', async () => {
+    const b = new Uint8Array(fs.readFileSync(odd('meshopt.glb')));
+    const view = new DataView(b.buffer, b.byteOffset);
+    const jsonLength = view.getUint32(12, true);
+    const json = JSON.parse(new TextDecoder().decode(b.subarray(20, 20 + jsonLength)));
+    delete json.bufferViews[1].extensions;
+    const text = new TextEncoder().encode(JSON.stringify(json));
+    const padded = new Uint8Array(Math.ceil(text.length / 4) * 4).fill(0x20);
+    padded.set(text);
+    const rest = b.subarray(20 + jsonLength);
+    const out = new Uint8Array(20 + padded.length + rest.length);
+    out.set(b.subarray(0, 20));
+    out.set(padded, 20);
+    out.set(rest, 20 + padded.length);
+    const v = new DataView(out.buffer);
+    v.setUint32(8, out.length, true);
+    v.setUint32(12, padded.length, true);
+    await expect(readAvatar(out, { fileName: 'bad.glb', decoders: NODE_GLTF_DECODERS })).rejects.toThrow(
+      /^bad\.glb: \/bufferViews\/1: views buffer 1, an EXT_meshopt_compression fallback buffer without uri, but has no EXT_meshopt_compression extension/,
+    );
   });
 });

@@ -53,7 +53,14 @@ import { quat, vec3 } from 'gl-matrix';
 import { HUMAN_BONE_COUNT, HUMAN_BONE_NAMES, humanBoneIndex } from '../core/humanBodyBones';
 import { type NumArray, quat64, readQuat, vec64, writeQuat, writeVec3 } from '../core/quat';
 import { createSkeleton, type Skeleton, SkeletonError, withHumanoid } from '../core/skeleton';
-import { checkGltfDocument, checkGltfJson, nameList, resolveGltfResources } from './gltfCheck';
+import {
+  checkGltfDocument,
+  checkGltfJson,
+  EXT_MESHOPT,
+  isMeshoptFallback,
+  nameList,
+  resolveGltfResources,
+} from './gltfCheck';
 import { GltfError } from './gltfError';
 import { HUMANOID_EXTRAS_KEY, readExtrasHumanoid } from './gltfHumanoidExtras';
 import {
@@ -120,6 +127,8 @@ export interface Avatar {
    * re-reads them and embeds them in the GLB it writes.
    */
   readonly resources: Readonly<Record<string, Uint8Array>>;
+  /** The decoders it was read with (the writer re-reads the bytes with them). */
+  readonly decoders?: GltfDecoders;
 }
 
 const GLB_MAGIC = 0x46546c67; // 'glTF'
@@ -239,6 +248,24 @@ class CollectingLogger implements ILogger {
   }
 }
 
+/** Extension name of Draco mesh compression (https://github.com/KhronosGroup/glTF/tree/main/extensions/2.0/Khronos/KHR_draco_mesh_compression). */
+export const KHR_DRACO = 'KHR_draco_mesh_compression';
+
+/**
+ * Decoders for compressed geometry, given by the host (this module loads no WebAssembly and stays free
+ * of Node APIs; the `kind` command passes the ones of io/node/gltfDecoders.ts). Each is a function
+ * returning the decoder (or a promise of it), called only when a file uses the extension:
+ * - `draco`: a Draco decoder module, what `createDecoderModule()` of the `draco3dgltf` npm package
+ *   resolves to (glTF Transform's `draco3d.decoder` dependency), for KHR_draco_mesh_compression;
+ * - `meshopt`: `MeshoptDecoder` of the `meshoptimizer` npm package, its `ready` promise settled
+ *   (glTF Transform's `meshopt.decoder`), for EXT_meshopt_compression.
+ * Decoded geometry is plain accessors: the GLB that `writeRetargetedGlb` writes is uncompressed.
+ */
+export interface GltfDecoders {
+  draco?: () => unknown;
+  meshopt?: () => unknown;
+}
+
 /**
  * Bytes of a file a `.gltf` refers to, by its relative path (the URI percent-decoded:
  * `textures/skin%20a.png` is asked as `textures/skin a.png`); `undefined` when there is no such file.
@@ -271,6 +298,7 @@ export async function loadGltfDocument(
     parsed?: ReturnType<typeof parseGltfJson>;
     resources?: GltfResources;
     external?: Readonly<Record<string, Uint8Array>>;
+    decoders?: GltfDecoders;
   } = {},
 ): Promise<{ document: Document; warnings: string[]; external: Record<string, Uint8Array> }> {
   const parsed = options.parsed ?? parseGltfJson(bytes, fileName);
@@ -286,17 +314,69 @@ export async function loadGltfDocument(
   checkGltfJson(resolved.json, resolved.bufferLengths, fileName);
   const logger = new CollectingLogger();
   const io = new WebIO().registerExtensions(ALL_EXTENSIONS).setLogger(logger);
+  const compressed = await registerDecoders(io, resolved.json, fileName, options.decoders);
   let document: Document;
   try {
     document = await io.readJSON({ json: resolved.json as never, resources: resolved.resources as never });
   } catch (e) {
     if (e instanceof GltfError) throw e;
-    throw new GltfError(fileName, `could not read the glTF document: ${(e as Error)?.message ?? e}`, {
-      cause: e,
-    });
+    const msg = (e as Error)?.message ?? String(e);
+    // a decoder that fails on the file's data (glTF Transform tags its messages with the extension)
+    const ext = compressed.find((x) => msg.includes(x)) ?? (compressed.length === 1 ? compressed[0] : null);
+    throw new GltfError(
+      fileName,
+      ext
+        ? `${ext}: could not decode the compressed geometry (${msg})`
+        : `could not read the glTF document: ${msg}`,
+      { cause: e },
+    );
   }
   checkGltfDocument(document, resolved.json, fileName);
   return { document, warnings: logger.lines, external: resolved.external };
+}
+
+/**
+ * Register with `io` the decoders the file's `extensionsUsed` needs; returns the compression
+ * extensions used. @throws GltfError naming the extension when the file needs a decoder that
+ * `decoders` does not give (a required extension, or meshopt's URI-less fallback buffer, which holds no
+ * data to fall back on).
+ */
+async function registerDecoders(
+  io: WebIO,
+  json: Record<string, unknown>,
+  fileName: string,
+  decoders: GltfDecoders | undefined,
+): Promise<string[]> {
+  const list = (key: string) => (Array.isArray(json[key]) ? (json[key] as unknown[]) : []);
+  const used = list('extensionsUsed');
+  const required = list('extensionsRequired');
+  const compressed = [KHR_DRACO, EXT_MESHOPT].filter((x) => used.includes(x) || required.includes(x));
+  const deps: Record<string, unknown> = {};
+  for (const ext of compressed) {
+    const factory = ext === KHR_DRACO ? decoders?.draco : decoders?.meshopt;
+    const needed =
+      ext === KHR_DRACO ||
+      required.includes(ext) ||
+      list('buffers').some((b) => isObject(b) && b.uri === undefined && isMeshoptFallback(b));
+    if (!factory) {
+      if (!needed) continue;
+      throw new GltfError(
+        fileName,
+        `${ext}: the file's geometry is ${ext === KHR_DRACO ? 'Draco' : 'meshopt'}-compressed and no decoder was given (readAvatar options.decoders.${ext === KHR_DRACO ? 'draco' : 'meshopt'}; \`kind\` gives one)`,
+      );
+    }
+    let decoder: unknown;
+    try {
+      decoder = await factory();
+    } catch (e) {
+      throw new GltfError(fileName, `${ext}: the decoder could not start: ${(e as Error)?.message ?? e}`, {
+        cause: e,
+      });
+    }
+    deps[ext === KHR_DRACO ? 'draco3d.decoder' : 'meshopt.decoder'] = decoder;
+  }
+  io.registerDependencies(deps);
+  return compressed;
 }
 
 /** The glTF Transform IO used for writing (all known extensions, log lines kept out of the console). */
@@ -872,7 +952,12 @@ function clipSourcesOf(animations: Animation[]): GltfClipSource[] {
  */
 export async function readAvatar(
   bytes: Uint8Array,
-  options: { fileName: string; mapOverride?: HumanoidOverride; resources?: GltfResources },
+  options: {
+    fileName: string;
+    mapOverride?: HumanoidOverride;
+    resources?: GltfResources;
+    decoders?: GltfDecoders;
+  },
 ): Promise<Avatar> {
   const fileName = options?.fileName;
   if (typeof fileName !== 'string' || fileName === '') {
@@ -890,13 +975,21 @@ export async function readAvatar(
 async function readAvatarChecked(
   bytes: Uint8Array,
   fileName: string,
-  options: { mapOverride?: HumanoidOverride; resources?: GltfResources },
+  options: { mapOverride?: HumanoidOverride; resources?: GltfResources; decoders?: GltfDecoders },
 ): Promise<Avatar> {
   const parsed = parseGltfJson(bytes, fileName);
   const { document, warnings, external } = await loadGltfDocument(bytes, fileName, {
     parsed,
     resources: options.resources,
+    decoders: options.decoders,
   });
+  for (const ext of document.getRoot().listExtensionsUsed()) {
+    const name = ext.extensionName;
+    if (name === KHR_DRACO || name === EXT_MESHOPT)
+      warnings.push(
+        `${name}: compressed geometry decoded (a GLB written from this avatar is not compressed)`,
+      );
+  }
   const graph = nodeGraph(document, fileName);
   const vrm = readVrmHumanoid(parsed.json, graph.nodes.length, fileName);
   if (vrm) {
@@ -1027,5 +1120,6 @@ async function readAvatarChecked(
     warnings,
     bytes: new Uint8Array(bytes), // a copy (Buffer.prototype.slice would not copy)
     resources: external,
+    decoders: options.decoders,
   };
 }
