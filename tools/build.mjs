@@ -3,6 +3,7 @@
 //   dist/kind.cjs   the `kind` command line (src/cli/main.ts)
 //   dist/bench.cjs  the benchmarks (bench/index.ts)
 //   dist/qaWorker.cjs  the worker thread of `kind qa --batch` (src/cli/qaWorker.ts), found next to kind.cjs
+//   dist/draco_decoder_gltf.wasm  the Draco decoder's WebAssembly (draco3dgltf), found next to kind.cjs
 //   dist/web/       the live viewer page (src/web/viewer/index.html) and its browser bundle viewer.js
 //                   (src/web/viewer/main.ts, three.js + lil-gui), served by src/live/node/viewerServer.ts
 //   Packages/com.kind.retargeting/Runtime/Resources/kind-retargeting/main.mjs
@@ -52,6 +53,13 @@ for (const e of webOnly || unityOnly ? [] : entries.filter((x) => !cliOnly || x.
     // prefer ES module builds (gl-matrix's CommonJS build puts a getter behind every quat./vec3. access)
     mainFields: ['module', 'main'],
   });
+}
+
+// The Draco decoder (draco3dgltf, bundled into kind.cjs) reads its WebAssembly from the folder of the
+// script that runs it: put it next to dist/kind.cjs (src/io/node/gltfDecoders.ts).
+if (!webOnly && !unityOnly) {
+  const wasm = require.resolve('draco3dgltf/draco_decoder_gltf.wasm');
+  copyFileSync(wasm, path.join(ts, 'dist', path.basename(wasm)));
 }
 
 // The live viewer (browser, ES module): bundle and page.

@@ -13,6 +13,7 @@ import {
   parseHumanoidOverride,
   requireHumanoid,
 } from '../io/humanoidMap';
+import { NODE_GLTF_DECODERS } from '../io/node/gltfDecoders';
 import { readInput } from './files';
 
 export type SourceFormat = 'bvh' | 'gltf' | 'vrm0' | 'vrm1';
@@ -82,6 +83,7 @@ export async function loadSource(
       fileName: path.basename(file),
       mapOverride: options.override,
       resources: resourcesNextTo(file),
+      decoders: NODE_GLTF_DECODERS,
     });
     if (avatar.clipNames.length === 0) throw new Error(`${file}: has no animations to use as a source clip`);
     const clip = readGltfClip(avatar, options.clipName ?? avatar.clipNames[0], { fps: options.fps });
@@ -106,5 +108,6 @@ export async function loadAvatar(file: string, override?: HumanoidOverride): Pro
     fileName: path.basename(file),
     mapOverride: override,
     resources: resourcesNextTo(file),
+    decoders: NODE_GLTF_DECODERS,
   });
 }

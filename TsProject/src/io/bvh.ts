@@ -282,8 +282,9 @@ function quote(s: string): string {
  *
  * @param text the file's text, or its bytes (decoded as UTF-8). CRLF, CR or LF line ends, tabs, a BOM,
  *   blank lines, leading/trailing whitespace, scientific notation (`1e-05`, `-2.5E+2`) and leading-dot
- *   numbers (`.03333`) are accepted; blank lines are never frames. Channel names are matched
- *   case-insensitively. A joint with no `CHANNELS` line has no channels; a hierarchy with no channels
+ *   numbers (`.03333`) are accepted; blank lines are never frames. Keywords (`HIERARCHY`, `ROOT`,
+ *   `JOINT`, `End Site`, `OFFSET`, `CHANNELS`, `MOTION`, `Frames:`, `Frame Time:`) and channel names are
+ *   matched case-insensitively (PyMO writes `End site`; three.js's BVHLoader accepts any case). A joint with no `CHANNELS` line has no channels; a hierarchy with no channels
  *   at all has no frame data to read, and its `Frames` frames are the rest pose.
  * @returns the clip (skeleton and per-frame local rotations/translations, metres; conventions in the
  *   module doc), the layout (offsets and channels in file units and order), the unit scale used and
@@ -336,7 +337,8 @@ export function parseBvh(input: string | Uint8Array, options: BvhParseOptions = 
     const s = raw.trim();
     if (s === '') continue;
     const tokens = s.split(WS);
-    const kw = tokens[0];
+    // keywords in any letter case (PyMO writes `End site`; three.js's BVHLoader also ignores case)
+    const kw = tokens[0].toUpperCase();
     if (!seenHierarchy) {
       if (kw !== 'HIERARCHY' || tokens.length !== 1) fail(line, `expected HIERARCHY, found ${quote(s)}`);
       seenHierarchy = true;
@@ -363,7 +365,7 @@ export function parseBvh(input: string | Uint8Array, options: BvhParseOptions = 
         if (kw === 'JOINT' && !(top >= 0)) {
           fail(line, stack.length ? 'JOINT inside an End Site' : 'JOINT outside any ROOT');
         }
-        const name = s.slice(kw.length).trim();
+        const name = s.slice(tokens[0].length).trim();
         if (name === '') fail(line, `${kw} without a name`);
         const dup = byName.get(name);
         if (dup !== undefined)
@@ -380,8 +382,9 @@ export function parseBvh(input: string | Uint8Array, options: BvhParseOptions = 
         pending = { kind: 'joint', index: joints.length - 1, line };
         break;
       }
-      case 'End': {
-        if (tokens.length !== 2 || tokens[1] !== 'Site') fail(line, `unknown keyword ${quote(s)}`);
+      case 'END': {
+        if (tokens.length !== 2 || tokens[1].toUpperCase() !== 'SITE')
+          fail(line, `unknown keyword ${quote(s)}`);
         if (!(top >= 0))
           fail(line, stack.length ? 'End Site inside an End Site' : 'End Site outside any joint');
         if (joints[top].endSite) fail(line, `second End Site in joint '${joints[top].name}'`);
@@ -442,8 +445,8 @@ export function parseBvh(input: string | Uint8Array, options: BvhParseOptions = 
         break;
       }
       default:
-        if (/^Frames?\b/.test(kw)) fail(line, `missing MOTION line before ${quote(s)}`);
-        fail(line, `unknown keyword ${quote(kw)}`);
+        if (/^Frames?\b/i.test(kw)) fail(line, `missing MOTION line before ${quote(s)}`);
+        fail(line, `unknown keyword ${quote(tokens[0])}`);
     }
     if (sawMotion) break;
   }
@@ -469,7 +472,7 @@ export function parseBvh(input: string | Uint8Array, options: BvhParseOptions = 
     const line = lines.line;
     const s = raw!.trim();
     if (s === '') continue;
-    let m = /^Frames\s*:?\s*(.*)$/.exec(s);
+    let m = /^Frames\s*:?\s*(.*)$/i.exec(s);
     if (m) {
       if (frames >= 0) fail(line, "second 'Frames:' line");
       const v = parseDecimal(m[1]);
@@ -478,7 +481,7 @@ export function parseBvh(input: string | Uint8Array, options: BvhParseOptions = 
       framesLine = line;
       continue;
     }
-    m = /^Frame\s+Time\s*:?\s*(.*)$/.exec(s);
+    m = /^Frame\s+Time\s*:?\s*(.*)$/i.exec(s);
     if (m) {
       if (!Number.isNaN(frameTime)) fail(line, "second 'Frame Time:' line");
       const v = parseDecimal(m[1]);
@@ -632,10 +635,11 @@ function headerByteEnd(b: Uint8Array): number {
     if (e < n) e += b[e] === 13 && b[e + 1] === 10 ? 2 : 1;
     return e;
   };
+  // ASCII letters compared in either case (keywords are case-insensitive, see parseBvh)
   const find = (word: number[], from: number, lineStart: boolean) => {
-    for (let i = b.indexOf(word[0], from); i >= 0 && i + word.length <= n; i = b.indexOf(word[0], i + 1)) {
-      let k = 1;
-      while (k < word.length && b[i + k] === word[k]) k++;
+    for (let i = from; i + word.length <= n; i++) {
+      let k = 0;
+      while (k < word.length && (b[i + k] | 0x20) === (word[k] | 0x20)) k++;
       if (k < word.length) continue;
       if (!lineStart) return i;
       let j = i - 1;

@@ -9,8 +9,10 @@ export {
   baseName,
   boneLocalFromNode,
   type GltfClipSource,
+  type GltfDecoders,
   GltfError,
   type GltfResources,
+  KHR_DRACO,
   loadGltfDocument,
   nodeLocalFromBone,
   parseGltfJson,
@@ -18,7 +20,15 @@ export {
   readVrmHumanoid,
   vrmBoneToHumanBone,
 } from './gltfAvatar';
-export { checkGltfDocument, checkGltfJson, decodeDataUri, nameList, resolveGltfResources } from './gltfCheck';
+export {
+  checkGltfDocument,
+  checkGltfJson,
+  decodeDataUri,
+  EXT_MESHOPT,
+  isMeshoptFallback,
+  nameList,
+  resolveGltfResources,
+} from './gltfCheck';
 export { type GltfClip, readGltfClip, resampledFrameCount } from './gltfClip';
 export {
   type ExtrasHumanoid,

@@ -29,8 +29,12 @@
  *   `Armature` node with scale 0.01 or a rotation are folded in), and every bone translation is
  *   multiplied by the accumulated scale of the node's ancestors.
  *   The node <-> skeleton conversion is {@link boneLocalFromNode} / {@link nodeLocalFromBone}.
- * - Scale: scales on the bones and their ancestors must be uniform (within 1e-4 relative) and
- *   positive; otherwise a {@link GltfError} names the node. Bone scales stay in the file untouched.
+ * - Scale: scales on the bones and their ancestors must be positive, and uniform (within 1e-4
+ *   relative) wherever a humanoid bone lies below the node; otherwise a {@link GltfError} names the
+ *   node (and the humanoid bone below it). A bone with a non-uniform scale and no humanoid bone below it
+ *   (a `Bust_L` secondary chain) stays a bone, but the nodes below it are not bones (the scale-free
+ *   skeleton cannot hold the shear): they keep their transforms, in the output too, and a warning
+ *   says so. Bone scales stay in the file untouched.
  *
  * ## Clips
  * Every named animation is a clip with its name (a repeated name gets `#<animation index>`); all
@@ -46,10 +50,17 @@ import {
 } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { quat, vec3 } from 'gl-matrix';
-import { HUMAN_BONE_COUNT, humanBoneIndex } from '../core/humanBodyBones';
+import { HUMAN_BONE_COUNT, HUMAN_BONE_NAMES, humanBoneIndex } from '../core/humanBodyBones';
 import { type NumArray, quat64, readQuat, vec64, writeQuat, writeVec3 } from '../core/quat';
 import { createSkeleton, type Skeleton, SkeletonError, withHumanoid } from '../core/skeleton';
-import { checkGltfDocument, checkGltfJson, resolveGltfResources } from './gltfCheck';
+import {
+  checkGltfDocument,
+  checkGltfJson,
+  EXT_MESHOPT,
+  isMeshoptFallback,
+  nameList,
+  resolveGltfResources,
+} from './gltfCheck';
 import { GltfError } from './gltfError';
 import { HUMANOID_EXTRAS_KEY, readExtrasHumanoid } from './gltfHumanoidExtras';
 import {
@@ -116,6 +127,8 @@ export interface Avatar {
    * re-reads them and embeds them in the GLB it writes.
    */
   readonly resources: Readonly<Record<string, Uint8Array>>;
+  /** The decoders it was read with (the writer re-reads the bytes with them). */
+  readonly decoders?: GltfDecoders;
 }
 
 const GLB_MAGIC = 0x46546c67; // 'glTF'
@@ -235,6 +248,24 @@ class CollectingLogger implements ILogger {
   }
 }
 
+/** Extension name of Draco mesh compression (https://github.com/KhronosGroup/glTF/tree/main/extensions/2.0/Khronos/KHR_draco_mesh_compression). */
+export const KHR_DRACO = 'KHR_draco_mesh_compression';
+
+/**
+ * Decoders for compressed geometry, given by the host (this module loads no WebAssembly and stays free
+ * of Node APIs; the `kind` command passes the ones of io/node/gltfDecoders.ts). Each is a function
+ * returning the decoder (or a promise of it), called only when a file uses the extension:
+ * - `draco`: a Draco decoder module, what `createDecoderModule()` of the `draco3dgltf` npm package
+ *   resolves to (glTF Transform's `draco3d.decoder` dependency), for KHR_draco_mesh_compression;
+ * - `meshopt`: `MeshoptDecoder` of the `meshoptimizer` npm package, its `ready` promise settled
+ *   (glTF Transform's `meshopt.decoder`), for EXT_meshopt_compression.
+ * Decoded geometry is plain accessors: the GLB that `writeRetargetedGlb` writes is uncompressed.
+ */
+export interface GltfDecoders {
+  draco?: () => unknown;
+  meshopt?: () => unknown;
+}
+
 /**
  * Bytes of a file a `.gltf` refers to, by its relative path (the URI percent-decoded:
  * `textures/skin%20a.png` is asked as `textures/skin a.png`); `undefined` when there is no such file.
@@ -267,6 +298,7 @@ export async function loadGltfDocument(
     parsed?: ReturnType<typeof parseGltfJson>;
     resources?: GltfResources;
     external?: Readonly<Record<string, Uint8Array>>;
+    decoders?: GltfDecoders;
   } = {},
 ): Promise<{ document: Document; warnings: string[]; external: Record<string, Uint8Array> }> {
   const parsed = options.parsed ?? parseGltfJson(bytes, fileName);
@@ -282,17 +314,69 @@ export async function loadGltfDocument(
   checkGltfJson(resolved.json, resolved.bufferLengths, fileName);
   const logger = new CollectingLogger();
   const io = new WebIO().registerExtensions(ALL_EXTENSIONS).setLogger(logger);
+  const compressed = await registerDecoders(io, resolved.json, fileName, options.decoders);
   let document: Document;
   try {
     document = await io.readJSON({ json: resolved.json as never, resources: resolved.resources as never });
   } catch (e) {
     if (e instanceof GltfError) throw e;
-    throw new GltfError(fileName, `could not read the glTF document: ${(e as Error)?.message ?? e}`, {
-      cause: e,
-    });
+    const msg = (e as Error)?.message ?? String(e);
+    // a decoder that fails on the file's data (glTF Transform tags its messages with the extension)
+    const ext = compressed.find((x) => msg.includes(x)) ?? (compressed.length === 1 ? compressed[0] : null);
+    throw new GltfError(
+      fileName,
+      ext
+        ? `${ext}: could not decode the compressed geometry (${msg})`
+        : `could not read the glTF document: ${msg}`,
+      { cause: e },
+    );
   }
   checkGltfDocument(document, resolved.json, fileName);
   return { document, warnings: logger.lines, external: resolved.external };
+}
+
+/**
+ * Register with `io` the decoders the file's `extensionsUsed` needs; returns the compression
+ * extensions used. @throws GltfError naming the extension when the file needs a decoder that
+ * `decoders` does not give (a required extension, or meshopt's URI-less fallback buffer, which holds no
+ * data to fall back on).
+ */
+async function registerDecoders(
+  io: WebIO,
+  json: Record<string, unknown>,
+  fileName: string,
+  decoders: GltfDecoders | undefined,
+): Promise<string[]> {
+  const list = (key: string) => (Array.isArray(json[key]) ? (json[key] as unknown[]) : []);
+  const used = list('extensionsUsed');
+  const required = list('extensionsRequired');
+  const compressed = [KHR_DRACO, EXT_MESHOPT].filter((x) => used.includes(x) || required.includes(x));
+  const deps: Record<string, unknown> = {};
+  for (const ext of compressed) {
+    const factory = ext === KHR_DRACO ? decoders?.draco : decoders?.meshopt;
+    const needed =
+      ext === KHR_DRACO ||
+      required.includes(ext) ||
+      list('buffers').some((b) => isObject(b) && b.uri === undefined && isMeshoptFallback(b));
+    if (!factory) {
+      if (!needed) continue;
+      throw new GltfError(
+        fileName,
+        `${ext}: the file's geometry is ${ext === KHR_DRACO ? 'Draco' : 'meshopt'}-compressed and no decoder was given (readAvatar options.decoders.${ext === KHR_DRACO ? 'draco' : 'meshopt'}; \`kind\` gives one)`,
+      );
+    }
+    let decoder: unknown;
+    try {
+      decoder = await factory();
+    } catch (e) {
+      throw new GltfError(fileName, `${ext}: the decoder could not start: ${(e as Error)?.message ?? e}`, {
+        cause: e,
+      });
+    }
+    deps[ext === KHR_DRACO ? 'draco3d.decoder' : 'meshopt.decoder'] = decoder;
+  }
+  io.registerDependencies(deps);
+  return compressed;
 }
 
 /** The glTF Transform IO used for writing (all known extensions, log lines kept out of the console). */
@@ -343,7 +427,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * The VRM humanoid map of a file, read from the raw JSON (glTF Transform drops unknown extensions):
  * VRM 1.0 `extensions.VRMC_vrm.humanoid.humanBones` (`{hips: {node}}`) takes precedence over VRM 0.x
  * `extensions.VRM.humanoid.humanBones` (`[{bone, node}]`). Returns null for a plain glTF.
- * Unknown bone names and repeated bones are skipped with a warning.
+ * Unknown bone names and repeated bones are skipped with a warning; so are VRM 0.x entries with
+ * `"node": -1`, which UniVRM 0.61 writes for unassigned bones (the bone is absent from the map).
  * @throws GltfError naming the field when the structure is wrong or a node index is out of range.
  */
 export function readVrmHumanoid(
@@ -357,6 +442,11 @@ export function readVrmHumanoid(
   const nodeOfHuman = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
   const warnings: string[] = [];
   const place = (bone: string, node: unknown, field: string, version: 0 | 1) => {
+    if (node === -1 && version === 0) {
+      // UniVRM 0.61 writes unassigned bones as node -1 (three-vrm skips them, pixiv/three-vrm#1842)
+      warnings.push(`${field}: -1 (bone '${bone}' not assigned): treated as absent`);
+      return;
+    }
     if (typeof node !== 'number' || !Number.isInteger(node) || node < 0 || node >= nodeCount) {
       throw new GltfError(
         fileName,
@@ -552,8 +642,11 @@ function ancestorsFromRoot(graph: NodeGraph, i: number): number[] {
   return chain.reverse();
 }
 
-/** Uniform scale of a node, or throw naming the node. */
-function uniformScale(graph: NodeGraph, i: number, fileName: string): number {
+/**
+ * Uniform scale of a node, or throw naming the node. With `nonUniform`, a positive non-uniform scale
+ * does not throw: the node is added to the list and its mean scale returned.
+ */
+function uniformScale(graph: NodeGraph, i: number, fileName: string, nonUniform?: Set<number>): number {
   const s = graph.nodes[i].getScale();
   const lo = Math.min(s[0], s[1], s[2]);
   const hi = Math.max(s[0], s[1], s[2]);
@@ -564,6 +657,10 @@ function uniformScale(graph: NodeGraph, i: number, fileName: string): number {
     );
   }
   if (hi - lo > SCALE_TOLERANCE * hi) {
+    if (nonUniform) {
+      nonUniform.add(i);
+      return (s[0] + s[1] + s[2]) / 3;
+    }
     throw new GltfError(
       fileName,
       `${nodeLabel(graph, i)}: non-uniform scale [${s.join(', ')}] on the skeleton chain is not supported`,
@@ -603,7 +700,17 @@ interface SkeletonParts {
   parentTranslation: Float64Array;
 }
 
-function buildSkeleton(graph: NodeGraph, inSet: boolean[], fileName: string): SkeletonParts {
+/**
+ * The skeleton of the bones `inSet`. A bone with bone children and a non-uniform scale throws, unless
+ * `nonUniform` is given: then it is added to that set and its children's translations are scaled by its
+ * mean scale (the caller rebuilds without them, see readAvatarChecked).
+ */
+function buildSkeleton(
+  graph: NodeGraph,
+  inSet: boolean[],
+  fileName: string,
+  nonUniform?: Set<number>,
+): SkeletonParts {
   const order: number[] = [];
   const stack = [...graph.roots].reverse();
   while (stack.length > 0) {
@@ -647,7 +754,7 @@ function buildSkeleton(graph: NodeGraph, inSet: boolean[], fileName: string): Sk
       const pb = parents[b];
       let ps = scaleOf.get(pb);
       if (ps === undefined) {
-        ps = parentScale[pb] * uniformScale(graph, order[pb], fileName);
+        ps = parentScale[pb] * uniformScale(graph, order[pb], fileName, nonUniform);
         scaleOf.set(pb, ps);
       }
       parentScale[b] = ps;
@@ -839,12 +946,18 @@ function clipSourcesOf(animations: Animation[]): GltfClipSource[] {
  * `resources` cannot give (`model.gltf: buffer 0 'model.bin' not found (...)`), a bad index or byte
  * range (the field as a JSON pointer: `/skins/0/joints/3: node index 999 out of range (67 nodes)`),
  * a non-finite node translation/rotation/scale/matrix or inverse bind matrix, a zero-length node
- * rotation, an unreadable document, malformed VRM humanoid or `extras.kindHumanoid` data, no skeleton (no skin joints and no VRM humanoid), a non-uniform or
- * non-positive scale on the skeleton chain, or missing required humanoid bones (the message lists them).
+ * rotation, an unreadable document, malformed VRM humanoid or `extras.kindHumanoid` data, no skeleton (no skin joints and no VRM humanoid), a non-positive
+ * scale on the skeleton chain, a non-uniform scale above the skeleton or above a humanoid bone, or
+ * missing required humanoid bones (the message lists them).
  */
 export async function readAvatar(
   bytes: Uint8Array,
-  options: { fileName: string; mapOverride?: HumanoidOverride; resources?: GltfResources },
+  options: {
+    fileName: string;
+    mapOverride?: HumanoidOverride;
+    resources?: GltfResources;
+    decoders?: GltfDecoders;
+  },
 ): Promise<Avatar> {
   const fileName = options?.fileName;
   if (typeof fileName !== 'string' || fileName === '') {
@@ -862,13 +975,21 @@ export async function readAvatar(
 async function readAvatarChecked(
   bytes: Uint8Array,
   fileName: string,
-  options: { mapOverride?: HumanoidOverride; resources?: GltfResources },
+  options: { mapOverride?: HumanoidOverride; resources?: GltfResources; decoders?: GltfDecoders },
 ): Promise<Avatar> {
   const parsed = parseGltfJson(bytes, fileName);
   const { document, warnings, external } = await loadGltfDocument(bytes, fileName, {
     parsed,
     resources: options.resources,
+    decoders: options.decoders,
   });
+  for (const ext of document.getRoot().listExtensionsUsed()) {
+    const name = ext.extensionName;
+    if (name === KHR_DRACO || name === EXT_MESHOPT)
+      warnings.push(
+        `${name}: compressed geometry decoded (a GLB written from this avatar is not compressed)`,
+      );
+  }
   const graph = nodeGraph(document, fileName);
   const vrm = readVrmHumanoid(parsed.json, graph.nodes.length, fileName);
   if (vrm) {
@@ -891,41 +1012,79 @@ async function readAvatarChecked(
       ? { nodeOfHuman: extras.nodeOfHuman, what: `extras.${HUMANOID_EXTRAS_KEY} map` }
       : null;
   const inSet = selectBones(graph, document, fileMap, options.mapOverride?.Hips, fileName);
-  const parts = buildSkeleton(graph, inSet, fileName);
-  let preset: Int32Array | undefined;
-  if (fileMap) {
-    preset = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
-    for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
-      const node = fileMap.nodeOfHuman[h];
-      if (node >= 0) preset[h] = parts.boneOfNode[node];
+  const mapBones = (parts: SkeletonParts): HumanoidMapResult => {
+    let preset: Int32Array | undefined;
+    if (fileMap) {
+      preset = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
+      for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+        const node = fileMap.nodeOfHuman[h];
+        if (node >= 0) preset[h] = parts.boneOfNode[node];
+      }
     }
-  }
-  let mapping: HumanoidMapResult;
-  try {
-    mapping = autoMapHumanoid(
-      parts.skeleton,
-      preset
-        ? {
-            override: options.mapOverride,
-            preset,
-            presetSource: vrm ? 'vrm' : 'extras',
-            // this project's own map is complete: its gaps are bones the avatar lacks
-            fillGaps: !extras?.complete,
-            fileName,
+    try {
+      const mapping = autoMapHumanoid(
+        parts.skeleton,
+        preset
+          ? {
+              override: options.mapOverride,
+              preset,
+              presetSource: vrm ? 'vrm' : 'extras',
+              // this project's own map is complete: its gaps are bones the avatar lacks
+              fillGaps: !extras?.complete,
+              fileName,
+            }
+          : { override: options.mapOverride, fileName },
+      );
+      requireHumanoid(mapping, fileName);
+      return mapping;
+    } catch (e) {
+      if (e instanceof GltfError) throw e;
+      const msg = (e as Error)?.message ?? String(e);
+      throw new GltfError(
+        fileName,
+        msg.startsWith(fileName) ? msg.slice(fileName.length).replace(/^[:\s]+/, '') : msg,
+        {
+          cause: e,
+        },
+      );
+    }
+  };
+  // Non-uniform scale on a bone with bone children: refused where a humanoid bone lies below it (the
+  // scale-free skeleton cannot hold the shear); elsewhere the nodes below it are not bones.
+  const nonUniform = new Set<number>();
+  let parts = buildSkeleton(graph, inSet, fileName, nonUniform);
+  let mapping = mapBones(parts);
+  if (nonUniform.size > 0) {
+    const notes: string[] = [];
+    for (const n of nonUniform) {
+      const label = `${nodeLabel(graph, n)}: non-uniform scale [${graph.nodes[n].getScale().join(', ')}]`;
+      for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+        const b = mapping.humanoid[h];
+        if (b < 0) continue;
+        for (let p = graph.parent[parts.nodeOfBone[b]]; p >= 0; p = graph.parent[p]) {
+          if (p === n) {
+            throw new GltfError(
+              fileName,
+              `${label} above humanoid bone ${HUMAN_BONE_NAMES[h]} ('${parts.skeleton.names[b]}') is not supported (the skeleton is scale-free: only uniform scales on a humanoid chain)`,
+            );
           }
-        : { override: options.mapOverride, fileName },
-    );
-    requireHumanoid(mapping, fileName);
-  } catch (e) {
-    if (e instanceof GltfError) throw e;
-    const msg = (e as Error)?.message ?? String(e);
-    throw new GltfError(
-      fileName,
-      msg.startsWith(fileName) ? msg.slice(fileName.length).replace(/^[:\s]+/, '') : msg,
-      {
-        cause: e,
-      },
-    );
+        }
+      }
+      const below: string[] = [];
+      const stack = [...graph.children[n]];
+      while (stack.length > 0) {
+        const i = stack.pop()!;
+        if (inSet[i]) below.push(graph.nodes[i].getName() || `node${i}`);
+        inSet[i] = false;
+        stack.push(...graph.children[i]);
+      }
+      notes.push(
+        `${label}: no humanoid bone below it; the ${below.length} node(s) below it (${nameList(below)}) are not skeleton bones and keep their transforms`,
+      );
+    }
+    parts = buildSkeleton(graph, inSet, fileName);
+    mapping = mapBones(parts);
+    warnings.push(...notes);
   }
   const skeleton = withHumanoid(parts.skeleton, mapping.humanoid);
   const meshes: Avatar['meshes'] = { skinned: 0, rigid: [] };
@@ -961,5 +1120,6 @@ async function readAvatarChecked(
     warnings,
     bytes: new Uint8Array(bytes), // a copy (Buffer.prototype.slice would not copy)
     resources: external,
+    decoders: options.decoders,
   };
 }

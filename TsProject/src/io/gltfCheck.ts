@@ -46,6 +46,21 @@ export function nameList(names: Iterable<string>, max = 5): string {
  * Bytes of an external file referenced by a `.gltf`, by the URI as written in the file; `undefined`
  * when the file is not there.
  */
+/** Extension name of meshopt compression (https://github.com/KhronosGroup/glTF/tree/main/extensions/2.0/Vendor/EXT_meshopt_compression). */
+export const EXT_MESHOPT = 'EXT_meshopt_compression';
+
+/**
+ * A buffer marked as EXT_meshopt_compression's fallback (`extensions.EXT_meshopt_compression.fallback:
+ * true`). Such a buffer may have no `uri`: its buffer views are then only readable through their
+ * compressed data (the extension spec, "Fallback buffers").
+ */
+export function isMeshoptFallback(buffer: Json): boolean {
+  const ext = buffer.extensions;
+  if (!isObject(ext)) return false;
+  const m = ext[EXT_MESHOPT];
+  return isObject(m) && m.fallback === true;
+}
+
 export type ResourceLookup = (uri: string) => Uint8Array | undefined;
 
 /** A glTF JSON with all its buffer and image bytes at hand. */
@@ -167,6 +182,7 @@ export function resolveGltfResources(
   };
 
   const bufferLengths: number[] = [];
+  const fallbacks = new Set<number>();
   const buffers = listOf('buffers').map((def, i) => {
     const ptr = `/buffers/${i}`;
     const byteLength = def.byteLength;
@@ -178,8 +194,17 @@ export function resolveGltfResources(
     let data: Uint8Array;
     let key: string;
     let source: string;
+    if (uri === undefined && isMeshoptFallback(def) && !(glb && i === 0)) {
+      // EXT_meshopt_compression's fallback buffer without data: the decoder fills its views
+      bufferLengths.push(length);
+      fallbacks.add(i);
+      return { ...def };
+    }
     if (uri === undefined) {
-      if (!glb || i !== 0) fail(`${ptr}: no uri (only the first buffer of a GLB may omit it)`);
+      if (!glb || i !== 0)
+        fail(
+          `${ptr}: no uri (only the first buffer of a GLB, or an ${EXT_MESHOPT} fallback buffer, may omit it)`,
+        );
       if (!glb?.bin) return fail(`${ptr}: no uri and the GLB has no BIN chunk`);
       data = glb.bin;
       key = GLB_BUFFER;
@@ -204,6 +229,18 @@ export function resolveGltfResources(
     bufferLengths.push(length);
     return key === GLB_BUFFER ? { ...def } : { ...def, uri: key };
   });
+
+  // A view of a data-less fallback buffer must say where its compressed data is.
+  if (fallbacks.size > 0) {
+    listOf('bufferViews').forEach((view, v) => {
+      const ext = view.extensions;
+      if (fallbacks.has(view.buffer as number) && !(isObject(ext) && isObject(ext[EXT_MESHOPT]))) {
+        fail(
+          `/bufferViews/${v}: views buffer ${view.buffer}, an ${EXT_MESHOPT} fallback buffer without uri, but has no ${EXT_MESHOPT} extension (no data to read)`,
+        );
+      }
+    });
+  }
 
   const images = listOf('images').map((def, i) => {
     const ptr = `/images/${i}`;

@@ -9,10 +9,11 @@
  * (Δt = t_k+1 - t_k, s = (t - t_k) / Δt), rotations normalised afterwards. Times outside the
  * keys clamp to the first/last key.
  */
-import type { Accessor, AnimationSampler } from '@gltf-transform/core';
+import type { Accessor, AnimationSampler, Node as GltfNode } from '@gltf-transform/core';
+import { quat, vec3 } from 'gl-matrix';
 import { type Clip, createClip } from '../core/clip';
 import { quat64, slerpShortest } from '../core/quat';
-import { type Avatar, boneLocalFromNode, GltfError } from './gltfAvatar';
+import { type Avatar, type BoneFrames, boneLocalFromNode, GltfError } from './gltfAvatar';
 import { nameList } from './gltfCheck';
 
 /** A clip read from a glTF file, with notes on what was skipped. */
@@ -24,6 +25,7 @@ export interface GltfClip extends Clip {
 type Interp = 'LINEAR' | 'STEP' | 'CUBICSPLINE';
 
 interface Track {
+  /** Skeleton bone, or for root motion (a non-bone ancestor of a root bone) `-1 - node index`. */
   bone: number;
   path: 'translation' | 'rotation';
   times: Float64Array;
@@ -175,6 +177,82 @@ function evaluate(track: Track, t: number, out: Float64Array): void {
   }
 }
 
+/**
+ * For each root bone of the avatar's skeleton, the glTF nodes above it (scene root first, its parent
+ * last); root bones at a scene root are left out.
+ */
+function rootBoneChains(avatar: Avatar, nodeIndex: Map<GltfNode, number>): Map<number, number[]> {
+  const nodes = avatar.document.getRoot().listNodes();
+  const chains = new Map<number, number[]>();
+  const parents = avatar.skeleton.parents;
+  for (let b = 0; b < avatar.skeleton.boneCount; b++) {
+    if (parents[b] >= 0) continue;
+    const chain: number[] = [];
+    for (let p = nodes[avatar.nodeOfBone[b]].getParentNode(); p; p = p.getParentNode()) {
+      const k = nodeIndex.get(p);
+      if (k !== undefined) chain.push(k);
+    }
+    if (chain.length > 0) chains.set(b, chain.reverse());
+  }
+  return chains;
+}
+
+const pr = quat64();
+const pq = quat64();
+const pt = new Float64Array(3);
+const pv = new Float64Array(4);
+
+/**
+ * World frame at time `t` of the node above root bone `b` (the product of the `chain` nodes' TRS, each
+ * node's animated translation/rotation where `byNode` has a track, else its rest value; scales are the
+ * rest scales, uniform as readAvatar checked), written into `frames` for bone `b`. Allocates nothing.
+ */
+function parentFrameAt(
+  nodes: GltfNode[],
+  chain: readonly number[],
+  byNode: Map<number, (Track | undefined)[]>,
+  t: number,
+  frames: BoneFrames,
+  b: number,
+): void {
+  quat.identity(pr);
+  let x = 0;
+  let y = 0;
+  let z = 0;
+  let s = 1;
+  for (let k = 0; k < chain.length; k++) {
+    const node = nodes[chain[k]];
+    const tracks = byNode.get(chain[k]);
+    if (tracks?.[0]) evaluate(tracks[0], t, pv);
+    else {
+      const rt = node.getTranslation();
+      pv[0] = rt[0];
+      pv[1] = rt[1];
+      pv[2] = rt[2];
+    }
+    vec3.set(pt, pv[0] * s, pv[1] * s, pv[2] * s);
+    vec3.transformQuat(pt, pt, pr);
+    x += pt[0];
+    y += pt[1];
+    z += pt[2];
+    if (tracks?.[1]) evaluate(tracks[1], t, pv);
+    else {
+      const rr = node.getRotation();
+      const len = Math.hypot(rr[0], rr[1], rr[2], rr[3]);
+      for (let c = 0; c < 4; c++) pv[c] = rr[c] / len;
+    }
+    quat.set(pq, pv[0], pv[1], pv[2], pv[3]);
+    quat.multiply(pr, pr, pq);
+    const sc = node.getScale();
+    s *= (sc[0] + sc[1] + sc[2]) / 3;
+  }
+  frames.parentScale[b] = s;
+  for (let c = 0; c < 4; c++) frames.parentRotation[4 * b + c] = pr[c];
+  frames.parentTranslation[3 * b] = x;
+  frames.parentTranslation[3 * b + 1] = y;
+  frames.parentTranslation[3 * b + 2] = z;
+}
+
 /** Tolerance, as a fraction of the mean key spacing, for calling key times evenly spaced. */
 const EVEN_TOLERANCE = 0.01;
 
@@ -204,8 +282,13 @@ export function resampledFrameCount(duration: number, fps: number): number {
  * `avatar.skeleton`, in the skeleton's frame (metres, scene world frame, as the rest pose).
  *
  * - Channels used: `translation` and `rotation` of nodes that are skeleton bones. `scale` channels,
- *   morph `weights` channels and channels on non-bone nodes are ignored, each noted in `warnings`.
+ *   morph `weights` channels and channels on other non-bone nodes are ignored, each noted in `warnings`.
  *   Bones without a channel keep their rest transform.
+ * - Root motion: `translation`/`rotation` channels on non-bone nodes above a root bone (Blender
+ *   exports walk cycles with the motion on the `Armature` object: Rokoko blender#118,
+ *   KhronosGroup/glTF-Blender-IO#1506) are folded into that root bone's path, as a glTF player
+ *   shows it: root bone = (animated parent-node world transform) * (its node transform), with the
+ *   nodes' rest scales (uniform, checked by readAvatar). A note in `warnings` names the nodes.
  * - Frames: over `[first key time, last key time]` of all the clip's channels (frame 0 is the first
  *   key time). When the union of the key times is evenly spaced (within 1 % of the spacing) and no
  *   `fps` is given, one frame per key time; otherwise at `options.fps` (default 30) frames per second,
@@ -254,6 +337,11 @@ function readGltfClipChecked(avatar: Avatar, clipName?: string, options?: { fps?
   const tracks: Track[] = [];
   const seen = new Map<string, string>();
   const skipped = { scale: new Set<string>(), weights: 0, nonBone: new Set<string>() };
+  // Root motion: non-bone ancestors of root bones (Blender's `Armature`) animate the whole skeleton.
+  const rootChains = rootBoneChains(avatar, nodeIndex);
+  const aboveRoot = new Set<number>();
+  for (const chain of rootChains.values()) for (const k of chain) aboveRoot.add(k);
+  const folded = new Set<string>();
   for (const a of source.animationIndices) {
     const anim = animations[a];
     anim.listChannels().forEach((channel, c) => {
@@ -269,6 +357,22 @@ function readGltfClipChecked(avatar: Avatar, clipName?: string, options?: { fps?
       const bone = ni >= 0 ? avatar.boneOfNode[ni] : -1;
       if (path === 'weights') {
         skipped.weights++;
+        return;
+      }
+      if (bone < 0 && aboveRoot.has(ni) && (path === 'translation' || path === 'rotation')) {
+        const key = `${-1 - ni}/${path}`;
+        if (seen.has(key)) {
+          warnings.push(
+            `${where}: node '${node.getName() || `node${ni}`}' ${path} already animated by ${seen.get(key)}; the later channel wins`,
+          );
+          tracks.splice(
+            tracks.findIndex((t) => t.bone === -1 - ni && t.path === path),
+            1,
+          );
+        }
+        seen.set(key, where);
+        tracks.push(trackOf(sampler, -1 - ni, path, where, fileName));
+        folded.add(node.getName() || `node${ni}`);
         return;
       }
       if (bone < 0) {
@@ -301,6 +405,12 @@ function readGltfClipChecked(avatar: Avatar, clipName?: string, options?: { fps?
     );
   }
   if (skipped.weights > 0) warnings.push(`${skipped.weights} morph target weights channels ignored`);
+  if (folded.size > 0) {
+    const roots = [...rootChains.keys()].map((b) => avatar.skeleton.names[b]);
+    warnings.push(
+      `root motion: the animated transform of ${nameList(folded)} (not skeleton bones) folded into ${nameList(roots)}`,
+    );
+  }
   if (skipped.nonBone.size > 0) {
     warnings.push(
       `channels on nodes that are not skeleton bones ignored (${skipped.nonBone.size}): ${nameList(skipped.nonBone)}`,
@@ -353,12 +463,32 @@ function readGltfClipChecked(avatar: Avatar, clipName?: string, options?: { fps?
   const nodeR = new Float64Array(4);
   const value = new Float64Array(4);
   const byBone: (Track | undefined)[][] = Array.from({ length: n }, () => [undefined, undefined]);
-  for (const t of tracks) byBone[t.bone][t.path === 'translation' ? 0 : 1] = t;
+  const byNode = new Map<number, (Track | undefined)[]>();
+  for (const t of tracks) {
+    if (t.bone >= 0) byBone[t.bone][t.path === 'translation' ? 0 : 1] = t;
+    else {
+      const list = byNode.get(-1 - t.bone) ?? [undefined, undefined];
+      list[t.path === 'translation' ? 0 : 1] = t;
+      byNode.set(-1 - t.bone, list);
+    }
+  }
+  // Root bones below animated non-bone nodes: their parent frame is evaluated per frame.
+  const moving = new Map<number, number[]>();
+  for (const [b, chain] of rootChains) if (chain.some((k) => byNode.has(k))) moving.set(b, chain);
+  const frames: BoneFrames =
+    moving.size > 0
+      ? {
+          parentScale: Float64Array.from(avatar.parentScale),
+          parentRotation: Float64Array.from(avatar.parentRotation),
+          parentTranslation: Float64Array.from(avatar.parentTranslation),
+        }
+      : avatar;
   // createClip filled every frame with the rest pose; overwrite the animated bones. A bone animated on
   // one path only takes the other from its node rest TRS.
   for (let b = 0; b < n; b++) {
     const [tt, tr] = byBone[b];
-    if (!tt && !tr) continue;
+    const chain = moving.get(b);
+    if (!tt && !tr && !chain) continue;
     const node = nodes[avatar.nodeOfBone[b]];
     const restNodeT = node.getTranslation();
     const restNodeR = node.getRotation();
@@ -382,10 +512,11 @@ function readGltfClipChecked(avatar: Avatar, clipName?: string, options?: { fps?
       } else {
         for (let c = 0; c < 4; c++) nodeR[c] = restNodeR[c] / len;
       }
-      boneLocalFromNode(avatar, b, nodeT, nodeR, nodeT, nodeR);
+      if (chain) parentFrameAt(nodes, chain, byNode, t, frames, b);
+      boneLocalFromNode(frames, b, nodeT, nodeR, nodeT, nodeR);
       const o = f * n + b;
-      if (tt) for (let c = 0; c < 3; c++) clip.translations[3 * o + c] = nodeT[c];
-      if (tr) for (let c = 0; c < 4; c++) clip.rotations[4 * o + c] = nodeR[c];
+      if (tt || chain) for (let c = 0; c < 3; c++) clip.translations[3 * o + c] = nodeT[c];
+      if (tr || chain) for (let c = 0; c < 4; c++) clip.rotations[4 * o + c] = nodeR[c];
     }
   }
   return Object.assign(clip, { warnings });

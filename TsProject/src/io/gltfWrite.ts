@@ -5,7 +5,15 @@
 import type { Accessor, Document, Node as GltfNode } from '@gltf-transform/core';
 import type { Clip } from '../core/clip';
 import { HUMAN_BONE_COUNT } from '../core/humanBodyBones';
-import { type Avatar, createGltfIo, GltfError, loadGltfDocument, nodeLocalFromBone } from './gltfAvatar';
+import {
+  type Avatar,
+  createGltfIo,
+  GltfError,
+  KHR_DRACO,
+  loadGltfDocument,
+  nodeLocalFromBone,
+} from './gltfAvatar';
+import { EXT_MESHOPT } from './gltfCheck';
 import { HUMANOID_EXTRAS_KEY, humanoidExtras } from './gltfHumanoidExtras';
 
 /** Translation tracks are written only for bones moving more than this (metres) from rest. */
@@ -115,7 +123,9 @@ function weightQuantum(a: Accessor): number {
  *   some frame (in practice the hips).
  * Skin weights are renormalised to sum to 1 (see {@link normalizeSkinWeights}) so the output passes the
  * Khronos glTF validator. External files of a `.gltf` avatar (`avatar.resources`) and all its buffers
- * are embedded in the GLB's single buffer. VRM extensions (unknown to glTF Transform) are not written: the output is a
+ * are embedded in the GLB's single buffer. Draco (KHR_draco_mesh_compression) or meshopt
+ * (EXT_meshopt_compression) geometry, decoded on reading, is written decoded (uncompressed accessors,
+ * the extension dropped). VRM extensions (unknown to glTF Transform) are not written: the output is a
  * plain glTF 2.0 GLB. The avatar's humanoid map (`avatar.mapping`, the one the clip was retargeted with)
  * is written to the root `extras.kindHumanoid` (see gltfHumanoidExtras.ts; replacing any such map the
  * avatar file had), where {@link readAvatar} finds it: the GLB reads back with the same skeleton and
@@ -196,8 +206,15 @@ async function writeChecked(
     }
   }
 
-  const { document } = await loadGltfDocument(avatar.bytes, fileName, { external: avatar.resources });
+  const { document } = await loadGltfDocument(avatar.bytes, fileName, {
+    external: avatar.resources,
+    decoders: avatar.decoders,
+  });
   const root = document.getRoot();
+  // Compressed geometry was decoded on reading; it is written uncompressed (no encoder needed).
+  for (const ext of root.listExtensionsUsed()) {
+    if (ext.extensionName === KHR_DRACO || ext.extensionName === EXT_MESHOPT) ext.dispose();
+  }
   // A GLB holds one buffer: move every accessor of a multi-buffer .gltf into the first.
   const buffers = root.listBuffers();
   if (buffers.length > 1) {
