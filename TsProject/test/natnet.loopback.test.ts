@@ -5,7 +5,6 @@
  */
 import * as dgram from 'node:dgram';
 import * as fs from 'node:fs';
-import { loadSource } from '../src/cli/load';
 import type { Clip } from '../src/core';
 import {
   angleBetween,
@@ -14,6 +13,7 @@ import {
   HUMAN_BONE_NAMES,
   readFrame,
 } from '../src/core';
+import { loadSource } from '../src/io/node';
 import {
   type EncodableVersion,
   encodeEchoRequest,

@@ -8,7 +8,6 @@
  */
 import * as path from 'node:path';
 import { quat } from 'gl-matrix';
-import { loadAvatar, loadSource } from '../src/cli/load';
 import {
   type Clip,
   createClip,
@@ -23,6 +22,7 @@ import {
   sliceClip,
   worldToLocalRotations,
 } from '../src/core';
+import { loadAvatar, loadSource } from '../src/io/node';
 import { defaultRigProfile, emptyRigProfile, evaluateClip, type QaClipReport, type QaRun } from '../src/qa';
 import { retargetClip } from '../src/retarget';
 import { AVATARS, BVH_TAKES, dataPath, describeWithData, FULL } from './helpers/data';

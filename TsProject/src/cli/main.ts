@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { defaultAssetsDir } from './files';
+import { defaultAssetsDir } from '../io/node';
 import { runInspect } from './inspect';
 import { runLive } from './live';
 import { registerQaCommand } from './qa';

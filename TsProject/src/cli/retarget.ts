@@ -18,6 +18,7 @@ import {
 import { writeBvh } from '../io/bvh';
 import { type Avatar, writeRetargetedGlb } from '../io/gltf';
 import type { HumanoidMapResult } from '../io/humanoidMap';
+import { type LoadedSource, loadAvatar, loadOverride, loadSource } from '../io/node';
 import {
   armDeviationFromPose,
   estimateContactHeight,
@@ -35,7 +36,6 @@ import {
 } from '../retarget';
 import { HubError, type IkFigures, IkQuality, RetargetHub } from '../rig';
 import { checkOutputDir, ensureOutputDir, type OutputFile, writeFilesAtomically } from './files';
-import { type LoadedSource, loadAvatar, loadOverride, loadSource } from './load';
 
 export interface RetargetCommandOptions {
   source: string;

@@ -3,7 +3,7 @@
  *
  * Fetches `/scene.json`, draws the source skeleton (a stick figure) and every avatar (its glTF model
  * when `modelUrl` is given, else a stick figure) side by side along +X, connects to `ws /pose` and
- * applies each pose message (layout: ./poseLayout.ts; quaternions [x, y, z, w], metres, Y up, faces +Z:
+ * applies each pose message (layout: src/live/viewer/poseLayout.ts; quaternions [x, y, z, w], metres, Y up, faces +Z:
  * the same frame as three.js, so values go on the nodes as they are), shows an overlay with the
  * stream's frame rate, latency and dropped packets, and opens the remote-control panel (./panel.ts).
  *
@@ -12,9 +12,14 @@
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { type GLTF, GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import {
+  type PoseLayoutInfo,
+  type PoseOffsets,
+  poseOffsets,
+  type ViewerScene,
+} from '../../live/viewer/poseLayout';
 import { type Figure, GltfFigure, StickFigure } from './figures';
 import { type PanelState, RemotePanel } from './panel';
-import { type PoseLayoutInfo, type PoseOffsets, poseOffsets, type ViewerScene } from './poseLayout';
 
 /** `window.kindViewer`: the page's state for tests and debugging. */
 export interface KindViewerApi {

@@ -1,18 +1,18 @@
 /**
- * Loading sources and avatars from files for the command line (Node only).
+ * Loading sources and avatars from files (Node only): the command line, `kind live`, benchmarks and tests.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type Clip, withHumanoid } from '../core';
-import { parseBvh } from '../io/bvh';
-import { type Avatar, readAvatar, readGltfClip } from '../io/gltf';
+import { type Clip, withHumanoid } from '../../core';
+import { parseBvh } from '../bvh';
+import { type Avatar, readAvatar, readGltfClip } from '../gltf';
 import {
   autoMapHumanoid,
   type HumanoidMapResult,
   type HumanoidOverride,
   parseHumanoidOverride,
   requireHumanoid,
-} from '../io/humanoidMap';
+} from '../humanoidMap';
 import { readInput } from './files';
 
 export type SourceFormat = 'bvh' | 'gltf' | 'vrm0' | 'vrm1';
