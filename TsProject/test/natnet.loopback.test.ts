@@ -318,7 +318,8 @@ describe('NatNet loopback on the embedded default walk', () => {
         server.step(4);
         await until(() => frames.length >= 4 * (i + 1));
       }
-      await new Promise((r) => setTimeout(r, 100));
+      // a reply on the command socket comes after anything the server sent there before it
+      await client.request('FrameRate');
       const st = client.stats;
       console.log(
         `NatNet multicast: frames ${frames.join(',')}; on the command socket ${seen.length}; stats ${JSON.stringify(st)}`,
