@@ -8,8 +8,8 @@
  * avatar-frame with JIT, 100 us without, 0 bytes per frame in steady state.
  */
 import { execFileSync } from 'node:child_process';
-import { loadAvatar, loadSource } from '../src/cli/load';
 import { readFrame } from '../src/core';
+import { loadAvatar, loadSource } from '../src/io/node';
 import { Retargeter } from '../src/retarget';
 import { RetargetHub } from '../src/rig';
 import { bytesPerCall, DEFAULT_ASSETS, fmt, median, now, type Row, sharedFile } from './harness';

@@ -1,9 +1,11 @@
 /**
- * KindRetargeting benchmarks (not tests): each compares our code with three.js running in the same
- * process on the same real data, and prints ratios; nothing asserts wall-clock times.
+ * KindRetargeting benchmarks (not tests): each compares our code with a peer running in the same process
+ * (three.js on the same real data, the plain retargeter, or the same pipeline without load), and prints
+ * ratios; nothing asserts wall-clock times. Rates and latencies the tests must not assert live here.
  *
  * Build and run: `npm run bench` in TsProject (esbuild bundles this file to dist/bench.cjs, run with
- * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub` or `qa` runs one benchmark only;
+ * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa` or `live` runs one benchmark only
+ * (`npm run bench -- live`);
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
  * ~5 s on the first (or given) take, for `node --cpu-prof dist/bench.cjs --profile ...`.
  * Data: /work/shared/data (or $KIND_SHARED_DATA); falls back to the embedded default sample with a note.
@@ -12,6 +14,7 @@ import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { parseBvh } from '../src/io/bvh';
 import { now, printTable, type Row, readText, shortName } from './harness';
 import { hubChild, runHubBench } from './hubBench';
+import { runLiveBench } from './liveBench';
 import { parseBenchFiles, runParseBench } from './parseBench';
 import { runQaBench } from './qaBench';
 import { profileRetarget, runRetargetBench } from './retargetBench';
@@ -48,7 +51,9 @@ async function main(): Promise<void> {
       throw new Error(`--profile ${what}: expected parse-ours, parse-three, retarget-ours or retarget-three`);
     return;
   }
-  const only = args.find((a) => a === 'parse' || a === 'retarget' || a === 'hub' || a === 'qa');
+  const only = args.find(
+    (a) => a === 'parse' || a === 'retarget' || a === 'hub' || a === 'qa' || a === 'live',
+  );
   if (!(globalThis as { gc?: unknown }).gc) {
     console.log('note: run with node --expose-gc for clean heap figures (npm run bench does)');
   }
@@ -73,6 +78,7 @@ async function main(): Promise<void> {
     console.log(`(benchmark 3 took ${((now() - t2) / 1000).toFixed(1)} s)`);
   }
   if (!only || only === 'qa') rows.push(...(await runQaBench()));
+  if (!only || only === 'live') rows.push(...(await runLiveBench()));
   console.log(
     '\n== Summary (ratio = our speed / three.js speed, from the medians; best runs: from the fastest run of each)',
   );

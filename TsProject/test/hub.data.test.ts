@@ -4,9 +4,9 @@
  * and a recorded sitting motion with a chair prop.
  */
 import * as path from 'node:path';
-import { loadAvatar, loadSource } from '../src/cli/load';
 import { runHub } from '../src/cli/retarget';
 import { readFrame, sliceClip } from '../src/core';
+import { loadAvatar, loadSource } from '../src/io/node';
 import { RetargetHub } from '../src/rig';
 import { AVATARS, BVH_TAKES, dataPath, describeWithData, FULL } from './helpers/data';
 

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { loadSource } from '../src/cli/load';
 import { forwardKinematics, HumanBodyBones as H, readFrame } from '../src/core';
+import { loadSource } from '../src/io/node';
 import {
   closeness,
   createLimbWeightsInput,

@@ -151,7 +151,6 @@ test(`${N} random and mutated packets: only NatNetDecodeError, bounded memory`, 
   expect(counts.ok).toBeGreaterThan(1000);
   expect(counts.rejected).toBeGreaterThan(1000);
   expect(growth).toBeLessThan(30e6);
-  expect(maxMs).toBeLessThan(200);
   // one packet (<= 65535 payload bytes) bounds the reusable frame's capacity
   expect(frame.boneIds.length).toBeLessThanOrEqual(4096);
 });

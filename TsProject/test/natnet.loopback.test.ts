@@ -1,11 +1,14 @@
 /**
  * Replay server + client on 127.0.0.1 with a real take: zero lost frames, decoded bone rotations equal the
  * server's expected Motive local poses, the description maps to all 21 Motive body bones, and a barrage of
- * malformed packets at the client's socket is counted and does not stop streaming.
+ * malformed packets at the client's socket is counted and does not stop streaming. On the embedded default
+ * walk (no shared data needed): in multicast mode a client gets each frame once (from the group only, as
+ * Motive sends them); FrameRate is answered and read as a float32; a NatNet 3.x description without
+ * per-bone markers (the SDK 3.0-3.1 layout) reaches the client as the skeleton.
  */
 import * as dgram from 'node:dgram';
 import * as fs from 'node:fs';
-import { loadSource } from '../src/cli/load';
+import * as path from 'node:path';
 import type { Clip } from '../src/core';
 import {
   angleBetween,
@@ -14,6 +17,7 @@ import {
   HUMAN_BONE_NAMES,
   readFrame,
 } from '../src/core';
+import { defaultAssetsDir, loadSource } from '../src/io/node';
 import {
   type EncodableVersion,
   encodeEchoRequest,
@@ -264,4 +268,126 @@ d('NatNet loopback with a real take', () => {
       await server.close();
     }
   });
+});
+
+describe('NatNet loopback on the embedded default walk', () => {
+  let clip: Clip;
+  beforeAll(async () => {
+    clip = (await loadSource(path.join(defaultAssetsDir(), 'default-walk.bvh'))).clip;
+  });
+
+  /** Wait (polling) until `cond` holds, at most `ms`. */
+  const until = async (cond: () => boolean, ms = 30000) => {
+    const end = Date.now() + ms;
+    while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  };
+
+  test('multicast: a connected client receives each frame once, from the group', async () => {
+    const server = new NatNetReplayServer();
+    const client = new NatNetClient();
+    // a raw socket on the client's side counting every frame datagram that reaches the group's port
+    const dataPort = 20000 + Math.floor(Math.random() * 20000);
+    const seen: number[] = [];
+    try {
+      const { port } = await server.start({
+        clip,
+        commandPort: 0,
+        manual: true,
+        multicast: { address: '239.255.42.99', dataPort, interface: '127.0.0.1' },
+      });
+      const frames: number[] = [];
+      client.onFrame((f) => {
+        frames.push(f.frameNumber);
+      });
+      await client.connect({
+        serverAddress: '127.0.0.1',
+        commandPort: port,
+        multicast: true,
+        dataPort,
+        localAddress: '127.0.0.1',
+      });
+      const cmd = client.commandAddress!;
+      // everything the server sends to the client's command socket: only the replies, no frame
+      const sock = (client as unknown as { command: dgram.Socket }).command;
+      sock.prependListener('message', (m: Buffer) => {
+        if (m[0] === 7) seen.push(m.readInt32LE(4));
+      });
+      expect(cmd.port).toBeGreaterThan(0);
+      await client.requestModelDefinitions();
+      for (let i = 0; i < 5; i++) {
+        server.step(4);
+        await until(() => frames.length >= 4 * (i + 1));
+      }
+      // a reply on the command socket comes after anything the server sent there before it
+      await client.request('FrameRate');
+      const st = client.stats;
+      console.log(
+        `NatNet multicast: frames ${frames.join(',')}; on the command socket ${seen.length}; stats ${JSON.stringify(st)}`,
+      );
+      expect(frames).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(seen).toEqual([]); // none unicast as well
+      expect(st.duplicates).toBe(0);
+      expect(st.received).toBe(20);
+      expect(server.stats.framesStreamed).toBe(20);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  test('FrameRate is answered and read as a float32 (the replay at rate 4 of a 30 fps clip: 120)', async () => {
+    const server = new NatNetReplayServer();
+    const client = new NatNetClient();
+    try {
+      const { port } = await server.start({ clip, commandPort: 0, manual: true, rate: 4 });
+      await client.connect({ serverAddress: '127.0.0.1', commandPort: port });
+      const r = await client.request('FrameRate');
+      expect(r.kind).toBe('float');
+      expect((r as { value: number }).value).toBeCloseTo(4 / clip.frameTime, 3);
+      expect(await client.request('Bitstream,9.9')).toEqual({ kind: 'int', value: 1 });
+      expect(client.stats.malformed).toBe(0);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  for (const boneMarkers of [false, true]) {
+    test(`NatNet 3.0, skeleton bones ${boneMarkers ? 'with' : 'without'} marker blocks: the client reads the skeleton and its frames`, async () => {
+      const server = new NatNetReplayServer();
+      const client = new NatNetClient();
+      try {
+        const { port } = await server.start({
+          clip,
+          commandPort: 0,
+          manual: true,
+          version: '3.0',
+          boneMarkers,
+        });
+        await client.connect({ serverAddress: '127.0.0.1', commandPort: port });
+        const defs = await client.requestModelDefinitions();
+        expect(defs.boneMarkers).toBe(boneMarkers);
+        expect(defs.skeletons[0].bones.map((b) => b.name)).toEqual(
+          server.skeletonDescription.bones.map((b) => b.name),
+        );
+        const { skeleton, mapping } = skeletonFromDescription(defs.skeletons[0]);
+        let posed = 0;
+        client.onFrame((f) => {
+          const rot = new Float64Array(4 * skeleton.boneCount);
+          const pos = new Float64Array(3 * skeleton.boneCount);
+          if (
+            frameSkeletonToPose(f, f.findSkeleton(mapping.skeletonId), mapping, rot, pos) ===
+            skeleton.boneCount
+          )
+            posed++;
+        });
+        server.step(3);
+        await until(() => posed >= 3);
+        expect(posed).toBe(3);
+      } finally {
+        await client.close();
+        await server.close();
+      }
+    });
+  }
 });

@@ -12,9 +12,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loadSource } from '../src/cli/load';
 import type { RetargetSummary } from '../src/cli/retarget';
 import { forwardKinematics, readFrame, restWorld } from '../src/core';
+import { loadSource } from '../src/io/node';
 import { AVATARS, dataPath, describeWithData } from './helpers/data';
 import { runKind } from './helpers/runCli';
 

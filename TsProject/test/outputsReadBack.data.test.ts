@@ -7,10 +7,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loadAvatar, loadSource } from '../src/cli/load';
 import type { RetargetSummary } from '../src/cli/retarget';
 import { createClip, HUMAN_BONE_NAMES } from '../src/core';
 import { humanoidExtras, parseGltfJson, readAvatar, writeRetargetedGlb } from '../src/io';
+import { loadAvatar, loadSource } from '../src/io/node';
 import { dataPath, describeWithData, HAS_SHARED_DATA, SHARED_DATA } from './helpers/data';
 import { runKind } from './helpers/runCli';
 

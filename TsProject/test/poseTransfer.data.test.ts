@@ -4,7 +4,6 @@
  */
 
 import { quat, vec3 } from 'gl-matrix';
-import { loadAvatar, loadSource } from '../src/cli/load';
 import {
   angleBetween,
   type Clip,
@@ -20,6 +19,7 @@ import {
   vectorAngle,
   writeFrame,
 } from '../src/core';
+import { loadAvatar, loadSource } from '../src/io/node';
 import { retargetClip, virtualizeHumanoid } from '../src/retarget';
 import { PoseTransfer, type PoseTransferTargetOptions } from '../src/rig/poseTransfer';
 import { dataPath, describeWithData } from './helpers/data';

@@ -1,7 +1,6 @@
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { quat, vec3 } from 'gl-matrix';
-import { loadAvatar } from '../src/cli/load';
 import {
   createSkeleton,
   forwardKinematics,
@@ -12,6 +11,7 @@ import {
   type Skeleton,
   vec64,
 } from '../src/core';
+import { loadAvatar } from '../src/io/node';
 import { canonicalPose } from '../src/retarget/referencePose';
 import {
   DEFAULT_PROP_POINT_OFFSETS,

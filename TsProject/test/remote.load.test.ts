@@ -1,7 +1,10 @@
 /**
- * Load: 50 ws clients each sending 20 messages per second for about 5 s against one server, while a
- * simulated 120 Hz frame loop runs hub.update on a real hub in the same process. Measures the loop's
- * achieved rate and largest gap, replies and broadcasts; plus one client that never reads.
+ * Load: 50 ws clients each sending a message every 50 ms (20 per second) for 100 messages against one
+ * server, while a 120 Hz frame loop runs hub.update on a real hub in the same process; plus one client
+ * that never reads. Asserts what does not depend on how busy the machine is: every client gets every
+ * reply, in the order it asked, none an error and none rate-limited; every update reaches the 49 other
+ * readers; the frame loop keeps running with finite output. The loop's achieved rate and gaps under this
+ * load are figures of `npm run bench -- live`.
  */
 import { startRemoteServer } from '../src/live/node/remoteServer';
 import { PARAMETERS, RemoteControl } from '../src/live/remote';
@@ -9,15 +12,15 @@ import { makeFixture, randomFrame } from './remote.fixture';
 import { sleep, TestClient } from './remote.wsclient';
 
 const CLIENTS = 50;
-const RATE = 20;
-const SECONDS = 5;
+const MESSAGES = 100;
 const FRAME_HZ = 120;
 
 describe('remote server under load', () => {
-  it(`${CLIENTS} clients x ${RATE} msg/s for ${SECONDS} s beside a ${FRAME_HZ} Hz frame loop`, async () => {
+  it(`${CLIENTS} clients x ${MESSAGES} messages at 20/s beside a ${FRAME_HZ} Hz frame loop: every reply in order, every broadcast`, async () => {
     const fx = makeFixture();
     const server = await startRemoteServer({ control: new RemoteControl(fx.characters), port: 0 });
     const clients: TestClient[] = [];
+    let running = true;
     try {
       for (let i = 0; i < CLIENTS; i++) clients.push(new TestClient(server.url));
       await Promise.all(clients.map((c) => c.open()));
@@ -26,39 +29,30 @@ describe('remote server under load', () => {
       await deaf.open();
       (deaf.ws as unknown as { _socket: { pause(): void } })._socket.pause();
 
-      // the frame loop: a real hub updated at 120 Hz on a moving source
+      // the frame loop: a real hub updated every 1/120 s (as the timers allow) on a moving source
       const hub = fx.hubs.get('Alice')!;
       const frames = Array.from({ length: 16 }, (_, k) => randomFrame(fx.source, 500 + k, 0.3));
       let frameCount = 0;
-      let maxGap = 0;
-      const gaps: number[] = [];
-      let last = performance.now();
-      let running = true;
-      const t0 = performance.now();
-      const period = 1000 / FRAME_HZ;
+      let finite = true;
       const loop = () => {
         if (!running) return;
-        const now = performance.now();
-        maxGap = Math.max(maxGap, now - last);
-        gaps.push(now - last);
-        last = now;
         const f = frames[frameCount % frames.length];
         hub.update(f.rotations, f.translations, 1 / FRAME_HZ);
+        for (let i = 0; i < hub.localRotations.length; i++)
+          if (!Number.isFinite(hub.localRotations[i])) finite = false;
         frameCount++;
-        const next = t0 + frameCount * period;
-        setTimeout(loop, Math.max(0, next - performance.now()));
+        setTimeout(loop, 1000 / FRAME_HZ);
       };
-      setTimeout(loop, period);
+      setTimeout(loop, 0);
 
-      // the clients: updates on Bob (broadcast to all others), refreshes and reads
+      // the clients: updates on Bob (broadcast to all others), refreshes and reads; one message every
+      // 50 ms at most (no catching up after a late timer, so never over the server's 50 per second)
       const numbers = PARAMETERS.filter((p) => p.type === 'number');
-      let sent = 0;
-      const sentBy = new Array<number>(CLIENTS).fill(0);
-      const senders = clients.map((c, i) =>
-        (async () => {
-          await sleep((i * 1000) / RATE / CLIENTS); // spread the clients over the period
-          const start = performance.now();
-          for (let k = 0; k < RATE * SECONDS; k++) {
+      const sentActions: string[][] = clients.map(() => []);
+      await Promise.all(
+        clients.map(async (c, i) => {
+          await sleep(i);
+          for (let k = 0; k < MESSAGES; k++) {
             const p = numbers[(i + k) % numbers.length];
             const kind = k % 10;
             if (kind < 8) {
@@ -72,42 +66,49 @@ describe('remote server under load', () => {
               });
             } else if (kind === 8) c.send({ action: 'refresh', id: k });
             else c.send({ action: 'getCharacterData', id: k, characterName: 'Bob' });
-            sent++;
-            sentBy[i]++;
-            const due = start + ((k + 1) * 1000) / RATE;
-            await sleep(Math.max(0, due - performance.now()));
+            sentActions[i].push(
+              kind < 8 ? 'updateValueRealtime' : kind === 8 ? 'refresh' : 'getCharacterData',
+            );
+            await sleep(50);
           }
-        })(),
+        }),
       );
-      await Promise.all(senders);
-      // every client gets all its replies
-      const replies = (c: TestClient) => c.messages.filter((m) => m.action !== 'valueChanged').length;
-      await Promise.all(clients.map((c, i) => c.until(() => replies(c) === sentBy[i], 10000)));
+      const updates = (CLIENTS * MESSAGES * 8) / 10;
+      const replies = (c: TestClient) => c.messages.filter((m) => m.action !== 'valueChanged');
+      const broadcasts = (c: TestClient) => c.messages.filter((m) => m.action === 'valueChanged');
+      // every reader gets its replies and the other readers' updates (the deaf client's are not counted)
+      await Promise.all(
+        clients.map((c) =>
+          c.until(
+            () => replies(c).length >= MESSAGES && broadcasts(c).length >= updates - updates / CLIENTS,
+            60000,
+          ),
+        ),
+      );
+      const framesAtEnd = frameCount;
+      await sleep(50);
       running = false;
-      const elapsed = (last - t0) / 1000;
-      const rate = frameCount / elapsed;
-      // broadcasts: every update reached the 49 other readers (and maybe the deaf one, until its buffer filled)
-      const updates = sent * 0.8;
-      await sleep(200);
-      const broadcastsReceived = clients.reduce(
-        (s, c) => s + c.messages.filter((m) => m.action === 'valueChanged').length,
-        0,
-      );
-      const errors = clients.reduce((s, c) => s + c.messages.filter((m) => m.ok === false).length, 0);
       const st = server.stats();
       console.log(
-        `remote load: ${CLIENTS} clients, ${sent} messages in ${elapsed.toFixed(2)} s; replies ${clients.reduce((s, c) => s + replies(c), 0)} (errors ${errors}); ` +
-          `broadcasts received ${broadcastsReceived} of ${updates * (CLIENTS - 1)} to the readers, sent ${st.broadcastsSent}, skipped for the non-reader ${st.skippedSlow}; ` +
-          `frame loop ${rate.toFixed(1)} Hz of ${FRAME_HZ} (${frameCount} frames), gap p99 ${gaps.sort((a, b) => a - b)[Math.floor(0.99 * gaps.length)].toFixed(1)} ms, largest ${maxGap.toFixed(1)} ms`,
+        `remote load: ${CLIENTS} clients x ${MESSAGES} messages; ${st.broadcastsSent} broadcasts sent, ${st.skippedSlow} skipped for the non-reader; ` +
+          `frame loop ${framesAtEnd} frames meanwhile (its rate under load: npm run bench -- live)`,
       );
-      expect(errors).toBe(0);
-      expect(rate).toBeGreaterThanOrEqual(0.9 * FRAME_HZ);
-      expect(broadcastsReceived).toBe(updates * (CLIENTS - 1));
+      clients.forEach((c, i) => {
+        // its replies: one per message, in the order sent, each ok
+        expect(replies(c).map((m) => [m.id, m.action, m.ok])).toEqual(
+          sentActions[i].map((a, k) => [k, a, true]),
+        );
+        // every update of the other 49 clients, none twice
+        expect(broadcasts(c)).toHaveLength(updates - updates / CLIENTS);
+      });
       expect(st.rateLimited).toBe(0);
+      expect(framesAtEnd).toBeGreaterThan(0);
+      expect(finite).toBe(true);
       deaf.close();
     } finally {
+      running = false;
       for (const c of clients) c.close();
       await server.close();
     }
-  });
+  }, 240000);
 });

@@ -114,6 +114,7 @@ describe('remote server', () => {
     const { server, fx } = await start({ maxMessagesPerSecond: 5 });
     const a = await connect(server.url);
     const b = await connect(server.url);
+    const t0 = performance.now();
     for (let i = 0; i < 20; i++)
       a.send({
         action: 'updateValueRealtime',
@@ -124,11 +125,13 @@ describe('remote server', () => {
       });
     b.send({ action: 'refresh' });
     await a.until((m) => m.length === 20);
+    const seconds = (performance.now() - t0) / 1000;
     const ok = a.messages.filter((m) => m.ok === true);
     const limited = a.messages.filter((m) => m.ok === false);
-    // the bucket starts full (5) and refills 5/s: 5 or 6 pass within the burst
+    // the bucket starts full (5) and refills 5/s: the burst passes, and at most what refilled while the
+    // server was reading them (on a busy machine that can take a while: the bound, not a speed)
     expect(ok.length).toBeGreaterThanOrEqual(5);
-    expect(ok.length).toBeLessThanOrEqual(6);
+    expect(ok.length).toBeLessThanOrEqual(5 + Math.ceil(5 * seconds));
     expect(limited.every((m) => (m.error as { message: string }).message.startsWith('rate limit'))).toBe(
       true,
     );
@@ -148,21 +151,23 @@ describe('remote server', () => {
     const cs = [await connect(server.url), await connect(server.url), await connect(server.url)];
     await expect(connect(server.url)).rejects.toThrow('HTTP 503');
     // 3 clients x 10 messages, each within its own rate: only about 10 pass in all
+    const t0 = performance.now();
     for (const c of cs) for (let i = 0; i < 10; i++) c.send({ action: 'refresh', id: i });
     await Promise.all(
       cs.map((c) => c.until((m) => m.filter((x) => x.id !== undefined || x.ok === false).length >= 10)),
     );
+    const seconds = (performance.now() - t0) / 1000;
     const all = cs.flatMap((c) => c.messages);
     const ok = all.filter((m) => m.ok === true).length;
     const limited = all.filter(
       (m) => m.ok === false && (m.error as { message: string }).message.includes('from all clients together'),
     ).length;
     expect(ok).toBeGreaterThanOrEqual(10);
-    expect(ok).toBeLessThanOrEqual(11);
+    expect(ok).toBeLessThanOrEqual(10 + Math.ceil(10 * seconds)); // the burst, plus what refilled meanwhile
     expect(ok + limited).toBe(30);
     // a place frees up when a client leaves
     cs[0].close();
-    await sleep(100);
+    for (let t = 0; t < 600 && server.clientCount() > 2; t++) await sleep(50); // the server saw it go
     const d = await connect(server.url);
     expect(d.ws.readyState).toBe(1);
   });
@@ -196,11 +201,11 @@ describe('remote server', () => {
     const t0 = performance.now();
     for (let i = 0; i < 20; i++) {
       fast.send({ action: 'refresh', id: i });
-      await fast.until((m) => m.length === i + 1, 2000);
+      await fast.until((m) => m.length === i + 1, 30000);
     }
     const perReply = (performance.now() - t0) / 20;
     // the server closes it (the paused client itself does not read the close)
-    for (let t = 0; t < 100 && server.stats().closedSlow === 0; t++) await sleep(50);
+    for (let t = 0; t < 600 && server.stats().closedSlow === 0; t++) await sleep(50);
     const st = server.stats();
     expect(st.skippedSlow).toBeGreaterThan(0);
     expect(st.closedSlow).toBe(1);

@@ -29,8 +29,8 @@ export class TestClient {
     this.ws.send(typeof msg === 'string' ? msg : JSON.stringify(msg));
   }
 
-  /** Wait until `pred` holds over the messages (or fail after `ms`). */
-  async until(pred: (m: Record<string, unknown>[]) => boolean, ms = 5000): Promise<void> {
+  /** Wait until `pred` holds over the messages (or fail after `ms`: a generous bound, for a busy machine). */
+  async until(pred: (m: Record<string, unknown>[]) => boolean, ms = 30000): Promise<void> {
     const end = Date.now() + ms;
     while (!pred(this.messages)) {
       const left = end - Date.now();

@@ -5,10 +5,10 @@
  * direction error stays small (mean < 2 deg, max < 10 deg) for segments mapped on both sides.
  */
 import * as path from 'node:path';
-import { loadAvatar, loadSource } from '../src/cli/load';
 import { sliceClip } from '../src/core';
 import { parseBvh, writeBvh } from '../src/io/bvh';
 import { writeRetargetedGlb } from '../src/io/gltf';
+import { loadAvatar, loadSource } from '../src/io/node';
 import { measureQuality, retargetClip, upAxisRotation } from '../src/retarget';
 import { AVATARS, BVH_TAKES, dataPath, describeWithData, FULL } from './helpers/data';
 

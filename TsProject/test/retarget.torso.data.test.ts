@@ -7,7 +7,7 @@
  * along +X and -X, hips and shoulders 90 degrees apart) used to be taken as the reference and gave up
  * to 54 degrees; it is now recognised as not standing and the first frame is straightened instead.
  */
-import { loadAvatar, loadSource } from '../src/cli/load';
+
 import {
   type Clip,
   forwardKinematics,
@@ -16,6 +16,7 @@ import {
   type Skeleton,
   sliceClip,
 } from '../src/core';
+import { loadAvatar, loadSource } from '../src/io/node';
 import { isStandingPose, poseGeometry, retargetClip } from '../src/retarget';
 import { dataPath, describeWithData } from './helpers/data';
 

@@ -6,8 +6,8 @@
  */
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { loadAvatar, loadSource } from '../src/cli/load';
 import { type Clip, qmul, type Skeleton, vrotate } from '../src/core';
+import { loadAvatar, loadSource } from '../src/io/node';
 import * as bridge from '../src/unity/bridge';
 import { inputFloats, mirrorPositions, mirrorRotations, outputFloats } from '../src/unity/layout';
 import { dataPath, describeWithData } from './helpers/data';

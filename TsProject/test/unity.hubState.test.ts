@@ -4,8 +4,9 @@
  * within 1e-9, with the state that matters exercised (I-pose calibration, settings, props and a chair,
  * finger presets and modes, head-forward fix, auto weights mid-transition).
  */
-import { loadAvatar, loadSource } from '../src/cli/load';
+
 import { type Clip, readFrame, type Skeleton } from '../src/core';
+import { loadAvatar, loadSource } from '../src/io/node';
 import { decodeStateNumbers, encodeStateNumbers, type HubState, RetargetHub } from '../src/rig';
 import { dataPath, describeWithData } from './helpers/data';
 

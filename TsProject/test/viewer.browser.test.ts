@@ -3,7 +3,8 @@
  * embedded default walk runs onto the default avatar; the page plays it, its glTF avatar is posed
  * exactly as the stream says, a parameter changed through the panel's DOM reaches the hub and the
  * drawn avatar, and a second remote client gets the broadcasts. A screenshot is saved to
- * test-output/viewer.png. Skipped with a printed reason when Chromium is absent.
+ * test-output/viewer.png. Until a stream starts (and after it ends) the figures show their rest pose.
+ * Skipped with a printed reason when Chromium is absent.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -12,8 +13,11 @@ import { quat, vec3 } from 'gl-matrix';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import WebSocket from 'ws';
 import { forwardKinematics, quat64, readQuat, type Skeleton, vec64, writeQuat } from '../src/core';
+import { defaultAssetsDir, loadSource } from '../src/io/node';
+import { startLive } from '../src/live/node/live';
+import { NatNetReplayServer } from '../src/live/node/natnetServer';
 import type { KindViewerApi } from '../src/web/viewer/main';
-import { startViewerTestLive, type ViewerTestLive } from './viewer.harness';
+import { DEFAULT_AVATAR, startViewerTestLive, type ViewerTestLive } from './viewer.harness';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = path.resolve(__dirname, '..');
@@ -132,7 +136,7 @@ describeBrowser('live viewer in headless Chromium', () => {
 
       // playing: frames keep arriving with increasing frame numbers
       const f0 = await page.evaluate(() => (window as unknown as Win).kindViewer.lastFrame);
-      await page.waitForTimeout(700);
+      await waitFor(page, `window.kindViewer.lastFrame > ${f0 + 5}`);
       const played = await page.evaluate(() => {
         const v = (window as unknown as Win).kindViewer;
         return { frames: v.frames, lastFrame: v.lastFrame, last: v.last, errors: v.errors };
@@ -140,7 +144,8 @@ describeBrowser('live viewer in headless Chromium', () => {
       expect(played.lastFrame).toBeGreaterThan(f0 + 5);
       expect(played.errors).toEqual([]); // every bone found in the glTF model, no load error
       expect(played.last!.fps).toBeGreaterThan(0);
-      // the overlay shows the stream's figures
+      // the overlay shows the stream's figures (it refreshes every 10 drawn frames)
+      await waitFor(page, "document.getElementById('dropped').textContent !== '-'");
       expect(await page.textContent('#fps')).toMatch(/^\d+\.\d$/);
       expect(await page.textContent('#latency')).toMatch(/^\d+\.\d\d$/);
       expect(await page.textContent('#dropped')).toMatch(/^\d+$/);
@@ -231,7 +236,9 @@ describeBrowser('live viewer in headless Chromium', () => {
       await yawInput.fill('60');
       await yawInput.press('Enter');
       await until(() => hub.settings.headRotationOffset[1] === 60, 'the hub to get headRotationOffsetY 60');
-      await page.waitForTimeout(300);
+      // a few frames made after the change (the frame numbers, not a time)
+      const fChange = await page.evaluate(() => (window as unknown as Win).kindViewer.lastFrame);
+      await waitFor(page, `window.kindViewer.lastFrame > ${fChange + 2}`);
       const q1 = (await headQ())!;
       const dot = Math.abs(q0!.reduce((s, x, i) => s + x * q1[i], 0));
       const angle = (2 * Math.acos(Math.min(1, dot)) * 180) / Math.PI;
@@ -266,6 +273,65 @@ describeBrowser('live viewer in headless Chromium', () => {
       expect(pageErrors).toEqual([]);
     } finally {
       other.ws.close();
+    }
+  });
+  it('shows the rest pose until the stream starts, follows the stream, and goes back to rest when it ends', async () => {
+    // a NatNet server that sends frames only when told (Motive connected but not playing yet)
+    const replay = new NatNetReplayServer();
+    const src = await loadSource(path.join(defaultAssetsDir(), 'default-walk.bvh'));
+    await replay.start({ clip: src.clip, commandPort: 0, manual: true });
+    const waiting = await startLive({
+      natnet: { host: '127.0.0.1', commandPort: replay.port },
+      avatars: [DEFAULT_AVATAR],
+      remotePort: 0,
+      viewerPort: 0,
+    });
+    const p2 = await browser.newPage({ viewport: { width: 800, height: 500 } });
+    p2.on('pageerror', (e) => pageErrors.push(String(e)));
+    try {
+      const target = waiting.hub(waiting.characters[0]).target;
+      const drawn = () =>
+        p2.evaluate(
+          (names: string[]) =>
+            names.map((n) => (window as unknown as Win).kindViewer.avatarBoneWorldPosition(0, n)),
+          target.names as string[],
+        );
+      const rw = new Float64Array(4 * target.boneCount);
+      const rest = new Float64Array(3 * target.boneCount);
+      forwardKinematics(target, target.restRotations, target.restTranslations, rw, rest);
+      await p2.goto(waiting.viewerUrl);
+      await waitFor(p2, 'window.kindViewer && window.kindViewer.sceneReady');
+      // no frame yet: every avatar bone where the rest pose puts it
+      expect(await p2.evaluate(() => (window as unknown as Win).kindViewer.frames)).toBe(0);
+      expect(await p2.evaluate(() => (window as unknown as Win).kindViewer.showingRest)).toBe(true);
+      const before = maxDistance(rest, await drawn());
+      // the stream starts: the walk's pose, not the rest pose
+      for (
+        let k = 0;
+        k < 400 && (await p2.evaluate(() => (window as unknown as Win).kindViewer.frames)) < 3;
+        k++
+      ) {
+        replay.step(1);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await waitFor(p2, 'window.kindViewer.frames >= 3');
+      expect(await p2.evaluate(() => (window as unknown as Win).kindViewer.showingRest)).toBe(false);
+      const playing = maxDistance(rest, await drawn());
+      // the stream ends (kind live stopped): back to the rest pose, not frozen in the last one
+      await waiting.close();
+      await waitFor(p2, 'window.kindViewer.showingRest === true');
+      const after = maxDistance(rest, await drawn());
+      console.log(
+        `viewer: avatar bones off the rest pose: before the stream ${(before * 1000).toFixed(3)} mm, playing ${(playing * 1000).toFixed(0)} mm, after it ended ${(after * 1000).toFixed(3)} mm`,
+      );
+      expect(before).toBeLessThan(1e-4);
+      expect(playing).toBeGreaterThan(0.05);
+      expect(after).toBeLessThan(1e-4);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await p2.close();
+      await waiting.close();
+      await replay.close();
     }
   });
 });

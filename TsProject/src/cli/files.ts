@@ -1,32 +1,15 @@
 /**
- * File helpers for the command line: output folders, all-or-nothing writes of several files, readable
- * file-system errors, and locating the embedded default sample.
+ * File helpers for the command line: output folders and all-or-nothing writes of several files. Reading
+ * inputs, readable file-system errors and the embedded default sample are in src/io/node.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { describeFsError } from '../io/node';
 import { noteCommitted, onInterrupt } from '../io/node/interrupt';
 
 export interface OutputFile {
   path: string;
   data: string | Uint8Array;
-}
-
-/** A file-system error in words, naming the path: `out/x.glb: permission denied`. */
-export function describeFsError(file: string, e: unknown): string {
-  const code = (e as NodeJS.ErrnoException).code;
-  const why: Record<string, string> = {
-    ENOENT: 'no such file or folder',
-    EISDIR: 'is a folder, expected a file',
-    ENOTDIR: 'a file is in the way where a folder is needed',
-    EEXIST: 'a file is in the way where a folder is needed',
-    EACCES: 'permission denied',
-    EPERM: 'not permitted',
-    EROFS: 'read-only file system',
-    ENOSPC: 'no space left on the device',
-    EMFILE: 'too many open files',
-    ENAMETOOLONG: 'name too long',
-  };
-  return `${file}: ${code && why[code] ? why[code] : `cannot access (${code ?? (e as Error).message})`}`;
 }
 
 /**
@@ -150,24 +133,4 @@ export function writeFilesAtomically(files: OutputFile[]): void {
   forget();
   noteCommitted(files.map((f) => f.path));
   for (const b of backups) fs.rmSync(b.to, { force: true });
-}
-
-/** The folder holding the embedded default sample (`TsProject/assets/default`), searched upwards from this module. */
-export function defaultAssetsDir(): string {
-  let dir = __dirname;
-  for (let i = 0; i < 6; i++) {
-    const c = path.join(dir, 'assets', 'default');
-    if (fs.existsSync(path.join(c, 'default-walk.bvh'))) return c;
-    dir = path.dirname(dir);
-  }
-  throw new Error('the embedded default sample (assets/default) was not found next to the kind command');
-}
-
-/** Read a file, with an error that names it. */
-export function readInput(file: string): Uint8Array {
-  try {
-    return new Uint8Array(fs.readFileSync(file));
-  } catch (e) {
-    throw new Error(describeFsError(file, e));
-  }
 }

@@ -4,8 +4,8 @@
 import * as path from 'node:path';
 import { clipDuration, clipFps, HUMAN_BONE_NAMES, type Skeleton } from '../core';
 import { formatHumanoidMap, type HumanoidMapResult } from '../io/humanoidMap';
+import { loadAvatar, loadSource } from '../io/node';
 import { overrideArgument } from './jsonArgument';
-import { loadAvatar, loadSource } from './load';
 
 function tree(s: Skeleton, mapping: HumanoidMapResult): string {
   const human = new Map<number, string>();
@@ -82,7 +82,7 @@ async function loadSourceLenient(file: string, override: ReturnType<typeof overr
     // re-read without the requirement so inspect can show what is there
     const { parseBvh } = await import('../io/bvh');
     const { autoMapHumanoid } = await import('../io/humanoidMap');
-    const { readInput } = await import('./files');
+    const { readInput } = await import('../io/node');
     const parsed = parseBvh(readInput(file), { fileName: path.basename(file) });
     const mapping = autoMapHumanoid(parsed.clip.skeleton, { override, fileName: path.basename(file) });
     if (mapping.missingRequired.length === 0) throw e;

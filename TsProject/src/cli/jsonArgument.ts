@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import type { HumanoidOverride } from '../io/humanoidMap';
 import { parseHumanoidOverride } from '../io/humanoidMap';
-import { describeFsError } from './files';
+import { describeFsError } from '../io/node';
 
 export interface JsonArgument {
   /** The JSON text (a file's byte order mark is kept: the parsers skip it). */

@@ -8,8 +8,8 @@
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { defaultAssetsDir } from '../io/node';
 import { guardInterrupts } from '../io/node/interrupt';
-import { defaultAssetsDir } from './files';
 import { runInspect } from './inspect';
 import { runLive } from './live';
 import { registerQaCommand } from './qa';

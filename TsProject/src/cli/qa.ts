@@ -15,11 +15,12 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { describeFsError, readInput } from '../io/node';
 import { guardInterrupts, interruptPoint, onInterrupt } from '../io/node/interrupt';
 import { parseRigProfile, type RigProfile } from '../qa';
 import { buildQaFile, type QaClipEntry, type QaFile, qaFileToJson } from '../qa-report';
 import { type ChartAssets, renderQaHtml } from '../qa-report/html';
-import { checkOutputDir, describeFsError, ensureOutputDir, readInput, writeFilesAtomically } from './files';
+import { checkOutputDir, ensureOutputDir, writeFilesAtomically } from './files';
 import { readJsonArgument } from './jsonArgument';
 import {
   evaluatePair,

@@ -8,9 +8,9 @@
  */
 import * as path from 'node:path';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { loadSource } from '../io/node';
 import { evaluateClip, type RigProfile, reportToJson, severityOf } from '../qa';
 import { type QaClipEntry, readClipJson } from '../qa-report';
-import { loadSource } from './load';
 import { checkClipValues } from './retarget';
 
 /** One pair to evaluate. Paths as given on the command line (or found in the batch folders). */

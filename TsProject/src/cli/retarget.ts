@@ -18,6 +18,7 @@ import {
 import { writeBvh } from '../io/bvh';
 import { type Avatar, writeRetargetedGlb } from '../io/gltf';
 import type { HumanoidMapResult } from '../io/humanoidMap';
+import { type LoadedSource, loadAvatar, loadSource } from '../io/node';
 import { interruptPoint } from '../io/node/interrupt';
 import {
   armDeviationFromPose,
@@ -37,7 +38,6 @@ import {
 import { HubError, type IKWeightMode, type IkFigures, IkQuality, RetargetHub } from '../rig';
 import { checkOutputDir, ensureOutputDir, type OutputFile, writeFilesAtomically } from './files';
 import { overrideArgument } from './jsonArgument';
-import { type LoadedSource, loadAvatar, loadSource } from './load';
 
 export interface RetargetCommandOptions {
   source: string;

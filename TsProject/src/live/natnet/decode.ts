@@ -118,10 +118,26 @@ export function decodeConnect(bytes: Uint8Array): ConnectInfo {
   return c;
 }
 
-/** NAT_RESPONSE: a 4-byte int when the payload is 4 bytes, else a NUL-terminated text (PY41). */
-export function decodeResponse(bytes: Uint8Array): NatNetResponse {
+/**
+ * Commands whose 4-byte NAT_RESPONSE is a float32, not an int32: `FrameRate` (the SDK 4.3 SampleClient
+ * reads its reply as `*((float*)pResult)`, whoenig/NatNetSDKCrossplatform @ 4218ed0668d8 :
+ * samples/SampleClient/SampleClient.cpp; `AnalogSamplesPerMocapFrame` and `CurrentMode` it reads as int).
+ * Names as sent, compared case-insensitively, up to the first comma.
+ */
+export const FLOAT_RESPONSE_COMMANDS: readonly string[] = ['framerate'];
+
+/**
+ * NAT_RESPONSE, decoded by the request it answers (the client knows what it asked): a 4-byte payload is a
+ * float32 for the commands in {@link FLOAT_RESPONSE_COMMANDS} (120.0 reads 1123024896 as an int32) and an
+ * int32 otherwise or when `request` is not given (PY41); any other payload is a NUL-terminated text.
+ */
+export function decodeResponse(bytes: Uint8Array, request?: string): NatNetResponse {
   const r = expectId(bytes, [NatNetMessage.Response], 'NAT_RESPONSE');
-  if (r.remaining === 4) return { kind: 'int', value: r.i32('response.value') };
+  if (r.remaining === 4) {
+    const command = (request ?? '').split(',', 1)[0].trim().toLowerCase();
+    if (FLOAT_RESPONSE_COMMANDS.includes(command)) return { kind: 'float', value: r.f32('response.value') };
+    return { kind: 'int', value: r.i32('response.value') };
+  }
   return { kind: 'text', text: textPayload(r) };
 }
 
@@ -150,7 +166,16 @@ export function decodeEchoResponse(bytes: Uint8Array): EchoResponse {
 // ---------------------------------------------------------------------------------------------
 // NAT_MODELDEF
 
-function rigidBodyDescription(r: ByteReader, v: NatNetVersion, f: string): RigidBodyDescription {
+/**
+ * One rigid-body (or skeleton bone) description. `markers`: whether the marker block follows the offsets
+ * (rigid bodies from NatNet 3.0; skeleton bones: see {@link decodeModelDef}).
+ */
+function rigidBodyDescription(
+  r: ByteReader,
+  v: NatNetVersion,
+  f: string,
+  markers = atLeast(v, 3, 0),
+): RigidBodyDescription {
   const name = atLeast(v, 2, 0) ? r.cstring(`${f}.name`) : '';
   const id = r.i32(`${f}.id`);
   const parentId = r.i32(`${f}.parentId`);
@@ -159,8 +184,8 @@ function rigidBodyDescription(r: ByteReader, v: NatNetVersion, f: string): Rigid
   if (atLeast(v, 4, 2)) {
     for (let k = 0; k < 4; k++) rotationOffset[k] = r.f32(`${f}.rotationOffset`);
   }
-  const markers: RigidBodyDescription['markers'] = [];
-  if (atLeast(v, 3, 0)) {
+  const list: RigidBodyDescription['markers'] = [];
+  if (markers) {
     const names = atLeast(v, 4, 0);
     const n = r.count(`${f}.markerCount`, 16 + (names ? 1 : 0));
     const p0 = r.pos;
@@ -168,19 +193,19 @@ function rigidBodyDescription(r: ByteReader, v: NatNetVersion, f: string): Rigid
     const view = r.view;
     for (let i = 0; i < n; i++) {
       const o = p0 + 12 * i;
-      markers.push({
+      list.push({
         position: [view.getFloat32(o, true), view.getFloat32(o + 4, true), view.getFloat32(o + 8, true)],
         activeLabel: view.getInt32(p0 + 12 * n + 4 * i, true),
         name: '',
       });
     }
-    if (names) for (let i = 0; i < n; i++) markers[i].name = r.cstring(`${f}.markerName`);
+    if (names) for (let i = 0; i < n; i++) list[i].name = r.cstring(`${f}.markerName`);
   }
-  return { type: 'rigidBody', name, id, parentId, offset, rotationOffset, markers };
+  return { type: 'rigidBody', name, id, parentId, offset, rotationOffset, markers: list };
 }
 
-function minRigidBodyDescriptionBytes(v: NatNetVersion): number {
-  return (atLeast(v, 2, 0) ? 1 : 0) + 20 + (atLeast(v, 4, 2) ? 16 : 0) + (atLeast(v, 3, 0) ? 4 : 0);
+function minRigidBodyDescriptionBytes(v: NatNetVersion, markers = atLeast(v, 3, 0)): number {
+  return (atLeast(v, 2, 0) ? 1 : 0) + 20 + (atLeast(v, 4, 2) ? 16 : 0) + (markers ? 4 : 0);
 }
 
 function markerSetDescription(r: ByteReader, f: string): MarkerSetDescription {
@@ -191,12 +216,17 @@ function markerSetDescription(r: ByteReader, f: string): MarkerSetDescription {
   return { type: 'markerSet', name, markerNames };
 }
 
-function skeletonDescription(r: ByteReader, v: NatNetVersion, f: string): SkeletonDescription {
+function skeletonDescription(
+  r: ByteReader,
+  v: NatNetVersion,
+  f: string,
+  boneMarkers: boolean,
+): SkeletonDescription {
   const name = r.cstring(`${f}.name`);
   const id = r.i32(`${f}.id`);
-  const n = r.count(`${f}.boneCount`, minRigidBodyDescriptionBytes(v));
+  const n = r.count(`${f}.boneCount`, minRigidBodyDescriptionBytes(v, boneMarkers));
   const bones: RigidBodyDescription[] = [];
-  for (let i = 0; i < n; i++) bones.push(rigidBodyDescription(r, v, `${f}.bone`));
+  for (let i = 0; i < n; i++) bones.push(rigidBodyDescription(r, v, `${f}.bone`, boneMarkers));
   return { type: 'skeleton', name, id, bones };
 }
 
@@ -255,9 +285,80 @@ function assetDescription(r: ByteReader, v: NatNetVersion, f: string): OtherDesc
  * (0 marker set, 1 rigid body, 2 skeleton, 3 force plate, 4 device, 5 camera, 6 asset) and, from 4.1,
  * `int32 byteSize` of the description, which lets unknown types be skipped; before 4.1 an unknown type stops
  * decoding (the rest is counted in `undecoded`).
- * @throws NatNetDecodeError on truncation, bad counts or a description larger than its declared size.
+ *
+ * Skeleton bones in NatNet 3.x: the SDK 4.x clients read the rigid-body marker block (count, positions,
+ * active labels) after every bone's offset for any version >= 3.0 (whoenig/NatNetSDKCrossplatform @
+ * 4218ed0668d8 : samples/PacketClient/PacketClient.cpp `UnpackDescription`), while the SDK 3.0-3.1 sample
+ * clients read bones without it (the same repository @ 56f99e2e4255 : src/PacketClientHelper.cpp, "adopted
+ * from PacketClient.cpp (NatNetSDK 3.1)": name, id, parent id, offset only; rigid bodies of type 1 do carry
+ * the block). No public capture settles which one Motive 2.x sends, so for 3.x both are tried: the 4.x
+ * layout first, then the 3.0-3.1 one, and the first that consumes the payload exactly (to its last byte,
+ * when no unknown type stopped decoding) with sane bones (non-empty printable names, ids 0..65535, parent
+ * ids -1..65535, finite offsets within 1 km) is taken; `boneMarkers` says which. 4.x has the block.
+ * @throws NatNetDecodeError on truncation, bad counts or a description larger than its declared size
+ * (for 3.x skeletons: the 4.x layout's error, noting that the 3.0-3.1 layout failed too).
  */
 export function decodeModelDef(bytes: Uint8Array, version: NatNetVersion): ModelDefinitions {
+  if (version.major !== 3) return modelDefWith(bytes, version, atLeast(version, 3, 0)).defs;
+  let first: NatNetDecodeError | undefined;
+  let fallback: ModelDefinitions | undefined;
+  try {
+    const a = modelDefWith(bytes, version, true);
+    if (a.defs.skeletons.length === 0) return a.defs;
+    const why = layoutProblem(a.defs, a.left);
+    if (!why) return { ...a.defs, boneMarkers: true };
+    fallback = { ...a.defs, boneMarkers: true };
+    first = new NatNetDecodeError('modelDef', 4, why);
+  } catch (e) {
+    if (!(e instanceof NatNetDecodeError)) throw e;
+    first = e;
+  }
+  try {
+    const b = modelDefWith(bytes, version, false);
+    if (b.defs.skeletons.length > 0 && !layoutProblem(b.defs, b.left))
+      return { ...b.defs, boneMarkers: false };
+  } catch (e) {
+    if (!(e instanceof NatNetDecodeError)) throw e;
+  }
+  // neither layout is clean: what the 4.x layout read, if it read at all (as before), else its error
+  if (fallback) return fallback;
+  throw new NatNetDecodeError(
+    first.field,
+    first.offset,
+    `${first.detail} (read with per-bone marker blocks, NatNet SDK 4.x; without them, as the SDK 3.0-3.1 samples read, it does not decode either)`,
+  );
+}
+
+/** Why a decoded MODELDEF is not a clean read of its skeletons (or '' when it is). */
+function layoutProblem(m: ModelDefinitions, left: number): string {
+  if (m.undecoded === 0 && left !== 0) return `${left} bytes left after the last description`;
+  for (const s of m.skeletons) {
+    for (const b of s.bones) {
+      if (!saneName(b.name)) return `skeleton '${s.name}': bone name ${JSON.stringify(b.name)}`;
+      if (!(b.id >= 0 && b.id <= 0xffff)) return `skeleton '${s.name}': bone '${b.name}' id ${b.id}`;
+      if (!(b.parentId >= -1 && b.parentId <= 0xffff))
+        return `skeleton '${s.name}': bone '${b.name}' parent id ${b.parentId}`;
+      for (const x of b.offset)
+        if (!(Math.abs(x) <= 1000)) return `skeleton '${s.name}': bone '${b.name}' offset ${x}`;
+    }
+  }
+  return '';
+}
+
+function saneName(name: string): boolean {
+  if (name.length === 0) return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f || c === 0xfffd) return false;
+  }
+  return true;
+}
+
+function modelDefWith(
+  bytes: Uint8Array,
+  version: NatNetVersion,
+  boneMarkers: boolean,
+): { defs: ModelDefinitions; left: number } {
   const r = expectId(bytes, [NatNetMessage.ModelDef], 'NAT_MODELDEF');
   const sized = atLeast(version, 4, 1);
   const count = r.count('modelDef.count', sized ? 8 : 4);
@@ -297,7 +398,7 @@ export function decodeModelDef(bytes: Uint8Array, version: NatNetVersion): Model
         out.rigidBodies.push(d);
         break;
       case 2:
-        d = skeletonDescription(r, version, `${f}.skeleton`);
+        d = skeletonDescription(r, version, `${f}.skeleton`, boneMarkers);
         out.skeletons.push(d);
         break;
       case 3:
@@ -325,7 +426,7 @@ export function decodeModelDef(bytes: Uint8Array, version: NatNetVersion): Model
     }
     out.descriptions.push(d);
   }
-  return out;
+  return { defs: out, left: r.remaining };
 }
 
 // ---------------------------------------------------------------------------------------------

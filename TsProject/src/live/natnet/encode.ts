@@ -118,6 +118,7 @@ export function encodeResponse(response: NatNetResponse): Uint8Array {
   const w = new ByteWriter(64);
   begin(w, NatNetMessage.Response);
   if (response.kind === 'int') w.i32(response.value);
+  else if (response.kind === 'float') w.f32(response.value);
   else {
     w.cstring(response.text);
     // a 4-byte payload reads as an int (PY41): pad a 3-character text with a second NUL
@@ -143,13 +144,18 @@ export function encodeEchoResponse(requestStamp: number, serverStamp: number): U
   return finish(w);
 }
 
-function rigidBodyDescription(w: ByteWriter, d: RigidBodyDescription, v: NatNetVersion): void {
+function rigidBodyDescription(
+  w: ByteWriter,
+  d: RigidBodyDescription,
+  v: NatNetVersion,
+  markers = atLeast(v, 3, 0),
+): void {
   if (atLeast(v, 2, 0)) w.cstring(d.name);
   w.i32(d.id);
   w.i32(d.parentId);
   for (let k = 0; k < 3; k++) w.f32(d.offset[k]);
   if (atLeast(v, 4, 2)) for (let k = 0; k < 4; k++) w.f32(d.rotationOffset[k]);
-  if (atLeast(v, 3, 0)) {
+  if (markers) {
     w.i32(d.markers.length);
     for (const m of d.markers) for (let k = 0; k < 3; k++) w.f32(m.position[k]);
     for (const m of d.markers) w.i32(m.activeLabel);
@@ -160,6 +166,9 @@ function rigidBodyDescription(w: ByteWriter, d: RigidBodyDescription, v: NatNetV
 /**
  * NAT_MODELDEF with marker sets (type 0), rigid bodies (1) and skeletons (2), in that order. From 4.1 each
  * description is preceded by its byte size; from 4.2 bones and rigid bodies carry `rotationOffset`.
+ * Skeleton bones carry the rigid-body marker block from 3.0 (the SDK 4.x layout); with NatNet 3.x,
+ * `options.boneMarkers: false` writes them without it, as the SDK 3.0-3.1 samples read them (see
+ * decodeModelDef). @throws NatNetEncodeError for `boneMarkers: false` with another version.
  */
 export function encodeModelDef(
   defs: {
@@ -168,7 +177,14 @@ export function encodeModelDef(
     skeletons?: readonly SkeletonDescription[];
   },
   version: NatNetVersion,
+  options: { boneMarkers?: boolean } = {},
 ): Uint8Array {
+  const boneMarkers = options.boneMarkers ?? atLeast(version, 3, 0);
+  if (boneMarkers !== atLeast(version, 3, 0) && version.major !== 3) {
+    throw new NatNetEncodeError(
+      `boneMarkers ${boneMarkers}: only NatNet 3.x has two skeleton bone layouts (asked for ${version.major}.${version.minor})`,
+    );
+  }
   const w = new ByteWriter(4096);
   begin(w, NatNetMessage.ModelDef);
   const ms = defs.markerSets ?? [];
@@ -195,7 +211,7 @@ export function encodeModelDef(
       w.cstring(s.name);
       w.i32(s.id);
       w.i32(s.bones.length);
-      for (const b of s.bones) rigidBodyDescription(w, b, version);
+      for (const b of s.bones) rigidBodyDescription(w, b, version, boneMarkers);
     });
   }
   return finish(w);

@@ -13,6 +13,7 @@ export {
   decodeRequestText,
   decodeResponse,
   decodeServerInfo,
+  FLOAT_RESPONSE_COMMANDS,
   type NatNetPacket,
   type PacketHeader,
   readHeader,

@@ -15,11 +15,14 @@
 export class NatNetDecodeError extends Error {
   readonly field: string;
   readonly offset: number;
+  /** What is wrong, without the field and offset. */
+  readonly detail: string;
   constructor(field: string, offset: number, message: string) {
     super(`NatNet ${field} at byte ${offset}: ${message}`);
     this.name = 'NatNetDecodeError';
     this.field = field;
     this.offset = offset;
+    this.detail = message;
   }
 }
 

@@ -85,8 +85,14 @@ export interface ConnectInfo {
   requestedVersion?: Version4;
 }
 
-/** NAT_RESPONSE: a 4-byte int result, or a NUL-terminated text. */
-export type NatNetResponse = { kind: 'int'; value: number } | { kind: 'text'; text: string };
+/**
+ * NAT_RESPONSE: a 4-byte result (an int32, or a float32 for the requests that answer one, such as
+ * `FrameRate`), or a NUL-terminated text.
+ */
+export type NatNetResponse =
+  | { kind: 'int'; value: number }
+  | { kind: 'float'; value: number }
+  | { kind: 'text'; text: string };
 
 /** A marker set description (type 0). */
 export interface MarkerSetDescription {
@@ -144,6 +150,12 @@ export interface ModelDefinitions {
    * and the remaining ones are counted here.
    */
   undecoded: number;
+  /**
+   * NatNet 3.x with skeletons: whether the skeleton bone descriptions carried the per-bone marker block
+   * (true: the SDK 4.x layout; false: the SDK 3.0-3.1 layout without it). Absent for other versions
+   * (4.x always has the block, 2.x never) and when there is no skeleton.
+   */
+  boneMarkers?: boolean;
 }
 
 /** NAT_ECHOREQUEST / NAT_ECHORESPONSE stamps (uint64 as doubles). */

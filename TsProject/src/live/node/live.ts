@@ -15,9 +15,8 @@
  * `process.hrtime` at 10 MHz, the same clock).
  */
 import * as path from 'node:path';
-import { defaultAssetsDir } from '../../cli/files';
-import { loadAvatar, loadSource } from '../../cli/load';
 import type { Skeleton } from '../../core';
+import { defaultAssetsDir, loadAvatar, loadSource } from '../../io/node';
 import { RetargetHub } from '../../rig';
 import {
   frameSkeletonToPose,

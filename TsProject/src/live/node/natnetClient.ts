@@ -56,6 +56,11 @@ export interface NatNetClientOptions {
   keepAliveMs?: number;
   /** Ask a 4.x server for this bitstream version in the connect (e.g. '4.1'); default none. */
   requestedVersion?: [number, number];
+  /**
+   * Receive buffer of the sockets frames arrive on (default 4 MiB, about 3000 skeleton frames: a garbage
+   * collection or a busy moment does not drop datagrams); the OS may cap it (Linux: net.core.rmem_max).
+   */
+  receiveBufferBytes?: number;
 }
 
 export interface NatNetClientStats {
@@ -115,7 +120,8 @@ export class NatNetClient {
   private modelCbs: ((m: ModelDefinitions) => void)[] = [];
   private serverInfoWaiter?: (s: ServerInfo) => void;
   private modelWaiters: ((m: ModelDefinitions) => void)[] = [];
-  private responseWaiters: ((r: NatNetResponse) => void)[] = [];
+  /** Waiters for NAT_RESPONSE, oldest first: the reply's bytes (a copy), or null for an unrecognized request. */
+  private responseWaiters: ((reply: Uint8Array | null) => void)[] = [];
   /** Last callback error (for diagnostics). */
   lastCallbackError?: unknown;
 
@@ -180,6 +186,15 @@ export class NatNetClient {
         resolve();
       });
     });
+    const receiveBuffer = options.receiveBufferBytes ?? 4 << 20;
+    const grow = (s: dgram.Socket) => {
+      try {
+        if (s.getRecvBufferSize() < receiveBuffer) s.setRecvBufferSize(receiveBuffer);
+      } catch {
+        // the OS refused: keep its default
+      }
+    };
+    grow(cmd);
     if (options.multicast) {
       const ds = dgram.createSocket({ type: 'udp4', reuseAddr: true });
       this.data = ds;
@@ -193,6 +208,7 @@ export class NatNetClient {
         });
       });
       ds.addMembership(group, options.localAddress);
+      grow(ds);
     }
     const connectPacket = encodeConnect(
       options.requestedVersion
@@ -231,11 +247,23 @@ export class NatNetClient {
     );
   }
 
-  /** Send a NAT_REQUEST text command (e.g. 'Bitstream'); resolves with the next NAT_RESPONSE. */
-  request(text: string, timeoutMs = 2000): Promise<NatNetResponse> {
-    return this.waitFor(this.responseWaiters, timeoutMs, `response to '${text}'`, () =>
+  /**
+   * Send a NAT_REQUEST text command (e.g. 'Bitstream', 'FrameRate'); resolves with the next NAT_RESPONSE,
+   * decoded for this request (a 4-byte reply to 'FrameRate' is a float32, see decodeResponse), or
+   * `{ kind: 'int', value: -1 }` when the server did not recognise it.
+   * @throws Error on timeout; NatNetDecodeError for a malformed reply (also counted in stats.malformed).
+   */
+  async request(text: string, timeoutMs = 2000): Promise<NatNetResponse> {
+    const reply = await this.waitFor(this.responseWaiters, timeoutMs, `response to '${text}'`, () =>
       this.sendCommand(encodeRequest(text)),
     );
+    if (!reply) return { kind: 'int', value: -1 };
+    try {
+      return decodeResponse(reply, text);
+    } catch (e) {
+      this.countMalformed((e as { field?: string }).field ?? 'unknown');
+      throw e;
+    }
   }
 
   /** Send raw bytes to the server's command port (e.g. a NAT_ECHOREQUEST). */
@@ -312,14 +340,13 @@ export class NatNetClient {
           for (const cb of this.modelCbs) this.safe(() => cb(m));
           break;
         }
-        case NatNetMessage.Response: {
-          const r = decodeResponse(bytes);
-          this.responseWaiters.shift()?.(r);
+        case NatNetMessage.Response:
+          // decoded by request() (which knows what it asked); the socket's buffer is reused, so a copy
+          this.responseWaiters.shift()?.(bytes.slice(0, 4 + h.payloadBytes));
           break;
-        }
         case NatNetMessage.UnrecognizedRequest:
         case NatNetMessage.UnrecognizedRequestAlt:
-          this.responseWaiters.shift()?.({ kind: 'int', value: -1 });
+          this.responseWaiters.shift()?.(null);
           break;
         case NatNetMessage.MessageString:
         case NatNetMessage.EchoResponse:

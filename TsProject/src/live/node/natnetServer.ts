@@ -7,7 +7,10 @@
  *   official Python samples expect (Vortex5Root/NatNetSDK_4.1.0 @ 6764d860f7e6 : natnetsdk/NatNetClient.py
  *   and whoenig/NatNetSDKCrossplatform @ 4218ed0668d8 : samples/PythonClient decode frames on the command
  *   socket). A client is dropped after `clientTimeoutMs` without any packet (it sends NAT_KEEPALIVE).
- * - Multicast frames go to `multicast.address:multicast.dataPort` (default 239.255.42.99:1511).
+ * - Multicast frames go to `multicast.address:multicast.dataPort` (default 239.255.42.99:1511) and only
+ *   there, as Motive in multicast mode sends them: a connected client gets each frame once, from the group
+ *   (commands are still answered on its command socket, including NAT_REQUEST_FRAMEOFDATA).
+ * - `FrameRate` is answered with a float32 (frames per second of the replay), as Motive does.
  * - NatNet 4.0 frames carry no precision timestamp (SDK 4.3 gate, 4.1+).
  *
  * The Motive skeleton: the clip's humanoid bones among Motive's 21 body bones (Hip = Hips, Ab = Spine,
@@ -72,6 +75,11 @@ export interface ReplayServerOptions {
   skeletonId?: number;
   /** Drop a unicast client after this long without a packet from it (default 10000 ms). */
   clientTimeoutMs?: number;
+  /**
+   * NatNet 3.x MODELDEF: skeleton bones with the per-bone marker block (default true, the SDK 4.x layout)
+   * or without it (false, the SDK 3.0-3.1 layout); see decodeModelDef. Other versions ignore it.
+   */
+  boneMarkers?: boolean;
 }
 
 /** One bone of the Motive skeleton the server builds. */
@@ -94,6 +102,12 @@ interface ClientEntry {
 }
 
 const TICKS_PER_SECOND = 10_000_000;
+/**
+ * Most frames sent in one timer tick when the timer fired late. A client in the same process reads its
+ * socket once per event-loop turn (up to 32 datagrams), so a small burst can never overflow its receive
+ * buffer however busy the machine is: a stall delays the replay rather than losing frames on loopback.
+ */
+const MAX_BURST = 4;
 const nowTicks = (): number => Number(process.hrtime.bigint() / 100n);
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
@@ -133,7 +147,8 @@ export class NatNetReplayServer {
   private dataSocket?: dgram.Socket;
   private timer?: ReturnType<typeof setTimeout>;
   private clients = new Map<string, ClientEntry>();
-  private opts!: Required<Omit<ReplayServerOptions, 'multicast'>> & {
+  private opts!: Required<Omit<ReplayServerOptions, 'multicast' | 'boneMarkers'>> & {
+    boneMarkers: boolean;
     multicast?: { address: string; dataPort: number; interface?: string };
   };
   private version: NatNetVersion = { major: 4, minor: 1 };
@@ -193,6 +208,7 @@ export class NatNetReplayServer {
       skeletonName: options.skeletonName ?? 'Skeleton',
       skeletonId: options.skeletonId ?? 1,
       clientTimeoutMs: options.clientTimeoutMs ?? 10000,
+      boneMarkers: options.boneMarkers ?? true,
       multicast: mc
         ? {
             address: (typeof mc === 'object' && mc.address) || '239.255.42.99',
@@ -356,7 +372,8 @@ export class NatNetReplayServer {
         this.clients.delete(key);
         continue;
       }
-      this.send(this.encodedFor(c.version), c.port, c.address);
+      // multicast: the group only (a client there would get every frame twice)
+      if (!this.opts.multicast) this.send(this.encodedFor(c.version), c.port, c.address);
     }
     if (this.opts.multicast && this.dataSocket) {
       this.send(
@@ -399,11 +416,12 @@ export class NatNetReplayServer {
       if (this.playing) {
         const due = Math.floor((nowMs() - this.t0) / interval) + 1;
         let burst = 0;
-        while (this.frameCounter < due && burst < 64) {
+        while (this.frameCounter < due && burst < MAX_BURST) {
           if (!this.sendNextFrame()) return;
           burst++;
         }
-        // far behind (a stalled event loop): re-anchor instead of bursting forever
+        // behind by more than a burst (a stalled event loop): the stream resumes from here, later,
+        // instead of flooding the clients' receive buffers with every frame that fell due meanwhile
         if (this.frameCounter < due) this.t0 = nowMs() - this.frameCounter * interval;
       } else {
         this.t0 = nowMs() - this.frameCounter * interval;
@@ -440,7 +458,8 @@ export class NatNetReplayServer {
         }
         case NatNetMessage.RequestModelDef: {
           const v = known?.version ?? this.version;
-          this.send(encodeModelDef({ skeletons: [this.description] }, v), rinfo.port, rinfo.address);
+          const layout = v.major === 3 ? { boneMarkers: this.opts.boneMarkers } : {};
+          this.send(encodeModelDef({ skeletons: [this.description] }, v, layout), rinfo.port, rinfo.address);
           break;
         }
         case NatNetMessage.RequestFrameOfData:
@@ -490,6 +509,10 @@ export class NatNetReplayServer {
         ok = false;
       }
       reply(encodeResponse({ kind: 'int', value: ok ? 0 : 1 }));
+      return;
+    }
+    if (cmd.toLowerCase() === 'framerate') {
+      reply(encodeResponse({ kind: 'float', value: this.opts.rate / this.opts.clip.frameTime }));
       return;
     }
     if (cmd === 'TimelinePlay' || cmd === 'TimelineStop') {

@@ -11,7 +11,7 @@
  * - WebSocket upgrade at `/pose`: the pose stream (server -> client only; client messages are ignored).
  *
  * ## Pose message
- * One binary WebSocket message per frame; the layout is documented (once) in src/web/viewer/poseLayout.ts,
+ * One binary WebSocket message per frame; the layout is documented (once) in src/live/viewer/poseLayout.ts,
  * which also holds the scene types and the decoder both sides use.
  *
  * ## Back-pressure
@@ -39,7 +39,7 @@ import {
   type ViewerFrame,
   type ViewerScene,
   type ViewerSkeleton,
-} from '../../web/viewer/poseLayout';
+} from '../viewer/poseLayout';
 
 export {
   decodePoseMessage,
@@ -51,7 +51,7 @@ export {
   type ViewerFrame,
   type ViewerScene,
   type ViewerSkeleton,
-} from '../../web/viewer/poseLayout';
+} from '../viewer/poseLayout';
 
 export interface ViewerServerOptions {
   scene: ViewerScene;

@@ -5,7 +5,7 @@
  */
 import * as THREE from 'three';
 import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import type { ViewerSkeleton } from './poseLayout';
+import type { ViewerSkeleton } from '../../live/viewer/poseLayout';
 
 /** HumanBodyBones indices of the bones the two scales go on (Unity's HumanBodyBones). */
 const HIPS = 0;

@@ -3,18 +3,26 @@
  *
  * Fetches `/scene.json`, draws the source skeleton (a stick figure) and every avatar (its glTF model
  * when `modelUrl` is given, else a stick figure) side by side along +X, connects to `ws /pose` and
- * applies each pose message (layout: ./poseLayout.ts; quaternions [x, y, z, w], metres, Y up, faces +Z:
+ * applies each pose message (layout: src/live/viewer/poseLayout.ts; quaternions [x, y, z, w], metres, Y up, faces +Z:
  * the same frame as three.js, so values go on the nodes as they are), shows an overlay with the
  * stream's frame rate, latency and dropped packets, and opens the remote-control panel (./panel.ts).
+ * Until the stream starts (before the first pose message, and again after the pose socket closed, until
+ * the next message) every figure shows its skeleton's rest pose from the scene (the avatar as authored,
+ * scales 1), not whatever pose it last had.
  *
  * For tests, `window.kindViewer` ({@link KindViewerApi}) exposes what the page received.
  */
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { type GLTF, GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import {
+  type PoseLayoutInfo,
+  type PoseOffsets,
+  poseOffsets,
+  type ViewerScene,
+} from '../../live/viewer/poseLayout';
 import { type Figure, GltfFigure, StickFigure } from './figures';
 import { type PanelState, RemotePanel } from './panel';
-import { type PoseLayoutInfo, type PoseOffsets, poseOffsets, type ViewerScene } from './poseLayout';
 
 /** `window.kindViewer`: the page's state for tests and debugging. */
 export interface KindViewerApi {
@@ -26,6 +34,8 @@ export interface KindViewerApi {
   last: { frameNumber: number; timestamp: number; latencyMs: number; dropped: number; fps: number } | null;
   /** Figures loaded (source + avatars) and ready to draw. */
   sceneReady: boolean;
+  /** True while no stream is playing (before the first pose message, or since the pose socket closed): the figures show the rest pose. */
+  showingRest: boolean;
   /** Local rotation `[x, y, z, w]` of an avatar bone in the last message, or null. */
   avatarBoneQuaternion(avatarIndex: number, boneName: string): number[] | null;
   /** Local translation (metres) of an avatar bone in the last message, or null. */
@@ -66,6 +76,7 @@ const api: KindViewerApi = {
   lastFrame: -1,
   last: null,
   sceneReady: false,
+  showingRest: true,
   avatarBoneQuaternion: (a, name) => boneValues(a, name, 'rotations', 4),
   avatarBoneTranslation: (a, name) => boneValues(a, name, 'translations', 3),
   avatarScales: (a) => {
@@ -199,6 +210,24 @@ const overlay = {
 };
 let receivedTimes: number[] = [];
 
+/**
+ * Put every figure in its skeleton's rest pose (scene.json `restRotations` / `restTranslations`, scales 1):
+ * shown until the stream starts. One message-like array per figure: rotations 4n, translations 3n, scales 2.
+ */
+function showRest(): void {
+  api.showingRest = true;
+  for (const f of figures) {
+    const s = f.skeleton;
+    const n = s.boneNames.length;
+    const rest = new Float32Array(7 * n + 2);
+    rest.set(s.restRotations, 0);
+    rest.set(s.restTranslations, 4 * n);
+    rest[7 * n] = 1;
+    rest[7 * n + 1] = 1;
+    f.apply(rest, 0, 4 * n, 7 * n);
+  }
+}
+
 function applyMessage(data: Float32Array): void {
   let off: PoseOffsets;
   try {
@@ -209,6 +238,7 @@ function applyMessage(data: Float32Array): void {
   }
   lastMessage = data;
   lastOffsets = off;
+  api.showingRest = false;
   api.frames++;
   api.lastFrame = data[1];
   api.last = { frameNumber: data[1], timestamp: data[2], latencyMs: data[3], dropped: data[4], fps: data[5] };
@@ -236,6 +266,10 @@ function connectPose(): void {
   };
   ws.onclose = () => {
     if (overlay.stream) overlay.stream.textContent = 'reconnecting…';
+    // the stream ended (the server stopped): back to the rest pose until the next one starts
+    lastMessage = null;
+    lastOffsets = null;
+    showRest();
     setTimeout(connectPose, 1000);
   };
 }
@@ -308,6 +342,7 @@ async function start(): Promise<void> {
   requestAnimationFrame(frame);
   await loadFigures(s);
   if (lastMessage) applyMessage(lastMessage);
+  else showRest();
   api.sceneReady = true;
 }
 

@@ -1,20 +1,19 @@
 /**
- * Loading sources and avatars from files for the command line (Node only).
+ * Loading sources and avatars from files (Node only): the command line, `kind live`, benchmarks and tests.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type Clip, withHumanoid } from '../core';
-import { parseBvh } from '../io/bvh';
-import { type Avatar, readAvatar, readGltfClip } from '../io/gltf';
+import { type Clip, withHumanoid } from '../../core';
+import { parseBvh } from '../bvh';
+import { type Avatar, readAvatar, readGltfClip } from '../gltf';
 import {
   autoMapHumanoid,
   type HumanoidMapResult,
   type HumanoidOverride,
-  parseHumanoidOverride,
   requireHumanoid,
-} from '../io/humanoidMap';
-import { NODE_GLTF_DECODERS } from '../io/node/gltfDecoders';
+} from '../humanoidMap';
 import { readInput } from './files';
+import { NODE_GLTF_DECODERS } from './gltfDecoders';
 
 export type SourceFormat = 'bvh' | 'gltf' | 'vrm0' | 'vrm1';
 
@@ -46,13 +45,6 @@ function resourcesNextTo(file: string): (uri: string) => Uint8Array | undefined 
       return undefined;
     }
   };
-}
-
-/** Read a `--map` JSON override file. */
-export function loadOverride(file: string | undefined): HumanoidOverride | undefined {
-  if (!file) return undefined;
-  const text = new TextDecoder().decode(readInput(file));
-  return parseHumanoidOverride(text, file);
 }
 
 /**

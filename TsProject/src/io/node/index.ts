@@ -1,0 +1,7 @@
+/**
+ * Node-only input: sources and avatars loaded from files (BVH, glTF, VRM, with their humanoid maps), the
+ * `--map` override file, readable file-system errors and the embedded default sample. Used by the hosts
+ * that run in Node (src/cli, src/live/node) so that neither imports the other.
+ */
+export { defaultAssetsDir, describeFsError, readInput } from './files';
+export { type LoadedSource, loadAvatar, loadSource, type SourceFormat } from './load';
