@@ -19,7 +19,7 @@ const cross = (a: V, b: V): V => [
 const v3 = (a: ArrayLike<number>): V => [a[0], a[1], a[2]];
 const DEG = 180 / Math.PI;
 /** Interior knee angle (180 = straight), degrees. */
-const kneeAngle = (h: V, k: V, a: V) => Math.acos(dot(unit(sub(h, k)), unit(sub(a, k)))) * DEG;
+const kneeAngle = (h: V, k: V, a: V) => Math.acos(Math.min(1, Math.max(-1, dot(unit(sub(h, k)), unit(sub(a, k)))))) * DEG;
 function rotate(q: ArrayLike<number>, v: V): V {
   const t = vec3.transformQuat(new Float64Array(3), Float64Array.from(v), q as quat);
   return [t[0], t[1], t[2]];
@@ -103,7 +103,12 @@ describe('LegDLS (damped least squares leg chain)', () => {
           const dSrc = norm(sub(l.ankle, l.hip));
           const maxFlex = Math.max((150 * Math.PI) / 180, flex);
           const dMin = Math.sqrt(l1 * l1 + l2 * l2 + 2 * l1 * l2 * Math.cos(maxFlex));
-          const dMax = Math.min(l1 + l2, dSrc + 0.01 * (l1 + l2));
+          const flexMin = Math.max(
+            0,
+            flex - (5 * Math.PI) / 180,
+            Math.acos(Math.min(1, ((dSrc + 0.01 * (l1 + l2)) ** 2 - l1 * l1 - l2 * l2) / (2 * l1 * l2))),
+          );
+          const dMax = Math.sqrt(l1 * l1 + l2 * l2 + 2 * l1 * l2 * Math.cos(flexMin));
           const dist = dMin + 0.002 + tu * (dMax - dMin - 0.004);
           const target = add(l.hip, mul(unit(tdir), dist));
           const r = solve(dls, l, target);
@@ -144,6 +149,10 @@ describe('LegDLS (damped least squares leg chain)', () => {
           expect(dot(c, n)).toBeGreaterThanOrEqual(-1e-7);
           expect(norm(sub(c, mul(n, dot(c, n))))).toBeLessThan(1e-7); // a hinge: no sideways bend
           expect(norm(sub(r.ankle, l.hip))).toBeLessThanOrEqual(Math.min(0.87, dSrc + 0.01 * 0.87) + 1e-9);
+          // the knee opens at most 5 degrees past the source's
+          expect(kneeAngle(l.hip, r.knee, r.ankle)).toBeLessThanOrEqual(
+            kneeAngle(l.hip, l.knee, l.ankle) + 5 + 1e-6,
+          );
           for (const x of [...r.knee, ...r.ankle, ...dls.thighDelta, ...dls.shinDelta])
             expect(Number.isFinite(x)).toBe(true);
         },

@@ -17,8 +17,9 @@
  *   taken from the source pose (or, for a straight source leg, from the caller's `hingeAxis`), and
  *   its flexion (0 = straight) never goes below 0: it never bends backwards.
  * - No over-straightening: the hip-ankle distance never exceeds the source's plus `stretchMargin`
- *   times the chain length (and never the chain's length), so the knee's interior angle never opens past the angle of that
- *   distance (law of cosines). Flexion never goes past `max(maxFlexion, source flexion)`.
+ *   times the chain length (and never the chain's length), so the knee's interior angle never opens
+ *   past the angle of that distance (law of cosines), nor more than `maxOpening` past the source's.
+ *   Flexion never goes past `max(maxFlexion, source flexion)`.
  * - Out of reach: the target is first clamped onto the reachable shell (Buss 2004, target clamping):
  *   the foot leaves the pin by {@link DlsReport.pinError} instead of the leg straightening.
  *
@@ -33,6 +34,12 @@ export interface LegDLSOptions {
    * Default 0.01 (9 mm on a 0.9 m leg: a source distance of 0.85 allows 0.859, knee 145.5 deg).
    */
   stretchMargin?: number;
+  /**
+   * Largest opening of the knee's interior angle beyond the source's, radians. Default 5 deg. Near a
+   * straight leg a small distance margin is a large angle (a 0.9 m leg at 163 deg opens to 177 deg
+   * with 9 mm), so this caps it: the knee follows the source's bend frame to frame (no knee pop).
+   */
+  maxOpening?: number;
   /** Damping `lambda` as a fraction of the chain length `l1 + l2` (metres). Default 0.05. */
   damping?: number;
   /** Largest knee flexion (radians, 0 = straight); the source's flexion if larger. Default 150 deg. */
@@ -104,6 +111,7 @@ export class LegDLS {
   private readonly stretchMargin: number;
   private readonly damping: number;
   private readonly maxFlexion: number;
+  private readonly maxOpening: number;
   private readonly maxIterations: number;
   private readonly tolerance: number;
 
@@ -111,6 +119,7 @@ export class LegDLS {
     this.stretchMargin = options.stretchMargin ?? 0.01;
     this.damping = options.damping ?? 0.05;
     this.maxFlexion = options.maxFlexion ?? (150 * Math.PI) / 180;
+    this.maxOpening = options.maxOpening ?? (5 * Math.PI) / 180;
     this.maxIterations = options.maxIterations ?? 200;
     this.tolerance = options.tolerance ?? 1e-5;
     if (!(this.stretchMargin >= 0))
@@ -118,6 +127,7 @@ export class LegDLS {
     if (!(this.damping > 0)) throw new RangeError(`LegDLS damping ${this.damping}: need > 0`);
     if (!(this.maxFlexion > 0 && this.maxFlexion < Math.PI))
       throw new RangeError(`LegDLS maxFlexion ${this.maxFlexion}: need (0, pi) radians`);
+    if (!(this.maxOpening >= 0)) throw new RangeError(`LegDLS maxOpening ${this.maxOpening}: need >= 0`);
     if (!(this.maxIterations >= 1))
       throw new RangeError(`LegDLS maxIterations ${this.maxIterations}: need >= 1`);
     if (!(this.tolerance > 0)) throw new RangeError(`LegDLS tolerance ${this.tolerance}: need > 0`);
@@ -244,9 +254,10 @@ export class LegDLS {
     // (inline arithmetic only: a call returning a double may box it when the JIT does not inline it)
     let c = (dSrc * dSrc - l1 * l1 - l2 * l2) / (2 * l1 * l2);
     const flexSrc = Math.acos(Math.min(1, Math.max(-1, c)));
-    const dMax = Math.min(l1 + l2, dSrc + this.stretchMargin * (l1 + l2));
-    c = (dMax * dMax - l1 * l1 - l2 * l2) / (2 * l1 * l2);
-    const flexMin = Math.acos(Math.min(1, Math.max(-1, c)));
+    const dStretch = Math.min(l1 + l2, dSrc + this.stretchMargin * (l1 + l2));
+    c = (dStretch * dStretch - l1 * l1 - l2 * l2) / (2 * l1 * l2);
+    const flexMin = Math.max(Math.acos(Math.min(1, Math.max(-1, c))), flexSrc - this.maxOpening, 0);
+    const dMax = Math.sqrt(l1 * l1 + l2 * l2 + 2 * l1 * l2 * Math.cos(flexMin));
     const flexMax = Math.max(this.maxFlexion, flexSrc);
     const dMin = Math.sqrt(Math.max(0, l1 * l1 + l2 * l2 + 2 * l1 * l2 * Math.cos(flexMax)));
     r.maxHipAnkleDistance = dMax;
@@ -356,6 +367,55 @@ export class LegDLS {
       }
     }
     r.iterations = it;
+    // Not converged (a straight or nearly straight leg is singular for the distance: damping stalls
+    // there with a frame-dependent bend): finish analytically, so the result is continuous in the
+    // input. Knee: the flexion whose hip-ankle distance is the target's (law of cosines, within the
+    // limits); hip: the shortest arc taking hip->ankle to hip->target.
+    if (it === this.maxIterations) {
+      let bx = s[TP] - s[HP];
+      let by = s[TP + 1] - s[HP + 1];
+      let bz = s[TP + 2] - s[HP + 2];
+      const dt2 = bx * bx + by * by + bz * bz;
+      c = (dt2 - l1 * l1 - l2 * l2) / (2 * l1 * l2);
+      let fT = Math.acos(Math.min(1, Math.max(-1, c)));
+      fT = Math.min(flexMax, Math.max(flexMin, fT));
+      const dk = fT - flex;
+      flex = fT;
+      const sh = Math.sin(0.5 * dk);
+      s[QT] = s[NA] * sh;
+      s[QT + 1] = s[NA + 1] * sh;
+      s[QT + 2] = s[NA + 2] * sh;
+      s[QT + 3] = Math.cos(0.5 * dk);
+      rotateAbout(s, AP, KP);
+      premul(s, QS);
+      // shortest arc a -> b (a = ankle - hip): q = normalize(|a||b| + a.b, a x b)
+      const ax = s[AP] - s[HP];
+      const ay = s[AP + 1] - s[HP + 1];
+      const az = s[AP + 2] - s[HP + 2];
+      const la = Math.sqrt(ax * ax + ay * ay + az * az);
+      const lb = Math.sqrt(dt2);
+      let qx = ay * bz - az * by;
+      let qy = az * bx - ax * bz;
+      let qz = ax * by - ay * bx;
+      let qw = la * lb + ax * bx + ay * by + az * bz;
+      const ql = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+      if (ql > 1e-12 * (la * lb + 1e-30)) {
+        qx /= ql;
+        qy /= ql;
+        qz /= ql;
+        qw /= ql;
+        s[QT] = qx;
+        s[QT + 1] = qy;
+        s[QT + 2] = qz;
+        s[QT + 3] = qw;
+        rotateAbout(s, KP, HP);
+        rotateAbout(s, AP, HP);
+        rotateVec(s, NA);
+        premul(s, QH);
+        premul(s, QS);
+      }
+      bx = by = bz = 0;
+    }
     r.kneeAtLimit = Math.abs(flex - flexMin) < 1e-4 || Math.abs(flex - flexMax) < 1e-4;
     r.kneeAngleDeg = 180 - (flex * 180) / Math.PI;
     let px = s[AP] - s[TP];
