@@ -2,7 +2,8 @@
  * Contact anchors (issue 11, point 5): where a foot is pinned during one contact segment.
  *
  * The anchor's horizontal position is the median (per floor-plane axis) of the ankle's positions over
- * the segment's stable frames: the slower half of its frames by horizontal ankle speed (at least one).
+ * the segment's stable frames: its frames whose horizontal ankle speed is at most the segment's
+ * median speed (plus 5%), i.e. the slower half or more.
  * Its height is put on the floor: the segment's ground level `ground` is the median height above the
  * global floor of the foot's lowest joint (ankle or toe) over the stable frames, snapped to 0 (the
  * floor) when within `stepTolerance`; otherwise the segment keeps its own level (stairs, slopes,
@@ -72,7 +73,7 @@ export function segmentAnchor(
   const hAnkle: number[] = [];
   const hContact: number[] = [];
   for (let t = start; t < end; t++) {
-    if (speed[t - start] > cut) continue;
+    if (speed[t - start] > cut * 1.05 + 1e-9) continue; // (a tolerance: equal speeds in float32 data differ slightly)
     const o = 3 * t;
     u.push(e1[0] * a[o] + e1[1] * a[o + 1] + e1[2] * a[o + 2]);
     w.push(e2[0] * a[o] + e2[1] * a[o + 1] + e2[2] * a[o + 2]);

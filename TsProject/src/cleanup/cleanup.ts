@@ -74,7 +74,8 @@ export interface CleanupOptions extends SegmentOptions {
   thresholds?: Partial<MetricThresholds>;
   /**
    * A knee pop is an after-cleanup frame-to-frame knee angle jump larger than the source's by this,
-   * degrees per frame at 60 fps (scaled with the frame time: 10 degrees per frame at 30 fps). Default 5.
+   * degrees per frame at 60 fps and above, scaled up below 60 fps (10 degrees per frame at 30 fps):
+   * a jump visible as a pop in one frame. Default 5.
    */
   kneePopMargin60?: number;
 }
@@ -179,7 +180,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const blend = framesAtRate(options.blendFrames60 ?? 4, clip.frameTime, 1);
   const stepTolerance = (options.stepTolerance ?? 0.03) * scale;
   const rootCap = (options.rootMaxOffset ?? 0.03) * scale;
-  const popMargin = (options.kneePopMargin60 ?? 5) * 60 * clip.frameTime;
+  const popMargin = (options.kneePopMargin60 ?? 5) * Math.max(1, 60 * clip.frameTime);
 
   const before = legTracks(clip, bones);
   const feet = {} as Record<FootName, FootCleanup>;
@@ -472,9 +473,22 @@ function ikStats(
     changed++;
     [b.upper, b.lower, b.end].forEach((bone, j) => {
       const o = 4 * (f * n + bone);
-      let d = 0;
-      for (let k = 0; k < 4; k++) d += src.rotations[o + k] * out.rotations[o + k];
-      const deg = (2 * Math.acos(Math.min(1, Math.abs(d))) * 180) / Math.PI;
+      // angle of conj(a) b from its vector part and w (acos of a dot product is noisy near 1)
+      const r = src.rotations;
+      const q = out.rotations;
+      const ax = r[o];
+      const ay = r[o + 1];
+      const az = r[o + 2];
+      const aw = r[o + 3];
+      const bx = q[o];
+      const by = q[o + 1];
+      const bz = q[o + 2];
+      const bw = q[o + 3];
+      const x = aw * bx - ax * bw - ay * bz + az * by;
+      const y = aw * by - ay * bw - az * bx + ax * bz;
+      const z = aw * bz - az * bw - ax * by + ay * bx;
+      const w = aw * bw + ax * bx + ay * by + az * bz;
+      const deg = (2 * Math.atan2(Math.sqrt(x * x + y * y + z * z), Math.abs(w)) * 180) / Math.PI;
       stats[j].maxDeg = Math.max(stats[j].maxDeg, deg);
       stats[j].sum += deg;
     });
