@@ -19,6 +19,7 @@ import {
   readFrame,
   withHumanoid,
 } from '../src/core';
+import { runAllocProbe } from './helpers/allocProbe';
 import { makeHumanoid } from './helpers/humanoid';
 
 const ALPHA = (30 * Math.PI) / 180;
@@ -265,7 +266,7 @@ describe('cleanup: up axis, root correction, stairs, metrics, errors', () => {
     for (let f = 0; f < 20; f++) {
       const step = f < 10 ? 0.012 : 0.2; // first on the floor (1.2 cm above it), then a 20 cm step
       track.ankle.set([0.1 * f, step + 0.08, 0.3], 3 * f);
-      track.toe.set([0.1 * f, step, 0.45], 3 * f);
+      track.toe?.set([0.1 * f, step, 0.45], 3 * f);
     }
     const a = segmentAnchor(track, { start: 0, end: 10 }, floor, 0.03);
     expect(a.ground).toBe(0);
@@ -345,5 +346,33 @@ describe('cleanup: up axis, root correction, stairs, metrics, errors', () => {
     const noKnee = { ...clip, skeleton: withHumanoid(clip.skeleton, map) };
     expect(() => cleanupClip({ clip: noKnee, probabilities: p, floor })).toThrow(CleanupError);
     expect(() => cleanupClip({ clip: noKnee, probabilities: p, floor })).toThrow(/left foot: .*LeftLowerLeg/);
+  });
+});
+
+describe('cleanup per-frame step', () => {
+  test('FootPinner.apply allocates nothing per frame (both legs pinned, root correction on)', () => {
+    const helper = require.resolve('./helpers/humanoid');
+    const src = require('node:path').resolve(__dirname, '../src');
+    const r = runAllocProbe(`
+      import { makeHumanoid } from ${JSON.stringify(helper)};
+      import { createClip, HumanBodyBones as H } from ${JSON.stringify(`${src}/core`)};
+      import { FootPinner, legBones, segmentWeights } from ${JSON.stringify(`${src}/cleanup`)};
+      import { LegDLS } from ${JSON.stringify(`${src}/ik`)};
+      const s = makeHumanoid();
+      const F = 60;
+      const clip = createClip(s, F, 1 / 60);
+      const n = s.boneCount;
+      for (let f = 0; f < F; f++) clip.translations[3 * (f * n + s.humanoid[H.Hips]) + 2] = 0.02 * f;
+      const out = { ...clip, rotations: clip.rotations.slice(), translations: clip.translations.slice() };
+      const leg = (foot) => {
+        const { weight, segment } = segmentWeights([{ start: 10, end: 50 }], F, 4);
+        return { bones: legBones(s, foot), weight, segment, segments: new Float64Array([0.05, 0.1, 0.6, 0.1, 0, 0]),
+          hinge: new Float64Array([1, 0, 0]), solver: new LegDLS(), limitKind: new Uint8Array(F), pinError: new Float32Array(F) };
+      };
+      const pinner = new FootPinner(clip, out, [leg('left'), leg('right')], { normal: [0, 1, 0], d: 0, method: 'percentile' }, true, 0.02);
+      let f = 10;
+      result.apply = bytesPerCall(() => { pinner.apply(f); f = f === 49 ? 10 : f + 1; }, 5000);
+    `);
+    expect(r.apply).toBeLessThan(16);
   });
 });

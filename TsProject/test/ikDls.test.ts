@@ -19,7 +19,8 @@ const cross = (a: V, b: V): V => [
 const v3 = (a: ArrayLike<number>): V => [a[0], a[1], a[2]];
 const DEG = 180 / Math.PI;
 /** Interior knee angle (180 = straight), degrees. */
-const kneeAngle = (h: V, k: V, a: V) => Math.acos(Math.min(1, Math.max(-1, dot(unit(sub(h, k)), unit(sub(a, k)))))) * DEG;
+const kneeAngle = (h: V, k: V, a: V) =>
+  Math.acos(Math.min(1, Math.max(-1, dot(unit(sub(h, k)), unit(sub(a, k)))))) * DEG;
 function rotate(q: ArrayLike<number>, v: V): V {
   const t = vec3.transformQuat(new Float64Array(3), Float64Array.from(v), q as quat);
   return [t[0], t[1], t[2]];

@@ -41,7 +41,7 @@ import {
 } from '../core';
 import { LegDLS } from '../ik/dls';
 import { type SegmentAnchor, segmentAnchor } from './anchors';
-import { checkFloor, floorHeight } from './floor';
+import { checkFloor } from './floor';
 import {
   DEFAULT_THRESHOLDS,
   type FootMetrics,
@@ -211,12 +211,6 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     segIndex[foot] = segment;
   }
 
-  // hinge axis per leg in the thigh's frame, from the most bent source frame (for straight-leg frames)
-  const hingeLocal = {
-    left: hingeAxisLocal(clip, bones.left, before.left),
-    right: hingeAxisLocal(clip, bones.right, before.right),
-  };
-
   const out: Clip = {
     name: clip.name,
     skeleton: skel,
@@ -225,113 +219,32 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     rotations: clip.rotations.slice(),
     translations: clip.translations.slice(),
   };
-  const n = skel.boneCount;
-  const rot = new Float64Array(4 * n);
-  const pos = new Float64Array(3 * n);
-  const wr = new Float64Array(4 * n);
-  const wp = new Float64Array(3 * n);
-  const q = new Float64Array(QLEN);
-  const target = new Float64Array(3);
-  const axis = new Float64Array(3);
-  const vec = new Float64Array(6);
-  const solvers = {
-    left: new LegDLS({ stretchMargin: options.stretchMargin }),
-    right: new LegDLS({ stretchMargin: options.stretchMargin }),
-  };
-  const limitKind = { left: new Uint8Array(F), right: new Uint8Array(F) };
-  const pinError = { left: new Float32Array(F), right: new Float32Array(F) };
-  const hips = Math.max(skel.humanoid[H.Hips], 0);
-  const hipsParent = skel.parents[hips];
-  const nrm = floor.normal;
-  let rootFrames = 0;
-  let rootMax = 0;
-
-  for (let f = 0; f < F; f++) {
-    const wL = feet.left.weight[f];
-    const wR = feet.right.weight[f];
-    if (wL === 0 && wR === 0) continue;
-    const ro = 4 * f * n;
-    const to = 3 * f * n;
-    for (let k = 0; k < 4 * n; k++) rot[k] = clip.rotations[ro + k];
-    for (let k = 0; k < 3 * n; k++) pos[k] = clip.translations[to + k];
-    forwardKinematics(skel, rot, pos, wr, wp);
-
-    if (options.rootCorrection && wL > 0 && wR > 0) {
-      // mean horizontal error of both ankles toward their anchors
-      vec[0] = vec[1] = vec[2] = 0;
-      for (let side = 0; side < 2; side++) {
-        const foot = side === 0 ? 'left' : 'right';
-        const a = feet[foot].segments[segIndex[foot][f]].anchor;
-        const e = 3 * bones[foot].end;
-        for (let k = 0; k < 3; k++) vec[k] += 0.5 * (a[k] - wp[e + k]);
-      }
-      const v = vec[0] * nrm[0] + vec[1] * nrm[1] + vec[2] * nrm[2];
-      for (let k = 0; k < 3; k++) vec[k] = (vec[k] - v * nrm[k]) * Math.min(wL, wR);
-      const len = Math.sqrt(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
-      if (len > rootCap) for (let k = 0; k < 3; k++) vec[k] *= rootCap / len;
-      if (len > 0) {
-        if (hipsParent >= 0) vrotateConj(vec, 0, wr, 4 * hipsParent, vec, 0);
-        for (let k = 0; k < 3; k++) pos[3 * hips + k] += vec[k];
-        for (let k = 0; k < 3; k++) out.translations[to + 3 * hips + k] = pos[3 * hips + k];
-        forwardKinematics(skel, rot, pos, wr, wp);
-        rootFrames++;
-        const l = Math.min(len, rootCap);
-        if (l > rootMax) rootMax = l;
-      }
-    }
-
-    for (let side = 0; side < 2; side++) {
-      const foot: FootName = side === 0 ? 'left' : 'right';
-      const w = side === 0 ? wL : wR;
-      if (w === 0) continue;
-      const b = bones[foot];
-      const s = feet[foot].segments[segIndex[foot][f]];
-      const e3 = 3 * b.end;
-      // target: anchor horizontally; source height minus the segment's lift, kept on its ground level
-      let h = floorHeight(floor, wp, e3) - s.lift;
-      let low = h;
-      if (b.toe >= 0) {
-        const ht = floorHeight(floor, wp, 3 * b.toe) - s.lift;
-        if (ht < low) low = ht;
-      }
-      if (low < s.ground) h += s.ground - low;
-      for (let k = 0; k < 3; k++) target[k] = s.anchor[k] + nrm[k] * (h - s.ankleHeight);
-      vrotate(axis, 0, wr, 4 * b.upper, hingeLocal[foot], 0);
-      const dls = solvers[foot];
-      dls.solve(wp, 3 * b.upper, wp, 3 * b.lower, wp, e3, target, 0, axis, 0);
-      const r = dls.report;
-      if (r.outOfReach) limitKind[foot][f] = 1;
-      else if (r.kneeAtLimit) limitKind[foot][f] = 2;
-      pinError[foot][f] = r.pinError;
-      // weighted deltas: DH = slerp(I, thigh, w), DK = slerp(I, shin * thigh^-1, w), SD = DK * DH
-      q[WGT] = w;
-      qcopy(q, DH, dls.thighDelta, 0);
-      powUnit(q, DH, WGT);
-      qmulByConj(q, DK, dls.shinDelta, 0, dls.thighDelta, 0);
-      powUnit(q, DK, WGT);
-      qmul(q, SD, q, DK, q, DH);
-      // thigh local = parentWorld^-1 * DH * thighWorld
-      const u4 = 4 * b.upper;
-      qmul(q, T0, q, DH, wr, u4);
-      const pu = skel.parents[b.upper];
-      if (pu >= 0) qmulConj(rot, u4, wr, 4 * pu, q, T0);
-      else qcopy(rot, u4, q, T0);
-      // shin local = (DH * parentWorld)^-1 * SD * shinWorld
-      const l4 = 4 * b.lower;
-      qmul(q, T0, q, DH, wr, 4 * skel.parents[b.lower]);
-      qmul(q, T1, q, SD, wr, l4);
-      qmulConj(rot, l4, q, T0, q, T1);
-      // foot local = (SD * parentWorld)^-1 * footWorld (the source world rotation is kept)
-      const f4 = 4 * b.end;
-      qmul(q, T0, q, SD, wr, 4 * skel.parents[b.end]);
-      qmulConj(rot, f4, q, T0, wr, f4);
-      for (let k = 0; k < 4; k++) {
-        out.rotations[ro + u4 + k] = rot[u4 + k];
-        out.rotations[ro + l4 + k] = rot[l4 + k];
-        out.rotations[ro + f4 + k] = rot[f4 + k];
-      }
-    }
-  }
+  const legs = FEET.map((foot) => {
+    const segs = feet[foot].segments;
+    const data = new Float64Array(SEG_STRIDE * segs.length);
+    segs.forEach((s, i) => {
+      data.set(s.anchor, SEG_STRIDE * i);
+      data[SEG_STRIDE * i + 3] = s.ankleHeight;
+      data[SEG_STRIDE * i + 4] = s.ground;
+      data[SEG_STRIDE * i + 5] = s.lift;
+    });
+    return {
+      bones: bones[foot],
+      weight: feet[foot].weight,
+      segment: segIndex[foot],
+      segments: data,
+      hinge: hingeAxisLocal(clip, bones[foot], before[foot]),
+      solver: new LegDLS({ stretchMargin: options.stretchMargin }),
+      limitKind: new Uint8Array(F),
+      pinError: new Float32Array(F),
+    };
+  }) as [PinLeg, PinLeg];
+  const pinner = new FootPinner(clip, out, legs, floor, options.rootCorrection ?? false, rootCap);
+  for (let f = 0; f < F; f++) pinner.apply(f);
+  const limitKind = { left: legs[0].limitKind, right: legs[1].limitKind };
+  const pinError = { left: legs[0].pinError, right: legs[1].pinError };
+  const rootFrames = pinner.rootStats[0];
+  const rootMax = pinner.rootStats[1];
 
   // report
   const after = legTracks(out, bones);
@@ -378,6 +291,165 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     scale,
     root: { frames: rootFrames, maxOffset: rootMax },
   };
+}
+
+/** Per-segment data in {@link PinLeg.segments}: anchor xyz, ankleHeight, ground, lift. */
+const SEG_STRIDE = 6;
+
+/** One leg's per-frame inputs and outputs for {@link FootPinner} (all arrays owned, set up once). */
+export interface PinLeg {
+  bones: LegBones;
+  /** Correction weight per frame. */
+  weight: Float32Array;
+  /** Segment index per frame (-1 where the weight is 0). */
+  segment: Int32Array;
+  /** `Float64Array(6 * segments)`: anchor x, y, z, ankle height, ground, lift per segment. */
+  segments: Float64Array;
+  /** The knee's bend axis in the thigh's frame (used when a source leg is straight). */
+  hinge: Float64Array;
+  solver: LegDLS;
+  /** Per frame: 0, 1 = out of reach (the foot left the pin), 2 = knee on a limit. */
+  limitKind: Uint8Array;
+  /** Per frame: distance of the full-weight solved ankle from its target, metres. */
+  pinError: Float32Array;
+}
+
+/**
+ * The per-frame step of {@link cleanupClip}: reads frame f of the source clip, applies the optional root
+ * correction and both legs' weighted DLS correction, and writes the changed local values into the
+ * output clip. Allocates nothing per call (all scratch is owned here and by the solvers).
+ */
+export class FootPinner {
+  /** `[frames with a root offset, largest offset (metres)]`. */
+  readonly rootStats = new Float64Array(2);
+  private readonly rot: Float64Array;
+  private readonly pos: Float64Array;
+  private readonly wr: Float64Array;
+  private readonly wp: Float64Array;
+  private readonly q = new Float64Array(QLEN);
+  private readonly target = new Float64Array(3);
+  private readonly axis = new Float64Array(3);
+  private readonly vec = new Float64Array(3);
+  private readonly nrm: Float64Array;
+  private readonly hips: number;
+
+  constructor(
+    private readonly src: Clip,
+    private readonly out: Clip,
+    private readonly legs: readonly [PinLeg, PinLeg],
+    private readonly floor: FloorEstimate,
+    private readonly rootCorrection: boolean,
+    private readonly rootCap: number,
+  ) {
+    const n = src.skeleton.boneCount;
+    this.rot = new Float64Array(4 * n);
+    this.pos = new Float64Array(3 * n);
+    this.wr = new Float64Array(4 * n);
+    this.wp = new Float64Array(3 * n);
+    this.nrm = Float64Array.from(floor.normal);
+    this.hips = Math.max(src.skeleton.humanoid[H.Hips], 0);
+  }
+
+  /** Clean frame f (nothing happens where both weights are 0). */
+  apply(f: number): void {
+    const { src, out, rot, pos, wr, wp, q, target, axis, vec, nrm } = this;
+    const skel = src.skeleton;
+    const n = skel.boneCount;
+    const wL = this.legs[0].weight[f];
+    const wR = this.legs[1].weight[f];
+    if (wL === 0 && wR === 0) return;
+    const ro = 4 * f * n;
+    const to = 3 * f * n;
+    for (let k = 0; k < 4 * n; k++) rot[k] = src.rotations[ro + k];
+    for (let k = 0; k < 3 * n; k++) pos[k] = src.translations[to + k];
+    forwardKinematics(skel, rot, pos, wr, wp);
+    const fd = this.floor.d;
+
+    if (this.rootCorrection && wL > 0 && wR > 0) {
+      // mean horizontal error of both ankles toward their anchors, weighted by the smaller weight, capped
+      vec[0] = vec[1] = vec[2] = 0;
+      for (let side = 0; side < 2; side++) {
+        const leg = this.legs[side];
+        const a = SEG_STRIDE * leg.segment[f];
+        const e = 3 * leg.bones.end;
+        for (let k = 0; k < 3; k++) vec[k] += 0.5 * (leg.segments[a + k] - wp[e + k]);
+      }
+      const v = vec[0] * nrm[0] + vec[1] * nrm[1] + vec[2] * nrm[2];
+      const wMin = Math.min(wL, wR);
+      for (let k = 0; k < 3; k++) vec[k] = (vec[k] - v * nrm[k]) * wMin;
+      const len = Math.sqrt(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
+      const cap = this.rootCap;
+      if (len > cap) for (let k = 0; k < 3; k++) vec[k] *= cap / len;
+      if (len > 0) {
+        const hips = this.hips;
+        const hp = skel.parents[hips];
+        if (hp >= 0) vrotateConj(vec, 0, wr, 4 * hp, vec, 0);
+        for (let k = 0; k < 3; k++) pos[3 * hips + k] += vec[k];
+        for (let k = 0; k < 3; k++) out.translations[to + 3 * hips + k] = pos[3 * hips + k];
+        forwardKinematics(skel, rot, pos, wr, wp);
+        this.rootStats[0]++;
+        const l = Math.min(len, cap);
+        if (l > this.rootStats[1]) this.rootStats[1] = l;
+      }
+    }
+
+    for (let side = 0; side < 2; side++) {
+      const leg = this.legs[side];
+      const w = side === 0 ? wL : wR;
+      if (w === 0) continue;
+      const b = leg.bones;
+      const sd = leg.segments;
+      const so = SEG_STRIDE * leg.segment[f];
+      const e3 = 3 * b.end;
+      // target: anchor horizontally; source height minus the segment's lift, kept on its ground level
+      const lift = sd[so + 5];
+      const ground = sd[so + 4];
+      let h = nrm[0] * wp[e3] + nrm[1] * wp[e3 + 1] + nrm[2] * wp[e3 + 2] + fd - lift;
+      let low = h;
+      if (b.toe >= 0) {
+        const t3 = 3 * b.toe;
+        const ht = nrm[0] * wp[t3] + nrm[1] * wp[t3 + 1] + nrm[2] * wp[t3 + 2] + fd - lift;
+        if (ht < low) low = ht;
+      }
+      if (low < ground) h += ground - low;
+      const dh = h - sd[so + 3];
+      for (let k = 0; k < 3; k++) target[k] = sd[so + k] + nrm[k] * dh;
+      vrotate(axis, 0, wr, 4 * b.upper, leg.hinge, 0);
+      const dls = leg.solver;
+      dls.solve(wp, 3 * b.upper, wp, 3 * b.lower, wp, e3, target, 0, axis, 0);
+      const r = dls.report;
+      if (r.outOfReach) leg.limitKind[f] = 1;
+      else if (r.kneeAtLimit) leg.limitKind[f] = 2;
+      leg.pinError[f] = r.pinError;
+      // weighted deltas: DH = slerp(I, thigh, w), DK = slerp(I, shin * thigh^-1, w), SD = DK * DH
+      q[WGT] = w;
+      qcopy(q, DH, dls.thighDelta, 0);
+      powUnit(q, DH, WGT);
+      qmulByConj(q, DK, dls.shinDelta, 0, dls.thighDelta, 0);
+      powUnit(q, DK, WGT);
+      qmul(q, SD, q, DK, q, DH);
+      // thigh local = parentWorld^-1 * DH * thighWorld
+      const u4 = 4 * b.upper;
+      qmul(q, T0, q, DH, wr, u4);
+      const pu = skel.parents[b.upper];
+      if (pu >= 0) qmulConj(rot, u4, wr, 4 * pu, q, T0);
+      else qcopy(rot, u4, q, T0);
+      // shin local = (DH * parentWorld)^-1 * SD * shinWorld
+      const l4 = 4 * b.lower;
+      qmul(q, T0, q, DH, wr, 4 * skel.parents[b.lower]);
+      qmul(q, T1, q, SD, wr, l4);
+      qmulConj(rot, l4, q, T0, q, T1);
+      // foot local = (SD * parentWorld)^-1 * footWorld (the source world rotation is kept)
+      const f4 = 4 * b.end;
+      qmul(q, T0, q, SD, wr, 4 * skel.parents[b.end]);
+      qmulConj(rot, f4, q, T0, wr, f4);
+      for (let k = 0; k < 4; k++) {
+        out.rotations[ro + u4 + k] = rot[u4 + k];
+        out.rotations[ro + l4 + k] = rot[l4 + k];
+        out.rotations[ro + f4 + k] = rot[f4 + k];
+      }
+    }
+  }
 }
 
 /**

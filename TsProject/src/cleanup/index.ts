@@ -11,8 +11,10 @@ export {
   cleanupClip,
   type FootCleanup,
   type FootIkStats,
+  FootPinner,
   type JointRotationStats,
   type LimitRange,
+  type PinLeg,
 } from './cleanup';
 export { checkFloor, floorBasis, floorHeight, horizontalDistance, projectOnFloor } from './floor';
 export {

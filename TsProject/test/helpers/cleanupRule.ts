@@ -6,17 +6,17 @@
  * clip's up axis (from the rest skeleton: hips -> head).
  */
 import * as fs from 'node:fs';
-import { forwardKinematics, HumanBodyBones as H, withHumanoid } from '../../src/core';
-import { type Clip, readFrame } from '../../src/core/clip';
 import {
   contactHeight,
   type FloorEstimate,
+  type LegTrack,
   legBones,
   legTracks,
-  type LegTrack,
   REFERENCE_LEG_LENGTH,
   restLegLength,
 } from '../../src/cleanup';
+import { forwardKinematics, HumanBodyBones as H, withHumanoid } from '../../src/core';
+import { type Clip, readFrame } from '../../src/core/clip';
 import { parseBvh } from '../../src/io/bvh';
 import { autoMapHumanoid } from '../../src/io/humanoidMap';
 import { nearestAxis } from '../../src/retarget/retargeter';
@@ -60,7 +60,10 @@ export interface RuleLabels {
 }
 
 /** The crude rule (see the module doc): P = 0.95 in contact, 0.05 elsewhere. */
-export function ruleLabels(clip: Clip, opts: { height?: number; speed?: number; percentile?: number } = {}): RuleLabels {
+export function ruleLabels(
+  clip: Clip,
+  opts: { height?: number; speed?: number; percentile?: number } = {},
+): RuleLabels {
   const up = clipUp(clip);
   const bones = { left: legBones(clip.skeleton, 'left'), right: legBones(clip.skeleton, 'right') };
   const tracks = legTracks(clip, bones);
@@ -68,7 +71,8 @@ export function ruleLabels(clip: Clip, opts: { height?: number; speed?: number; 
   const F = clip.frameCount;
   const flat: FloorEstimate = { normal: up, d: 0, method: 'percentile' };
   const heights: number[] = [];
-  for (const foot of ['left', 'right'] as const) for (let f = 0; f < F; f++) heights.push(contactHeight(tracks[foot], flat, f));
+  for (const foot of ['left', 'right'] as const)
+    for (let f = 0; f < F; f++) heights.push(contactHeight(tracks[foot], flat, f));
   heights.sort((x, y) => x - y);
   const low = heights[Math.floor((opts.percentile ?? 0.05) * (heights.length - 1))];
   const floor: FloorEstimate = { normal: up, d: -low, method: 'percentile' };
@@ -82,7 +86,8 @@ export function ruleLabels(clip: Clip, opts: { height?: number; speed?: number; 
       const f1 = Math.min(F - 1, f + 1);
       const d = [0, 1, 2].map((k) => a[3 * f1 + k] - a[3 * f0 + k]);
       const v = d[0] * up[0] + d[1] * up[1] + d[2] * up[2];
-      const hs = Math.hypot(d[0] - v * up[0], d[1] - v * up[1], d[2] - v * up[2]) / ((f1 - f0) * clip.frameTime);
+      const hs =
+        Math.hypot(d[0] - v * up[0], d[1] - v * up[1], d[2] - v * up[2]) / ((f1 - f0) * clip.frameTime);
       const h = contactHeight(tracks[foot], floor, f);
       probabilities[foot][f] = h < hMax && hs < vMax ? 0.95 : 0.05;
     }
