@@ -31,7 +31,7 @@ import type { NumArray } from '../core';
 export interface LegDLSOptions {
   /**
    * How far the hip-ankle distance may exceed the source's, as a fraction of the chain length `l1 + l2`.
-   * Default 0.01 (9 mm on a 0.9 m leg: a source distance of 0.85 allows 0.859, knee 145.5 deg).
+   * Default 0.01 (9 mm on a 0.9 m leg: a source distance of 0.85 allows 0.859, knee 145.3 deg).
    */
   stretchMargin?: number;
   /**
