@@ -1,0 +1,589 @@
+/**
+ * Foot-slide cleanup of a clip from per-foot contact probabilities (issue 11, points 4-10).
+ *
+ * Pipeline: segments (segments.ts) -> anchors (anchors.ts) -> per frame, for every foot with a
+ * correction weight > 0: optional root correction, then damped-least-squares leg IK (src/ik/dls.ts)
+ * toward the foot's target, blended by the weight, written back as local rotations of the thigh, shin
+ * and foot (the foot keeps its source world rotation) -> metrics before and after (metrics.ts).
+ *
+ * Target of the ankle at frame t of segment s: horizontally the anchor; vertically the source ankle's
+ * height above the floor minus the segment's `lift` (so the foot stands on the segment's ground level),
+ * raised further if the foot's lowest joint would go below that level. The source's vertical motion
+ * (heel strike, heel off) is kept, the horizontal slide removed.
+ *
+ * Blending (point 7): the weight w (1 inside a segment, smoothstep ramps of `blendFrames60` frames at
+ * 60 fps before each start and after each end, segments.ts) scales the correction: the solved thigh and
+ * knee rotation deltas `D` become `slerp(identity, D, w)` (shortest path), so w = 0 leaves the leg bit
+ * for bit and w = 1 pins it. Frames with w = 0 on both feet are not touched at all (their local
+ * rotations and translations stay bit-equal to the input).
+ *
+ * Root correction (point 8): off by default. When on, and only on frames where BOTH feet have a
+ * weight > 0, the hips move horizontally by the mean horizontal anchor error of the two ankles, scaled
+ * by the smaller weight and capped to `rootMaxOffset` (metres at a 0.9 m leg, scaled) per frame.
+ *
+ * Output (point 9): a new clip with the same skeleton (hierarchy, rest data), frame count and frame
+ * time; only the rotations of the legs' thigh, shin and foot bones (and the hips' translation with root
+ * correction) change, and only on frames with a weight > 0.
+ *
+ * Engine-free. Allocation: set-up and report work allocate; the per-frame loop allocates nothing
+ * (scratch arrays owned by this call and by the solvers).
+ */
+import {
+  type Clip,
+  forwardKinematics,
+  HumanBodyBones as H,
+  qcopy,
+  qmul,
+  qmulByConj,
+  qmulConj,
+  vrotate,
+  vrotateConj,
+} from '../core';
+import { LegDLS } from '../ik/dls';
+import { type SegmentAnchor, segmentAnchor } from './anchors';
+import { checkFloor } from './floor';
+import {
+  DEFAULT_THRESHOLDS,
+  type FootMetrics,
+  footMetrics,
+  kneeAngleDeg,
+  type MetricThresholds,
+} from './metrics';
+import { contactSegments, framesAtRate, type SegmentOptions, segmentWeights } from './segments';
+import { type LegBones, type LegTrack, legBones, legTracks, restLegLength } from './tracks';
+import {
+  CleanupError,
+  type FloorEstimate,
+  type FootName,
+  type FrameRange,
+  REFERENCE_LEG_LENGTH,
+} from './types';
+
+export interface CleanupOptions extends SegmentOptions {
+  /** Move the hips while both feet are in contact (capped per frame). Default false. */
+  rootCorrection?: boolean;
+  /** Largest hips offset per frame, metres at a 0.9 m leg (scaled). Default 0.03. */
+  rootMaxOffset?: number;
+  /** Blend ramp length in frames at 60 fps (scaled with the rate). Default 4. */
+  blendFrames60?: number;
+  /** Hip-ankle stretch allowed beyond the source, fraction of the leg's length. Default 0.01. */
+  stretchMargin?: number;
+  /** A segment whose ground is within this of the floor stands on the floor; metres at a 0.9 m leg (scaled). Default 0.03. */
+  stepTolerance?: number;
+  /** Metric warning thresholds at a 0.9 m leg (scaled). Defaults: metrics.ts. */
+  thresholds?: Partial<MetricThresholds>;
+  /**
+   * A knee pop is an after-cleanup frame-to-frame knee angle jump larger than the source's by this,
+   * degrees per frame at 60 fps and above, scaled up below 60 fps (10 degrees per frame at 30 fps):
+   * a jump visible as a pop in one frame. Default 5.
+   */
+  kneePopMargin60?: number;
+}
+
+export interface CleanupInput {
+  clip: Clip;
+  /** Contact probability per frame per foot, in [0, 1], length = frame count. */
+  probabilities: { left: ArrayLike<number>; right: ArrayLike<number> };
+  /** The floor in the clip's world frame (its normal is "up"). */
+  floor: FloorEstimate;
+}
+
+export interface FootCleanup {
+  /** The input probabilities, one per frame. */
+  probability: Float32Array;
+  /** 1 on frames inside a final segment, else 0. */
+  contact: Uint8Array;
+  /** Final segments with their anchors, sorted, end exclusive. */
+  segments: SegmentAnchor[];
+  /** Ranges left for review (not fixed). */
+  review: FrameRange[];
+  /** Correction weight per frame (segments.ts `segmentWeights`). */
+  weight: Float32Array;
+}
+
+export interface JointRotationStats {
+  /** Degrees. */
+  maxDeg: number;
+  /** Degrees, over the changed frames. */
+  meanDeg: number;
+}
+
+export interface FootIkStats {
+  /** Frames whose leg was changed (weight > 0). */
+  framesChanged: number;
+  /** Change of the local rotation of the hip (thigh), knee (shin) and ankle (foot) bones. */
+  hip: JointRotationStats;
+  knee: JointRotationStats;
+  ankle: JointRotationStats;
+  /** Knee joint position change, metres. */
+  kneeShiftMax: number;
+  kneeShiftMean: number;
+  /** Frames whose knee angle jump exceeds the source's at that frame by more than `kneePopMargin60` (scaled). */
+  kneePops: number;
+}
+
+export interface LimitRange extends FrameRange {
+  foot: FootName;
+  /** 'outOfReach': the anchor was beyond the allowed hip-ankle distance, the foot left the pin. */
+  kind: 'outOfReach' | 'kneeLimit';
+  /** Largest distance of the solved ankle from its target over the range, metres (full weight). */
+  maxPinError: number;
+}
+
+export interface CleanupResult {
+  /** The cleaned clip (new arrays; same skeleton object, frame count and frame time). */
+  clip: Clip;
+  feet: { left: FootCleanup; right: FootCleanup };
+  /** The floor used (normal made unit). */
+  floor: FloorEstimate;
+  /** Review ranges of both feet. */
+  review: (FrameRange & { foot: FootName })[];
+  metrics: { before: Record<FootName, FootMetrics>; after: Record<FootName, FootMetrics> };
+  ik: Record<FootName, FootIkStats>;
+  /** Frame ranges where IK hit a limit or the foot left its pin. */
+  limits: LimitRange[];
+  /** Mean rest hip-to-ankle leg length, metres, and `scale = legLength / 0.9`. */
+  legLength: number;
+  scale: number;
+  /** Root correction applied: frames moved and the largest offset, metres. */
+  root: { frames: number; maxOffset: number };
+}
+
+const FEET: readonly FootName[] = ['left', 'right'];
+
+// scratch quaternion slots (offsets into q)
+const DH = 0; // thigh delta, weighted
+const DK = 4; // knee delta (shin delta * inverse thigh delta), weighted
+const SD = 8; // shin delta, weighted
+const T0 = 12;
+const T1 = 16;
+const WGT = 20; // weight
+const QLEN = 24;
+
+/**
+ * Clean one clip (see the module doc).
+ * @throws CleanupError on a clip of fewer than 2 frames, probability arrays of the wrong length or with
+ *   values outside [0, 1] (names the foot and frame), a bad floor, or a skeleton without thigh, shin or
+ *   foot in its humanoid map (names the foot and the bone).
+ */
+export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): CleanupResult {
+  const { clip } = input;
+  const F = clip.frameCount;
+  if (F < 2) throw new CleanupError(`clip '${clip.name}': ${F} frame(s); cleanup needs at least 2`);
+  const floor = checkFloor(input.floor);
+  const skel = clip.skeleton;
+  const bones = { left: legBones(skel, 'left'), right: legBones(skel, 'right') };
+  const legLength = restLegLength(skel, bones);
+  if (!(legLength > 0)) throw new CleanupError(`clip '${clip.name}': the legs have zero rest length`);
+  const scale = legLength / REFERENCE_LEG_LENGTH;
+  const thresholds = { ...DEFAULT_THRESHOLDS, ...options.thresholds };
+  const blend = framesAtRate(options.blendFrames60 ?? 4, clip.frameTime, 1);
+  const stepTolerance = (options.stepTolerance ?? 0.03) * scale;
+  const rootCap = (options.rootMaxOffset ?? 0.03) * scale;
+  const popMargin = (options.kneePopMargin60 ?? 5) * Math.max(1, 60 * clip.frameTime);
+
+  const before = legTracks(clip, bones);
+  const feet = {} as Record<FootName, FootCleanup>;
+  const segIndex = {} as Record<FootName, Int32Array>;
+  for (const foot of FEET) {
+    const p = input.probabilities[foot];
+    if (!p || p.length !== F)
+      throw new CleanupError(
+        `probabilities.${foot}: length ${p?.length} does not match the clip's ${F} frames`,
+      );
+    let seg: ReturnType<typeof contactSegments>;
+    try {
+      seg = contactSegments(p, clip.frameTime, options);
+    } catch (e) {
+      throw new CleanupError(`probabilities.${foot}: ${(e as Error).message}`);
+    }
+    const anchors = seg.segments.map((s) => segmentAnchor(before[foot], s, floor, stepTolerance));
+    const contact = new Uint8Array(F);
+    for (const s of anchors) contact.fill(1, s.start, s.end);
+    const { weight, segment } = segmentWeights(anchors, F, blend);
+    feet[foot] = {
+      probability: Float32Array.from(p),
+      contact,
+      segments: anchors,
+      review: seg.review,
+      weight,
+    };
+    segIndex[foot] = segment;
+  }
+
+  const out: Clip = {
+    name: clip.name,
+    skeleton: skel,
+    frameCount: F,
+    frameTime: clip.frameTime,
+    rotations: clip.rotations.slice(),
+    translations: clip.translations.slice(),
+  };
+  const legs = FEET.map((foot) => {
+    const segs = feet[foot].segments;
+    const data = new Float64Array(SEG_STRIDE * segs.length);
+    segs.forEach((s, i) => {
+      data.set(s.anchor, SEG_STRIDE * i);
+      data[SEG_STRIDE * i + 3] = s.ankleHeight;
+      data[SEG_STRIDE * i + 4] = s.ground;
+      data[SEG_STRIDE * i + 5] = s.lift;
+    });
+    return {
+      bones: bones[foot],
+      weight: feet[foot].weight,
+      segment: segIndex[foot],
+      segments: data,
+      hinge: hingeAxisLocal(clip, bones[foot], before[foot]),
+      solver: new LegDLS({ stretchMargin: options.stretchMargin }),
+      limitKind: new Uint8Array(F),
+      pinError: new Float32Array(F),
+    };
+  }) as [PinLeg, PinLeg];
+  const pinner = new FootPinner(clip, out, legs, floor, options.rootCorrection ?? false, rootCap);
+  for (let f = 0; f < F; f++) pinner.apply(f);
+  const limitKind = { left: legs[0].limitKind, right: legs[1].limitKind };
+  const pinError = { left: legs[0].pinError, right: legs[1].pinError };
+  const rootFrames = pinner.rootStats[0];
+  const rootMax = pinner.rootStats[1];
+
+  // report
+  const after = legTracks(out, bones);
+  const metricsBefore = {} as Record<FootName, FootMetrics>;
+  const metricsAfter = {} as Record<FootName, FootMetrics>;
+  const ik = {} as Record<FootName, FootIkStats>;
+  const limits: LimitRange[] = [];
+  for (const foot of FEET) {
+    const c = feet[foot].contact;
+    metricsBefore[foot] = footMetrics(before[foot], c, floor, clip.frameTime, scale, thresholds);
+    metricsAfter[foot] = footMetrics(after[foot], c, floor, clip.frameTime, scale, thresholds);
+    ik[foot] = ikStats(clip, out, bones[foot], before[foot], after[foot], feet[foot].weight, popMargin);
+    let start = -1;
+    for (let f = 0; f <= F; f++) {
+      const k = f < F ? limitKind[foot][f] : 0;
+      if (start >= 0 && (k !== limitKind[foot][start] || f === F)) {
+        let m = 0;
+        for (let t = start; t < f; t++) m = Math.max(m, pinError[foot][t]);
+        limits.push({
+          foot,
+          start,
+          end: f,
+          kind: limitKind[foot][start] === 1 ? 'outOfReach' : 'kneeLimit',
+          maxPinError: m,
+        });
+        start = -1;
+      }
+      if (start < 0 && k !== 0) start = f;
+    }
+  }
+  limits.sort((a, b) => a.start - b.start);
+  const review = FEET.flatMap((foot) => feet[foot].review.map((r) => ({ foot, ...r }))).sort(
+    (a, b) => a.start - b.start,
+  );
+  return {
+    clip: out,
+    feet,
+    floor,
+    review,
+    metrics: { before: metricsBefore, after: metricsAfter },
+    ik,
+    limits,
+    legLength,
+    scale,
+    root: { frames: rootFrames, maxOffset: rootMax },
+  };
+}
+
+/** Per-segment data in {@link PinLeg.segments}: anchor xyz, ankleHeight, ground, lift. */
+const SEG_STRIDE = 6;
+
+/** One leg's per-frame inputs and outputs for {@link FootPinner} (all arrays owned, set up once). */
+export interface PinLeg {
+  bones: LegBones;
+  /** Correction weight per frame. */
+  weight: Float32Array;
+  /** Segment index per frame (-1 where the weight is 0). */
+  segment: Int32Array;
+  /** `Float64Array(6 * segments)`: anchor x, y, z, ankle height, ground, lift per segment. */
+  segments: Float64Array;
+  /** The knee's bend axis in the thigh's frame (used when a source leg is straight). */
+  hinge: Float64Array;
+  solver: LegDLS;
+  /** Per frame: 0, 1 = out of reach (the foot left the pin), 2 = knee on a limit. */
+  limitKind: Uint8Array;
+  /** Per frame: distance of the full-weight solved ankle from its target, metres. */
+  pinError: Float32Array;
+}
+
+/**
+ * The per-frame step of {@link cleanupClip}: reads frame f of the source clip, applies the optional root
+ * correction and both legs' weighted DLS correction, and writes the changed local values into the
+ * output clip. Allocates nothing per call (all scratch is owned here and by the solvers).
+ */
+export class FootPinner {
+  /** `[frames with a root offset, largest offset (metres)]`. */
+  readonly rootStats = new Float64Array(2);
+  private readonly rot: Float64Array;
+  private readonly pos: Float64Array;
+  private readonly wr: Float64Array;
+  private readonly wp: Float64Array;
+  private readonly q = new Float64Array(QLEN);
+  private readonly target = new Float64Array(3);
+  private readonly axis = new Float64Array(3);
+  private readonly vec = new Float64Array(3);
+  private readonly nrm: Float64Array;
+  private readonly hips: number;
+
+  constructor(
+    private readonly src: Clip,
+    private readonly out: Clip,
+    private readonly legs: readonly [PinLeg, PinLeg],
+    private readonly floor: FloorEstimate,
+    private readonly rootCorrection: boolean,
+    private readonly rootCap: number,
+  ) {
+    const n = src.skeleton.boneCount;
+    this.rot = new Float64Array(4 * n);
+    this.pos = new Float64Array(3 * n);
+    this.wr = new Float64Array(4 * n);
+    this.wp = new Float64Array(3 * n);
+    this.nrm = Float64Array.from(floor.normal);
+    this.hips = Math.max(src.skeleton.humanoid[H.Hips], 0);
+  }
+
+  /** Clean frame f (nothing happens where both weights are 0). */
+  apply(f: number): void {
+    const { src, out, rot, pos, wr, wp, q, target, axis, vec, nrm } = this;
+    const skel = src.skeleton;
+    const n = skel.boneCount;
+    const wL = this.legs[0].weight[f];
+    const wR = this.legs[1].weight[f];
+    if (wL === 0 && wR === 0) return;
+    const ro = 4 * f * n;
+    const to = 3 * f * n;
+    for (let k = 0; k < 4 * n; k++) rot[k] = src.rotations[ro + k];
+    for (let k = 0; k < 3 * n; k++) pos[k] = src.translations[to + k];
+    forwardKinematics(skel, rot, pos, wr, wp);
+    const fd = this.floor.d;
+
+    if (this.rootCorrection && wL > 0 && wR > 0) {
+      // mean horizontal error of both ankles toward their anchors, weighted by the smaller weight, capped
+      vec[0] = vec[1] = vec[2] = 0;
+      for (let side = 0; side < 2; side++) {
+        const leg = this.legs[side];
+        const a = SEG_STRIDE * leg.segment[f];
+        const e = 3 * leg.bones.end;
+        for (let k = 0; k < 3; k++) vec[k] += 0.5 * (leg.segments[a + k] - wp[e + k]);
+      }
+      const v = vec[0] * nrm[0] + vec[1] * nrm[1] + vec[2] * nrm[2];
+      const wMin = Math.min(wL, wR);
+      for (let k = 0; k < 3; k++) vec[k] = (vec[k] - v * nrm[k]) * wMin;
+      const len = Math.sqrt(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
+      const cap = this.rootCap;
+      if (len > cap) for (let k = 0; k < 3; k++) vec[k] *= cap / len;
+      if (len > 0) {
+        const hips = this.hips;
+        const hp = skel.parents[hips];
+        if (hp >= 0) vrotateConj(vec, 0, wr, 4 * hp, vec, 0);
+        for (let k = 0; k < 3; k++) pos[3 * hips + k] += vec[k];
+        for (let k = 0; k < 3; k++) out.translations[to + 3 * hips + k] = pos[3 * hips + k];
+        forwardKinematics(skel, rot, pos, wr, wp);
+        this.rootStats[0]++;
+        const l = Math.min(len, cap);
+        if (l > this.rootStats[1]) this.rootStats[1] = l;
+      }
+    }
+
+    for (let side = 0; side < 2; side++) {
+      const leg = this.legs[side];
+      const w = side === 0 ? wL : wR;
+      if (w === 0) continue;
+      const b = leg.bones;
+      const sd = leg.segments;
+      const so = SEG_STRIDE * leg.segment[f];
+      const e3 = 3 * b.end;
+      // target: anchor horizontally; source height minus the segment's lift, kept on its ground level
+      const lift = sd[so + 5];
+      const ground = sd[so + 4];
+      let h = nrm[0] * wp[e3] + nrm[1] * wp[e3 + 1] + nrm[2] * wp[e3 + 2] + fd - lift;
+      let low = h;
+      if (b.toe >= 0) {
+        const t3 = 3 * b.toe;
+        const ht = nrm[0] * wp[t3] + nrm[1] * wp[t3 + 1] + nrm[2] * wp[t3 + 2] + fd - lift;
+        if (ht < low) low = ht;
+      }
+      if (low < ground) h += ground - low;
+      const dh = h - sd[so + 3];
+      for (let k = 0; k < 3; k++) target[k] = sd[so + k] + nrm[k] * dh;
+      vrotate(axis, 0, wr, 4 * b.upper, leg.hinge, 0);
+      const dls = leg.solver;
+      dls.solve(wp, 3 * b.upper, wp, 3 * b.lower, wp, e3, target, 0, axis, 0);
+      const r = dls.report;
+      if (r.outOfReach) leg.limitKind[f] = 1;
+      else if (r.kneeAtLimit) leg.limitKind[f] = 2;
+      leg.pinError[f] = r.pinError;
+      // weighted deltas: DH = slerp(I, thigh, w), DK = slerp(I, shin * thigh^-1, w), SD = DK * DH
+      q[WGT] = w;
+      qcopy(q, DH, dls.thighDelta, 0);
+      powUnit(q, DH, WGT);
+      qmulByConj(q, DK, dls.shinDelta, 0, dls.thighDelta, 0);
+      powUnit(q, DK, WGT);
+      qmul(q, SD, q, DK, q, DH);
+      // thigh local = parentWorld^-1 * DH * thighWorld
+      const u4 = 4 * b.upper;
+      qmul(q, T0, q, DH, wr, u4);
+      const pu = skel.parents[b.upper];
+      if (pu >= 0) qmulConj(rot, u4, wr, 4 * pu, q, T0);
+      else qcopy(rot, u4, q, T0);
+      // shin local = (DH * parentWorld)^-1 * SD * shinWorld
+      const l4 = 4 * b.lower;
+      qmul(q, T0, q, DH, wr, 4 * skel.parents[b.lower]);
+      qmul(q, T1, q, SD, wr, l4);
+      qmulConj(rot, l4, q, T0, q, T1);
+      // foot local = (SD * parentWorld)^-1 * footWorld (the source world rotation is kept)
+      const f4 = 4 * b.end;
+      qmul(q, T0, q, SD, wr, 4 * skel.parents[b.end]);
+      qmulConj(rot, f4, q, T0, wr, f4);
+      for (let k = 0; k < 4; k++) {
+        out.rotations[ro + u4 + k] = rot[u4 + k];
+        out.rotations[ro + l4 + k] = rot[l4 + k];
+        out.rotations[ro + f4 + k] = rot[f4 + k];
+      }
+    }
+  }
+}
+
+/**
+ * q[o] := slerp(identity, q[o], q[wo]) for a unit quaternion (shortest path; the weight is read from
+ * the array so no double is passed to the call).
+ */
+function powUnit(q: Float64Array, o: number, wo: number): void {
+  let x = q[o];
+  let y = q[o + 1];
+  let z = q[o + 2];
+  let w = q[o + 3];
+  if (w < 0) {
+    x = -x;
+    y = -y;
+    z = -z;
+    w = -w;
+  }
+  const t = q[wo];
+  const s = Math.sqrt(x * x + y * y + z * z);
+  if (s < 1e-12 || t === 1) {
+    q[o] = x;
+    q[o + 1] = y;
+    q[o + 2] = z;
+    q[o + 3] = w;
+    return;
+  }
+  const half = Math.atan2(s, w) * t;
+  const k = Math.sin(half) / s;
+  q[o] = x * k;
+  q[o + 1] = y * k;
+  q[o + 2] = z * k;
+  q[o + 3] = Math.cos(half);
+}
+
+/** The knee's bend axis in the thigh's frame, from the source frame where the leg is most bent. */
+function hingeAxisLocal(clip: Clip, b: LegBones, tr: LegTrack): Float64Array {
+  let best = -1;
+  let bestF = 0;
+  const c = new Float64Array(3);
+  for (let f = 0; f < clip.frameCount; f++) {
+    const o = 3 * f;
+    const tx = tr.knee[o] - tr.hip[o];
+    const ty = tr.knee[o + 1] - tr.hip[o + 1];
+    const tz = tr.knee[o + 2] - tr.hip[o + 2];
+    const ux = tr.ankle[o] - tr.knee[o];
+    const uy = tr.ankle[o + 1] - tr.knee[o + 1];
+    const uz = tr.ankle[o + 2] - tr.knee[o + 2];
+    const x = ty * uz - tz * uy;
+    const y = tz * ux - tx * uz;
+    const z = tx * uy - ty * ux;
+    const l = Math.sqrt(x * x + y * y + z * z);
+    if (l > best) {
+      best = l;
+      bestF = f;
+      c[0] = x / (l || 1);
+      c[1] = y / (l || 1);
+      c[2] = z / (l || 1);
+    }
+  }
+  const n = clip.skeleton.boneCount;
+  const rot = clip.rotations.subarray(4 * bestF * n, 4 * (bestF + 1) * n);
+  const pos = clip.translations.subarray(3 * bestF * n, 3 * (bestF + 1) * n);
+  const wr = new Float64Array(4 * n);
+  const wp = new Float64Array(3 * n);
+  forwardKinematics(clip.skeleton, rot, pos, wr, wp);
+  const out = new Float64Array(3);
+  vrotateConj(out, 0, wr, 4 * b.upper, c, 0);
+  return out;
+}
+
+function ikStats(
+  src: Clip,
+  out: Clip,
+  b: LegBones,
+  before: LegTrack,
+  after: LegTrack,
+  weight: Float32Array,
+  popMargin: number,
+): FootIkStats {
+  const n = src.skeleton.boneCount;
+  const stats = [b.upper, b.lower, b.end].map(() => ({ maxDeg: 0, sum: 0 }));
+  let changed = 0;
+  let shiftMax = 0;
+  let shiftSum = 0;
+  let pops = 0;
+  for (let f = 0; f < src.frameCount; f++) {
+    if (f > 0) {
+      const jb = Math.abs(kneeAngleDeg(before, f) - kneeAngleDeg(before, f - 1));
+      const ja = Math.abs(kneeAngleDeg(after, f) - kneeAngleDeg(after, f - 1));
+      if (ja > jb + popMargin) pops++;
+    }
+    if (weight[f] === 0) continue;
+    changed++;
+    [b.upper, b.lower, b.end].forEach((bone, j) => {
+      const o = 4 * (f * n + bone);
+      // angle of conj(a) b from its vector part and w (acos of a dot product is noisy near 1)
+      const r = src.rotations;
+      const q = out.rotations;
+      const ax = r[o];
+      const ay = r[o + 1];
+      const az = r[o + 2];
+      const aw = r[o + 3];
+      const bx = q[o];
+      const by = q[o + 1];
+      const bz = q[o + 2];
+      const bw = q[o + 3];
+      const x = aw * bx - ax * bw - ay * bz + az * by;
+      const y = aw * by - ay * bw - az * bx + ax * bz;
+      const z = aw * bz - az * bw - ax * by + ay * bx;
+      const w = aw * bw + ax * bx + ay * by + az * bz;
+      const deg = (2 * Math.atan2(Math.sqrt(x * x + y * y + z * z), Math.abs(w)) * 180) / Math.PI;
+      stats[j].maxDeg = Math.max(stats[j].maxDeg, deg);
+      stats[j].sum += deg;
+    });
+    const o = 3 * f;
+    const s = Math.hypot(
+      after.knee[o] - before.knee[o],
+      after.knee[o + 1] - before.knee[o + 1],
+      after.knee[o + 2] - before.knee[o + 2],
+    );
+    shiftMax = Math.max(shiftMax, s);
+    shiftSum += s;
+  }
+  const js = (j: number): JointRotationStats => ({
+    maxDeg: stats[j].maxDeg,
+    meanDeg: changed ? stats[j].sum / changed : 0,
+  });
+  return {
+    framesChanged: changed,
+    hip: js(0),
+    knee: js(1),
+    ankle: js(2),
+    kneeShiftMax: shiftMax,
+    kneeShiftMean: changed ? shiftSum / changed : 0,
+    kneePops: pops,
+  };
+}

@@ -1,0 +1,378 @@
+import { quat } from 'gl-matrix';
+import {
+  CleanupError,
+  cleanupClip,
+  type FloorEstimate,
+  footMetrics,
+  horizontalDistance,
+  type LegTrack,
+  legBones,
+  legTracks,
+  segmentAnchor,
+} from '../src/cleanup';
+import {
+  type Clip,
+  createClip,
+  forwardKinematics,
+  HumanBodyBones as H,
+  quat64,
+  readFrame,
+  withHumanoid,
+} from '../src/core';
+import { runAllocProbe } from './helpers/allocProbe';
+import { makeHumanoid } from './helpers/humanoid';
+
+const ALPHA = (30 * Math.PI) / 180;
+const F = 90;
+const SEG: [number, number] = [30, 40];
+
+/**
+ * A synthetic take at 60 fps: the hips glide forward 2 cm per frame at a constant height, both legs
+ * bent (thigh -30 deg, knee +60 deg, foot -30 deg about X: the foot stays flat), so both feet slide
+ * 2 cm per frame on a flat floor. `zUp` turns the whole take so +Y becomes +Z.
+ */
+function slidingTake(zUp = false): { clip: Clip; floor: FloorEstimate } {
+  const s = makeHumanoid();
+  const clip = createClip(s, F, 1 / 60, 'slide');
+  const n = s.boneCount;
+  const set = (f: number, bone: number, axis: [number, number, number], a: number) => {
+    const q = quat.setAxisAngle(quat64(), axis, a);
+    clip.rotations.set(q, 4 * (f * n + bone));
+  };
+  const up = zUp ? quat.setAxisAngle(quat64(), [1, 0, 0], Math.PI / 2) : quat64();
+  for (let f = 0; f < F; f++) {
+    const hips = s.humanoid[H.Hips];
+    const p = [0.02, 0.95, -0.6 + 0.02 * f];
+    // world -> turned world: y -> z, z -> -y for +90 deg about X
+    const t = zUp ? [p[0], -p[2], p[1]] : p;
+    clip.translations.set(t, 3 * (f * n + hips));
+    clip.rotations.set(up, 4 * (f * n + hips));
+    for (const side of ['Left', 'Right'] as const) {
+      set(f, s.humanoid[H[`${side}UpperLeg`]], [1, 0, 0], -ALPHA);
+      set(f, s.humanoid[H[`${side}LowerLeg`]], [1, 0, 0], 2 * ALPHA);
+      set(f, s.humanoid[H[`${side}Foot`]], [1, 0, 0], -ALPHA);
+    }
+  }
+  // floor at the toes' height (the lowest joint), along the take's up axis
+  const rot = new Float64Array(4 * n);
+  const pos = new Float64Array(3 * n);
+  const wr = new Float64Array(4 * n);
+  const wp = new Float64Array(3 * n);
+  readFrame(clip, 0, rot, pos);
+  forwardKinematics(s, rot, pos, wr, wp);
+  const toe = s.humanoid[H.LeftToes];
+  const normal: [number, number, number] = zUp ? [0, 0, 1] : [0, 1, 0];
+  const h = zUp ? wp[3 * toe + 2] : wp[3 * toe + 1];
+  return { clip, floor: { normal, d: -h, method: 'percentile' } };
+}
+
+function probs(left: [number, number] | null, right: [number, number] | null) {
+  const p = (r: [number, number] | null) => {
+    const a = new Float32Array(F).fill(0.05);
+    if (r) a.fill(0.95, r[0], r[1]);
+    return a;
+  };
+  return { left: p(left), right: p(right) };
+}
+
+function tracksOf(clip: Clip) {
+  const s = clip.skeleton;
+  return legTracks(clip, { left: legBones(s, 'left'), right: legBones(s, 'right') });
+}
+
+function bitEqualFrame(a: Clip, b: Clip, f: number): boolean {
+  const n = a.skeleton.boneCount;
+  const ra = new Uint32Array(a.rotations.buffer, 16 * f * n, 4 * n);
+  const rb = new Uint32Array(b.rotations.buffer, 16 * f * n, 4 * n);
+  const ta = new Uint32Array(a.translations.buffer, 12 * f * n, 3 * n);
+  const tb = new Uint32Array(b.translations.buffer, 12 * f * n, 3 * n);
+  return ra.every((v, i) => v === rb[i]) && ta.every((v, i) => v === tb[i]);
+}
+
+describe('cleanup of a synthetic sliding foot (known answer)', () => {
+  const { clip, floor } = slidingTake();
+  const res = cleanupClip({ clip, probabilities: probs(SEG, null), floor });
+  const before = tracksOf(clip);
+  const after = tracksOf(res.clip);
+
+  test('the segment and its anchor: the median of the ankle positions, on the floor', () => {
+    expect(res.feet.left.segments).toHaveLength(1);
+    const s = res.feet.left.segments[0];
+    expect([s.start, s.end]).toEqual(SEG);
+    // every frame slides equally: all are stable, median z = mean of frames 30..39 (z at 34.5)
+    const a = before.left.ankle;
+    expect(s.anchor[2]).toBeCloseTo((a[3 * 34 + 2] + a[3 * 35 + 2]) / 2, 6);
+    expect(s.anchor[0]).toBeCloseTo(a[3 * 30], 6);
+    expect(s.ground).toBe(0);
+    expect(s.lift).toBeCloseTo(0, 6);
+    expect(res.feet.right.segments).toEqual([]);
+  });
+
+  test('during the segment the foot is pinned: horizontal speed ~0 (source 1.2 m/s)', () => {
+    const s = res.feet.left.segments[0];
+    const anchor = Float64Array.from(s.anchor);
+    for (let f = SEG[0]; f < SEG[1]; f++) {
+      expect(horizontalDistance(floor, after.left.ankle, 3 * f, anchor, 0)).toBeLessThan(1e-4);
+      // height kept (flat floor, no lift)
+      expect(after.left.ankle[3 * f + 1]).toBeCloseTo(before.left.ankle[3 * f + 1], 4);
+    }
+    expect(res.metrics.before.left.meanContactSpeed).toBeCloseTo(1.2, 3);
+    expect(res.metrics.before.left.slideTotal).toBeCloseTo(0.18, 4);
+    expect(res.metrics.after.left.meanContactSpeed).toBeLessThan(0.006);
+    expect(res.metrics.after.left.slideTotal).toBeLessThan(0.001);
+    expect(res.metrics.before.left.warnings).toEqual(['speed', 'slide']);
+    expect(res.metrics.after.left.warnings).toEqual([]);
+    // inside the segment the anchor is reachable; the ramp frames before and after are not (the source
+    // foot is up to 17 cm away there) and are reported as frames where the foot left the pin
+    for (const l of res.limits) {
+      expect(l.foot).toBe('left');
+      expect(l.kind).toBe('outOfReach');
+      expect(l.end <= SEG[0] || l.start >= SEG[1]).toBe(true);
+    }
+  });
+
+  test('blend edges: the correction ramps in before the start and out after the end', () => {
+    const w = res.feet.left.weight;
+    expect(w[25]).toBe(0);
+    expect(w[26]).toBeGreaterThan(0);
+    expect(w[29]).toBeLessThan(1);
+    expect(w[43]).toBeGreaterThan(0);
+    expect(w[44]).toBe(0);
+    // the ankle approaches the anchor monotonically through the ramp in, and leaves it through the ramp out,
+    // always nearer than the source
+    const anchor = Float64Array.from(res.feet.left.segments[0].anchor);
+    const da = (f: number) => horizontalDistance(floor, after.left.ankle, 3 * f, anchor, 0);
+    const db = (f: number) => horizontalDistance(floor, before.left.ankle, 3 * f, anchor, 0);
+    for (let f = 25; f < 30; f++) expect(da(f + 1)).toBeLessThan(da(f));
+    for (let f = 40; f < 45; f++) expect(da(f)).toBeGreaterThan(da(f - 1));
+    for (let f = 26; f < 44; f++) expect(da(f)).toBeLessThan(db(f) + 1e-9);
+  });
+
+  test('frames far from the contact and the other leg are unchanged bit for bit; same frame count and time', () => {
+    expect(res.clip.frameCount).toBe(F);
+    expect(res.clip.frameTime).toBe(clip.frameTime);
+    for (let f = 0; f < F; f++) if (f < 26 || f >= 44) expect(bitEqualFrame(clip, res.clip, f)).toBe(true);
+    const n = clip.skeleton.boneCount;
+    const s = clip.skeleton;
+    for (const h of [H.RightUpperLeg, H.RightLowerLeg, H.RightFoot, H.Hips, H.Spine]) {
+      const b = s.humanoid[h];
+      for (let f = 0; f < F; f++)
+        for (let k = 0; k < 4; k++)
+          expect(res.clip.rotations[4 * (f * n + b) + k]).toBe(clip.rotations[4 * (f * n + b) + k]);
+    }
+    expect(Buffer.from(res.clip.translations.buffer).equals(Buffer.from(clip.translations.buffer))).toBe(
+      true,
+    );
+  });
+
+  test("the foot's world orientation stays the source's (flat stays flat); IK figures reported", () => {
+    const n = clip.skeleton.boneCount;
+    const foot = clip.skeleton.humanoid[H.LeftFoot];
+    const w0 = new Float64Array(4 * n);
+    const w1 = new Float64Array(4 * n);
+    const p = new Float64Array(3 * n);
+    const rot = new Float64Array(4 * n);
+    const pos = new Float64Array(3 * n);
+    for (let f = 26; f < 44; f++) {
+      readFrame(clip, f, rot, pos);
+      forwardKinematics(clip.skeleton, rot, pos, w0, p);
+      readFrame(res.clip, f, rot, pos);
+      forwardKinematics(clip.skeleton, rot, pos, w1, p);
+      // angle of conj(w0) w1 from its vector part (acos of a dot product is noisy near 1)
+      const r = quat.multiply(
+        quat64(),
+        quat.conjugate(quat64(), w0.subarray(4 * foot, 4 * foot + 4) as quat),
+        w1.subarray(4 * foot, 4 * foot + 4) as quat,
+      );
+      expect(2 * Math.atan2(Math.hypot(r[0], r[1], r[2]), Math.abs(r[3]))).toBeLessThan(1e-5);
+    }
+    const ik = res.ik.left;
+    expect(ik.framesChanged).toBe(18);
+    expect(ik.hip.maxDeg).toBeGreaterThan(1);
+    expect(ik.hip.maxDeg).toBeLessThan(15);
+    expect(ik.knee.maxDeg).toBeLessThan(10);
+    expect(ik.kneeShiftMax).toBeGreaterThan(0.01);
+    expect(ik.kneePops).toBe(0);
+    expect(res.ik.right.framesChanged).toBe(0);
+  });
+});
+
+describe('cleanup: up axis, root correction, stairs, metrics, errors', () => {
+  test('a Z-up take gives the same cleanup as the Y-up one (the floor normal is up)', () => {
+    const y = slidingTake(false);
+    const z = slidingTake(true);
+    const ry = cleanupClip({ clip: y.clip, probabilities: probs(SEG, [50, 70]), floor: y.floor });
+    const rz = cleanupClip({ clip: z.clip, probabilities: probs(SEG, [50, 70]), floor: z.floor });
+    for (const foot of ['left', 'right'] as const) {
+      const my = ry.metrics.after[foot];
+      const mz = rz.metrics.after[foot];
+      expect(mz.meanContactSpeed).toBeCloseTo(my.meanContactSpeed, 5);
+      expect(mz.slideTotal).toBeCloseTo(my.slideTotal, 5);
+      expect(rz.metrics.before[foot].slideTotal).toBeCloseTo(ry.metrics.before[foot].slideTotal, 5);
+      expect(rz.ik[foot].hip.maxDeg).toBeCloseTo(ry.ik[foot].hip.maxDeg, 2);
+    }
+    const ty = tracksOf(ry.clip);
+    const tz = tracksOf(rz.clip);
+    for (let f = 0; f < F; f++) {
+      // (x, y, z) in the Y-up take is (x, -z, y)... inverse: Y-up y = Z-up z, Y-up z = -(Z-up y)
+      expect(tz.left.ankle[3 * f + 2]).toBeCloseTo(ty.left.ankle[3 * f + 1], 4);
+      expect(-tz.left.ankle[3 * f + 1]).toBeCloseTo(ty.left.ankle[3 * f + 2], 4);
+    }
+  });
+
+  test('root correction: off by default; when on, only while both feet are in contact, capped per frame', () => {
+    const { clip, floor } = slidingTake();
+    const p = probs([30, 40], [20, 60]);
+    const off = cleanupClip({ clip, probabilities: p, floor });
+    expect(off.root.frames).toBe(0);
+    expect(Buffer.from(off.clip.translations.buffer).equals(Buffer.from(clip.translations.buffer))).toBe(
+      true,
+    );
+    const on = cleanupClip({ clip, probabilities: p, floor }, { rootCorrection: true, rootMaxOffset: 0.01 });
+    const n = clip.skeleton.boneCount;
+    const hips = clip.skeleton.humanoid[H.Hips];
+    let moved = 0;
+    for (let f = 0; f < F; f++) {
+      const o = 3 * (f * n + hips);
+      const d = Math.hypot(
+        on.clip.translations[o] - clip.translations[o],
+        on.clip.translations[o + 1] - clip.translations[o + 1],
+        on.clip.translations[o + 2] - clip.translations[o + 2],
+      );
+      const both = on.feet.left.weight[f] > 0 && on.feet.right.weight[f] > 0;
+      if (!both) expect(d).toBe(0);
+      expect(d).toBeLessThanOrEqual(0.01 * on.scale + 1e-6);
+      expect(Math.abs(on.clip.translations[o + 1] - clip.translations[o + 1])).toBeLessThan(1e-6); // horizontal only
+      if (d > 0) moved++;
+    }
+    expect(moved).toBeGreaterThan(5);
+    // (a frame whose offset is below float32 resolution counts as corrected but stores the same value)
+    expect(on.root.frames).toBeGreaterThanOrEqual(moved);
+    let both = 0;
+    for (let f = 0; f < F; f++) if (on.feet.left.weight[f] > 0 && on.feet.right.weight[f] > 0) both++;
+    expect(on.root.frames).toBeLessThanOrEqual(both);
+    expect(on.root.maxOffset).toBeLessThanOrEqual(0.01 * on.scale + 1e-9);
+    expect(on.metrics.after.left.slideTotal).toBeLessThan(0.001);
+  });
+
+  test('stairs: anchors per segment at their own height; near-floor segments are put on the floor', () => {
+    const floor: FloorEstimate = { normal: [0, 1, 0], d: 0, method: 'percentile' };
+    const track: LegTrack = {
+      hip: new Float64Array(60),
+      knee: new Float64Array(60),
+      ankle: new Float64Array(60),
+      toe: new Float64Array(60),
+    };
+    for (let f = 0; f < 20; f++) {
+      const step = f < 10 ? 0.012 : 0.2; // first on the floor (1.2 cm above it), then a 20 cm step
+      track.ankle.set([0.1 * f, step + 0.08, 0.3], 3 * f);
+      track.toe?.set([0.1 * f, step, 0.45], 3 * f);
+    }
+    const a = segmentAnchor(track, { start: 0, end: 10 }, floor, 0.03);
+    expect(a.ground).toBe(0);
+    expect(a.lift).toBeCloseTo(0.012, 12);
+    expect(a.ankleHeight).toBeCloseTo(0.08, 12);
+    expect(a.anchor[1]).toBeCloseTo(0.08, 12);
+    const b = segmentAnchor(track, { start: 10, end: 20 }, floor, 0.03);
+    expect(b.ground).toBeCloseTo(0.2, 12);
+    expect(b.lift).toBe(0);
+    expect(b.anchor[1]).toBeCloseTo(0.28, 12);
+    expect(b.anchor[0]).toBeCloseTo(1.45, 12); // median of 1.0 .. 1.9
+    // the same on a tilted floor plane: height along its normal
+    const c = Math.cos(0.2);
+    const s = Math.sin(0.2);
+    const tilted: FloorEstimate = { normal: [s, c, 0], d: -0.1, method: 'plane' };
+    const t2: LegTrack = { ...track, ankle: new Float64Array(60), toe: null };
+    for (let f = 0; f < 10; f++)
+      t2.ankle.set([0.5 * c + f * 1e-3 * c, 0.1 / c + 0.05 * c - 0.5 * s - f * 1e-3 * s, 0], 3 * f);
+    const d = segmentAnchor(t2, { start: 0, end: 10 }, tilted, 0.01);
+    expect(d.anchor[0] * s + d.anchor[1] * c - 0.1).toBeCloseTo(d.ankleHeight, 9);
+  });
+
+  test('metrics: known answers (speed, slide, penetration, skating ratio, warnings)', () => {
+    const floor: FloorEstimate = { normal: [0, 1, 0], d: 0, method: 'percentile' };
+    const N = 10;
+    const track: LegTrack = {
+      hip: new Float64Array(3 * N),
+      knee: new Float64Array(3 * N),
+      ankle: new Float64Array(3 * N),
+      toe: null,
+    };
+    for (let f = 0; f < N; f++) {
+      track.hip.set([0.02 * f, 0.9, 0], 3 * f);
+      track.knee.set([0.02 * f, 0.45, 0.05], 3 * f);
+      track.ankle.set([0.02 * f, -0.03, 0], 3 * f);
+    }
+    const m = footMetrics(track, new Uint8Array(N).fill(1), floor, 1 / 60);
+    expect(m.contactFrames).toBe(10);
+    expect(m.meanContactSpeed).toBeCloseTo(1.2, 10);
+    expect(m.slideTotal).toBeCloseTo(0.18, 10);
+    expect(m.slideMaxSegment).toBeCloseTo(0.18, 10);
+    expect(m.penetrationMax).toBeCloseTo(0.03, 10);
+    expect(m.skatingRatio).toBe(1);
+    expect(m.kneePopMaxDeg).toBeCloseTo(0, 9);
+    expect(m.warnings).toEqual(['speed', 'slide', 'penetration']);
+    // scaled to a character twice as large: 0.03 m penetration is under 0.04, 1.2 m/s over 1.0 (skating)
+    const big = footMetrics(track, new Uint8Array(N).fill(1), floor, 1 / 60, 2);
+    expect(big.warnings).toEqual(['speed', 'slide']);
+    // two segments: slide per segment
+    const c = new Uint8Array(N).fill(1);
+    c[5] = 0;
+    const two = footMetrics(track, c, floor, 1 / 60);
+    expect(two.slideTotal).toBeCloseTo(0.14, 10); // 4 + 3 pairs... frames 0-4 (4 pairs) and 6-9 (3 pairs)
+    expect(two.slideMaxSegment).toBeCloseTo(0.08, 10);
+  });
+
+  test('bad input: one clear error naming the place', () => {
+    const { clip, floor } = slidingTake();
+    const p = probs(SEG, null);
+    const one = { ...clip, frameCount: 1, rotations: clip.rotations.slice(0, 4 * clip.skeleton.boneCount) };
+    expect(() => cleanupClip({ clip: one, probabilities: p, floor })).toThrow(
+      /1 frame\(s\); cleanup needs at least 2/,
+    );
+    expect(() =>
+      cleanupClip({ clip, probabilities: { left: p.left.slice(1), right: p.right }, floor }),
+    ).toThrow(/probabilities\.left: length 89 does not match the clip's 90 frames/);
+    const bad = p.right.slice();
+    bad[3] = Number.NaN;
+    expect(() => cleanupClip({ clip, probabilities: { left: p.left, right: bad }, floor })).toThrow(
+      /probabilities\.right: probability\[3\] = NaN/,
+    );
+    expect(() =>
+      cleanupClip({ clip, probabilities: p, floor: { normal: [0, 0, 0], d: 0, method: 'plane' } }),
+    ).toThrow(/floor: normal/);
+    const map = Array.from(clip.skeleton.humanoid);
+    map[H.LeftLowerLeg] = -1;
+    const noKnee = { ...clip, skeleton: withHumanoid(clip.skeleton, map) };
+    expect(() => cleanupClip({ clip: noKnee, probabilities: p, floor })).toThrow(CleanupError);
+    expect(() => cleanupClip({ clip: noKnee, probabilities: p, floor })).toThrow(/left foot: .*LeftLowerLeg/);
+  });
+});
+
+describe('cleanup per-frame step', () => {
+  test('FootPinner.apply allocates nothing per frame (both legs pinned, root correction on)', () => {
+    const helper = require.resolve('./helpers/humanoid');
+    const src = require('node:path').resolve(__dirname, '../src');
+    const r = runAllocProbe(`
+      import { makeHumanoid } from ${JSON.stringify(helper)};
+      import { createClip, HumanBodyBones as H } from ${JSON.stringify(`${src}/core`)};
+      import { FootPinner, legBones, segmentWeights } from ${JSON.stringify(`${src}/cleanup`)};
+      import { LegDLS } from ${JSON.stringify(`${src}/ik`)};
+      const s = makeHumanoid();
+      const F = 60;
+      const clip = createClip(s, F, 1 / 60);
+      const n = s.boneCount;
+      for (let f = 0; f < F; f++) clip.translations[3 * (f * n + s.humanoid[H.Hips]) + 2] = 0.02 * f;
+      const out = { ...clip, rotations: clip.rotations.slice(), translations: clip.translations.slice() };
+      const leg = (foot) => {
+        const { weight, segment } = segmentWeights([{ start: 10, end: 50 }], F, 4);
+        return { bones: legBones(s, foot), weight, segment, segments: new Float64Array([0.05, 0.1, 0.6, 0.1, 0, 0]),
+          hinge: new Float64Array([1, 0, 0]), solver: new LegDLS(), limitKind: new Uint8Array(F), pinError: new Float32Array(F) };
+      };
+      const pinner = new FootPinner(clip, out, [leg('left'), leg('right')], { normal: [0, 1, 0], d: 0, method: 'percentile' }, true, 0.02);
+      let f = 10;
+      result.apply = bytesPerCall(() => { pinner.apply(f); f = f === 49 ? 10 : f + 1; }, 5000);
+    `);
+    expect(r.apply).toBeLessThan(16);
+  });
+});
