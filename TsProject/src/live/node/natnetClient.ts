@@ -80,7 +80,7 @@ export interface NatNetClientOptions {
   localAddress?: string;
   /** Give up connecting after this long (default 5000 ms); NAT_CONNECT is resent every 500 ms. */
   connectTimeoutMs?: number;
-  /** Keep-alive period in unicast (default 1000 ms). */
+  /** Keep-alive period in unicast, or whenever the server says it streams unicast (default 1000 ms). */
   keepAliveMs?: number;
   /** Ask a 4.x server for this bitstream version in the connect (e.g. '4.1'); default none. */
   requestedVersion?: [number, number];
@@ -284,7 +284,8 @@ export class NatNetClient {
       }
       grow(ds);
     }
-    if (!options.multicast) {
+    // unicast, or a server that says it streams unicast (its frames come to the command socket even so)
+    if (!options.multicast || setup.advertisedMulticast === false) {
       this.keepAlive = setInterval(() => this.sendCommand(encodeKeepAlive()), options.keepAliveMs ?? 1000);
       this.keepAlive.unref?.();
     }
