@@ -2,7 +2,10 @@
  * `kind live`: the live pipeline from the command line (Node only). See src/live/node/live.ts.
  */
 import * as os from 'node:os';
-import { type LiveHandle, type LiveOptions, type LiveStats, startLive } from '../live/node/live';
+import { LiveError, type LiveHandle, type LiveOptions, type LiveStats, startLive } from '../live/node/live';
+
+/** Seconds without any frame after which `kind live` says why in one line. */
+export const NO_FRAME_NOTICE_S = 3;
 
 export interface LiveCommandOptions extends LiveOptions {
   /** Stop after this many seconds and print the final figures (default: run until Ctrl-C). */
@@ -33,7 +36,10 @@ export function formatLiveStats(s: LiveStats): string {
 
 /**
  * Run the live pipeline until `duration` seconds pass or SIGINT/SIGTERM; prints where the viewer and
- * the remote control listen, a status line every 5 seconds, and the final figures.
+ * the remote control listen, a status line every 5 seconds, and the final figures. When no frame has
+ * come {@link NO_FRAME_NOTICE_S} seconds in, prints one line saying why (e.g. the server streams
+ * multicast and `--multicast` is missing).
+ * @throws LiveError when the run ends without a single frame (`kind live` exits 1), with that reason.
  */
 export async function runLive(o: LiveCommandOptions): Promise<LiveStats> {
   const print = o.quiet ? () => undefined : (o.print ?? ((l: string) => console.log(l)));
@@ -49,6 +55,11 @@ export async function runLive(o: LiveCommandOptions): Promise<LiveStats> {
   );
   const timer = setInterval(() => print(`  ${formatLiveStats(live.stats())}`), 5000);
   timer.unref();
+  const startedAt = Date.now();
+  const notice = setTimeout(() => {
+    if (live.stats().frames === 0) print(`  no frame yet: ${live.whyNoFrames()}`);
+  }, NO_FRAME_NOTICE_S * 1000);
+  notice.unref();
   try {
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
@@ -58,9 +69,13 @@ export async function runLive(o: LiveCommandOptions): Promise<LiveStats> {
     });
   } finally {
     clearInterval(timer);
+    clearTimeout(notice);
   }
   const s = live.stats();
+  const why = s.frames === 0 ? live.whyNoFrames() : '';
   await live.close();
   print(`stopped: ${formatLiveStats(s)}`);
+  if (s.frames === 0)
+    throw new LiveError(`no NatNet frame in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${why}`);
   return s;
 }

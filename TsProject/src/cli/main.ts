@@ -1,6 +1,7 @@
 /**
  * The `kind` command line (Node only). Subcommands: `retarget`, `inspect`, `live`, `qa`.
- * Exit code 0 on success; 1 with a one-line error on failure; 2 on a usage error; `kind qa` exits 3
+ * Exit code 0 on success; 1 with a one-line error on failure (`kind live`: also when it received no
+ * frame at all, with the reason); 2 on a usage error; `kind qa` exits 3
  * when a clip is Error (src/cli/qa.ts); the commands that write exit 130 / 143 / 129 when interrupted
  * by SIGINT / SIGTERM / SIGHUP, leaving no temporary file and the previous outputs
  * (src/io/node/interrupt.ts).
@@ -254,7 +255,29 @@ export function buildProgram(): Command {
       num('--command-port', '1..65535', (v) => Number.isInteger(v) && v > 0 && v < 65536),
       1510,
     )
-    .option('--multicast', 'receive NatNet frames by multicast (239.255.42.99:1511) instead of unicast')
+    .option(
+      '--multicast',
+      'receive NatNet frames by multicast, from the group and data port the server advertises, instead of unicast',
+    )
+    .option(
+      '--multicast-group <a.b.c.d>',
+      'multicast group to join instead of the advertised one (implies --multicast)',
+      (v: string) => {
+        const p = v.split('.');
+        if (p.length !== 4 || !p.every((x) => /^\d{1,3}$/.test(x) && Number(x) <= 255))
+          throw new InvalidArgumentError(`--multicast-group: '${v}' is not a dotted IPv4 address`);
+        if (Number(p[0]) < 224 || Number(p[0]) > 239)
+          throw new InvalidArgumentError(
+            `--multicast-group: ${v} is not a multicast address (224.0.0.0 to 239.255.255.255)`,
+          );
+        return p.map(Number).join('.');
+      },
+    )
+    .option(
+      '--data-port <n>',
+      'NatNet data port instead of the advertised one (implies --multicast)',
+      num('--data-port', '1..65535', (v) => Number.isInteger(v) && v > 0 && v < 65536),
+    )
     .option('--replay <clip.bvh>', 'clip to replay (default: the embedded walk)')
     .option(
       '--rate <x>',
@@ -307,7 +330,14 @@ export function buildProgram(): Command {
       await runLive({
         natnet:
           opts.natnet !== undefined
-            ? { host: opts.natnet, commandPort: opts.commandPort, multicast: opts.multicast === true }
+            ? {
+                host: opts.natnet,
+                commandPort: opts.commandPort,
+                multicast:
+                  opts.multicast === true || opts.multicastGroup !== undefined || opts.dataPort !== undefined,
+                multicastAddress: opts.multicastGroup,
+                dataPort: opts.dataPort,
+              }
             : undefined,
         replay: opts.replay,
         rate: opts.rate,

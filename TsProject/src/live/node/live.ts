@@ -45,7 +45,9 @@ export interface LiveOptions {
   natnet?: {
     host: string;
     commandPort?: number;
+    /** Receive frames from the multicast group (default false: unicast). */
     multicast?: boolean;
+    /** Multicast group and data port (default: the ones the server advertises in NAT_SERVERINFO). */
     multicastAddress?: string;
     dataPort?: number;
   };
@@ -98,6 +100,8 @@ export interface LiveHandle {
   /** The source skeleton built from the NatNet skeleton description. */
   sourceSkeleton: Skeleton;
   stats(): LiveStats;
+  /** One line saying why no frame may arrive (the NatNet client's {@link NatNetClient.whyNoFrames}). */
+  whyNoFrames(): string;
   close(): Promise<void>;
 }
 
@@ -364,6 +368,7 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
       },
       sourceSkeleton: skeleton,
       stats,
+      whyNoFrames: () => client.whyNoFrames(),
       close: closeAll,
     };
   } catch (e) {

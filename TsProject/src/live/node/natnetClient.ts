@@ -6,9 +6,15 @@
  * the server answers NAT_SERVERINFO, whose NatNet version selects the decoder; the client then sends
  * NAT_REQUEST_MODELDEF. Frames are accepted on the command socket (unicast: the official Python samples decode
  * NAT_FRAMEOFDATA arriving there, Vortex5Root/NatNetSDK_4.1.0 @ 6764d860f7e6 : natnetsdk/NatNetClient.py) and,
- * with `multicast`, on a data socket bound to `dataPort` (1511) that joined `multicastAddress`
- * (239.255.42.99). In unicast the client sends NAT_KEEPALIVE every second (SDK 2.10+, required for unicast
- * per whoenig/NatNetSDKCrossplatform @ 4218ed0668d8 : samples/SampleClient).
+ * with `multicast`, on a data socket bound to the data port that joined the multicast group. The group and
+ * port are the ones NAT_SERVERINFO advertises (NatNet >= 3.0: `dataPort`, `multicastGroup`; Motive's
+ * defaults 239.255.42.99:1511 for an older server), unless `multicastAddress` / `dataPort` override them, so
+ * the data socket opens after the server info. In unicast the client sends NAT_KEEPALIVE every second
+ * (SDK 2.10+, required for unicast per whoenig/NatNetSDKCrossplatform @ 4218ed0668d8 : samples/SampleClient).
+ * Frames that arrive before the server info (a unicast server may send them as soon as it takes the
+ * connect) are held, up to {@link EARLY_FRAMES_HELD} of them, and decoded with the advertised version
+ * once it is known. {@link NatNetClient.whyNoFrames} says in one line why a stream may be silent (e.g.
+ * the server streams multicast and the client listens for unicast).
  *
  * Robustness: every datagram is decoded in a try/catch; malformed or truncated packets are counted in
  * `stats.malformed`, datagrams over 65503 bytes (SDK 4.3 MAX_PACKETSIZE) in `stats.oversized`, and dropped.
@@ -27,6 +33,8 @@ import {
   encodeRequest,
   encodeRequestModelDef,
   type ModelDefinitions,
+  NATNET_DEFAULT_DATA_PORT,
+  NATNET_DEFAULT_MULTICAST,
   NATNET_MAX_PACKET,
   NatNetFrame,
   NatNetMessage,
@@ -38,21 +46,41 @@ import {
 
 /** Frames at most this much older than the last delivered one are late copies; older ones a restart. */
 export const REORDER_WINDOW = 8;
+/** Frames held when they arrive before NAT_SERVERINFO (the newest are kept); decoded once it arrives. */
+export const EARLY_FRAMES_HELD = 64;
+
+/** How frames reach the client, from the connect: what the server advertised and what the client does. */
+export interface NatNetStreamSetup {
+  /** The server's NAT_SERVERINFO said it streams multicast (undefined: a NatNet 2.x server, it did not say). */
+  advertisedMulticast?: boolean;
+  /** The group and data port the server advertised (Motive's defaults for a NatNet 2.x server). */
+  advertisedGroup: string;
+  advertisedDataPort: number;
+  /** The client listens on the multicast group (true) or for unicast on its command socket (false). */
+  multicast: boolean;
+  /** The group joined and the data port bound (multicast only): the advertised ones unless overridden. */
+  group?: string;
+  dataPort?: number;
+}
 
 export interface NatNetClientOptions {
   serverAddress: string;
   /** Server command port (default 1510). */
   commandPort?: number;
-  /** Data port for multicast (default 1511). */
+  /** Data port for multicast (default: the one NAT_SERVERINFO advertises; 1511 when it says none). */
   dataPort?: number;
-  /** Receive frames from the multicast group on `dataPort` (default false: unicast on the command socket). */
+  /** Receive frames from the multicast group on the data port (default false: unicast on the command socket). */
   multicast?: boolean;
+  /** Multicast group, dotted IPv4 (default: the one NAT_SERVERINFO advertises; 239.255.42.99 when none). */
   multicastAddress?: string;
-  /** Local interface address to bind and join on (default: any). */
+  /**
+   * Local interface address to bind and join the group on (default: 127.0.0.1 for a server on loopback,
+   * else any address, and the group joined on the interface the OS picks).
+   */
   localAddress?: string;
   /** Give up connecting after this long (default 5000 ms); NAT_CONNECT is resent every 500 ms. */
   connectTimeoutMs?: number;
-  /** Keep-alive period in unicast (default 1000 ms). */
+  /** Keep-alive period in unicast, or whenever the server says it streams unicast (default 1000 ms). */
   keepAliveMs?: number;
   /** Ask a 4.x server for this bitstream version in the connect (e.g. '4.1'); default none. */
   requestedVersion?: [number, number];
@@ -122,8 +150,12 @@ export class NatNetClient {
   private modelWaiters: ((m: ModelDefinitions) => void)[] = [];
   /** Waiters for NAT_RESPONSE, oldest first: the reply's bytes (a copy), or null for an unrecognized request. */
   private responseWaiters: ((reply: Uint8Array | null) => void)[] = [];
+  /** Frames (copies) that arrived before NAT_SERVERINFO, oldest first; decoded when it arrives. */
+  private early: Uint8Array[] = [];
   /** Last callback error (for diagnostics). */
   lastCallbackError?: unknown;
+  /** How frames reach this client (after connect). */
+  streamSetup?: NatNetStreamSetup;
 
   /** Called for every new frame with the reused frame and the hrtime receive time in ms. */
   onFrame(cb: FrameCallback): this {
@@ -159,8 +191,6 @@ export class NatNetClient {
    */
   async connect(options: NatNetClientOptions): Promise<ServerInfo> {
     const commandPort = options.commandPort ?? 1510;
-    const dataPort = options.dataPort ?? 1511;
-    const group = options.multicastAddress ?? '239.255.42.99';
     if (typeof options.serverAddress !== 'string' || options.serverAddress.trim() === '')
       throw new Error('NatNet: empty server address');
     // one numeric address: only its packets are taken (anyone else's are counted as foreign)
@@ -173,14 +203,14 @@ export class NatNetClient {
       );
     }
     this.server = { address: serverIp, port: commandPort };
+    // a loopback server: listen (and join its group) on loopback only
+    const local = options.localAddress ?? (serverIp.startsWith('127.') ? '127.0.0.1' : undefined);
     const cmd = dgram.createSocket('udp4');
     this.command = cmd;
     cmd.on('message', (m, r) => this.onDatagram(m, r));
     cmd.on('error', () => undefined);
     await new Promise<void>((resolve, reject) => {
       cmd.once('error', reject);
-      // a loopback server: listen on loopback only
-      const local = options.localAddress ?? (serverIp.startsWith('127.') ? '127.0.0.1' : undefined);
       cmd.bind(0, local, () => {
         cmd.off('error', reject);
         resolve();
@@ -195,21 +225,6 @@ export class NatNetClient {
       }
     };
     grow(cmd);
-    if (options.multicast) {
-      const ds = dgram.createSocket({ type: 'udp4', reuseAddr: true });
-      this.data = ds;
-      ds.on('message', (m, r) => this.onDatagram(m, r));
-      ds.on('error', () => undefined);
-      await new Promise<void>((resolve, reject) => {
-        ds.once('error', reject);
-        ds.bind(dataPort, () => {
-          ds.off('error', reject);
-          resolve();
-        });
-      });
-      ds.addMembership(group, options.localAddress);
-      grow(ds);
-    }
     const connectPacket = encodeConnect(
       options.requestedVersion
         ? {
@@ -232,7 +247,45 @@ export class NatNetClient {
       };
       this.sendCommand(connectPacket);
     });
-    if (!options.multicast) {
+    const setup: NatNetStreamSetup = {
+      advertisedMulticast: info.isMulticast,
+      advertisedGroup: info.multicastAddress ?? NATNET_DEFAULT_MULTICAST,
+      advertisedDataPort: info.dataPort ?? NATNET_DEFAULT_DATA_PORT,
+      multicast: options.multicast === true,
+    };
+    this.streamSetup = setup;
+    if (options.multicast) {
+      // the group and port the server advertised, unless the caller overrides them
+      const group = options.multicastAddress ?? setup.advertisedGroup;
+      const dataPort = options.dataPort ?? setup.advertisedDataPort;
+      setup.group = group;
+      setup.dataPort = dataPort;
+      const ds = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+      this.data = ds;
+      ds.on('message', (m, r) => this.onDatagram(m, r));
+      ds.on('error', () => undefined);
+      await new Promise<void>((resolve, reject) => {
+        ds.once('error', reject);
+        ds.bind(dataPort, () => {
+          ds.off('error', reject);
+          resolve();
+        });
+      }).catch((e: Error) => {
+        throw new Error(
+          `NatNet: cannot listen on data port ${dataPort} (${(e as { code?: string }).code ?? e.message})`,
+        );
+      });
+      try {
+        ds.addMembership(group, local);
+      } catch (e) {
+        throw new Error(
+          `NatNet: cannot join multicast group ${group}${local ? ` on ${local}` : ''} (${(e as { code?: string }).code ?? (e as Error).message})`,
+        );
+      }
+      grow(ds);
+    }
+    // unicast, or a server that says it streams unicast (its frames come to the command socket even so)
+    if (!options.multicast || setup.advertisedMulticast === false) {
       this.keepAlive = setInterval(() => this.sendCommand(encodeKeepAlive()), options.keepAliveMs ?? 1000);
       this.keepAlive.unref?.();
     }
@@ -317,6 +370,12 @@ export class NatNetClient {
       }
       const bytes = new Uint8Array(msg.buffer, msg.byteOffset, msg.byteLength);
       if (bytes.length >= 2 && (bytes[0] | (bytes[1] << 8)) === NatNetMessage.FrameOfData) {
+        if (!this.serverInfo) {
+          // before NAT_SERVERINFO the version is unknown: hold a copy (the socket's buffer is reused)
+          if (this.early.length >= EARLY_FRAMES_HELD) this.early.shift();
+          this.early.push(bytes.slice());
+          return;
+        }
         this.onFrameBytes(bytes, receivedAtMs);
         return;
       }
@@ -330,6 +389,15 @@ export class NatNetClient {
           this.version = { major: s.natNetVersion[0], minor: s.natNetVersion[1] };
           const w = this.serverInfoWaiter;
           this.serverInfoWaiter = undefined;
+          // the frames that came first, with the version now known (each in its own try: one bad
+          // packet is counted and does not drop the rest)
+          for (const held of this.early.splice(0)) {
+            try {
+              this.onFrameBytes(held, receivedAtMs);
+            } catch (e) {
+              this.countMalformed((e as { field?: string }).field ?? 'unknown');
+            }
+          }
           w?.(s);
           break;
         }
@@ -388,8 +456,18 @@ export class NatNetClient {
     }
   }
 
+  /**
+   * One line saying why no frame may have arrived, from the server's NAT_SERVERINFO and how this client
+   * listens (names `kind live`'s options): a multicast server and a unicast client ("add --multicast"), or
+   * the reverse, or another group or port than advertised; otherwise what is left to check.
+   */
+  whyNoFrames(): string {
+    return whyNoFrames(this.streamSetup);
+  }
+
   /** Stop the keep-alive and close the sockets. */
   async close(): Promise<void> {
+    this.early.length = 0;
     if (this.keepAlive) clearInterval(this.keepAlive);
     this.keepAlive = undefined;
     const socks = [this.command, this.data].filter((s): s is dgram.Socket => !!s);
@@ -408,4 +486,28 @@ export class NatNetClient {
       ),
     );
   }
+}
+
+/**
+ * One line saying why a stream set up as `setup` may bring no frame (see {@link NatNetClient.whyNoFrames});
+ * names `kind live`'s options (--multicast, --multicast-group, --data-port).
+ */
+export function whyNoFrames(setup: NatNetStreamSetup | undefined): string {
+  if (!setup) return 'the server never answered the connect (no NAT_SERVERINFO)';
+  const advertised = `${setup.advertisedGroup}:${setup.advertisedDataPort}`;
+  const idle = 'is Motive streaming (live, or a take playing), and does a firewall let its UDP through?';
+  if (setup.advertisedMulticast === undefined) {
+    return setup.multicast
+      ? `the server (NatNet before 3.0) does not say how it streams; listening on multicast ${setup.group}:${setup.dataPort}: try without --multicast, or the group and port Motive shows`
+      : 'the server (NatNet before 3.0) does not say how it streams; listening for unicast: try --multicast';
+  }
+  if (setup.advertisedMulticast && !setup.multicast)
+    return `the server says it streams multicast to ${advertised}; add --multicast`;
+  if (!setup.advertisedMulticast && setup.multicast)
+    return 'the server says it streams unicast; leave out --multicast';
+  if (setup.multicast && `${setup.group}:${setup.dataPort}` !== advertised)
+    return `the server says it streams multicast to ${advertised}, not ${setup.group}:${setup.dataPort}; leave out --multicast-group and --data-port, or set them to that`;
+  return setup.multicast
+    ? `the server streams multicast to ${advertised} and this client joined it, but nothing arrived: ${idle}`
+    : `the server streams unicast to this client, but nothing arrived: ${idle}`;
 }

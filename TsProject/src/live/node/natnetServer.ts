@@ -67,8 +67,13 @@ export interface ReplayServerOptions {
   loop?: boolean;
   /** No timer: frames are sent only by {@link NatNetReplayServer.step} (tests). */
   manual?: boolean;
-  /** Also stream to a multicast group. */
-  multicast?: boolean | { address?: string; dataPort?: number; interface?: string };
+  /**
+   * Stream to a multicast group instead of to each client (as Motive's multicast mode): `address` (default
+   * 239.255.42.99), `dataPort` (default 1511), both advertised in NAT_SERVERINFO; `interface`, the local
+   * address to send from (e.g. '127.0.0.1': the group on loopback only); `ttl` (default 1, one network
+   * hop; 0 keeps the datagrams on this machine).
+   */
+  multicast?: boolean | { address?: string; dataPort?: number; interface?: string; ttl?: number };
   /** Skeleton asset name (default 'Skeleton'); bone names are `<name>_<MotiveBone>`. */
   skeletonName?: string;
   /** Skeleton id (default 1). */
@@ -149,7 +154,7 @@ export class NatNetReplayServer {
   private clients = new Map<string, ClientEntry>();
   private opts!: Required<Omit<ReplayServerOptions, 'multicast' | 'boneMarkers'>> & {
     boneMarkers: boolean;
-    multicast?: { address: string; dataPort: number; interface?: string };
+    multicast?: { address: string; dataPort: number; interface?: string; ttl: number };
   };
   private version: NatNetVersion = { major: 4, minor: 1 };
   private bones: ReplayBone[] = [];
@@ -214,6 +219,7 @@ export class NatNetReplayServer {
             address: (typeof mc === 'object' && mc.address) || '239.255.42.99',
             dataPort: (typeof mc === 'object' && mc.dataPort) || 1511,
             interface: typeof mc === 'object' ? mc.interface : undefined,
+            ttl: typeof mc === 'object' && mc.ttl !== undefined ? mc.ttl : 1,
           }
         : undefined,
     };
@@ -244,7 +250,7 @@ export class NatNetReplayServer {
         this.stats.sendErrors++;
       });
       await new Promise<void>((resolve) => ds.bind(0, this.opts.multicast?.interface, () => resolve()));
-      ds.setMulticastTTL(1);
+      ds.setMulticastTTL(this.opts.multicast.ttl);
       ds.setMulticastLoopback(true);
       if (this.opts.multicast.interface) ds.setMulticastInterface(this.opts.multicast.interface);
     }
