@@ -68,7 +68,8 @@ export class OneEuroBank {
   readonly ready: Uint8Array;
 
   constructor(count: number, kind: 'position' | 'rotation') {
-    if (!Number.isInteger(count) || count < 0) throw new RangeError(`OneEuroBank: count ${count} is not a count`);
+    if (!Number.isInteger(count) || count < 0)
+      throw new RangeError(`OneEuroBank: count ${count} is not a count`);
     this.count = count;
     this.kind = kind;
     this.value = new Float64Array((kind === 'position' ? 3 : 4) * count);

@@ -661,7 +661,13 @@ export class RetargetHub {
   setSourceFilter(group: SourceFilterGroup, minCutoff: number, beta: number, dCutoff: number): void {
     checkChoice('sourceFilter group', group, ['body', 'hands', 'feet'] as const);
     const L = SETTINGS_LIMITS;
-    checkRange(`sourceFilter.${group}.minCutoff`, minCutoff, L.filterMinCutoff[0], L.filterMinCutoff[1], ' Hz');
+    checkRange(
+      `sourceFilter.${group}.minCutoff`,
+      minCutoff,
+      L.filterMinCutoff[0],
+      L.filterMinCutoff[1],
+      ' Hz',
+    );
     checkRange(`sourceFilter.${group}.beta`, beta, L.filterBeta[0], L.filterBeta[1]);
     checkRange(`sourceFilter.${group}.dCutoff`, dCutoff, L.filterDCutoff[0], L.filterDCutoff[1], ' Hz');
     this.settingsValue.sourceFilter[group] = { minCutoff, beta, dCutoff };

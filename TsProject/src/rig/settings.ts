@@ -22,9 +22,9 @@
  *     "LeftArm": [0, 0, 0, 1]
  *   },
  *   "sourceFilter": {
- *     "body": { "minCutoff": 1, "beta": 0.5, "dCutoff": 1 },
- *     "hands": { "minCutoff": 1, "beta": 0.5, "dCutoff": 1 },
- *     "feet": { "minCutoff": 1, "beta": 0.5, "dCutoff": 1 }
+ *     "body": { "minCutoff": 4, "beta": 8, "dCutoff": 1 },
+ *     "hands": { "minCutoff": 4, "beta": 8, "dCutoff": 1 },
+ *     "feet": { "minCutoff": 2, "beta": 8, "dCutoff": 2 }
  *   }
  * }
  * ```
@@ -95,13 +95,15 @@ export const SOURCE_FILTER_GROUPS: readonly SourceFilterGroup[] = Object.freeze(
 export type SourceFilterSettings = Record<SourceFilterGroup, OneEuroParams>;
 
 /**
- * The filter's defaults, chosen from data (README "Source filter": noisy copies of real takes, jitter
- * of the avatar's hands and feet against lag; tools/source-filter-sweep.ts).
+ * The filter's defaults, chosen from data (README "Source filter": noisy copies of the real takes,
+ * jitter of the avatar's hands and feet against lag, `npm run bench -- filter-sweep`,
+ * bench/filterSweep.ts): the least jitter within 10 ms of added lag, hands (and body) 4 / 8 / 1, feet
+ * 2 / 8 / 2 (minCutoff Hz / beta / dCutoff Hz).
  */
 export const DEFAULT_SOURCE_FILTER: Readonly<SourceFilterSettings> = Object.freeze({
-  body: Object.freeze({ minCutoff: 1, beta: 0.5, dCutoff: 1 }),
-  hands: Object.freeze({ minCutoff: 1, beta: 0.5, dCutoff: 1 }),
-  feet: Object.freeze({ minCutoff: 1, beta: 0.5, dCutoff: 1 }),
+  body: Object.freeze({ minCutoff: 4, beta: 8, dCutoff: 1 }),
+  hands: Object.freeze({ minCutoff: 4, beta: 8, dCutoff: 1 }),
+  feet: Object.freeze({ minCutoff: 2, beta: 8, dCutoff: 2 }),
 });
 
 /** The filter off in every group: the raw stream passes through. */
@@ -243,7 +245,12 @@ class Validator {
   }
 
   /** The fields of an object node; unknown keys are errors (with the nearest known key suggested). */
-  fields(n: JNode, path: string, known: readonly string[], optional: readonly string[] = []): Map<string, JNode> {
+  fields(
+    n: JNode,
+    path: string,
+    known: readonly string[],
+    optional: readonly string[] = [],
+  ): Map<string, JNode> {
     if (n.kind !== 'object') this.fail(n, path, `need an object, got ${this.describe(n)}`);
     const out = new Map<string, JNode>();
     for (let i = 0; i < n.keys.length; i++) {

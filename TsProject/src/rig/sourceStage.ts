@@ -27,8 +27,8 @@
 import {
   forwardKinematics,
   HumanBodyBones as H,
-  type OneEuroParams,
   OneEuroBank,
+  type OneEuroParams,
   qcopy,
   qmulConj,
   type Skeleton,
