@@ -1721,9 +1721,9 @@ function presetValues(name) {
 var SETTINGS_SCHEMA_VERSION = 1;
 var SOURCE_FILTER_GROUPS = Object.freeze(["body", "hands", "feet"]);
 var DEFAULT_SOURCE_FILTER = Object.freeze({
-  body: Object.freeze({ minCutoff: 1, beta: 0.5, dCutoff: 1 }),
-  hands: Object.freeze({ minCutoff: 1, beta: 0.5, dCutoff: 1 }),
-  feet: Object.freeze({ minCutoff: 1, beta: 0.5, dCutoff: 1 })
+  body: Object.freeze({ minCutoff: 4, beta: 8, dCutoff: 1 }),
+  hands: Object.freeze({ minCutoff: 4, beta: 8, dCutoff: 1 }),
+  feet: Object.freeze({ minCutoff: 2, beta: 8, dCutoff: 2 })
 });
 function defaultSourceFilter() {
   const d = DEFAULT_SOURCE_FILTER;
@@ -2105,6 +2105,29 @@ function fingersEnabled(hand) {
     set: (hub, v) => hub.fingers.setEnabled(hand, v)
   };
 }
+function sourceFilterParams(group) {
+  const G = capital(group);
+  const label = group === "hands" ? "Hands and fingers" : group === "feet" ? "Feet" : "Body";
+  const field = (name, text, range, step, unit2) => num(
+    `sourceFilter${G}${capital(name)}`,
+    `${label} filter ${text}`,
+    "Source filter",
+    range,
+    step,
+    unit2,
+    (hub) => hub.settings.sourceFilter[group][name],
+    (hub, v) => {
+      const p = hub.settings.sourceFilter[group];
+      p[name] = v;
+      hub.setSourceFilter(group, p.minCutoff, p.beta, p.dCutoff);
+    }
+  );
+  return [
+    field("minCutoff", "min cutoff (0 = off)", SETTINGS_LIMITS.filterMinCutoff, 0.1, "Hz"),
+    field("beta", "beta", SETTINGS_LIMITS.filterBeta, 0.1, ""),
+    field("dCutoff", "derivative cutoff", SETTINGS_LIMITS.filterDCutoff, 0.1, "Hz")
+  ];
+}
 var PARAMETERS = Object.freeze([
   num(
     "avatarScale",
@@ -2187,7 +2210,9 @@ var PARAMETERS = Object.freeze([
   },
   fingersEnabled("left"),
   fingersEnabled("right"),
-  ...FINGER_HANDS.flatMap((h) => fingerParams(h))
+  ...FINGER_HANDS.flatMap((h) => fingerParams(h)),
+  // --- the live source stage's One-Euro filter (issue 13): three per group ---
+  ...["body", "hands", "feet"].flatMap((g) => sourceFilterParams(g))
 ]);
 var BY_NAME = new Map(PARAMETERS.map((p) => [p.name, p]));
 function findParameter(name) {
@@ -20598,7 +20623,7 @@ function update(handle, input2, dt) {
       e.pendingOffsets = null;
     }
   }
-  hub.update(e.frame.rotations, e.frame.translations, dt);
+  hub.updateLive(e.frame.rotations, e.frame.translations, dt);
   e.hasFrame = true;
   writeOutput(e);
   return out.buffer;
