@@ -5,7 +5,9 @@
  * process), the number of avatars that fit in 2 ms at 120 Hz, and the heap bytes allocated per frame.
  * The peer run in the same process is the plain retargeter (`Retargeter.retargetPose`, FK copy only),
  * so the ratio says what IK, fingers, weights and props add. Issue 3's targets: at most 10 us per
- * avatar-frame with JIT, 100 us without, 0 bytes per frame in steady state.
+ * avatar-frame with JIT, 100 us without, 0 bytes per frame in steady state. Beside it, the live source
+ * stage's cost per avatar-frame (`SourceStage.update`: raw pose kept, One-Euro filter on every source
+ * bone, back to a local pose), which `updateLive` adds to the hub update.
  */
 import { execFileSync } from 'node:child_process';
 import { readFrame } from '../src/core';
@@ -84,7 +86,7 @@ function usPerFrame(count: number, fn: (f: number) => void, budgetMs: number): n
 async function measure(
   c: Case,
   budgetMs: number,
-): Promise<{ hub: number; peer: number; bytes: number; bones: number }> {
+): Promise<{ hub: number; peer: number; filter: number; bytes: number; bones: number }> {
   const s = await setup(c);
   const count = s.frames.length;
   const out = s.retargeter.target.boneCount;
@@ -96,12 +98,18 @@ async function measure(
     (f) => s.retargeter.retargetPose(s.frames[f], s.positions[f], or, op),
     budgetMs,
   );
+  // the live source stage (raw pose kept, One-Euro filter on every source bone, back to local)
+  const filter = usPerFrame(
+    count,
+    (f) => s.hub.sourceStage.update(s.frames[f], s.positions[f], 1 / 120),
+    budgetMs,
+  );
   let f = 0;
   const bytes = bytesPerCall(() => {
     s.hub.update(s.frames[f], s.positions[f], 1 / 120);
     f = f + 1 === count ? 0 : f + 1;
   }, 2000).bytes;
-  return { hub, peer, bytes, bones: s.bones };
+  return { hub, peer, filter, bytes, bones: s.bones };
 }
 
 /** Child mode (`hub-child`): print the measurements of every case as JSON (run under --jitless). */
@@ -113,7 +121,7 @@ export async function hubChild(): Promise<void> {
 
 export async function runHubBench(): Promise<Row[]> {
   const rows: Row[] = [];
-  let jitless: { label: string; hub: number; peer: number; bytes: number }[] = [];
+  let jitless: { label: string; hub: number; peer: number; filter: number; bytes: number }[] = [];
   try {
     const text = execFileSync(process.execPath, ['--jitless', '--expose-gc', process.argv[1], 'hub-child'], {
       encoding: 'utf8',
@@ -130,7 +138,13 @@ export async function runHubBench(): Promise<Row[]> {
     console.log(
       `  JIT:       hub ${fmt(m.hub, 2)} us/frame, peer retargetPose ${fmt(m.peer, 2)} us/frame (hub = ${fmt(m.hub / m.peer, 1)}x peer); ${Math.floor(2000 / m.hub)} avatars in 2 ms at 120 Hz; heap ${fmt(m.bytes, 2)} B/frame`,
     );
+    console.log(
+      `  JIT:       source filter (One-Euro, every source bone) ${fmt(m.filter, 2)} us/avatar-frame beside the hub update's ${fmt(m.hub, 2)} (${fmt((100 * m.filter) / m.hub, 0)}%)`,
+    );
     if (j) {
+      console.log(
+        `  jitless:   source filter ${fmt(j.filter, 1)} us/avatar-frame beside the hub update's ${fmt(j.hub, 1)} (${fmt((100 * j.filter) / j.hub, 0)}%)`,
+      );
       console.log(
         `  jitless:   hub ${fmt(j.hub, 1)} us/frame, peer retargetPose ${fmt(j.peer, 1)} us/frame (hub = ${fmt(j.hub / j.peer, 1)}x peer); ${Math.floor(2000 / j.hub)} avatars in 2 ms at 120 Hz; heap ${fmt(j.bytes, 0)} B/frame (the interpreter boxes numbers)`,
       );

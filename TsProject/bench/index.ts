@@ -6,12 +6,14 @@
  * Build and run: `npm run bench` in TsProject (esbuild bundles this file to dist/bench.cjs, run with
  * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa` or `live` runs one benchmark only
  * (`npm run bench -- live`);
+ * `filter-sweep` runs the source filter's parameter sweep instead (bench/filterSweep.ts; the README's table);
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
  * ~5 s on the first (or given) take, for `node --cpu-prof dist/bench.cjs --profile ...`.
  * Data: /work/shared/data (or $KIND_SHARED_DATA); falls back to the embedded default sample with a note.
  */
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { parseBvh } from '../src/io/bvh';
+import { runFilterSweep } from './filterSweep';
 import { now, printTable, type Row, readText, shortName } from './harness';
 import { hubChild, runHubBench } from './hubBench';
 import { runLiveBench } from './liveBench';
@@ -38,6 +40,10 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === 'hub-child') {
     await hubChild();
+    return;
+  }
+  if (args[0] === 'filter-sweep') {
+    await runFilterSweep();
     return;
   }
   const pi = args.indexOf('--profile');

@@ -3,5 +3,6 @@ export * from './clip';
 export * from './flat';
 export * from './humanBodyBones';
 export * from './json';
+export * from './oneEuro';
 export * from './quat';
 export * from './skeleton';

@@ -64,7 +64,14 @@ import {
   Limb as WL,
 } from './limbWeights';
 import { PropSystem } from './props';
-import { defaultSettings, type Settings, validateSettings } from './settings';
+import {
+  defaultSettings,
+  SETTINGS_LIMITS,
+  type Settings,
+  type SourceFilterGroup,
+  validateSettings,
+} from './settings';
+import { SourceStage } from './sourceStage';
 
 /** How the hub sets limb IK weights: from the situation (LimbWeights), always on, or off. */
 export type IKWeightMode = 'auto' | 'on' | 'off';
@@ -199,6 +206,12 @@ export class RetargetHub {
   readonly ikWeights = new Float64Array(4);
   ikMode: IKWeightMode;
 
+  /**
+   * The live source stage (raw and One-Euro-filtered poses of the source, src/rig/sourceStage.ts), fed
+   * by {@link RetargetHub.updateLive}; its parameters are `settings.sourceFilter`.
+   */
+  readonly sourceStage: SourceStage;
+
   private settingsValue: Settings;
   private readonly limbs: LimbState[];
   private sourceFingers: FingerRig | null = null;
@@ -245,12 +258,15 @@ export class RetargetHub {
       checkChoice('options.fingers', options.fingers, ['none', 'muscleData', 'rotation'] as const);
     if (options.sourceContactHeight !== undefined)
       checkRange('options.sourceContactHeight', options.sourceContactHeight, -10, 10, ' m');
-    this.settingsValue = { ...defaultSettings(), ...(options.settings ?? {}) };
     try {
-      validateSettings(this.settingsValue, 'hub settings');
+      this.settingsValue = validateSettings(
+        { ...defaultSettings(), ...(options.settings ?? {}) },
+        'hub settings',
+      );
     } catch (e) {
       throw new HubError((e as Error).message);
     }
+    this.sourceStage = new SourceStage(source, this.settingsValue.sourceFilter);
     const s = this.settingsValue;
     const ropts: RetargetOptions = {
       hipsMode: options.hipsMode ?? 'room',
@@ -427,6 +443,7 @@ export class RetargetHub {
       ik: this.limbs.map((l) => l.ik.exportState()),
       snapWeights: this.snapWeights,
       lastFrame: { rotations: Array.from(this.lastFrameRot), translations: Array.from(this.lastFramePos) },
+      source: this.sourceStage.exportState(),
     };
     return encodeStateNumbers(state) as unknown as HubState;
   }
@@ -530,6 +547,14 @@ export class RetargetHub {
     });
     if (typeof st.snapWeights !== 'boolean') throw new HubError('hub state.snapWeights: need true or false');
     this.snapWeights = st.snapWeights;
+    // absent in states from before the source stage: it starts fresh
+    if (st.source !== undefined) {
+      try {
+        this.sourceStage.importState(st.source);
+      } catch (e) {
+        throw new HubError(`hub state.${(e as Error).message}`);
+      }
+    }
   }
 
   /** Drop the calibration cache and recalibrate from the canonical T-pose (head-forward fix cleared). */
@@ -625,6 +650,28 @@ export class RetargetHub {
     checkRange('chairSeatOffset', m, -1, 1, ' m');
     this.settingsValue.chairSeatOffset = m;
     this.weights.configure({ chairSeatOffset: m });
+  }
+
+  /**
+   * The source stage's One-Euro parameters for one bone group (`body`, `hands` = hands and fingers,
+   * `feet` = feet and toes); ranges as the settings file's (`SETTINGS_LIMITS.filter*`); `minCutoff` 0
+   * turns the group's filter off (raw pass-through). Applies from the next {@link RetargetHub.updateLive}.
+   * @throws HubError naming the group and field.
+   */
+  setSourceFilter(group: SourceFilterGroup, minCutoff: number, beta: number, dCutoff: number): void {
+    checkChoice('sourceFilter group', group, ['body', 'hands', 'feet'] as const);
+    const L = SETTINGS_LIMITS;
+    checkRange(
+      `sourceFilter.${group}.minCutoff`,
+      minCutoff,
+      L.filterMinCutoff[0],
+      L.filterMinCutoff[1],
+      ' Hz',
+    );
+    checkRange(`sourceFilter.${group}.beta`, beta, L.filterBeta[0], L.filterBeta[1]);
+    checkRange(`sourceFilter.${group}.dCutoff`, dCutoff, L.filterDCutoff[0], L.filterDCutoff[1], ' Hz');
+    this.settingsValue.sourceFilter[group] = { minCutoff, beta, dCutoff };
+    this.sourceStage.configure(this.settingsValue.sourceFilter);
   }
 
   /** Foot offsets, metres: front/back (toward the toes positive) and in/out (outward positive). */
@@ -730,6 +777,7 @@ export class RetargetHub {
     this.props.scale = s.avatarScale;
     this.retargeter.setHeadScale(s.headScale);
     this.weights.configure({ chairSeatOffset: s.chairSeatOffset });
+    this.sourceStage.configure(this.settingsValue.sourceFilter);
     bones.forEach((b, i) => {
       this.retargeter.setOffset(b, s.rotationOffsets[names[i]]);
     });
@@ -751,6 +799,24 @@ export class RetargetHub {
     }
     s.chairSeatOffset = this.weights.settings.chairSeatOffset;
     return s;
+  }
+
+  /**
+   * One live frame: the source stage ({@link RetargetHub.sourceStage}: raw pose kept, One-Euro
+   * filtered with `settings.sourceFilter`) then {@link RetargetHub.update} on the filtered pose.
+   * `srcLocalRot` `4 * sourceBones`, `srcLocalPos` `3 * sourceBones` (metres), `dt` seconds since the
+   * last frame as the stream's clock gives it (dropped frames included); the hub's own smoothing gets
+   * `hubDt` when given (e.g. a clamped value), else `dt`. Allocates nothing.
+   * @throws HubError when called before calibrate() or for arrays of the wrong length.
+   */
+  updateLive(srcLocalRot: ArrayLike<number>, srcLocalPos: ArrayLike<number>, dt: number, hubDt = dt): void {
+    if (!this.calibrated) throw new HubError('updateLive called before calibrate()');
+    try {
+      this.sourceStage.update(srcLocalRot, srcLocalPos, dt);
+    } catch (e) {
+      throw new HubError(`updateLive: ${(e as Error).message}`);
+    }
+    this.update(this.sourceStage.localRotations, this.sourceStage.localTranslations, hubDt);
   }
 
   /**
@@ -1156,6 +1222,11 @@ function structuredCloneSettings(s: Settings): Settings {
     headRotationOffset: [s.headRotationOffset[0], s.headRotationOffset[1], s.headRotationOffset[2]],
     footOffsets: { left: { ...s.footOffsets.left }, right: { ...s.footOffsets.right } },
     rotationOffsets: Object.assign(Object.create(null), s.rotationOffsets),
+    sourceFilter: {
+      body: { ...s.sourceFilter.body },
+      hands: { ...s.sourceFilter.hands },
+      feet: { ...s.sourceFilter.feet },
+    },
   };
 }
 

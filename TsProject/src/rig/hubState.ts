@@ -16,6 +16,7 @@ import type { IKWeightMode } from './hub';
 import type { LimbWeightsState } from './limbWeights';
 import type { PropSystemState } from './props';
 import type { Settings } from './settings';
+import type { SourceStageState } from './sourceStage';
 
 /** Version of {@link HubState}; importState refuses another. */
 export const HUB_STATE_VERSION = 1;
@@ -50,6 +51,8 @@ export interface HubState {
   snapWeights: boolean;
   /** The last calibration frame (resetCalibration recalibrates on it). */
   lastFrame: { rotations: number[]; translations: number[] };
+  /** The live source stage's raw frame and filter memory (absent in states written before it). */
+  source?: SourceStageState;
 }
 
 type Encoded = number | string | boolean | null | Encoded[] | { [k: string]: Encoded };

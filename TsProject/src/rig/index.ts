@@ -7,3 +7,4 @@ export * from './limbWeights';
 export * from './poseTransfer';
 export * from './props';
 export * from './settings';
+export * from './sourceStage';

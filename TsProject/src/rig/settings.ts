@@ -20,6 +20,11 @@
  *   },
  *   "rotationOffsets": {
  *     "LeftArm": [0, 0, 0, 1]
+ *   },
+ *   "sourceFilter": {
+ *     "body": { "minCutoff": 4, "beta": 8, "dCutoff": 1 },
+ *     "hands": { "minCutoff": 4, "beta": 8, "dCutoff": 1 },
+ *     "feet": { "minCutoff": 2, "beta": 8, "dCutoff": 2 }
  *   }
  * }
  * ```
@@ -40,6 +45,12 @@
  * - `rotationOffsets`: the calibrated world-rotation offsets (`inverse(sourceWorld) * targetWorld`,
  *   retargeter.ts) keyed by TARGET bone name exactly as in the avatar file, each a unit quaternion
  *   `[x, y, z, w]` (length within 1e-3 of 1; stored as given, not renormalised, so a round trip is exact).
+ * - `sourceFilter.body|hands|feet.minCutoff|beta|dCutoff`: the live source stage's One-Euro filter
+ *   (src/core/oneEuro.ts, src/rig/sourceStage.ts) per bone group: `hands` = hands and fingers, `feet` =
+ *   feet and toes, `body` = every other bone. `minCutoff` Hz 0..60 (0 = off: the raw stream passes
+ *   through bit for bit), `beta` 0..100 (Hz per m/s for positions, per rad/s for rotations), `dCutoff`
+ *   Hz 0.01..60. The one optional field: a file without it (written before the filter existed) reads
+ *   with {@link DEFAULT_SOURCE_FILTER}; {@link serializeSettings} always writes it.
  *
  * Errors ({@link SettingsError}) name the file, the line and column, and the field's path
  * (`avatar.json:4:27: headRotationOffset[1]: 200 is out of range -180..180 degrees`). Unknown schema
@@ -52,6 +63,7 @@
  * {@link SettingsStore} keeps the previous settings in force when a load fails.
  */
 import { type JNode, JsonFieldError, JsonReader, lineColumn, MAX_DEPTH } from '../core/json';
+import type { OneEuroParams } from '../core/oneEuro';
 
 export const SETTINGS_SCHEMA_VERSION = 1;
 
@@ -71,6 +83,39 @@ export interface Settings {
   chairSeatOffset: number;
   footOffsets: { left: FootOffset; right: FootOffset };
   rotationOffsets: Record<string, [number, number, number, number]>;
+  /** The live source stage's One-Euro filter per bone group (see the module docs). */
+  sourceFilter: SourceFilterSettings;
+}
+
+/** Bone groups of the source stage's filter: hands and fingers, feet and toes, every other bone. */
+export type SourceFilterGroup = 'body' | 'hands' | 'feet';
+export const SOURCE_FILTER_GROUPS: readonly SourceFilterGroup[] = Object.freeze(['body', 'hands', 'feet']);
+
+/** One-Euro parameters per bone group (src/core/oneEuro.ts). */
+export type SourceFilterSettings = Record<SourceFilterGroup, OneEuroParams>;
+
+/**
+ * The filter's defaults, chosen from data (README "Source filter": noisy copies of the real takes,
+ * jitter of the avatar's hands and feet against lag, `npm run bench -- filter-sweep`,
+ * bench/filterSweep.ts): the least jitter within 10 ms of added lag, hands (and body) 4 / 8 / 1, feet
+ * 2 / 8 / 2 (minCutoff Hz / beta / dCutoff Hz).
+ */
+export const DEFAULT_SOURCE_FILTER: Readonly<SourceFilterSettings> = Object.freeze({
+  body: Object.freeze({ minCutoff: 4, beta: 8, dCutoff: 1 }),
+  hands: Object.freeze({ minCutoff: 4, beta: 8, dCutoff: 1 }),
+  feet: Object.freeze({ minCutoff: 2, beta: 8, dCutoff: 2 }),
+});
+
+/** The filter off in every group: the raw stream passes through. */
+export function sourceFilterOff(): SourceFilterSettings {
+  const off = () => ({ minCutoff: 0, beta: 0, dCutoff: 1 });
+  return { body: off(), hands: off(), feet: off() };
+}
+
+/** A copy of the default filter settings. */
+export function defaultSourceFilter(): SourceFilterSettings {
+  const d = DEFAULT_SOURCE_FILTER;
+  return { body: { ...d.body }, hands: { ...d.hands }, feet: { ...d.feet } };
 }
 
 /** Accepted ranges, inclusive (see the module docs). */
@@ -83,6 +128,9 @@ export const SETTINGS_LIMITS = Object.freeze({
   chairSeatOffset: [-1, 1],
   footOffset: [-0.5, 0.5],
   rotationLengthTolerance: 1e-3,
+  filterMinCutoff: [0, 60],
+  filterBeta: [0, 100],
+  filterDCutoff: [0.01, 60],
 } as const);
 
 /** The defaults: scale 1, no offsets, floor at 0, not calibrated. */
@@ -96,6 +144,7 @@ export function defaultSettings(): Settings {
     chairSeatOffset: 0,
     footOffsets: { left: { frontBack: 0, inOut: 0 }, right: { frontBack: 0, inOut: 0 } },
     rotationOffsets: Object.create(null),
+    sourceFilter: defaultSourceFilter(),
   };
 }
 
@@ -196,7 +245,12 @@ class Validator {
   }
 
   /** The fields of an object node; unknown keys are errors (with the nearest known key suggested). */
-  fields(n: JNode, path: string, known: readonly string[]): Map<string, JNode> {
+  fields(
+    n: JNode,
+    path: string,
+    known: readonly string[],
+    optional: readonly string[] = [],
+  ): Map<string, JNode> {
     if (n.kind !== 'object') this.fail(n, path, `need an object, got ${this.describe(n)}`);
     const out = new Map<string, JNode>();
     for (let i = 0; i < n.keys.length; i++) {
@@ -217,7 +271,7 @@ class Validator {
       out.set(k, n.values[i]);
     }
     for (const k of known) {
-      if (!out.has(k)) this.fail(n, joinPath(path, k), 'missing');
+      if (!out.has(k) && !optional.includes(k)) this.fail(n, joinPath(path, k), 'missing');
     }
     return out;
   }
@@ -255,6 +309,7 @@ const TOP_FIELDS = [
   'chairSeatOffset',
   'footOffsets',
   'rotationOffsets',
+  'sourceFilter',
 ] as const;
 
 function validate(root: JNode, v: Validator, requireVersion: boolean): Settings {
@@ -290,7 +345,7 @@ function validate(root: JNode, v: Validator, requireVersion: boolean): Settings 
     }
   }
   const known: readonly string[] = requireVersion || vi >= 0 ? TOP_FIELDS : TOP_FIELDS.slice(1);
-  const f = v.fields(root, '', known);
+  const f = v.fields(root, '', known, ['sourceFilter']);
   const L = SETTINGS_LIMITS;
   const head = v.tuple(f.get('headRotationOffset')!, 'headRotationOffset', 3, 'degrees [x, y, z]');
   const hips = f.get('initialHipsHeight')!;
@@ -357,7 +412,26 @@ function validate(root: JNode, v: Validator, requireVersion: boolean): Settings 
     ),
     footOffsets: { left: foot('left'), right: foot('right') },
     rotationOffsets,
+    sourceFilter: f.has('sourceFilter') ? sourceFilter(v, f.get('sourceFilter')!) : defaultSourceFilter(),
   };
+}
+
+function sourceFilter(v: Validator, n: JNode): SourceFilterSettings {
+  const L = SETTINGS_LIMITS;
+  const groups = v.fields(n, 'sourceFilter', SOURCE_FILTER_GROUPS);
+  const group = (g: SourceFilterGroup): OneEuroParams => {
+    const p = joinPath('sourceFilter', g);
+    const x = v.fields(groups.get(g)!, p, ['minCutoff', 'beta', 'dCutoff']);
+    const [c0, c1] = L.filterMinCutoff;
+    const [b0, b1] = L.filterBeta;
+    const [d0, d1] = L.filterDCutoff;
+    return {
+      minCutoff: v.number(x.get('minCutoff')!, joinPath(p, 'minCutoff'), c0, c1, 'Hz, 0 = off'),
+      beta: v.number(x.get('beta')!, joinPath(p, 'beta'), b0, b1, 'Hz per m/s or rad/s'),
+      dCutoff: v.number(x.get('dCutoff')!, joinPath(p, 'dCutoff'), d0, d1, 'Hz'),
+    };
+  };
+  return { body: group('body'), hands: group('hands'), feet: group('feet') };
 }
 
 /**
@@ -421,7 +495,14 @@ export function serializeSettings(s: Settings): string {
     `    "left": ${foot(v.footOffsets.left)},`,
     `    "right": ${foot(v.footOffsets.right)}`,
     '  },',
-    `  "rotationOffsets": ${ro}`,
+    `  "rotationOffsets": ${ro},`,
+    '  "sourceFilter": {',
+    ...SOURCE_FILTER_GROUPS.map((g, i) => {
+      const p = v.sourceFilter[g];
+      const end = i === SOURCE_FILTER_GROUPS.length - 1 ? '' : ',';
+      return `    "${g}": { "minCutoff": ${num(p.minCutoff)}, "beta": ${num(p.beta)}, "dCutoff": ${num(p.dCutoff)} }${end}`;
+    }),
+    '  }',
     '}',
     '',
   ].join('\n');

@@ -6,7 +6,9 @@
  * - `createHub(setupJson)`: a {@link RetargetHub} from the rest data of the source and target skeletons
  *   (Unity coordinates, mirrored here, {@link ./layout}); returns a handle >= 1.
  * - `update(handle, input, dt)`: one avatar-frame: source WORLD transforms in (Unity coordinates),
- *   converted to local rotations and translations on the source skeleton, the hub run, target LOCAL
+ *   converted to local rotations and translations on the source skeleton, the live source stage (raw
+ *   pose kept, One-Euro filter per `settings.sourceFilter`, src/rig/sourceStage.ts) and the hub run
+ *   (`RetargetHub.updateLive`), target LOCAL
  *   rotations, hips position and scales out (layouts: src/unity/layout.ts). The first frame calibrates
  *   (automatic T-pose reference, as `RetargetHub.calibrate(frame)`); the source world is Y up
  *   (`sourceUp` '+y'). Allocation-free per frame but for a Float32Array view when C# passes a new
@@ -492,7 +494,8 @@ export function update(handle: number, input: ArrayBuffer, dt: number): ArrayBuf
       e.pendingOffsets = null;
     }
   }
-  hub.update(e.frame.rotations, e.frame.translations, dt);
+  // the live source stage (raw pose kept, One-Euro filtered with settings.sourceFilter), then the hub
+  hub.updateLive(e.frame.rotations, e.frame.translations, dt);
   e.hasFrame = true;
   writeOutput(e);
   return out.buffer as ArrayBuffer;

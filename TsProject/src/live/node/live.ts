@@ -4,7 +4,9 @@
  * 64212, path `/retargeting`) and the web viewer (HTTP + `/pose` WebSocket) out.
  *
  * Frame path (one NatNet frame-of-data packet): decode into the client's reused frame -> the Motive
- * skeleton's local pose (`frameSkeletonToPose`) -> every hub's `update` -> the viewer's pose message.
+ * skeleton's local pose (`frameSkeletonToPose`) -> every hub's `updateLive` (the live source stage:
+ * raw pose kept, One-Euro filtered per the hub's `settings.sourceFilter`, with the interval from the
+ * NatNet timestamps; then the hub on the filtered pose) -> the viewer's pose message.
  * Everything runs on the Node event loop, so remote-control messages are handled between frames and a
  * change applies from the next frame on. The first frame calibrates every hub (automatic T-pose);
  * `calibrateIPose` / `autoCalibrateAll` from a remote take the latest frame.
@@ -305,13 +307,19 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
       frameSkeletonToPose(frame, si, mapping, current.rotations, current.translations);
       haveFrame = true;
       const ts = frame.timestamp;
-      let dt = ts - lastTimestamp;
-      if (!(dt > 0 && dt < 0.5)) dt = 1 / 120;
+      // the stream's own interval (dropped frames included) for the source filter; the first frame
+      // and a timestamp running backwards restart it; the hub's smoothing gets a bounded interval
+      const streamDt = !Number.isFinite(ts)
+        ? 1 / 120
+        : Number.isFinite(lastTimestamp) && ts - lastTimestamp > 0
+          ? ts - lastTimestamp
+          : Number.POSITIVE_INFINITY;
+      const dt = streamDt < 0.5 ? streamDt : 1 / 120;
       lastTimestamp = ts;
       for (let i = 0; i < hubs.length; i++) {
         const h = hubs[i];
         if (!h.isCalibrated) h.calibrate(current);
-        h.update(current.rotations, current.translations, dt);
+        h.updateLive(current.rotations, current.translations, streamDt, dt);
       }
       const done = hrtimeMs();
       latency[latN % RING] = done - receivedAtMs;

@@ -26,7 +26,7 @@ import {
   type FingerName,
 } from '../../rig/fingersTable';
 import type { IKWeightMode, RetargetHub } from '../../rig/hub';
-import { SETTINGS_LIMITS } from '../../rig/settings';
+import { SETTINGS_LIMITS, type SourceFilterGroup } from '../../rig/settings';
 
 /** The value types the protocol carries. */
 export type ParameterType = 'number' | 'boolean' | 'enum';
@@ -182,8 +182,44 @@ function fingersEnabled(hand: FingerHand): BooleanParameter {
 }
 
 /**
- * The parameters, in panel order (38 rows: scales, head, floor and feet, seat, IK, finger mode and
- * enables, per hand 5 curls and 5 spreads).
+ * The source filter's parameters of one group (`sourceFilterBodyMinCutoff`, `...Beta`, `...DCutoff`;
+ * `Hands`, `Feet`), ranges `SETTINGS_LIMITS.filter*`, set through `hub.setSourceFilter`; minCutoff 0 =
+ * off (raw pass-through).
+ */
+function sourceFilterParams(group: SourceFilterGroup): NumberParameter[] {
+  const G = capital(group);
+  const label = group === 'hands' ? 'Hands and fingers' : group === 'feet' ? 'Feet' : 'Body';
+  const field = (
+    name: 'minCutoff' | 'beta' | 'dCutoff',
+    text: string,
+    range: readonly [number, number],
+    step: number,
+    unit: string,
+  ) =>
+    num(
+      `sourceFilter${G}${capital(name)}`,
+      `${label} filter ${text}`,
+      'Source filter',
+      range,
+      step,
+      unit,
+      (hub) => hub.settings.sourceFilter[group][name],
+      (hub, v) => {
+        const p = hub.settings.sourceFilter[group];
+        p[name] = v;
+        hub.setSourceFilter(group, p.minCutoff, p.beta, p.dCutoff);
+      },
+    );
+  return [
+    field('minCutoff', 'min cutoff (0 = off)', SETTINGS_LIMITS.filterMinCutoff, 0.1, 'Hz'),
+    field('beta', 'beta', SETTINGS_LIMITS.filterBeta, 0.1, ''),
+    field('dCutoff', 'derivative cutoff', SETTINGS_LIMITS.filterDCutoff, 0.1, 'Hz'),
+  ];
+}
+
+/**
+ * The parameters, in panel order (47 rows: scales, head, floor and feet, seat, IK, finger mode and
+ * enables, per hand 5 curls and 5 spreads; then the source filter, 3 per group).
  */
 export const PARAMETERS: readonly Parameter[] = Object.freeze([
   num(
@@ -268,6 +304,8 @@ export const PARAMETERS: readonly Parameter[] = Object.freeze([
   fingersEnabled('left'),
   fingersEnabled('right'),
   ...FINGER_HANDS.flatMap((h) => fingerParams(h)),
+  // --- the live source stage's One-Euro filter (issue 13): three per group ---
+  ...(['body', 'hands', 'feet'] as const).flatMap((g) => sourceFilterParams(g)),
 ] as Parameter[]);
 
 const BY_NAME: ReadonlyMap<string, Parameter> = new Map(PARAMETERS.map((p) => [p.name, p]));

@@ -1312,6 +1312,157 @@ function lineColumn(text, at) {
   return { line, column: at - start + 1 };
 }
 
+// src/core/oneEuro.ts
+var ONE_EURO_RESET_GAP = 0.5;
+var TWO_PI = 2 * Math.PI;
+function oneEuroAlpha(cutoff, te) {
+  return 1 / (1 + 1 / (TWO_PI * cutoff * te));
+}
+var OneEuroBank = class {
+  constructor(count, kind) {
+    if (!Number.isInteger(count) || count < 0)
+      throw new RangeError(`OneEuroBank: count ${count} is not a count`);
+    this.count = count;
+    this.kind = kind;
+    this.value = new Float64Array((kind === "position" ? 3 : 4) * count);
+    this.speed = new Float64Array((kind === "position" ? 3 : 1) * count);
+    this.ready = new Uint8Array(count);
+  }
+  /** Forget channel `c` (or all): its next sample passes through. */
+  reset(c = -1) {
+    if (c < 0) this.ready.fill(0);
+    else this.ready[c] = 0;
+  }
+  /**
+   * Filter channel `c`: read `x` at `xo` (3 or 4 values), write the output to `out` at `oo` (may be
+   * the same place). `te` seconds since this channel's previous sample. See the module docs.
+   */
+  step(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
+    if (this.kind === "position") this.stepPosition(c, x, xo, out, oo, te, minCutoff, beta, dCutoff);
+    else this.stepRotation(c, x, xo, out, oo, te, minCutoff, beta, dCutoff);
+  }
+  stepPosition(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
+    const v = this.value;
+    const c3 = 3 * c;
+    const x0 = x[xo];
+    const x1 = x[xo + 1];
+    const x2 = x[xo + 2];
+    if (!(minCutoff > 0)) {
+      this.ready[c] = 0;
+      out[oo] = x0;
+      out[oo + 1] = x1;
+      out[oo + 2] = x2;
+      return;
+    }
+    const finite = Number.isFinite(x0) && Number.isFinite(x1) && Number.isFinite(x2);
+    if (this.ready[c] === 0 || !(te <= ONE_EURO_RESET_GAP)) {
+      if (!finite || Number.isNaN(te)) {
+        if (this.ready[c] === 0) {
+          out[oo] = x0;
+          out[oo + 1] = x1;
+          out[oo + 2] = x2;
+          return;
+        }
+      } else {
+        this.ready[c] = 1;
+        v[c3] = x0;
+        v[c3 + 1] = x1;
+        v[c3 + 2] = x2;
+        const s = this.speed;
+        s[c3] = 0;
+        s[c3 + 1] = 0;
+        s[c3 + 2] = 0;
+      }
+    } else if (finite && te > 0) {
+      const aD = oneEuroAlpha(dCutoff, te);
+      const s = this.speed;
+      for (let k = 0; k < 3; k++) {
+        const xi = k === 0 ? x0 : k === 1 ? x1 : x2;
+        const prev = v[c3 + k];
+        const dx = (xi - prev) / te;
+        const edx = s[c3 + k] + aD * (dx - s[c3 + k]);
+        s[c3 + k] = edx;
+        const a = oneEuroAlpha(minCutoff + beta * Math.abs(edx), te);
+        v[c3 + k] = prev + a * (xi - prev);
+      }
+    }
+    out[oo] = v[c3];
+    out[oo + 1] = v[c3 + 1];
+    out[oo + 2] = v[c3 + 2];
+  }
+  stepRotation(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
+    const v = this.value;
+    const c4 = 4 * c;
+    let qx = x[xo];
+    let qy = x[xo + 1];
+    let qz = x[xo + 2];
+    let qw = x[xo + 3];
+    if (!(minCutoff > 0)) {
+      this.ready[c] = 0;
+      out[oo] = qx;
+      out[oo + 1] = qy;
+      out[oo + 2] = qz;
+      out[oo + 3] = qw;
+      return;
+    }
+    const len3 = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+    const good = len3 > 1e-9 && Number.isFinite(len3);
+    if (this.ready[c] === 0 || !(te <= ONE_EURO_RESET_GAP)) {
+      if (!good || Number.isNaN(te)) {
+        if (this.ready[c] === 0) {
+          out[oo] = qx;
+          out[oo + 1] = qy;
+          out[oo + 2] = qz;
+          out[oo + 3] = qw;
+          return;
+        }
+      } else {
+        this.ready[c] = 1;
+        v[c4] = qx / len3;
+        v[c4 + 1] = qy / len3;
+        v[c4 + 2] = qz / len3;
+        v[c4 + 3] = qw / len3;
+        this.speed[c] = 0;
+      }
+    } else if (good && te > 0) {
+      qx /= len3;
+      qy /= len3;
+      qz /= len3;
+      qw /= len3;
+      const px = v[c4];
+      const py = v[c4 + 1];
+      const pz = v[c4 + 2];
+      const pw = v[c4 + 3];
+      let d = qx * px + qy * py + qz * pz + qw * pw;
+      if (d < 0) {
+        qx = -qx;
+        qy = -qy;
+        qz = -qz;
+        qw = -qw;
+        d = -d;
+      }
+      const rate = 2 * Math.acos(d < 1 ? d : 1) / te;
+      const s = this.speed;
+      const e = s[c] + oneEuroAlpha(dCutoff, te) * (rate - s[c]);
+      s[c] = e;
+      const a = oneEuroAlpha(minCutoff + beta * e, te);
+      const rx = px + a * (qx - px);
+      const ry = py + a * (qy - py);
+      const rz = pz + a * (qz - pz);
+      const rw = pw + a * (qw - pw);
+      const rl = Math.sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
+      v[c4] = rx / rl;
+      v[c4 + 1] = ry / rl;
+      v[c4 + 2] = rz / rl;
+      v[c4 + 3] = rw / rl;
+    }
+    out[oo] = v[c4];
+    out[oo + 1] = v[c4 + 1];
+    out[oo + 2] = v[c4 + 2];
+    out[oo + 3] = v[c4 + 3];
+  }
+};
+
 // src/core/skeleton.ts
 var SkeletonError = class extends Error {
   constructor(message) {
@@ -1568,6 +1719,16 @@ function presetValues(name) {
 
 // src/rig/settings.ts
 var SETTINGS_SCHEMA_VERSION = 1;
+var SOURCE_FILTER_GROUPS = Object.freeze(["body", "hands", "feet"]);
+var DEFAULT_SOURCE_FILTER = Object.freeze({
+  body: Object.freeze({ minCutoff: 4, beta: 8, dCutoff: 1 }),
+  hands: Object.freeze({ minCutoff: 4, beta: 8, dCutoff: 1 }),
+  feet: Object.freeze({ minCutoff: 2, beta: 8, dCutoff: 2 })
+});
+function defaultSourceFilter() {
+  const d = DEFAULT_SOURCE_FILTER;
+  return { body: { ...d.body }, hands: { ...d.hands }, feet: { ...d.feet } };
+}
 var SETTINGS_LIMITS = Object.freeze({
   avatarScale: [0.1, 3],
   headScale: [0.1, 3],
@@ -1576,7 +1737,10 @@ var SETTINGS_LIMITS = Object.freeze({
   initialHipsHeight: [0, 10],
   chairSeatOffset: [-1, 1],
   footOffset: [-0.5, 0.5],
-  rotationLengthTolerance: 1e-3
+  rotationLengthTolerance: 1e-3,
+  filterMinCutoff: [0, 60],
+  filterBeta: [0, 100],
+  filterDCutoff: [0.01, 60]
 });
 function defaultSettings() {
   return {
@@ -1587,7 +1751,8 @@ function defaultSettings() {
     initialHipsHeight: null,
     chairSeatOffset: 0,
     footOffsets: { left: { frontBack: 0, inOut: 0 }, right: { frontBack: 0, inOut: 0 } },
-    rotationOffsets: /* @__PURE__ */ Object.create(null)
+    rotationOffsets: /* @__PURE__ */ Object.create(null),
+    sourceFilter: defaultSourceFilter()
   };
 }
 var SettingsError = class extends JsonFieldError {
@@ -1673,7 +1838,7 @@ var Validator = class {
     }
   }
   /** The fields of an object node; unknown keys are errors (with the nearest known key suggested). */
-  fields(n, path, known) {
+  fields(n, path, known, optional2 = []) {
     if (n.kind !== "object") this.fail(n, path, `need an object, got ${this.describe(n)}`);
     const out = /* @__PURE__ */ new Map();
     for (let i = 0; i < n.keys.length; i++) {
@@ -1694,7 +1859,7 @@ var Validator = class {
       out.set(k, n.values[i]);
     }
     for (const k of known) {
-      if (!out.has(k)) this.fail(n, joinPath(path, k), "missing");
+      if (!out.has(k) && !optional2.includes(k)) this.fail(n, joinPath(path, k), "missing");
     }
     return out;
   }
@@ -1728,7 +1893,8 @@ var TOP_FIELDS = [
   "initialHipsHeight",
   "chairSeatOffset",
   "footOffsets",
-  "rotationOffsets"
+  "rotationOffsets",
+  "sourceFilter"
 ];
 function validate(root, v, requireVersion) {
   if (root.kind !== "object") v.fail(root, "", `need a JSON object of settings, got ${v.describe(root)}`);
@@ -1762,7 +1928,7 @@ function validate(root, v, requireVersion) {
     }
   }
   const known = requireVersion || vi >= 0 ? TOP_FIELDS : TOP_FIELDS.slice(1);
-  const f = v.fields(root, "", known);
+  const f = v.fields(root, "", known, ["sourceFilter"]);
   const L = SETTINGS_LIMITS;
   const head = v.tuple(f.get("headRotationOffset"), "headRotationOffset", 3, "degrees [x, y, z]");
   const hips = f.get("initialHipsHeight");
@@ -1820,8 +1986,26 @@ function validate(root, v, requireVersion) {
       "metres"
     ),
     footOffsets: { left: foot("left"), right: foot("right") },
-    rotationOffsets
+    rotationOffsets,
+    sourceFilter: f.has("sourceFilter") ? sourceFilter(v, f.get("sourceFilter")) : defaultSourceFilter()
   };
+}
+function sourceFilter(v, n) {
+  const L = SETTINGS_LIMITS;
+  const groups = v.fields(n, "sourceFilter", SOURCE_FILTER_GROUPS);
+  const group = (g) => {
+    const p = joinPath("sourceFilter", g);
+    const x = v.fields(groups.get(g), p, ["minCutoff", "beta", "dCutoff"]);
+    const [c0, c1] = L.filterMinCutoff;
+    const [b0, b1] = L.filterBeta;
+    const [d0, d1] = L.filterDCutoff;
+    return {
+      minCutoff: v.number(x.get("minCutoff"), joinPath(p, "minCutoff"), c0, c1, "Hz, 0 = off"),
+      beta: v.number(x.get("beta"), joinPath(p, "beta"), b0, b1, "Hz per m/s or rad/s"),
+      dCutoff: v.number(x.get("dCutoff"), joinPath(p, "dCutoff"), d0, d1, "Hz")
+    };
+  };
+  return { body: group("body"), hands: group("hands"), feet: group("feet") };
 }
 function validateSettings(value, source = "settings") {
   return validate(toNode(value), new Validator(null, source), false);
@@ -1921,6 +2105,29 @@ function fingersEnabled(hand) {
     set: (hub, v) => hub.fingers.setEnabled(hand, v)
   };
 }
+function sourceFilterParams(group) {
+  const G = capital(group);
+  const label = group === "hands" ? "Hands and fingers" : group === "feet" ? "Feet" : "Body";
+  const field = (name, text, range, step, unit2) => num(
+    `sourceFilter${G}${capital(name)}`,
+    `${label} filter ${text}`,
+    "Source filter",
+    range,
+    step,
+    unit2,
+    (hub) => hub.settings.sourceFilter[group][name],
+    (hub, v) => {
+      const p = hub.settings.sourceFilter[group];
+      p[name] = v;
+      hub.setSourceFilter(group, p.minCutoff, p.beta, p.dCutoff);
+    }
+  );
+  return [
+    field("minCutoff", "min cutoff (0 = off)", SETTINGS_LIMITS.filterMinCutoff, 0.1, "Hz"),
+    field("beta", "beta", SETTINGS_LIMITS.filterBeta, 0.1, ""),
+    field("dCutoff", "derivative cutoff", SETTINGS_LIMITS.filterDCutoff, 0.1, "Hz")
+  ];
+}
 var PARAMETERS = Object.freeze([
   num(
     "avatarScale",
@@ -2003,7 +2210,9 @@ var PARAMETERS = Object.freeze([
   },
   fingersEnabled("left"),
   fingersEnabled("right"),
-  ...FINGER_HANDS.flatMap((h) => fingerParams(h))
+  ...FINGER_HANDS.flatMap((h) => fingerParams(h)),
+  // --- the live source stage's One-Euro filter (issue 13): three per group ---
+  ...["body", "hands", "feet"].flatMap((g) => sourceFilterParams(g))
 ]);
 var BY_NAME = new Map(PARAMETERS.map((p) => [p.name, p]));
 function findParameter(name) {
@@ -18869,6 +19078,204 @@ var LimbWeights = class {
   }
 };
 
+// src/rig/sourceStage.ts
+function sourceBoneGroups(skeleton) {
+  const g = new Uint8Array(skeleton.boneCount);
+  const set5 = (h, v) => {
+    const b = skeleton.humanoid[h];
+    if (b >= 0) g[b] = v;
+  };
+  set5(HumanBodyBones.LeftHand, 1);
+  set5(HumanBodyBones.RightHand, 1);
+  for (let h = HumanBodyBones.LeftThumbProximal; h <= HumanBodyBones.RightLittleDistal; h++) set5(h, 1);
+  for (const h of [HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot, HumanBodyBones.LeftToes, HumanBodyBones.RightToes]) set5(h, 2);
+  return g;
+}
+var SourceStage = class {
+  constructor(skeleton, filter = defaultSourceFilter()) {
+    /** True once a frame went through {@link SourceStage.update}. */
+    this.hasFrame = false;
+    /** minCutoff, beta, dCutoff per group. */
+    this.params = new Float64Array(9);
+    this.v3 = new Float64Array(3);
+    const n = skeleton.boneCount;
+    this.skeleton = skeleton;
+    this.groups = sourceBoneGroups(skeleton);
+    this.rawLocalRotations = Float64Array.from(skeleton.restRotations);
+    this.rawLocalTranslations = Float64Array.from(skeleton.restTranslations);
+    this.rawWorldRotations = new Float64Array(4 * n);
+    this.rawWorldPositions = new Float64Array(3 * n);
+    forwardKinematics(
+      skeleton,
+      this.rawLocalRotations,
+      this.rawLocalTranslations,
+      this.rawWorldRotations,
+      this.rawWorldPositions
+    );
+    this.worldRotations = Float64Array.from(this.rawWorldRotations);
+    this.worldPositions = Float64Array.from(this.rawWorldPositions);
+    this.localRotations = Float64Array.from(this.rawLocalRotations);
+    this.localTranslations = Float64Array.from(this.rawLocalTranslations);
+    this.rot = new OneEuroBank(n, "rotation");
+    this.pos = new OneEuroBank(n, "position");
+    this.passed = new Uint8Array(n);
+    this.configure(filter);
+  }
+  /** Set the filter parameters (already validated: settings.ts). Takes effect on the next frame. */
+  configure(filter) {
+    SOURCE_FILTER_GROUPS.forEach((g, i) => {
+      const p = filter[g];
+      this.params[3 * i] = p.minCutoff;
+      this.params[3 * i + 1] = p.beta;
+      this.params[3 * i + 2] = p.dCutoff;
+    });
+  }
+  /** The parameters of a group in force (a copy). */
+  groupParams(group) {
+    const i = SOURCE_FILTER_GROUPS.indexOf(group);
+    return { minCutoff: this.params[3 * i], beta: this.params[3 * i + 1], dCutoff: this.params[3 * i + 2] };
+  }
+  /** Forget the filters' memory: the next frame passes through and they start from it. */
+  reset() {
+    this.rot.reset();
+    this.pos.reset();
+  }
+  /**
+   * One frame: `localRot` `4n`, `localPos` `3n` (the source skeleton's local pose, metres), `te`
+   * seconds since the previous frame. Writes the raw and filtered poses. Allocates nothing.
+   * @throws RangeError for arrays of the wrong length.
+   */
+  update(localRot, localPos, te) {
+    const sk = this.skeleton;
+    const n = sk.boneCount;
+    if (localRot?.length !== 4 * n || localPos?.length !== 3 * n)
+      throw new RangeError(
+        `source stage: rotations/translations have lengths ${localRot?.length}/${localPos?.length}, expected ${4 * n}/${3 * n}`
+      );
+    const RL = this.rawLocalRotations;
+    const TL = this.rawLocalTranslations;
+    for (let i = 0; i < 4 * n; i++) RL[i] = localRot[i];
+    for (let i = 0; i < 3 * n; i++) TL[i] = localPos[i];
+    const RW = this.rawWorldRotations;
+    const PW = this.rawWorldPositions;
+    forwardKinematics(sk, RL, TL, RW, PW);
+    const W = this.worldRotations;
+    const P = this.worldPositions;
+    const prm = this.params;
+    const groups = this.groups;
+    const parents = sk.parents;
+    const passed = this.passed;
+    const L = this.localRotations;
+    const T = this.localTranslations;
+    const v = this.v3;
+    for (let b = 0; b < n; b++) {
+      const g3 = 3 * groups[b];
+      const fc = prm[g3];
+      const beta = prm[g3 + 1];
+      const dc = prm[g3 + 2];
+      const b4 = 4 * b;
+      const b3 = 3 * b;
+      this.rot.step(b, RW, b4, W, b4, te, fc, beta, dc);
+      this.pos.step(b, PW, b3, P, b3, te, fc, beta, dc);
+      const p = parents[b];
+      if (!(fc > 0) && (p < 0 || passed[p] === 1)) {
+        passed[b] = 1;
+        qcopy(L, b4, RL, b4);
+        T[b3] = TL[b3];
+        T[b3 + 1] = TL[b3 + 1];
+        T[b3 + 2] = TL[b3 + 2];
+        continue;
+      }
+      passed[b] = 0;
+      if (p < 0) {
+        qcopy(L, b4, W, b4);
+        T[b3] = P[b3];
+        T[b3 + 1] = P[b3 + 1];
+        T[b3 + 2] = P[b3 + 2];
+      } else {
+        const p4 = 4 * p;
+        const p3 = 3 * p;
+        qmulConj(L, b4, W, p4, W, b4);
+        v[0] = P[b3] - P[p3];
+        v[1] = P[b3 + 1] - P[p3 + 1];
+        v[2] = P[b3 + 2] - P[p3 + 2];
+        vrotateConj(T, b3, W, p4, v, 0);
+      }
+    }
+    this.hasFrame = true;
+  }
+  /**
+   * The last raw world position of a humanoid bone (metres, the source's frame) into `out[0..2]`.
+   * @returns false (and `out` untouched) when the skeleton has no such bone or no frame came yet.
+   */
+  tryGetRawWorldPosition(bone, out) {
+    return this.read(this.rawWorldPositions, 3, bone, out);
+  }
+  /** The last raw world rotation `[x, y, z, w]` of a humanoid bone; false when missing. */
+  tryGetRawWorldRotation(bone, out) {
+    return this.read(this.rawWorldRotations, 4, bone, out);
+  }
+  /** The last filtered world position of a humanoid bone; false when missing. */
+  tryGetWorldPosition(bone, out) {
+    return this.read(this.worldPositions, 3, bone, out);
+  }
+  /** The last filtered world rotation of a humanoid bone; false when missing. */
+  tryGetWorldRotation(bone, out) {
+    return this.read(this.worldRotations, 4, bone, out);
+  }
+  read(a, k, bone, out) {
+    const b = bone >= 0 && bone < this.skeleton.humanoid.length ? this.skeleton.humanoid[bone] : -1;
+    if (b < 0 || !this.hasFrame) return false;
+    for (let c = 0; c < k; c++) out[c] = a[k * b + c];
+    return true;
+  }
+  /** The stage's memory (raw frame, filter state) for hot reload. Allocates. */
+  exportState() {
+    const bank = (x) => ({
+      value: Array.from(x.value),
+      speed: Array.from(x.speed),
+      ready: Array.from(x.ready)
+    });
+    return {
+      rawLocalRotations: Array.from(this.rawLocalRotations),
+      rawLocalTranslations: Array.from(this.rawLocalTranslations),
+      rotations: bank(this.rot),
+      positions: bank(this.pos),
+      hasFrame: this.hasFrame
+    };
+  }
+  /**
+   * Restore {@link SourceStage.exportState}'s memory (same skeleton) and the raw world pose from it.
+   * @throws RangeError naming the field of a wrong length or type.
+   */
+  importState(st) {
+    const put = (name, dst, src) => {
+      if (!Array.isArray(src) || src.length !== dst.length || src.some((x) => typeof x !== "number"))
+        throw new RangeError(`source.${name}: need ${dst.length} numbers`);
+      dst.set(src);
+    };
+    if (st === null || typeof st !== "object") throw new RangeError("source: need an object");
+    const rl = new Float64Array(this.rawLocalRotations.length);
+    const tl = new Float64Array(this.rawLocalTranslations.length);
+    put("rawLocalRotations", rl, st.rawLocalRotations);
+    put("rawLocalTranslations", tl, st.rawLocalTranslations);
+    for (const [name, bank] of [
+      ["rotations", this.rot],
+      ["positions", this.pos]
+    ]) {
+      const b = st[name];
+      if (b === null || typeof b !== "object") throw new RangeError(`source.${name}: need an object`);
+      put(`${name}.value`, bank.value, b.value);
+      put(`${name}.speed`, bank.speed, b.speed);
+      put(`${name}.ready`, bank.ready, b.ready);
+    }
+    this.rawLocalRotations.set(rl);
+    this.rawLocalTranslations.set(tl);
+    forwardKinematics(this.skeleton, rl, tl, this.rawWorldRotations, this.rawWorldPositions);
+    this.hasFrame = st.hasFrame === true;
+  }
+};
+
 // src/rig/hub.ts
 var HubError = class extends Error {
   constructor(message) {
@@ -18976,12 +19383,15 @@ var RetargetHub = class _RetargetHub {
       checkChoice("options.fingers", options.fingers, ["none", "muscleData", "rotation"]);
     if (options.sourceContactHeight !== void 0)
       checkRange("options.sourceContactHeight", options.sourceContactHeight, -10, 10, " m");
-    this.settingsValue = { ...defaultSettings(), ...options.settings ?? {} };
     try {
-      validateSettings(this.settingsValue, "hub settings");
+      this.settingsValue = validateSettings(
+        { ...defaultSettings(), ...options.settings ?? {} },
+        "hub settings"
+      );
     } catch (e) {
       throw new HubError(e.message);
     }
+    this.sourceStage = new SourceStage(source, this.settingsValue.sourceFilter);
     const s = this.settingsValue;
     const ropts = {
       hipsMode: options.hipsMode ?? "room",
@@ -19133,7 +19543,8 @@ var RetargetHub = class _RetargetHub {
       weights: this.weights.exportState(),
       ik: this.limbs.map((l) => l.ik.exportState()),
       snapWeights: this.snapWeights,
-      lastFrame: { rotations: Array.from(this.lastFrameRot), translations: Array.from(this.lastFramePos) }
+      lastFrame: { rotations: Array.from(this.lastFrameRot), translations: Array.from(this.lastFramePos) },
+      source: this.sourceStage.exportState()
     };
     return encodeStateNumbers(state);
   }
@@ -19234,6 +19645,13 @@ var RetargetHub = class _RetargetHub {
     });
     if (typeof st.snapWeights !== "boolean") throw new HubError("hub state.snapWeights: need true or false");
     this.snapWeights = st.snapWeights;
+    if (st.source !== void 0) {
+      try {
+        this.sourceStage.importState(st.source);
+      } catch (e) {
+        throw new HubError(`hub state.${e.message}`);
+      }
+    }
   }
   /** Drop the calibration cache and recalibrate from the canonical T-pose (head-forward fix cleared). */
   resetCalibration() {
@@ -19315,6 +19733,27 @@ var RetargetHub = class _RetargetHub {
     checkRange("chairSeatOffset", m, -1, 1, " m");
     this.settingsValue.chairSeatOffset = m;
     this.weights.configure({ chairSeatOffset: m });
+  }
+  /**
+   * The source stage's One-Euro parameters for one bone group (`body`, `hands` = hands and fingers,
+   * `feet` = feet and toes); ranges as the settings file's (`SETTINGS_LIMITS.filter*`); `minCutoff` 0
+   * turns the group's filter off (raw pass-through). Applies from the next {@link RetargetHub.updateLive}.
+   * @throws HubError naming the group and field.
+   */
+  setSourceFilter(group, minCutoff, beta, dCutoff) {
+    checkChoice("sourceFilter group", group, ["body", "hands", "feet"]);
+    const L = SETTINGS_LIMITS;
+    checkRange(
+      `sourceFilter.${group}.minCutoff`,
+      minCutoff,
+      L.filterMinCutoff[0],
+      L.filterMinCutoff[1],
+      " Hz"
+    );
+    checkRange(`sourceFilter.${group}.beta`, beta, L.filterBeta[0], L.filterBeta[1]);
+    checkRange(`sourceFilter.${group}.dCutoff`, dCutoff, L.filterDCutoff[0], L.filterDCutoff[1], " Hz");
+    this.settingsValue.sourceFilter[group] = { minCutoff, beta, dCutoff };
+    this.sourceStage.configure(this.settingsValue.sourceFilter);
   }
   /** Foot offsets, metres: front/back (toward the toes positive) and in/out (outward positive). */
   setFootOffset(side, frontBack, inOut) {
@@ -19405,6 +19844,7 @@ var RetargetHub = class _RetargetHub {
     this.props.scale = s.avatarScale;
     this.retargeter.setHeadScale(s.headScale);
     this.weights.configure({ chairSeatOffset: s.chairSeatOffset });
+    this.sourceStage.configure(this.settingsValue.sourceFilter);
     bones.forEach((b, i) => {
       this.retargeter.setOffset(b, s.rotationOffsets[names[i]]);
     });
@@ -19425,6 +19865,23 @@ var RetargetHub = class _RetargetHub {
     }
     s.chairSeatOffset = this.weights.settings.chairSeatOffset;
     return s;
+  }
+  /**
+   * One live frame: the source stage ({@link RetargetHub.sourceStage}: raw pose kept, One-Euro
+   * filtered with `settings.sourceFilter`) then {@link RetargetHub.update} on the filtered pose.
+   * `srcLocalRot` `4 * sourceBones`, `srcLocalPos` `3 * sourceBones` (metres), `dt` seconds since the
+   * last frame as the stream's clock gives it (dropped frames included); the hub's own smoothing gets
+   * `hubDt` when given (e.g. a clamped value), else `dt`. Allocates nothing.
+   * @throws HubError when called before calibrate() or for arrays of the wrong length.
+   */
+  updateLive(srcLocalRot, srcLocalPos, dt, hubDt = dt) {
+    if (!this.calibrated) throw new HubError("updateLive called before calibrate()");
+    try {
+      this.sourceStage.update(srcLocalRot, srcLocalPos, dt);
+    } catch (e) {
+      throw new HubError(`updateLive: ${e.message}`);
+    }
+    this.update(this.sourceStage.localRotations, this.sourceStage.localTranslations, hubDt);
   }
   /**
    * One frame. `srcLocalRot` `4 * sourceBones`, `srcLocalPos` `3 * sourceBones` (metres, source frame),
@@ -19767,7 +20224,12 @@ function structuredCloneSettings(s) {
     ...s,
     headRotationOffset: [s.headRotationOffset[0], s.headRotationOffset[1], s.headRotationOffset[2]],
     footOffsets: { left: { ...s.footOffsets.left }, right: { ...s.footOffsets.right } },
-    rotationOffsets: Object.assign(/* @__PURE__ */ Object.create(null), s.rotationOffsets)
+    rotationOffsets: Object.assign(/* @__PURE__ */ Object.create(null), s.rotationOffsets),
+    sourceFilter: {
+      body: { ...s.sourceFilter.body },
+      hands: { ...s.sourceFilter.hands },
+      feet: { ...s.sourceFilter.feet }
+    }
   };
 }
 function calibrationRecord(method, kind, frame) {
@@ -20161,7 +20623,7 @@ function update(handle, input2, dt) {
       e.pendingOffsets = null;
     }
   }
-  hub.update(e.frame.rotations, e.frame.translations, dt);
+  hub.updateLive(e.frame.rotations, e.frame.translations, dt);
   e.hasFrame = true;
   writeOutput(e);
   return out.buffer;
