@@ -7,8 +7,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { setContactSourceFactory } from '../src/cli/contactSource';
 import type { CleanupFile } from '../src/cleanup-report';
+import { setContactSourceFactory } from '../src/cli/contactSource';
 import { parseBvh } from '../src/io/bvh';
 import { defaultAssetsDir } from '../src/io/node';
 import { testRuleSource } from './helpers/cleanupSource';
@@ -119,18 +119,19 @@ describe('bad input: one line naming the place, nothing written', () => {
     ['garbage.bvh', 'hello\n', /garbage\.bvh:1: /],
     [
       'one-frame.bvh',
-      fs.readFileSync(path.join(defaultAssetsDir(), 'default-slide.bvh'), 'utf8').replace(
-        /Frames: 121\nFrame Time: 0.0333333\n([^\n]*\n)[\s\S]*$/,
-        'Frames: 1\nFrame Time: 0.0333333\n$1',
-      ),
+      fs
+        .readFileSync(path.join(defaultAssetsDir(), 'default-slide.bvh'), 'utf8')
+        .replace(
+          /Frames: 121\nFrame Time: 0.0333333\n([^\n]*\n)[\s\S]*$/,
+          'Frames: 1\nFrame Time: 0.0333333\n$1',
+        ),
       /one-frame\.bvh: 1 frame; foot cleanup needs at least 2 frames/,
     ],
     [
       'nan.bvh',
-      fs.readFileSync(path.join(defaultAssetsDir(), 'default-slide.bvh'), 'utf8').replace(
-        /(Frame Time: 0.0333333\n[^\n]*\n)(\S+)/,
-        '$1NaN',
-      ),
+      fs
+        .readFileSync(path.join(defaultAssetsDir(), 'default-slide.bvh'), 'utf8')
+        .replace(/(Frame Time: 0.0333333\n[^\n]*\n)(\S+)/, '$1NaN'),
       /nan\.bvh:131: /,
     ],
     [
@@ -155,4 +156,64 @@ describe('bad input: one line naming the place, nothing written', () => {
     expect((await runKind(['cleanup', '--model', 'magic', '-o', tmp])).code).toBe(2);
     expect((await runKind(['cleanup', '--jobs', '2', '-o', tmp])).code).toBe(2);
   });
+});
+
+describeWithData('kind cleanup --batch and kind retarget --cleanup', () => {
+  test('a folder of takes: every take written, a failed one listed, a summary table', async () => {
+    const dir = path.join(tmp, 'batch-in');
+    fs.mkdirSync(path.join(dir, 'sub'), { recursive: true });
+    fs.copyFileSync(path.join(defaultAssetsDir(), 'default-slide.bvh'), path.join(dir, 'slide.bvh'));
+    fs.copyFileSync(
+      dataPath('bandai-namco-motiondataset/dataset-1_walk_normal_001.bvh'),
+      path.join(dir, 'sub', 'walk.bvh'),
+    );
+    fs.writeFileSync(path.join(dir, 'broken.bvh'), 'HIERARCHY\n');
+    const out = path.join(tmp, 'batch-out');
+    const r = await runKind(['cleanup', '--batch', dir, '-o', out, '--jobs', '1']);
+    expect(r.code).toBe(1); // one take failed
+    expect(r.out).toMatch(/cleanup batch: 2 of 3 takes cleaned, 1 failed/);
+    expect(r.out).toMatch(/^broken\.bvh\s+failed: .*broken\.bvh:\d+: /m);
+    expect(r.out).toMatch(/^slide\.bvh\s+121\s/m);
+    expect(fs.readdirSync(out).sort()).toEqual([
+      'slide.bvh',
+      'slide.cleanup.html',
+      'slide.cleanup.json',
+      'sub_walk.bvh',
+      'sub_walk.cleanup.html',
+      'sub_walk.cleanup.json',
+      'summary.json',
+    ]);
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8'));
+    expect(summary.counts).toEqual({ takes: 3, cleaned: 2, failed: 1 });
+    const slide = summary.takes.find((t: { name: string }) => t.name === 'slide.bvh');
+    const single = JSON.parse(fs.readFileSync(path.join(out, 'slide.cleanup.json'), 'utf8'));
+    // the table's figures are the take's own cleanup.json
+    expect(slide.slideAfter).toBeCloseTo(
+      single.metrics.after.left.slideTotal + single.metrics.after.right.slideTotal,
+      12,
+    );
+  });
+
+  test('retarget --cleanup: the feet on the avatar slide less than without', async () => {
+    const take = dataPath('bandai-namco-motiondataset/dataset-1_walk_normal_001.bvh');
+    const avatar = path.join(defaultAssetsDir(), 'default-avatar.glb');
+    const plain = path.join(tmp, 'rt-plain');
+    const clean = path.join(tmp, 'rt-clean');
+    const a = await runKind(['retarget', take, avatar, '-o', plain, '-q']);
+    const b = await runKind(['retarget', take, avatar, '-o', clean, '--cleanup', '--cleanup-model', 'rule']);
+    expect(a.code).toBe(0);
+    expect(b.code).toBe(0);
+    expect(b.out).toMatch(/cleanup \(rule contacts\): \d+ left and \d+ right segments/);
+    const s = JSON.parse(fs.readFileSync(path.join(clean, 'summary.json'), 'utf8'));
+    expect(JSON.parse(fs.readFileSync(path.join(plain, 'summary.json'), 'utf8')).cleanup).toBeUndefined();
+    const m = s.cleanup.metrics;
+    expect(s.cleanup.framesChanged).toBeGreaterThan(0);
+    expect(m.after.left.slideTotal + m.after.right.slideTotal).toBeLessThan(
+      0.5 * (m.before.left.slideTotal + m.before.right.slideTotal),
+    );
+    // the written BVH is the cleaned clip: it differs from the plain retarget's
+    expect(fs.readFileSync(path.join(clean, 'dataset-1_walk_normal_001.bvh'), 'utf8')).not.toBe(
+      fs.readFileSync(path.join(plain, 'dataset-1_walk_normal_001.bvh'), 'utf8'),
+    );
+  }, 60000);
 });
