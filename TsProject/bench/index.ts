@@ -4,7 +4,7 @@
  * ratios; nothing asserts wall-clock times. Rates and latencies the tests must not assert live here.
  *
  * Build and run: `npm run bench` in TsProject (esbuild bundles this file to dist/bench.cjs, run with
- * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa` or `live` runs one benchmark only
+ * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa`, `live` or `cleanup` runs one benchmark only
  * (`npm run bench -- live`);
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
  * ~5 s on the first (or given) take, for `node --cpu-prof dist/bench.cjs --profile ...`.
@@ -12,6 +12,7 @@
  */
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { parseBvh } from '../src/io/bvh';
+import { runCleanupBench } from './cleanupBench';
 import { now, printTable, type Row, readText, shortName } from './harness';
 import { hubChild, runHubBench } from './hubBench';
 import { runLiveBench } from './liveBench';
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
     return;
   }
   const only = args.find(
-    (a) => a === 'parse' || a === 'retarget' || a === 'hub' || a === 'qa' || a === 'live',
+    (a) => a === 'parse' || a === 'retarget' || a === 'hub' || a === 'qa' || a === 'live' || a === 'cleanup',
   );
   if (!(globalThis as { gc?: unknown }).gc) {
     console.log('note: run with node --expose-gc for clean heap figures (npm run bench does)');
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
   }
   if (!only || only === 'qa') rows.push(...(await runQaBench()));
   if (!only || only === 'live') rows.push(...(await runLiveBench()));
+  if (!only || only === 'cleanup') rows.push(...(await runCleanupBench()));
   console.log(
     '\n== Summary (ratio = our speed / three.js speed, from the medians; best runs: from the fastest run of each)',
   );
