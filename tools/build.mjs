@@ -3,6 +3,7 @@
 //   dist/kind.cjs   the `kind` command line (src/cli/main.ts)
 //   dist/bench.cjs  the benchmarks (bench/index.ts)
 //   dist/qaWorker.cjs  the worker thread of `kind qa --batch` (src/cli/qaWorker.ts), found next to kind.cjs
+//   dist/cleanupWorker.cjs  the worker thread of `kind cleanup --batch` (src/cli/cleanupWorker.ts), next to kind.cjs
 //   dist/draco_decoder_gltf.wasm  the Draco decoder's WebAssembly (draco3dgltf), found next to kind.cjs
 //   dist/web/       the live viewer page (src/web/viewer/index.html) and its browser bundle viewer.js
 //                   (src/web/viewer/main.ts, three.js + lil-gui), served by src/live/node/viewerServer.ts
@@ -28,6 +29,7 @@ const entries = [
   { in: 'src/cli/main.ts', out: 'dist/kind.cjs' },
   { in: 'bench/index.ts', out: 'dist/bench.cjs' },
   { in: 'src/cli/qaWorker.ts', out: 'dist/qaWorker.cjs' },
+  { in: 'src/cli/cleanupWorker.ts', out: 'dist/cleanupWorker.cjs' },
 ];
 
 const webOnly = process.argv[2] === 'web';

@@ -4,7 +4,7 @@
  * ratios; nothing asserts wall-clock times. Rates and latencies the tests must not assert live here.
  *
  * Build and run: `npm run bench` in TsProject (esbuild bundles this file to dist/bench.cjs, run with
- * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa` or `live` runs one benchmark only
+ * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa`, `live` or `cleanup` runs one benchmark only
  * (`npm run bench -- live`);
  * `filter-sweep` runs the source filter's parameter sweep instead (bench/filterSweep.ts; the README's table);
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
@@ -13,6 +13,7 @@
  */
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { parseBvh } from '../src/io/bvh';
+import { runCleanupBench } from './cleanupBench';
 import { runFilterSweep } from './filterSweep';
 import { now, printTable, type Row, readText, shortName } from './harness';
 import { hubChild, runHubBench } from './hubBench';
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
     return;
   }
   const only = args.find(
-    (a) => a === 'parse' || a === 'retarget' || a === 'hub' || a === 'qa' || a === 'live',
+    (a) => a === 'parse' || a === 'retarget' || a === 'hub' || a === 'qa' || a === 'live' || a === 'cleanup',
   );
   if (!(globalThis as { gc?: unknown }).gc) {
     console.log('note: run with node --expose-gc for clean heap figures (npm run bench does)');
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
   }
   if (!only || only === 'qa') rows.push(...(await runQaBench()));
   if (!only || only === 'live') rows.push(...(await runLiveBench()));
+  if (!only || only === 'cleanup') rows.push(...(await runCleanupBench()));
   console.log(
     '\n== Summary (ratio = our speed / three.js speed, from the medians; best runs: from the fastest run of each)',
   );

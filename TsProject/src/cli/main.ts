@@ -1,5 +1,5 @@
 /**
- * The `kind` command line (Node only). Subcommands: `retarget`, `inspect`, `live`, `qa`.
+ * The `kind` command line (Node only). Subcommands: `retarget`, `inspect`, `live`, `qa`, `cleanup`.
  * Exit code 0 on success; 1 with a one-line error on failure (`kind live`: also when it received no
  * frame at all, with the reason); 2 on a usage error; `kind qa` exits 3
  * when a clip is Error (src/cli/qa.ts); the commands that write exit 130 / 143 / 129 when interrupted
@@ -11,6 +11,7 @@ import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaultAssetsDir } from '../io/node';
 import { guardInterrupts } from '../io/node/interrupt';
+import { registerCleanupCommand } from './cleanup';
 import { runInspect } from './inspect';
 import { runLive } from './live';
 import { registerQaCommand } from './qa';
@@ -170,6 +171,12 @@ export function buildProgram(): Command {
         .preset('auto')
         .argParser(ikMode),
     )
+    .option('--cleanup', 'clean the feet on the avatar before writing (kind cleanup: contacts, leg IK)')
+    .addOption(
+      new Option('--cleanup-model <kind>', 'contact detector for --cleanup')
+        .choices(['rule', 'learned'])
+        .default('learned'),
+    )
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (sourceArg: string | undefined, avatarArg: string | undefined, opts) => {
       if (typeof opts.out !== 'string' || opts.out.trim() === '') {
@@ -224,6 +231,7 @@ export function buildProgram(): Command {
         ground: opts.ground,
         shoulderTwist: opts.shoulderTwist,
         ik: opts.ik,
+        cleanup: opts.cleanup ? { model: opts.cleanupModel } : undefined,
         onProgress: (done, total) => {
           if (opts.quiet || total < 600 || !process.stderr.isTTY) return;
           if (!bar) {
@@ -362,6 +370,9 @@ export function buildProgram(): Command {
     });
 
   registerQaCommand(program, (code) => {
+    actionExitCode = code;
+  });
+  registerCleanupCommand(program, (code) => {
     actionExitCode = code;
   });
   return program;

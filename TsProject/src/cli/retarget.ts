@@ -3,6 +3,8 @@
  * `summary.json` (atomically) into the output folder.
  */
 import * as path from 'node:path';
+import { CleanupError, type CleanupResult, cleanupClip, type FootName } from '../cleanup';
+import { changedFrames } from '../cleanup-report';
 import {
   type Clip,
   clipDuration,
@@ -36,6 +38,7 @@ import {
   upAxisRotation,
 } from '../retarget';
 import { HubError, type IKWeightMode, type IkFigures, IkQuality, RetargetHub } from '../rig';
+import { type ContactModelName, contactSource } from './contactSource';
 import { checkOutputDir, ensureOutputDir, type OutputFile, writeFilesAtomically } from './files';
 import { overrideArgument } from './jsonArgument';
 
@@ -68,6 +71,11 @@ export interface RetargetCommandOptions {
    * feet are near the floor), 'on' (all four limbs always). 'off' or absent: the plain retarget.
    */
   ik?: IKWeightMode;
+  /**
+   * Clean the feet on the avatar before writing (`--cleanup`): contact probabilities of the retargeted
+   * clip (./contactSource.ts, this model), then src/cleanup `cleanupClip`; the figures go to summary.json.
+   */
+  cleanup?: { model: ContactModelName; modelFile?: string };
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -123,6 +131,16 @@ export interface RetargetSummary {
    * over those frames and the bend-plane flips (see src/rig/ikQuality.ts).
    */
   ik?: { mode: IKWeightMode } & IkFigures;
+  /** With --cleanup: the foot-slide cleanup on the avatar (per foot, metrics before/after; src/cleanup). */
+  cleanup?: {
+    model: string;
+    segments: Record<FootName, number>;
+    framesChanged: number;
+    review: number;
+    limits: number;
+    metrics: CleanupResult['metrics'];
+    ik: CleanupResult['ik'];
+  };
   outputs: { glb: string; bvh: string; summary: string };
   warnings: string[];
 }
@@ -299,9 +317,33 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     throw e;
   }
   await interruptPoint(); // ... and one during the computation, here
-  const { clip: out, retargeter } = result;
+  const { retargeter } = result;
+  let out = result.clip;
   const info = retargeter.info!;
   checkClipValues(`the retargeted clip (from ${path.basename(o.source)})`, out);
+  let cleanupFigures: RetargetSummary['cleanup'] | undefined;
+  if (o.cleanup) {
+    const est = await contactSource({ model: o.cleanup.model, modelFile: o.cleanup.modelFile })(out);
+    let cleaned: CleanupResult;
+    try {
+      cleaned = cleanupClip({ clip: out, probabilities: est, floor: est.floor });
+    } catch (e) {
+      if (e instanceof CleanupError) throw new Error(`--cleanup on ${path.basename(o.avatar)}: ${e.message}`);
+      throw e;
+    }
+    const changed = changedFrames(out, cleaned.clip);
+    cleanupFigures = {
+      model: est.model,
+      segments: { left: cleaned.feet.left.segments.length, right: cleaned.feet.right.segments.length },
+      framesChanged: changed.reduce((a, b) => a + b, 0),
+      review: cleaned.review.length,
+      limits: cleaned.limits.length,
+      metrics: cleaned.metrics,
+      ik: cleaned.ik,
+    };
+    out = cleaned.clip;
+    await interruptPoint();
+  }
   if (info.sourceUp !== info.detectedSourceUp) {
     notes.push(
       `--source-up ${info.sourceUp}, but in the calibration frame the source's hips -> head points along ${info.detectedSourceUp}; the avatar will lean or lie down (omit --source-up to detect it)`,
@@ -395,6 +437,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     },
     quality,
     ...(ikFigures ? { ik: ikFigures } : {}),
+    ...(cleanupFigures ? { cleanup: cleanupFigures } : {}),
     outputs: { glb: glbPath, bvh: bvhPath, summary: summaryPath },
     // glTF Transform's own notice about extensions it does not know (VRM) is covered by the VRM note
     warnings: [...notes, ...source.warnings, ...avatar.warnings].filter(
@@ -445,6 +488,14 @@ export function formatSummary(s: RetargetSummary): string {
     });
     lines.push(
       `  IK ${s.ik.mode}: frames with IK weight > 0, end-effector error mean/max over them, bend plane off the source's by >10 deg (frames/compared): ${parts.join('; ')}`,
+    );
+  }
+  if (s.cleanup) {
+    const c = s.cleanup;
+    const cm = (w: 'before' | 'after') =>
+      ((c.metrics[w].left.slideTotal + c.metrics[w].right.slideTotal) * 100).toFixed(1);
+    lines.push(
+      `  cleanup (${c.model} contacts): ${c.segments.left} left and ${c.segments.right} right segments, ${c.framesChanged} frames changed; slide in contact ${cm('before')} -> ${cm('after')} cm; ${c.review} review, ${c.limits} IK-limit ranges`,
     );
   }
   const missing = s.target.missingOptional;

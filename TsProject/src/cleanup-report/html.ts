@@ -1,0 +1,272 @@
+/**
+ * The self-contained HTML report of `kind cleanup` (cleanup.html): one page, no network, beside the QA
+ * report (src/qa-report, whose escaping helpers and inlined uPlot it shares). Sections: the facts and
+ * metrics table (per foot, before / after, warnings), the review list, the frames where IK hit a
+ * limit, a timeline (per foot: contact probability, final segments, review and limit ranges; canvas
+ * 2D), the ankle trajectories seen from above before and after (canvas 2D, contact frames marked), and
+ * horizontal ankle speed and height over time before and after (uPlot).
+ *
+ * Every text from files (clip and file names, warnings) is HTML-escaped ({@link escapeHtml}); the page
+ * data is JSON with `<`, `>`, `&` escaped ({@link jsonForScript}); the script only sets text through
+ * `textContent` and canvas `fillText`. When done it sets `window.__cleanup = { charts, canvases,
+ * errors }` (used by the browser test).
+ */
+import type { FootMetrics, FootName } from '../cleanup';
+import { type ChartAssets, escapeHtml, jsonForScript } from '../qa-report/html';
+import type { CleanupFile, CleanupSeries } from './index';
+
+function inlineSafe(text: string, tag: 'script' | 'style'): string {
+  return text.replace(new RegExp(`</(${tag})`, 'gi'), '<\\/$1');
+}
+
+const fmt = (v: number, d = 3) => (Number.isFinite(v) ? v.toFixed(d) : String(v));
+const FEET: readonly FootName[] = ['left', 'right'];
+
+const METRIC_ROWS: { key: keyof FootMetrics; label: string; unit: string; digits: number; warn?: string }[] =
+  [
+    { key: 'contactFrames', label: 'contact frames', unit: '', digits: 0 },
+    {
+      key: 'meanContactSpeed',
+      label: 'mean horizontal speed in contact S',
+      unit: 'm/s',
+      digits: 4,
+      warn: 'speed',
+    },
+    { key: 'slideTotal', label: 'cumulative slide in contact', unit: 'm', digits: 4 },
+    { key: 'slideMaxSegment', label: 'largest slide in one segment', unit: 'm', digits: 4, warn: 'slide' },
+    {
+      key: 'penetrationMax',
+      label: 'deepest penetration below the floor',
+      unit: 'm',
+      digits: 4,
+      warn: 'penetration',
+    },
+    { key: 'skatingRatio', label: 'foot-skating ratio (< 5 cm, > 0.5 m/s)', unit: '', digits: 4 },
+    { key: 'kneePopMaxDeg', label: 'largest knee angle jump per frame', unit: '°', digits: 2 },
+  ];
+
+function metricsTable(file: CleanupFile): string {
+  const head = `<tr><th>metric</th>${FEET.map((f) => `<th>${f} before</th><th>${f} after</th>`).join('')}</tr>`;
+  const rows = METRIC_ROWS.map((m) => {
+    const cells = FEET.map((f) =>
+      (['before', 'after'] as const)
+        .map((w) => {
+          const mm = file.metrics[w][f];
+          const bad = m.warn && mm.warnings.includes(m.warn);
+          return `<td class="num${bad ? ' warn' : ''}">${fmt(mm[m.key] as number, m.digits)}${m.unit ? ` ${m.unit}` : ''}</td>`;
+        })
+        .join(''),
+    ).join('');
+    return `<tr><td>${escapeHtml(m.label)}</td>${cells}</tr>`;
+  });
+  const ikRows = (['hip', 'knee', 'ankle'] as const).map(
+    (j) =>
+      `<tr><td>IK rotation of the ${j} (max / mean)</td>${FEET.map((f) => `<td class="num" colspan="2">${fmt(file.ik[f][j].maxDeg, 2)}° / ${fmt(file.ik[f][j].meanDeg, 2)}°</td>`).join('')}</tr>`,
+  );
+  const more = [
+    `<tr><td>knee position change (max / mean)</td>${FEET.map((f) => `<td class="num" colspan="2">${fmt(file.ik[f].kneeShiftMax * 100, 2)} / ${fmt(file.ik[f].kneeShiftMean * 100, 2)} cm</td>`).join('')}</tr>`,
+    `<tr><td>knee pops (jumps beyond the source's)</td>${FEET.map((f) => `<td class="num" colspan="2">${file.ik[f].kneePops}</td>`).join('')}</tr>`,
+    `<tr><td>frames changed by the leg IK</td>${FEET.map((f) => `<td class="num" colspan="2">${file.ik[f].framesChanged}</td>`).join('')}</tr>`,
+  ];
+  return `<table class="metrics"><thead>${head}</thead><tbody>${[...rows, ...ikRows, ...more].join('\n')}</tbody></table>`;
+}
+
+function rangeTable(
+  rows: { foot: string; start: number; end: number; what?: string }[],
+  frameTime: number,
+  empty: string,
+): string {
+  if (rows.length === 0) return `<p class="muted">${escapeHtml(empty)}</p>`;
+  return (
+    '<table class="ranges"><thead><tr><th>foot</th><th>frames</th><th>time</th><th>what</th></tr></thead><tbody>' +
+    rows
+      .map(
+        (x) =>
+          `<tr><td>${escapeHtml(x.foot)}</td><td class="num">${x.start}–${x.end - 1}</td>` +
+          `<td class="num">${fmt(x.start * frameTime, 2)}–${fmt(x.end * frameTime, 2)} s</td><td>${escapeHtml(x.what ?? '')}</td></tr>`,
+      )
+      .join('\n') +
+    '</tbody></table>'
+  );
+}
+
+/** The HTML page for a cleanup.json and its series. `assets`: uPlot's script and style sheet, inlined. */
+export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, assets: ChartAssets): string {
+  const title = `Foot-slide cleanup: ${file.clip}`;
+  const seg = (f: FootName) => file.feet[f].segments.length;
+  const facts =
+    `<p class="facts">input <code>${escapeHtml(file.input)}</code> · output <code>${escapeHtml(file.output)}</code></p>` +
+    `<p class="facts">${file.frames} frames at ${fmt(file.fps, 3)} fps · contacts: ${escapeHtml(file.model)} model · ` +
+    `segments left ${seg('left')}, right ${seg('right')} · floor ${escapeHtml(file.floor.method)} n = [${file.floor.normal.map((v) => fmt(v, 3)).join(', ')}], height ${fmt(file.floor.height, 4)} m · ` +
+    `leg ${fmt(file.legLength, 3)} m · ${file.framesChanged} frames changed · review band ${file.options.reviewBand.join('–')} · root correction ${file.options.rootCorrection ? `on (${file.root.frames} frames, max ${fmt(file.root.maxOffset * 100, 2)} cm)` : 'off'}</p>`;
+  const warnings =
+    file.warnings.length === 0
+      ? ''
+      : `<ul class="notes">${file.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>`;
+  const review = rangeTable(
+    file.review.map((x) => ({ ...x, what: 'probability stayed in the review band: not fixed' })),
+    file.frameTime,
+    'Nothing left for review.',
+  );
+  const limits = rangeTable(
+    file.limits.map((x) => ({
+      ...x,
+      what:
+        x.kind === 'outOfReach'
+          ? `anchor out of reach: the foot left its pin by up to ${fmt(x.maxPinError * 100, 1)} cm`
+          : `knee on its limit (pin error up to ${fmt(x.maxPinError * 100, 1)} cm)`,
+    })),
+    file.frameTime,
+    'IK hit no limit.',
+  );
+  const data = {
+    frames: file.frames,
+    frameTime: file.frameTime,
+    feet: Object.fromEntries(
+      FEET.map((f) => [
+        f,
+        {
+          probability: file.feet[f].probability,
+          contact: file.feet[f].contact,
+          segments: file.feet[f].segments.map((s) => [s.start, s.end]),
+          review: file.feet[f].review.map((s) => [s.start, s.end]),
+          limits: file.limits.filter((l) => l.foot === f).map((l) => [l.start, l.end]),
+          before: series.before[f],
+          after: series.after[f],
+        },
+      ]),
+    ),
+  };
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${inlineSafe(assets.css, 'style')}</style>
+<style>${inlineSafe(PAGE_CSS, 'style')}</style>
+</head>
+<body>
+<header><h1>${escapeHtml(title)}</h1>${facts}${warnings}</header>
+<section id="metrics"><h2>Metrics per foot, before and after</h2>${metricsTable(file)}
+<p class="muted">Highlighted: over the warning threshold (speed 0.03 m/s, slide 0.05 m, penetration 0.02 m at a 0.9 m leg, scaled to this character: ×${fmt(file.scale, 3)}).</p></section>
+<section id="review"><h2>Review list (${file.review.length})</h2>${review}</section>
+<section id="limits"><h2>Frames where IK hit a limit (${file.limits.length})</h2>${limits}</section>
+<section id="timeline-section"><h2>Timeline: contact probability, segments (green), review (orange), IK limits (red)</h2><canvas id="timeline"></canvas></section>
+<section id="paths"><h2>Ankle paths from above: before (grey) and after (blue); contact frames dotted</h2><div class="paths"><canvas class="path" data-foot="left"></canvas><canvas class="path" data-foot="right"></canvas></div></section>
+<section id="curves"><h2>Horizontal ankle speed and height over time, before and after</h2><div class="curves" id="curve-host"></div></section>
+<script type="application/json" id="cleanup-data">${jsonForScript(data)}</script>
+<script>${inlineSafe(assets.js, 'script')}</script>
+<script>${inlineSafe(PAGE_SCRIPT, 'script')}</script>
+</body>
+</html>
+`;
+}
+
+const PAGE_CSS = `
+* { box-sizing: border-box; }
+body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; padding: 16px 24px; max-width: 1280px; color: #222; background: #fff; }
+h1 { font-size: 22px; margin: 0 0 4px; }
+h2 { font-size: 18px; margin: 28px 0 6px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+.facts { color: #555; margin: 2px 0; }
+.muted { color: #777; }
+table { border-collapse: collapse; font-size: 13px; }
+th, td { border-bottom: 1px solid #eee; padding: 3px 8px; text-align: left; }
+th { background: #f6f6f6; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.warn { background: #fbd5d5; color: #9b1c1c; }
+canvas#timeline { display: block; width: 100%; height: 180px; border: 1px solid #eee; }
+.paths { display: flex; gap: 8px; }
+canvas.path { flex: 1 1 0; width: 50%; height: 320px; border: 1px solid #eee; }
+.curves { display: flex; flex-wrap: wrap; gap: 8px; }
+.curve { flex: 1 1 560px; min-width: 420px; }
+`;
+
+/** Plain ES2017 (no bundling); checked by the browser test. */
+const PAGE_SCRIPT = `
+(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('cleanup-data').textContent);
+  var state = { charts: 0, canvases: 0, errors: [] };
+  window.__cleanup = state;
+  var FEET = ['left', 'right'];
+  function fit(c, h) {
+    var r = window.devicePixelRatio || 1;
+    var w = c.clientWidth || 800;
+    c.width = Math.round(w * r);
+    c.height = Math.round(h * r);
+    var g = c.getContext('2d');
+    g.setTransform(r, 0, 0, r, 0, 0);
+    return { g: g, w: w, h: h };
+  }
+  function timeline() {
+    var c = document.getElementById('timeline');
+    var s = fit(c, 180);
+    var g = s.g, W = s.w - 60, F = Math.max(1, data.frames - 1), lane = 80;
+    FEET.forEach(function (foot, i) {
+      var d = data.feet[foot], y0 = 10 + i * (lane + 10);
+      var x = function (f) { return 50 + (f / F) * W; };
+      g.fillStyle = '#555'; g.font = '12px sans-serif'; g.fillText(foot, 4, y0 + lane / 2);
+      function bars(list, color, top, hgt) {
+        g.fillStyle = color;
+        list.forEach(function (r) { g.fillRect(x(r[0]), y0 + top, Math.max(1, x(r[1]) - x(r[0])), hgt); });
+      }
+      bars(d.segments, 'rgba(40,160,70,0.25)', 0, lane);
+      bars(d.review, 'rgba(240,150,0,0.6)', lane - 10, 10);
+      bars(d.limits, 'rgba(220,40,40,0.8)', 0, 8);
+      g.strokeStyle = '#ddd'; g.beginPath();
+      [0.3, 0.7].forEach(function (p) { g.moveTo(x(0), y0 + lane * (1 - p)); g.lineTo(x(F), y0 + lane * (1 - p)); });
+      g.stroke();
+      g.strokeStyle = '#1f5fbf'; g.lineWidth = 1.2; g.beginPath();
+      d.probability.forEach(function (p, f) { var yy = y0 + lane * (1 - p); if (f === 0) g.moveTo(x(f), yy); else g.lineTo(x(f), yy); });
+      g.stroke();
+    });
+    state.canvases++;
+  }
+  function paths() {
+    Array.prototype.forEach.call(document.querySelectorAll('canvas.path'), function (c) {
+      var foot = c.getAttribute('data-foot'), d = data.feet[foot];
+      var s = fit(c, 320), g = s.g;
+      var all = d.before.u.concat(d.after.u), allv = d.before.v.concat(d.after.v);
+      var minU = Math.min.apply(null, all), maxU = Math.max.apply(null, all);
+      var minV = Math.min.apply(null, allv), maxV = Math.max.apply(null, allv);
+      var span = Math.max(maxU - minU, maxV - minV, 1e-3), k = Math.min(s.w - 20, s.h - 30) / span;
+      var px = function (u) { return 10 + (u - minU) * k; }, py = function (v) { return 20 + (v - minV) * k; };
+      function line(ser, color) {
+        g.strokeStyle = color; g.lineWidth = 1.2; g.beginPath();
+        ser.u.forEach(function (u, f) { if (f === 0) g.moveTo(px(u), py(ser.v[f])); else g.lineTo(px(u), py(ser.v[f])); });
+        g.stroke();
+        g.fillStyle = color;
+        ser.u.forEach(function (u, f) { if (d.contact[f]) g.fillRect(px(u) - 1.5, py(ser.v[f]) - 1.5, 3, 3); });
+      }
+      line(d.before, '#999');
+      line(d.after, '#1f5fbf');
+      g.fillStyle = '#333'; g.font = '12px sans-serif'; g.fillText(foot + ' ankle (floor plane, ' + span.toFixed(2) + ' m across)', 10, 12);
+      state.canvases++;
+    });
+  }
+  function curves() {
+    var host = document.getElementById('curve-host');
+    var t = []; for (var f = 0; f < data.frames; f++) t.push(f * data.frameTime);
+    FEET.forEach(function (foot) {
+      var d = data.feet[foot];
+      [['speed', 'horizontal speed (m/s)'], ['h', 'height above the floor (m)']].forEach(function (m) {
+        var div = document.createElement('div'); div.className = 'curve'; host.appendChild(div);
+        var opts = {
+          title: foot + ' ankle: ' + m[1], width: Math.max(420, Math.min(600, host.clientWidth / 2 - 8)), height: 220,
+          scales: { x: { time: false } },
+          series: [{ label: 's' }, { label: 'before', stroke: '#999' }, { label: 'after', stroke: '#1f5fbf' }, { label: 'contact', stroke: 'rgba(40,160,70,0.6)' }],
+        };
+        var top = Math.max.apply(null, d.before[m[0]].concat(d.after[m[0]]));
+        var contact = d.contact.map(function (c) { return c ? top : null; });
+        new uPlot(opts, [t, d.before[m[0]], d.after[m[0]], contact], div);
+        state.charts++;
+      });
+    });
+  }
+  [timeline, paths, curves].forEach(function (step) {
+    try { step(); } catch (e) { state.errors.push(String(e && e.message || e)); }
+  });
+  state.done = true;
+})();
+`;

@@ -1,0 +1,215 @@
+/**
+ * The report of `kind cleanup` (issue 11): the data of `cleanup.json` and the series the HTML page
+ * draws. Engine-free (no Node or DOM API); report-time code (allocates).
+ *
+ * `cleanup.json` (see {@link CleanupFile}): frames, frame time, the floor (plane `n.p + d = 0` in the
+ * clip's world frame, metres, and its height along the normal), per foot the contact probability per
+ * frame (rounded to 1e-4), the final contact 0/1 per frame, the segments `[start, end)` (end
+ * exclusive) with their anchors, the review ranges; the review list of both feet, the frames where IK
+ * hit a limit, the metrics before and after per foot (src/cleanup `footMetrics`), IK rotation figures.
+ */
+import {
+  type CleanupResult,
+  type FloorEstimate,
+  type FootIkStats,
+  type FootMetrics,
+  type FootName,
+  floorBasis,
+  floorHeight,
+  type LegTrack,
+  type LimitRange,
+  legBones,
+  legTracks,
+} from '../cleanup';
+import type { Clip } from '../core';
+
+export const CLEANUP_FILE_VERSION = 1;
+
+export interface CleanupSegmentJson {
+  start: number;
+  /** Exclusive. */
+  end: number;
+  /** Ankle anchor, world metres in the clip's frame. */
+  anchor: [number, number, number];
+  /** Anchor height above the floor, metres. */
+  ankleHeight: number;
+  /** The segment's own ground level above the floor, metres (0 on the floor; stairs, slopes otherwise). */
+  ground: number;
+  /** How far the foot was lowered to stand on its ground, metres. */
+  lift: number;
+}
+
+export interface CleanupFootJson {
+  /** Contact probability per frame, rounded to 1e-4. */
+  probability: number[];
+  /** 1 on frames inside a final segment, else 0. */
+  contact: number[];
+  segments: CleanupSegmentJson[];
+  /** Ranges whose probability stayed in the review band (not fixed), end exclusive. */
+  review: { start: number; end: number }[];
+}
+
+export interface CleanupFile {
+  tool: 'kind cleanup';
+  version: number;
+  input: string;
+  output: string;
+  clip: string;
+  /** 'rule' or 'learned' (the contact probability source). */
+  model: string;
+  options: { reviewBand: [number, number]; rootCorrection: boolean };
+  frames: number;
+  frameTime: number;
+  fps: number;
+  /** Rest hip-to-ankle leg length, metres, and legLength / 0.9 (the thresholds' scale). */
+  legLength: number;
+  scale: number;
+  floor: FloorEstimate & { height: number };
+  feet: Record<FootName, CleanupFootJson>;
+  /** Ranges of both feet left for a person, sorted by start. */
+  review: { foot: FootName; start: number; end: number }[];
+  /** Ranges where IK hit a limit: 'outOfReach' (the foot left its pin) or 'kneeLimit'. */
+  limits: LimitRange[];
+  metrics: { before: Record<FootName, FootMetrics>; after: Record<FootName, FootMetrics> };
+  ik: Record<FootName, FootIkStats>;
+  root: { frames: number; maxOffset: number };
+  /** Frames whose output differs from the input (any bone). */
+  framesChanged: number;
+  warnings: string[];
+}
+
+const FEET: readonly FootName[] = ['left', 'right'];
+const r = (v: number, d: number) => {
+  const p = 10 ** d;
+  return Math.round(v * p) / p;
+};
+
+/** Frames whose rotations or translations differ between two clips of one skeleton (bit for bit). */
+export function changedFrames(a: Clip, b: Clip): Uint8Array {
+  const n = a.skeleton.boneCount;
+  const out = new Uint8Array(a.frameCount);
+  for (let f = 0; f < a.frameCount; f++) {
+    for (let k = 4 * n * f; k < 4 * n * (f + 1); k++)
+      if (a.rotations[k] !== b.rotations[k]) {
+        out[f] = 1;
+        break;
+      }
+    if (out[f]) continue;
+    for (let k = 3 * n * f; k < 3 * n * (f + 1); k++)
+      if (a.translations[k] !== b.translations[k]) {
+        out[f] = 1;
+        break;
+      }
+  }
+  return out;
+}
+
+/** Build the cleanup.json data of one run. */
+export function buildCleanupFile(args: {
+  input: string;
+  output: string;
+  source: Clip;
+  result: CleanupResult;
+  model: string;
+  reviewBand: [number, number];
+  rootCorrection: boolean;
+  warnings?: string[];
+}): CleanupFile {
+  const { result, source } = args;
+  const feet = {} as Record<FootName, CleanupFootJson>;
+  for (const foot of FEET) {
+    const c = result.feet[foot];
+    feet[foot] = {
+      probability: Array.from(c.probability, (p) => r(p, 4)),
+      contact: Array.from(c.contact),
+      segments: c.segments.map((s) => ({
+        start: s.start,
+        end: s.end,
+        anchor: [r(s.anchor[0], 6), r(s.anchor[1], 6), r(s.anchor[2], 6)],
+        ankleHeight: r(s.ankleHeight, 6),
+        ground: r(s.ground, 6),
+        lift: r(s.lift, 6),
+      })),
+      review: c.review.map((x) => ({ start: x.start, end: x.end })),
+    };
+  }
+  const changed = changedFrames(source, result.clip);
+  let framesChanged = 0;
+  for (const c of changed) framesChanged += c;
+  return {
+    tool: 'kind cleanup',
+    version: CLEANUP_FILE_VERSION,
+    input: args.input,
+    output: args.output,
+    clip: source.name,
+    model: args.model,
+    options: { reviewBand: args.reviewBand, rootCorrection: args.rootCorrection },
+    frames: source.frameCount,
+    frameTime: source.frameTime,
+    fps: 1 / source.frameTime,
+    legLength: result.legLength,
+    scale: result.scale,
+    floor: { ...result.floor, height: -result.floor.d },
+    feet,
+    review: result.review.map((x) => ({ foot: x.foot, start: x.start, end: x.end })),
+    limits: result.limits,
+    metrics: result.metrics,
+    ik: result.ik,
+    root: result.root,
+    framesChanged,
+    warnings: args.warnings ?? [],
+  };
+}
+
+/** Per foot, per frame: the ankle on the floor plane (u, v) and its height, and its horizontal speed. */
+export interface FootSeries {
+  u: number[];
+  v: number[];
+  h: number[];
+  /** Horizontal ankle speed, m/s (central difference; one-sided at the ends). */
+  speed: number[];
+}
+
+export interface CleanupSeries {
+  before: Record<FootName, FootSeries>;
+  after: Record<FootName, FootSeries>;
+}
+
+function series(track: LegTrack, floor: FloorEstimate, frameTime: number): FootSeries {
+  const { e1, e2 } = floorBasis(floor);
+  const a = track.ankle;
+  const F = a.length / 3;
+  const s: FootSeries = { u: [], v: [], h: [], speed: [] };
+  for (let f = 0; f < F; f++) {
+    const o = 3 * f;
+    s.u.push(r(e1[0] * a[o] + e1[1] * a[o + 1] + e1[2] * a[o + 2], 5));
+    s.v.push(r(e2[0] * a[o] + e2[1] * a[o + 1] + e2[2] * a[o + 2], 5));
+    s.h.push(r(floorHeight(floor, a, o), 5));
+  }
+  for (let f = 0; f < F; f++) {
+    const f0 = Math.max(0, f - 1);
+    const f1 = Math.min(F - 1, f + 1);
+    const d = f1 > f0 ? Math.hypot(s.u[f1] - s.u[f0], s.v[f1] - s.v[f0]) / ((f1 - f0) * frameTime) : 0;
+    s.speed.push(r(d, 4));
+  }
+  return s;
+}
+
+/** The ankle series before and after, for the page's charts. */
+export function cleanupSeries(source: Clip, result: CleanupResult): CleanupSeries {
+  const bones = { left: legBones(source.skeleton, 'left'), right: legBones(source.skeleton, 'right') };
+  const tb = legTracks(source, bones);
+  const ta = legTracks(result.clip, bones);
+  const ft = source.frameTime;
+  return {
+    before: { left: series(tb.left, result.floor, ft), right: series(tb.right, result.floor, ft) },
+    after: { left: series(ta.left, result.floor, ft), right: series(ta.right, result.floor, ft) },
+  };
+}
+
+/** cleanup.json text (2-space indent; per-frame arrays on one line each). */
+export function cleanupFileToJson(file: CleanupFile): string {
+  const text = JSON.stringify(file, null, 2);
+  // keep long number arrays on one line: a 10 000-frame take stays readable
+  return `${text.replace(/\[\n\s+(-?[\d.e-]+,\n\s+)+-?[\d.e-]+\n\s+\]/g, (m) => `[${m.slice(1, -1).replace(/\s+/g, '')}]`)}\n`;
+}

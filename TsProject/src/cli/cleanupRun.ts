@@ -1,0 +1,203 @@
+/**
+ * One take through `kind cleanup` (Node side, no writing): read a BVH, get contact probabilities
+ * (./contactSource.ts), clean it (src/cleanup `cleanupClip`), and render the three outputs as text:
+ * the cleaned BVH in the input's own layout, cleanup.json and cleanup.html. Used by the command, by
+ * its worker threads (--batch) and by the benchmark. The writing (all or nothing) is in ./cleanup.ts.
+ */
+import * as path from 'node:path';
+import { CleanupError, type CleanupResult, cleanupClip, legBones } from '../cleanup';
+import {
+  buildCleanupFile,
+  type CleanupFile,
+  changedFrames,
+  cleanupFileToJson,
+  cleanupSeries,
+} from '../cleanup-report';
+import { renderCleanupHtml } from '../cleanup-report/html';
+import { type Clip, withHumanoid } from '../core';
+import { type BvhParseResult, parseBvh, writeBvh } from '../io/bvh';
+import { autoMapHumanoid } from '../io/humanoidMap';
+import { readInput } from '../io/node';
+import { type ContactModelName, type ContactSource, contactSource } from './contactSource';
+import { loadChartAssets } from './qa';
+import { checkClipValues, clipFileStem } from './retarget';
+
+export const DEFAULT_REVIEW_BAND: [number, number] = [0.45, 0.65];
+
+/** One take to clean. */
+export interface CleanupJob {
+  input: string;
+  model: ContactModelName;
+  modelFile?: string;
+  rootCorrection?: boolean;
+  reviewBand?: [number, number];
+  /** Output BVH path (written into cleanup.json; the file itself is written by the caller). */
+  outBvh: string;
+}
+
+export interface CleanupOutcome {
+  file: CleanupFile;
+  bvh: string;
+  json: string;
+  html: string;
+}
+
+/** Stages reported through `onStage` (for a progress bar). */
+export const CLEANUP_STAGES = ['read', 'contacts', 'clean', 'report'] as const;
+
+/**
+ * Read a BVH file for cleanup: the clip with its humanoid map, the layout, unit and raw channel values
+ * (to write the result back in the same layout).
+ * @throws Error naming the file (and line, bone or frame): not a .bvh, a malformed file (the reader's
+ *   `file:line: ...`), no legs or feet in the humanoid map, fewer than 2 frames, non-finite values.
+ */
+export function readTake(file: string): { clip: Clip; parsed: BvhParseResult } {
+  if (path.extname(file).toLowerCase() !== '.bvh')
+    throw new Error(`${file}: not a BVH file (kind cleanup reads .bvh motion capture)`);
+  const bytes = readInput(file);
+  const parsed = parseBvh(bytes, { fileName: path.basename(file), keepChannelValues: true });
+  const map = autoMapHumanoid(parsed.clip.skeleton, { fileName: path.basename(file) });
+  const clip: Clip = { ...parsed.clip, skeleton: withHumanoid(parsed.clip.skeleton, map.humanoid) };
+  try {
+    legBones(clip.skeleton, 'left');
+    legBones(clip.skeleton, 'right');
+  } catch (e) {
+    throw new Error(`${file}: no feet found: ${(e as Error).message}`);
+  }
+  if (clip.frameCount < 2)
+    throw new Error(`${file}: ${clip.frameCount} frame; foot cleanup needs at least 2 frames`);
+  checkClipValues(file, clip);
+  return { clip, parsed };
+}
+
+/**
+ * The cleaned clip as BVH text in the input's layout (hierarchy, channels and their order, rotation
+ * orders, unit, frame count and Frame Time). Frames the cleanup did not touch are written with the
+ * input's own channel values, so they read back exactly as the input's.
+ */
+export function writeCleanedBvh(parsed: BvhParseResult, out: Clip, changed: Uint8Array): string {
+  const text = writeBvh(out, {
+    layout: parsed.layout,
+    unitScale: parsed.unitScale,
+    reference: parsed.channelValues,
+  });
+  const values = parsed.channelValues;
+  if (!values) return text;
+  const lines = text.split('\n');
+  const ft = lines.findIndex((l) => l.startsWith('Frame Time:'));
+  const C = values.length / out.frameCount;
+  for (let f = 0; f < out.frameCount; f++) {
+    if (changed[f]) continue;
+    const row: string[] = new Array(C);
+    for (let k = 0; k < C; k++) row[k] = String(values[f * C + k]);
+    lines[ft + 1 + f] = row.join(' ');
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Clean one take: read, contacts, cleanup, the three outputs as text.
+ * @throws Error naming the file for bad input (see {@link readTake}), a contact model that cannot be
+ *   used, or a cleanup error (src/cleanup `CleanupError`, prefixed with the file).
+ */
+export async function cleanTake(
+  job: CleanupJob,
+  options: {
+    source?: ContactSource;
+    /** Called as each stage starts (index into CLEANUP_STAGES) with the take's frame count (0 before it is read). */
+    onStage?: (stage: number, frames: number) => void;
+    html?: boolean;
+  } = {},
+): Promise<CleanupOutcome & { result: CleanupResult; source: Clip }> {
+  const stage = options.onStage ?? (() => {});
+  stage(0, 0);
+  const { clip, parsed } = readTake(job.input);
+  const F = clip.frameCount;
+  stage(1, F);
+  const detect = options.source ?? contactSource({ model: job.model, modelFile: job.modelFile });
+  const est = await detect(clip);
+  stage(2, F);
+  const reviewBand = job.reviewBand ?? DEFAULT_REVIEW_BAND;
+  let result: CleanupResult;
+  try {
+    result = cleanupClip(
+      { clip, probabilities: { left: est.left, right: est.right }, floor: est.floor },
+      { reviewBand, rootCorrection: job.rootCorrection ?? false },
+    );
+  } catch (e) {
+    if (e instanceof CleanupError) throw new Error(`${job.input}: ${e.message}`);
+    throw e;
+  }
+  stage(3, F);
+  const warnings: string[] = [];
+  for (const foot of ['left', 'right'] as const) {
+    if (result.feet[foot].segments.length === 0)
+      warnings.push(`the ${foot} foot has no contact segment: nothing was pinned on that side`);
+    for (const w of result.metrics.after[foot].warnings)
+      warnings.push(`${foot} foot after cleanup: ${w} over its threshold`);
+  }
+  const file = buildCleanupFile({
+    input: job.input,
+    output: job.outBvh,
+    source: clip,
+    result,
+    model: est.model,
+    reviewBand,
+    rootCorrection: job.rootCorrection ?? false,
+    warnings,
+  });
+  const changed = changedFrames(clip, result.clip);
+  const bvh = writeCleanedBvh(parsed, result.clip, changed);
+  const json = cleanupFileToJson(file);
+  const html =
+    options.html === false ? '' : renderCleanupHtml(file, cleanupSeries(clip, result), loadChartAssets());
+  return { file, bvh, json, html, result, source: clip };
+}
+
+/** File stem of a take's outputs. */
+export function takeStem(input: string): string {
+  return clipFileStem(path.basename(input, path.extname(input)));
+}
+
+const pct = (a: number, b: number) => (a > 0 ? `${(100 * (1 - b / a)).toFixed(0)}% less` : 'n/a');
+
+/** A few lines about one cleaned take. */
+export function formatCleanupSummary(f: CleanupFile, written: string[]): string {
+  const lines: string[] = [];
+  lines.push(
+    `cleaned '${f.clip}' (${f.frames} frames at ${f.fps.toFixed(3)} fps; contacts: ${f.model}; floor ${f.floor.method} at ${f.floor.height.toFixed(3)} m): ` +
+      `${f.feet.left.segments.length} left and ${f.feet.right.segments.length} right contact segments, ${f.framesChanged} frames changed`,
+  );
+  for (const foot of ['left', 'right'] as const) {
+    const b = f.metrics.before[foot];
+    const a = f.metrics.after[foot];
+    lines.push(
+      `  ${foot} foot: slide in contact ${(b.slideTotal * 100).toFixed(1)} -> ${(a.slideTotal * 100).toFixed(1)} cm (${pct(b.slideTotal, a.slideTotal)}), ` +
+        `speed S ${b.meanContactSpeed.toFixed(3)} -> ${a.meanContactSpeed.toFixed(3)} m/s, ` +
+        `penetration ${(b.penetrationMax * 100).toFixed(1)} -> ${(a.penetrationMax * 100).toFixed(1)} cm, ` +
+        `skating ${b.skatingRatio.toFixed(3)} -> ${a.skatingRatio.toFixed(3)}, ` +
+        `IK knee max ${f.ik[foot].knee.maxDeg.toFixed(1)} deg, ${f.ik[foot].kneePops} knee pops`,
+    );
+  }
+  lines.push(
+    `  review: ${
+      f.review.length === 0
+        ? 'nothing'
+        : f.review
+            .map((r) => `${r.foot} ${r.start}-${r.end - 1}`)
+            .slice(0, 6)
+            .join(', ') + (f.review.length > 6 ? `, ... (${f.review.length} in cleanup.json)` : '')
+    }; ` +
+      `IK limits: ${
+        f.limits.length === 0
+          ? 'none'
+          : f.limits
+              .map((r) => `${r.foot} ${r.start}-${r.end - 1} ${r.kind}`)
+              .slice(0, 4)
+              .join(', ') + (f.limits.length > 4 ? ', ...' : '')
+      }`,
+  );
+  for (const w of f.warnings.slice(0, 4)) lines.push(`  note: ${w}`);
+  lines.push(`  wrote ${written.join(', ')}`);
+  return lines.join('\n');
+}

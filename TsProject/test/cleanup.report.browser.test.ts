@@ -1,0 +1,66 @@
+/**
+ * cleanup.html in headless Chromium (playwright-core, Debian's /usr/bin/chromium): the page of a real
+ * `kind cleanup` run opens offline without errors, draws its timeline, both ankle paths and the four
+ * uPlot charts, and shows a clip name with markup as text (nothing runs).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { setContactSourceFactory } from '../src/cli/contactSource';
+import { defaultAssetsDir } from '../src/io/node';
+import { testRuleSource } from './helpers/cleanupSource';
+import { runKind } from './helpers/runCli';
+
+const CHROMIUM = '/usr/bin/chromium';
+const EVIL = '<img src=x onerror="window.__pwned=1">';
+const describeBrowser = fs.existsSync(CHROMIUM) ? describe : describe.skip;
+if (!fs.existsSync(CHROMIUM)) console.warn(`[skip] cleanup report browser test: ${CHROMIUM} not found`);
+
+describeBrowser('cleanup.html in headless Chromium', () => {
+  let browser: Browser;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-cleanup-html-'));
+  beforeAll(async () => {
+    setContactSourceFactory(testRuleSource);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    setContactSourceFactory(null);
+    await browser?.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  test('opens offline, draws everything, escapes names', async () => {
+    // a take whose file name (and so clip name) carries markup
+    const input = path.join(tmp, `walk${EVIL}.bvh`);
+    fs.copyFileSync(path.join(defaultAssetsDir(), 'default-slide.bvh'), input);
+    const out = path.join(tmp, 'out');
+    const r = await runKind(['cleanup', input, '-o', out, '-q']);
+    expect(r.err).toBe('');
+    const html = fs.readFileSync(path.join(out, 'cleanup.html'), 'utf8');
+    expect(html).not.toContain(EVIL);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    const requests: string[] = [];
+    page.on('request', (q) => {
+      if (!q.url().startsWith('file:')) requests.push(q.url());
+    });
+    await page.goto(`file://${path.join(out, 'cleanup.html')}`);
+    await page.waitForFunction(
+      () => (window as unknown as { __cleanup?: { done?: boolean } }).__cleanup?.done,
+    );
+    const state = await page.evaluate(() => (window as unknown as { __cleanup: object }).__cleanup);
+    expect(state).toEqual({ charts: 4, canvases: 3, errors: [], done: true });
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([]);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.textContent('h1')).toContain(`walk${EVIL}`);
+    expect(await page.locator('table.metrics tbody tr').count()).toBeGreaterThanOrEqual(10);
+    await page.screenshot({ path: path.join(tmp, 'page.png'), fullPage: true });
+    await page.close();
+  }, 60000);
+});
