@@ -269,6 +269,38 @@ describe('kind retarget: outputs and options the trial run found wanting', () =>
     expect(fs.readFileSync(path.join(dir, 'default-walk.glb'), 'utf8')).toBe('old glb');
   });
 
+  it("never writes an output over an input: -o the source's own folder, the avatar's, a --map file named summary.json", async () => {
+    // before: the all-or-nothing write moved the input aside as a "previous output" and replaced it
+    const dir = tmpDir();
+    const src = path.join(dir, 'default-walk.bvh');
+    const av = path.join(dir, 'default-walk.glb');
+    fs.copyFileSync(walk, src);
+    fs.copyFileSync(avatar, av);
+    const before = { src: fs.readFileSync(src), av: fs.readFileSync(av) };
+    const a = await run(['retarget', src, avatar, '-o', dir]);
+    expect(a.code).toBe(1);
+    expect(a.err.trim().split('\n')).toHaveLength(1);
+    expect(a.err).toMatch(
+      /default-walk\.bvh: would overwrite the source .*default-walk\.bvh; choose another -o folder/,
+    );
+    // the avatar, through a path with `..` in it
+    const b = await run(['retarget', walk, av, '-o', path.join(dir, '..', path.basename(dir))]);
+    expect(b.code).toBe(1);
+    expect(b.err).toMatch(/default-walk\.glb: would overwrite the avatar /);
+    const map = path.join(dir, 'summary.json');
+    fs.writeFileSync(map, '{"Jaw": null}');
+    const c = await run(['retarget', walk, avatar, '--map', map, '-o', dir]);
+    expect(c.code).toBe(1);
+    expect(c.err).toMatch(/summary\.json: would overwrite the --map file /);
+    expect(fs.readFileSync(src)).toEqual(before.src);
+    expect(fs.readFileSync(av)).toEqual(before.av);
+    expect(fs.readFileSync(map, 'utf8')).toBe('{"Jaw": null}');
+    expect(fs.readdirSync(dir).sort()).toEqual(['default-walk.bvh', 'default-walk.glb', 'summary.json']);
+    // an output of the same name elsewhere is fine: the run before is replaced as usual
+    const d = await run(['retarget', src, av, '-o', path.join(dir, 'out'), '-q']);
+    expect(d.code).toBe(0);
+  });
+
   it('a bad output folder fails before any work, in words: empty, a file in the way', async () => {
     const e1 = await run(['retarget', walk, avatar, '-o', '']);
     expect(e1.code).toBe(2);

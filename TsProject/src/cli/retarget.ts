@@ -36,7 +36,13 @@ import {
   upAxisRotation,
 } from '../retarget';
 import { HubError, type IKWeightMode, type IkFigures, IkQuality, RetargetHub } from '../rig';
-import { checkOutputDir, ensureOutputDir, type OutputFile, writeFilesAtomically } from './files';
+import {
+  checkOutputDir,
+  ensureOutputDir,
+  type OutputFile,
+  refuseOverwritingInputs,
+  writeFilesAtomically,
+} from './files';
 import { overrideArgument } from './jsonArgument';
 
 export interface RetargetCommandOptions {
@@ -349,6 +355,15 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
   const glbPath = path.join(o.outDir, `${stem}.glb`);
   const bvhPath = path.join(o.outDir, `${stem}.bvh`);
   const summaryPath = path.join(o.outDir, 'summary.json');
+  refuseOverwritingInputs(
+    [glbPath, bvhPath, summaryPath],
+    [
+      { role: 'source', path: o.source },
+      { role: 'avatar', path: o.avatar },
+      ...(o.map !== undefined ? [{ role: '--map file', path: o.map }] : []),
+      ...(o.sourceMap !== undefined ? [{ role: '--source-map file', path: o.sourceMap }] : []),
+    ],
+  );
   const glb = await writeRetargetedGlb(avatar, out, { animationName: clip.name, boneScales });
   const bvh = writeBvh(scaledOut);
   const summary: RetargetSummary = {
