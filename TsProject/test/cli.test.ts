@@ -509,4 +509,27 @@ describe('kind inspect', () => {
     expect(b.out).toMatch(/21 joints, 121 frames/);
     expect(b.out).toMatch(/LUArm\s+\[LeftUpperArm\]/);
   });
+
+  it('a folder or an empty path is called that, not a file with no extension', async () => {
+    // before: `kind inspect <folder>` and an avatar folder said "(got 'no extension')", '' printed "kind: : ..."
+    const dir = tmpDir();
+    const walk = path.join(ASSETS, 'default-walk.bvh');
+    for (const args of [
+      ['inspect', dir],
+      ['retarget', walk, dir, '-o', path.join(dir, 'o')],
+    ]) {
+      const r = await run(args);
+      expect(r.code).toBe(1);
+      expect(r.err.trim()).toBe(`kind: ${dir}: is a folder, expected a file`);
+    }
+    for (const args of [
+      ['inspect', ''],
+      ['retarget', '', path.join(ASSETS, 'default-avatar.glb'), '-o', path.join(dir, 'o')],
+    ]) {
+      const r = await run(args);
+      expect(r.code).toBe(1);
+      expect(r.err.trim()).toBe("kind: '' (an empty path): no such file or folder");
+    }
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
 });
