@@ -30,6 +30,12 @@ describe('JSON options: inline or a file', () => {
       `${path.join(work, 'none.json')}: no such file or folder`,
     );
     expect(() => readJsonArgument('--map', '  ')).toThrow('--map: empty');
+    // not JSON an object starts with: read as a path, and the error says what the option takes
+    // (before: "[]: no such file or folder", not naming --map)
+    expect(() => readJsonArgument('--map', '[]')).toThrow(
+      '--map: []: no such file or folder (--map takes a JSON file, or inline JSON starting with {)',
+    );
+    expect(() => readJsonArgument('--profile', 'Jaw: null')).toThrow(/^--profile: Jaw: null: no such file/);
   });
 
   it('kind retarget --map and --source-map inline: the same outputs as from files', async () => {

@@ -269,6 +269,38 @@ describe('kind retarget: outputs and options the trial run found wanting', () =>
     expect(fs.readFileSync(path.join(dir, 'default-walk.glb'), 'utf8')).toBe('old glb');
   });
 
+  it("never writes an output over an input: -o the source's own folder, the avatar's, a --map file named summary.json", async () => {
+    // before: the all-or-nothing write moved the input aside as a "previous output" and replaced it
+    const dir = tmpDir();
+    const src = path.join(dir, 'default-walk.bvh');
+    const av = path.join(dir, 'default-walk.glb');
+    fs.copyFileSync(walk, src);
+    fs.copyFileSync(avatar, av);
+    const before = { src: fs.readFileSync(src), av: fs.readFileSync(av) };
+    const a = await run(['retarget', src, avatar, '-o', dir]);
+    expect(a.code).toBe(1);
+    expect(a.err.trim().split('\n')).toHaveLength(1);
+    expect(a.err).toMatch(
+      /default-walk\.bvh: would overwrite the source .*default-walk\.bvh; choose another -o folder/,
+    );
+    // the avatar, through a path with `..` in it
+    const b = await run(['retarget', walk, av, '-o', path.join(dir, '..', path.basename(dir))]);
+    expect(b.code).toBe(1);
+    expect(b.err).toMatch(/default-walk\.glb: would overwrite the avatar /);
+    const map = path.join(dir, 'summary.json');
+    fs.writeFileSync(map, '{"Jaw": null}');
+    const c = await run(['retarget', walk, avatar, '--map', map, '-o', dir]);
+    expect(c.code).toBe(1);
+    expect(c.err).toMatch(/summary\.json: would overwrite the --map file /);
+    expect(fs.readFileSync(src)).toEqual(before.src);
+    expect(fs.readFileSync(av)).toEqual(before.av);
+    expect(fs.readFileSync(map, 'utf8')).toBe('{"Jaw": null}');
+    expect(fs.readdirSync(dir).sort()).toEqual(['default-walk.bvh', 'default-walk.glb', 'summary.json']);
+    // an output of the same name elsewhere is fine: the run before is replaced as usual
+    const d = await run(['retarget', src, av, '-o', path.join(dir, 'out'), '-q']);
+    expect(d.code).toBe(0);
+  });
+
   it('a bad output folder fails before any work, in words: empty, a file in the way', async () => {
     const e1 = await run(['retarget', walk, avatar, '-o', '']);
     expect(e1.code).toBe(2);
@@ -476,5 +508,28 @@ describe('kind inspect', () => {
     const b = await run(['inspect', path.join(ASSETS, 'default-walk.bvh')]);
     expect(b.out).toMatch(/21 joints, 121 frames/);
     expect(b.out).toMatch(/LUArm\s+\[LeftUpperArm\]/);
+  });
+
+  it('a folder or an empty path is called that, not a file with no extension', async () => {
+    // before: `kind inspect <folder>` and an avatar folder said "(got 'no extension')", '' printed "kind: : ..."
+    const dir = tmpDir();
+    const walk = path.join(ASSETS, 'default-walk.bvh');
+    for (const args of [
+      ['inspect', dir],
+      ['retarget', walk, dir, '-o', path.join(dir, 'o')],
+    ]) {
+      const r = await run(args);
+      expect(r.code).toBe(1);
+      expect(r.err.trim()).toBe(`kind: ${dir}: is a folder, expected a file`);
+    }
+    for (const args of [
+      ['inspect', ''],
+      ['retarget', '', path.join(ASSETS, 'default-avatar.glb'), '-o', path.join(dir, 'o')],
+    ]) {
+      const r = await run(args);
+      expect(r.code).toBe(1);
+      expect(r.err.trim()).toBe("kind: '' (an empty path): no such file or folder");
+    }
+    expect(fs.readdirSync(dir)).toEqual([]);
   });
 });

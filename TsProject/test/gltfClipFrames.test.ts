@@ -118,6 +118,20 @@ describe('resampled glTF clips end on their last key', () => {
     expect(hipsTurn(late, 41)).toBeCloseTo((90 * 4.1) / Math.fround(4.16), 3);
   });
 
+  it('a rate so low that the clip is under half a frame: 2 frames, the end moved by more than half a frame, with a note', async () => {
+    // 4 s at 1e-300 fps is 4e-300 frames: still 2 frames (first and last key), the last at 1e300 s.
+    // Before, the note compared the frame count with round(4e-300) = 0, within the tolerance: no word.
+    const avatar = await readAvatar(await avatarWithTake([0, 4], [0, 90]), { fileName: 'c.glb' });
+    for (const fps of [1e-300, 0.1]) {
+      const clip = readGltfClip(avatar, 'take', { fps });
+      expect(clip.frameCount).toBe(2);
+      expect(hipsTurn(clip, 1)).toBeCloseTo(90, 4);
+      expect(clip.warnings.join('\n')).toMatch(
+        /the clip lasts 4\.0000 s, 0\.\d{3} frames at .* fps: its last key is the last frame, 1 /,
+      );
+    }
+  });
+
   it('every length k / fps in float32 up to 20 s gives k + 1 frames (24, 25, 30, 60 fps)', () => {
     const lost: string[] = [];
     for (const fps of [24, 25, 30, 60]) {

@@ -198,6 +198,19 @@ describeWithData('kind qa on a retargeted walk with an injected forearm twist', 
     expect(fs.existsSync(out)).toBe(false);
   });
 
+  it('a --profile file in the output folder named qa.json is not overwritten by the report', async () => {
+    const out = path.join(work, 'profile-in-out');
+    fs.mkdirSync(out);
+    const profile = path.join(out, 'qa.json');
+    fs.writeFileSync(profile, '{ "schemaVersion": 1 }\n');
+    const r = await run(['qa', golden.bvh, golden.glb, '-o', out, '--profile', profile]);
+    expect(r.code).toBe(1);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/qa\.json: would overwrite the --profile file /);
+    expect(fs.readFileSync(profile, 'utf8')).toBe('{ "schemaVersion": 1 }\n');
+    expect(fs.readdirSync(out)).toEqual(['qa.json']);
+  });
+
   it('usage errors exit 2', async () => {
     expect((await run(['qa'])).code).toBe(2);
     expect((await run(['qa', golden.bvh])).code).toBe(2);

@@ -70,6 +70,41 @@ export function ensureOutputDir(dir: string): void {
   }
 }
 
+/** A file the command reads, for {@link refuseOverwritingInputs}: its role in words and its path. */
+export interface InputFile {
+  role: string;
+  path: string;
+}
+
+/**
+ * Refuse to write an output over one of the command's inputs (`-o` the source's own folder with a
+ * clip named like the file, `--map summary.json -o .`): the all-or-nothing write would replace the
+ * input without a word. Files are compared by device and inode, so symbolic links, hard links, `..`
+ * and letter case on a case-insensitive file system are all seen. Inputs that cannot be examined (inline
+ * JSON, a missing file) and outputs that do not exist yet are not in the way.
+ * @throws Error `<output>: would overwrite the <role> <path>; choose another -o folder`.
+ */
+export function refuseOverwritingInputs(outputs: string[], inputs: InputFile[]): void {
+  const id = (p: string): string | null => {
+    try {
+      const st = fs.statSync(p);
+      return st.isFile() ? `${st.dev}:${st.ino}` : null;
+    } catch {
+      return null;
+    }
+  };
+  const byId = new Map<string, InputFile>();
+  for (const i of inputs) {
+    const k = id(i.path);
+    if (k !== null && !byId.has(k)) byId.set(k, i);
+  }
+  for (const o of outputs) {
+    const k = id(o);
+    const hit = k === null ? undefined : byId.get(k);
+    if (hit) throw new Error(`${o}: would overwrite the ${hit.role} ${hit.path}; choose another -o folder`);
+  }
+}
+
 /**
  * Write several files all or nothing: each goes to `<path>.<pid>.tmp` first; existing outputs are
  * moved aside to `<path>.<pid>.bak`; the temporary files are renamed into place; the backups are

@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import { clipDuration, clipFps, HUMAN_BONE_NAMES, type Skeleton } from '../core';
 import { formatHumanoidMap, type HumanoidMapResult } from '../io/humanoidMap';
-import { loadAvatar, loadSource } from '../io/node';
+import { loadAvatar, loadSource, requireNotFolder } from '../io/node';
 import { overrideArgument } from './jsonArgument';
 
 function tree(s: Skeleton, mapping: HumanoidMapResult): string {
@@ -34,6 +34,7 @@ function tree(s: Skeleton, mapping: HumanoidMapResult): string {
 
 /** Inspect a BVH or glTF/VRM file and return the report text. */
 export async function runInspect(file: string, options: { map?: string } = {}): Promise<string> {
+  requireNotFolder(file);
   const ext = path.extname(file).toLowerCase();
   const override = overrideArgument('--map', options.map);
   const out: string[] = [];

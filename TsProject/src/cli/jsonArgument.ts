@@ -20,7 +20,8 @@ export interface JsonArgument {
 /**
  * Read a JSON option's argument: inline JSON when it starts with `{` after trimming, else a file.
  * @param option the option's name as typed, for the inline case (`--map`).
- * @throws Error naming the file when it cannot be read (`map.json: no such file or folder`), or the
+ * @throws Error naming the option and the file when it cannot be read (`--map: map.json: no such file or
+ * folder (--map takes a JSON file, or inline JSON starting with {)`), or the
  * option when the argument is empty.
  */
 export function readJsonArgument(option: string, value: string): JsonArgument {
@@ -29,7 +30,12 @@ export function readJsonArgument(option: string, value: string): JsonArgument {
   try {
     return { text: new TextDecoder().decode(fs.readFileSync(value)), where: value };
   } catch (e) {
-    throw new Error(describeFsError(value, e));
+    // `--map '[]'` or `--map 'Jaw: null'` is read as a path: say what the option takes
+    const hint =
+      (e as NodeJS.ErrnoException).code === 'ENOENT'
+        ? ` (${option} takes a JSON file, or inline JSON starting with {)`
+        : '';
+    throw new Error(`${option}: ${describeFsError(value, e)}${hint}`);
   }
 }
 

@@ -20,7 +20,7 @@ import { guardInterrupts, interruptPoint, onInterrupt } from '../io/node/interru
 import { parseRigProfile, type RigProfile } from '../qa';
 import { buildQaFile, type QaClipEntry, type QaFile, qaFileToJson } from '../qa-report';
 import { type ChartAssets, renderQaHtml } from '../qa-report/html';
-import { checkOutputDir, ensureOutputDir, writeFilesAtomically } from './files';
+import { checkOutputDir, ensureOutputDir, refuseOverwritingInputs, writeFilesAtomically } from './files';
 import { readJsonArgument } from './jsonArgument';
 import {
   evaluatePair,
@@ -96,9 +96,12 @@ function jobOf(o: QaOptions, name: string, golden: string, retargeted: string, p
   };
 }
 
-async function writeReport(outDir: string, file: QaFile): Promise<QaRunResult['outputs']> {
+async function writeReport(outDir: string, file: QaFile, profile?: string): Promise<QaRunResult['outputs']> {
   const html = renderQaHtml(file, loadChartAssets());
   const outputs = { json: path.join(outDir, 'qa.json'), html: path.join(outDir, 'qa.html') };
+  // the clips are BVH/glTF files and cannot be qa.json or qa.html; a --profile file can
+  if (profile !== undefined)
+    refuseOverwritingInputs([outputs.json, outputs.html], [{ role: '--profile file', path: profile }]);
   await interruptPoint(); // nothing is written once interrupted; the write below is never cut short
   ensureOutputDir(outDir);
   writeFilesAtomically([
@@ -120,7 +123,7 @@ export async function runQa(golden: string, retargeted: string, o: QaOptions): P
   const entry = await evaluatePair(jobOf(o, name, golden, retargeted, profile));
   if (entry.error) throw new Error(entry.error);
   const file = buildQaFile({ mode: 'single', golden, retargeted, options: optionsOf(o), clips: [entry] });
-  return { file, outputs: await writeReport(o.outDir, file) };
+  return { file, outputs: await writeReport(o.outDir, file, o.profile) };
 }
 
 /** File types `kind qa` reads, in the order of preference when a folder holds one clip in several. */
@@ -365,7 +368,7 @@ export async function runQaBatch(
     unpaired: pairing.unpaired,
     notes,
   });
-  return { file, outputs: await writeReport(o.outDir, file) };
+  return { file, outputs: await writeReport(o.outDir, file, o.profile) };
 }
 
 /** 3 when any clip is Error; else 1 when some pair could not be evaluated or there was no pair; else 0. */

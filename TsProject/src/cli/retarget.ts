@@ -39,7 +39,13 @@ import {
 } from '../retarget';
 import { HubError, type IKWeightMode, type IkFigures, IkQuality, RetargetHub } from '../rig';
 import { type ContactModelName, contactSource } from './contactSource';
-import { checkOutputDir, ensureOutputDir, type OutputFile, writeFilesAtomically } from './files';
+import {
+  checkOutputDir,
+  ensureOutputDir,
+  type OutputFile,
+  refuseOverwritingInputs,
+  writeFilesAtomically,
+} from './files';
 import { overrideArgument } from './jsonArgument';
 
 export interface RetargetCommandOptions {
@@ -391,6 +397,15 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
   const glbPath = path.join(o.outDir, `${stem}.glb`);
   const bvhPath = path.join(o.outDir, `${stem}.bvh`);
   const summaryPath = path.join(o.outDir, 'summary.json');
+  refuseOverwritingInputs(
+    [glbPath, bvhPath, summaryPath],
+    [
+      { role: 'source', path: o.source },
+      { role: 'avatar', path: o.avatar },
+      ...(o.map !== undefined ? [{ role: '--map file', path: o.map }] : []),
+      ...(o.sourceMap !== undefined ? [{ role: '--source-map file', path: o.sourceMap }] : []),
+    ],
+  );
   const glb = await writeRetargetedGlb(avatar, out, { animationName: clip.name, boneScales });
   const bvh = writeBvh(scaledOut);
   const summary: RetargetSummary = {

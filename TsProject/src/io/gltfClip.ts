@@ -267,7 +267,8 @@ const WHOLE_FRAME_TOLERANCE = 1e-3;
  * first and last frames. Rounding to the nearest frame rather than down keeps the last key of a
  * clip whose float32 key times fall a hair short of a whole number of frames (4.2 s is stored as
  * 4.19999981 s: 43 frames at 10 fps, not 42); for a length that is not a whole number of frames the
- * end moves by at most half a frame (earlier or later), where rounding down would drop up to a whole
+ * end moves by at most half a frame (earlier or later; a clip shorter than half a frame still gets
+ * 2 frames, its end moved to the second), where rounding down would drop up to a whole
  * frame of motion and the last pose. (three.js keeps the last key by appending it at its own time,
  * mrdoob/three.js#25288; a {@link Clip} has evenly spaced frames, so here it takes the nearest frame.)
  * 0 for `duration` 0 gives 1 frame.
@@ -448,7 +449,9 @@ function readGltfClipChecked(avatar: Avatar, clipName?: string, options?: { fps?
       frameCount = resampledFrameCount(duration, rate);
       frameTime = 1 / rate;
       const frames = duration * rate;
-      if (Math.abs(frames - Math.round(frames)) > WHOLE_FRAME_TOLERANCE) {
+      // against the frame the last key went to (not round(frames)): a clip under half a frame long
+      // still has 2 frames, its end moved by more than half a frame
+      if (Math.abs(frames - (frameCount - 1)) > WHOLE_FRAME_TOLERANCE) {
         warnings.push(
           `the clip lasts ${duration.toFixed(4)} s, ${frames.toFixed(3)} frames at ${rate} fps: its last key is the last frame, ${frameCount - 1} (${((frameCount - 1) * frameTime).toFixed(4)} s)`,
         );

@@ -21,7 +21,24 @@ export function describeFsError(file: string, e: unknown): string {
     EMFILE: 'too many open files',
     ENAMETOOLONG: 'name too long',
   };
-  return `${file}: ${code && why[code] ? why[code] : `cannot access (${code ?? (e as Error).message})`}`;
+  const name = file === '' ? "'' (an empty path)" : file;
+  return `${name}: ${code && why[code] ? why[code] : `cannot access (${code ?? (e as Error).message})`}`;
+}
+
+/**
+ * Throw the error {@link readInput} would give for a folder or an empty path, before a check of the
+ * file's extension can blame the extension (`out: is a folder, expected a file`, not `got 'no extension'`).
+ * A path that does not exist passes (the read names it).
+ */
+export function requireNotFolder(file: string): void {
+  if (file === '') throw new Error(describeFsError(file, Object.assign(new Error(), { code: 'ENOENT' })));
+  let dir = false;
+  try {
+    dir = fs.statSync(file).isDirectory();
+  } catch {
+    return;
+  }
+  if (dir) throw new Error(describeFsError(file, Object.assign(new Error(), { code: 'EISDIR' })));
 }
 
 /** Read a file, with an error that names it. */

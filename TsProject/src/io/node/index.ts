@@ -3,5 +3,5 @@
  * `--map` override file, readable file-system errors and the embedded default sample. Used by the hosts
  * that run in Node (src/cli, src/live/node) so that neither imports the other.
  */
-export { defaultAssetsDir, describeFsError, readInput } from './files';
+export { defaultAssetsDir, describeFsError, readInput, requireNotFolder } from './files';
 export { type LoadedSource, loadAvatar, loadSource, type SourceFormat } from './load';

@@ -12,7 +12,7 @@ import {
   type HumanoidOverride,
   requireHumanoid,
 } from '../humanoidMap';
-import { readInput } from './files';
+import { readInput, requireNotFolder } from './files';
 import { NODE_GLTF_DECODERS } from './gltfDecoders';
 
 export type SourceFormat = 'bvh' | 'gltf' | 'vrm0' | 'vrm1';
@@ -93,6 +93,7 @@ export async function loadSource(
 
 /** Load a target avatar (.glb, .gltf, .vrm). */
 export async function loadAvatar(file: string, override?: HumanoidOverride): Promise<Avatar> {
+  requireNotFolder(file);
   const ext = path.extname(file).toLowerCase();
   if (!AVATAR_EXT.has(ext))
     throw new Error(`${file}: an avatar must be .glb, .gltf or .vrm (got '${ext || 'no extension'}')`);
