@@ -95,7 +95,7 @@ describe('source filter settings and remote parameters', () => {
     const text = serializeSettings(s);
     expect(text).toContain('"feet": { "minCutoff": 0, "beta": 3, "dCutoff": 1.5 }');
     expect(parseSettings(text, 'a.json').sourceFilter).toEqual(s.sourceFilter);
-    const old = text.replace(/,\n {2}"sourceFilter": \{[^]*?\n {2}\}/, '');
+    const old = text.replace(/,\n {2}"sourceFilter": \{[\s\S]*?\n {2}\}/, '');
     expect(old).not.toContain('sourceFilter');
     expect(parseSettings(old, 'old.json').sourceFilter).toEqual(defaultSettings().sourceFilter);
     expect(() => parseSettings(text.replace('"beta": 3', '"beta": -1'), 'a.json')).toThrow(
