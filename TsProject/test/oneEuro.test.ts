@@ -80,6 +80,16 @@ describe('One-Euro filter', () => {
     for (let i = 0; i < 200; i++) expect(out[i]).toBeCloseTo(ref[i], 12);
   });
 
+  it('the derivative is taken from the previous FILTERED value, as Algorithm 1 (step by hand)', () => {
+    // step 0 -> 1 at 100 Hz, fcmin 1 Hz, beta 10, dcutoff 1 Hz. Sample 1: dx = 100, dx̂ = 0.0591174 * 100,
+    // fc = 60.1174 Hz, x̂1 = alpha(fc) = 0.790676. Sample 2 (x = 1 again): the paper's
+    // dx = (x2 - x̂1) * rate = 20.93 gives dx̂ = 6.7998, fc = 68.998 Hz, x̂2 = 0.960766; a derivative from
+    // the previous RAW sample (x2 - x1 = 0, as some early ports do) would give x̂2 = 0.954072.
+    const out = runScalar([0, 1, 1], [0.01, 0.01, 0.01], 1, 10, 1);
+    expect(out[1]).toBeCloseTo(0.7906762, 7);
+    expect(out[2]).toBeCloseTo(0.9607657, 7);
+  });
+
   it('follows Algorithm 1 for any samples and intervals (variable dt), each axis alone', () => {
     fc.assert(
       fc.property(

@@ -26,7 +26,12 @@ const DEFAULT_TEXT = `{
     "left": { "frontBack": 0, "inOut": 0 },
     "right": { "frontBack": 0, "inOut": 0 }
   },
-  "rotationOffsets": {}
+  "rotationOffsets": {},
+  "sourceFilter": {
+    "body": { "minCutoff": 4, "beta": 8, "dCutoff": 1 },
+    "hands": { "minCutoff": 4, "beta": 8, "dCutoff": 1 },
+    "feet": { "minCutoff": 2, "beta": 8, "dCutoff": 2 }
+  }
 }
 `;
 
@@ -86,6 +91,11 @@ describe('settings file format', () => {
         return [x / l, y / l, z / l, w / l] as [number, number, number, number];
       });
     const foot = fc.record({ frontBack: inRange(-0.5, 0.5), inOut: inRange(-0.5, 0.5) });
+    const filter = fc.record({
+      minCutoff: inRange(0, 60),
+      beta: inRange(0, 100),
+      dCutoff: inRange(0.01, 60).filter((v) => v !== 0),
+    });
     const settings = fc.record({
       avatarScale: inRange(0.1, 3).filter((v) => v !== 0),
       headScale: inRange(0.1, 3).filter((v) => v !== 0),
@@ -97,6 +107,7 @@ describe('settings file format', () => {
       rotationOffsets: fc
         .dictionary(fc.string({ unit: 'binary', minLength: 1 }), unitQuat, { maxKeys: 6 })
         .map((d) => Object.assign(Object.create(null), d)),
+      sourceFilter: fc.record({ body: filter, hands: filter, feet: filter }),
     });
     fc.assert(
       fc.property(settings, (s) => {
@@ -106,6 +117,9 @@ describe('settings file format', () => {
         for (const k of ['avatarScale', 'floorHeight', 'chairSeatOffset'] as const) {
           expect(Object.is(back[k], s[k])).toBe(true); // -0 stays -0
         }
+        for (const g of ['body', 'hands', 'feet'] as const)
+          for (const k of ['minCutoff', 'beta'] as const)
+            expect(Object.is(back.sourceFilter[g][k], s.sourceFilter[g][k])).toBe(true);
         expect(serializeSettings(back)).toBe(text);
       }),
       { numRuns: 400 },
@@ -329,7 +343,7 @@ describe('settings errors name the file, the line:column and the field', () => {
     [
       'garbage after',
       (t: string) => `${t}}`,
-      /a\.json:18:1: not valid JSON: unexpected character "}" after the JSON value/,
+      /a\.json:23:1: not valid JSON: unexpected character "}" after the JSON value/,
     ],
     [
       'raw control character in a string',

@@ -1,17 +1,29 @@
 /**
  * The Unity bridge from the C# side's point of view (src/unity/bridge.ts, layouts src/unity/layout.ts):
  * setup and input buffers packed as the shell documents them from real takes in Unity coordinates,
- * outputs unpacked and mirrored back, compared with a RetargetHub run directly on our data; the
+ * outputs unpacked and mirrored back, compared with a RetargetHub run directly on our data (through
+ * `updateLive`, the live source stage the bridge runs, with the same dt; with the filter off, bit for
+ * bit with plain `update` on the bridge's own source frame); the raw/filtered source pose; the
  * mirror conversion; errors for bad buffers and setups; commands and the remote control.
  */
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { type Clip, qmul, type Skeleton, vrotate } from '../src/core';
+import { type Clip, createSkeleton, HumanBodyBones as H, qmul, type Skeleton, vrotate } from '../src/core';
 import { loadAvatar, loadSource } from '../src/io/node';
+import { defaultSettings, RetargetHub, sourceFilterOff } from '../src/rig';
 import * as bridge from '../src/unity/bridge';
 import { inputFloats, mirrorPositions, mirrorRotations, outputFloats } from '../src/unity/layout';
 import { dataPath, describeWithData } from './helpers/data';
-import { directHub, InputPacker, maxDiff, maxQuatDiff, setupJson, unpackOutput } from './unity.helpers';
+import {
+  directHub,
+  InputPacker,
+  maxDiff,
+  maxQuatDiff,
+  mirrorPoints,
+  mirrorQuats,
+  setupJson,
+  unpackOutput,
+} from './unity.helpers';
 
 const DEFAULT = path.resolve(__dirname, '../assets/default');
 
@@ -39,7 +51,7 @@ function compareRun(name: string, clip: Clip, target: Skeleton, frames = clip.fr
 }
 
 describeWithData('bridge over real takes, as C# packs them', () => {
-  it('Bandai walk onto Xbot, whole take: equals RetargetHub on our data within 1e-5', async () => {
+  it('Bandai walk onto Xbot, whole take: equals RetargetHub.updateLive on our data within 1e-5', async () => {
     const clip = (await loadSource(dataPath('bandai-namco-motiondataset/dataset-1_walk_normal_001.bvh')))
       .clip;
     const target = (await loadAvatar(dataPath('threejs/Xbot.glb'))).skeleton;
@@ -54,7 +66,7 @@ describeWithData('bridge over real takes, as C# packs them', () => {
 });
 
 describe('bridge over the embedded default sample (assets/default)', () => {
-  it('default walk onto the default avatar: equals RetargetHub on our data within 1e-5', async () => {
+  it('default walk onto the default avatar: equals RetargetHub.updateLive on our data within 1e-5', async () => {
     const clip = (await loadSource(path.join(DEFAULT, 'default-walk.bvh'))).clip;
     const target = (await loadAvatar(path.join(DEFAULT, 'default-avatar.glb'))).skeleton;
     const d = compareRun('default', clip, target);
@@ -63,6 +75,98 @@ describe('bridge over the embedded default sample (assets/default)', () => {
     );
     expect(d.rot).toBeLessThanOrEqual(1e-5);
     expect(d.hips).toBeLessThanOrEqual(1e-5);
+  });
+});
+
+describe('bridge and the live source stage', () => {
+  it('filter off: the bridge output equals plain hub.update on its source frame bit for bit; on: it differs', async () => {
+    const clip = (await loadSource(path.join(DEFAULT, 'default-walk.bvh'))).clip;
+    const target = (await loadAvatar(path.join(DEFAULT, 'default-avatar.glb'))).skeleton;
+    const settings = { ...defaultSettings(), sourceFilter: sourceFilterOff() };
+    const off = bridge.createHub(
+      setupJson('off', clip.skeleton, target, { options: { ik: 'auto' }, settings }),
+    );
+    const on = bridge.createHub(setupJson('on', clip.skeleton, target, { options: { ik: 'auto' } }));
+    const pack = new InputPacker(clip.skeleton);
+    // the skeletons as the bridge reads them from the setup JSON (Unity's mirror, through JSON text,
+    // mirrored back: a rest 0 comes back as -0)
+    const viaSetup = (sk: Skeleton) => {
+      const j = JSON.parse(setupJson('x', sk, sk)).source;
+      return createSkeleton({
+        names: j.names,
+        parents: j.parents,
+        humanoid: j.humanoid,
+        restTranslations: mirrorPoints(j.restLocalPositions),
+        restRotations: mirrorQuats(j.restLocalRotations),
+      });
+    };
+    const plain = new RetargetHub(viaSetup(clip.skeleton), viaSetup(target), { sourceUp: '+y', ik: 'auto' });
+    const T = target.boneCount;
+    let differs = 0;
+    try {
+      for (let f = 0; f < clip.frameCount; f++) {
+        const input = pack.packFrame(clip, f);
+        const a = new Float32Array(bridge.update(off, input, clip.frameTime).slice(0));
+        const b = new Float32Array(bridge.update(on, input, clip.frameTime).slice(0));
+        const fr = bridge.sourceFrame(off);
+        if (!fr) throw new Error('no source frame after update');
+        if (!plain.isCalibrated) plain.calibrate(fr);
+        plain.update(fr.rotations, fr.translations, clip.frameTime);
+        // the plain hub's output as the bridge writes it (float32), read back as the unpacking does
+        const want = Array.from(Float32Array.from(plain.localRotations));
+        const got = mirrorQuats(a.subarray(4, 4 + 4 * T));
+        expect(new Uint8Array(Float64Array.from(got).buffer)).toEqual(
+          new Uint8Array(Float64Array.from(want).buffer),
+        );
+        const h = 3 * target.humanoid[0];
+        expect(mirrorPoints(a.subarray(4 + 4 * T, 7 + 4 * T))).toEqual(
+          Array.from(Float32Array.from(plain.localTranslations.subarray(h, h + 3))),
+        );
+        for (let i = 4; i < a.length; i++) differs = Math.max(differs, Math.abs(a[i] - b[i]));
+      }
+    } finally {
+      bridge.destroyHub(off);
+      bridge.destroyHub(on);
+    }
+    expect(differs).toBeGreaterThan(1e-4);
+  });
+
+  it('sourcePose: raw (the input, Unity coordinates) and filtered world pose of a bone; errors name the bone', async () => {
+    const clip = (await loadSource(path.join(DEFAULT, 'default-walk.bvh'))).clip;
+    const target = (await loadAvatar(path.join(DEFAULT, 'default-avatar.glb'))).skeleton;
+    const handle = bridge.createHub(setupJson('pose', clip.skeleton, target));
+    const before = JSON.parse(bridge.command(handle, '{"action":"sourcePose","bone":"LeftHand"}'));
+    expect(before).toMatchObject({
+      ok: false,
+      error: { field: 'bone', message: 'no frame yet (update first)' },
+    });
+    const pack = new InputPacker(clip.skeleton);
+    const S = clip.skeleton.boneCount;
+    const lh = clip.skeleton.humanoid[H.LeftHand];
+    let moved = 0;
+    try {
+      for (let f = 0; f < 20; f++) {
+        bridge.update(handle, pack.packFrame(clip, f), clip.frameTime);
+        const r = JSON.parse(bridge.command(handle, '{"action":"sourcePose","bone":"LeftHand"}'));
+        expect(r.ok).toBe(true);
+        expect(r.bone).toBe('LeftHand');
+        // raw = the world transform C# sent for that bone (Unity coordinates, float32 in)
+        const inPos = Array.from(pack.floats.subarray(4 + 3 * lh, 7 + 3 * lh));
+        const inRot = Array.from(pack.floats.subarray(4 + 3 * S + 4 * lh, 8 + 3 * S + 4 * lh));
+        for (let k = 0; k < 3; k++) expect(Math.abs(r.raw.position[k] - inPos[k])).toBeLessThan(1e-6);
+        expect(maxQuatDiff(r.raw.rotation, inRot)).toBeLessThan(1e-6);
+        if (f > 0) moved = Math.max(moved, maxDiff(r.raw.position, r.filtered.position));
+        expect(Math.hypot(...(r.filtered.rotation as number[]))).toBeCloseTo(1, 12);
+      }
+      expect(moved).toBeGreaterThan(1e-5); // the default filter is on: filtered lags the raw input
+      const bad = JSON.parse(bridge.command(handle, '{"action":"sourcePose","bone":"LeftHnd"}'));
+      expect(bad).toMatchObject({
+        ok: false,
+        error: { field: 'bone', message: '"LeftHnd" is not a HumanBodyBones name' },
+      });
+    } finally {
+      bridge.destroyHub(handle);
+    }
   });
 });
 

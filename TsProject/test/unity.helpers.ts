@@ -116,7 +116,10 @@ export function unpackOutput(buf: ArrayBuffer, t: number): Unpacked {
   };
 }
 
-/** The same run done directly on our data: a RetargetHub calibrated on frame 0 as the bridge does. */
+/**
+ * The same run done directly on our data: a RetargetHub calibrated on frame 0 as the bridge does, each
+ * frame through `updateLive` (the live source stage, as the bridge runs it) with the same `dt`.
+ */
 export function directHub(
   clip: Clip,
   target: Skeleton,
@@ -131,7 +134,7 @@ export function directHub(
     step(f: number, dt: number) {
       readFrame(clip, f, r, p);
       if (!hub.isCalibrated) hub.calibrate({ rotations: r, translations: p });
-      hub.update(r, p, dt);
+      hub.updateLive(r, p, dt);
       const h = target.humanoid[0];
       return {
         rotations: Array.from(hub.localRotations),

@@ -307,6 +307,55 @@ describe('viewer server /pose stream', () => {
     }
   });
 
+  it('raw beside filtered on demand: /pose?raw=1 gets layout 2 with the raw source, /pose keeps layout 1', async () => {
+    const scene = sceneOf(6, [5, 9]);
+    const server = await startViewerServer({ scene, port: 0, webRoot: os.tmpdir() });
+    try {
+      const plain = await openClient(`ws://127.0.0.1:${server.port}/pose`);
+      const raw = await openClient(`ws://127.0.0.1:${server.port}/pose?raw=1`);
+      await until(() => server.clientCount() === 2);
+      const frames: ViewerFrame[] = [];
+      for (let i = 0; i < 50; i++) {
+        const f = frameOf(scene, 77 + i, i);
+        const r = frameOf(scene, 5000 + i, i); // a raw pose unlike the filtered one
+        if (i !== 7) f.rawSource = r.source; // frame 7: a host without a raw pose sends source in its place
+        frames.push(f);
+        server.publish(f);
+        if (i % 3 === 0) await tick();
+      }
+      await until(() => plain.messages.length === 50 && raw.messages.length === 50);
+      const S = 6;
+      frames.forEach((f, i) => {
+        // the plain client: layout 1 exactly as before (the length its counts need, no raw part)
+        const m1 = plain.messages[i];
+        expect(m1[0]).toBe(1);
+        expect(m1.length).toBe(poseMessageFloats(scene));
+        expectDecoded(m1, f);
+        expect(decodePoseMessage(m1).rawSource).toBeUndefined();
+        // the raw client: layout 2 = layout 1's content, then the raw source
+        const m2 = raw.messages[i];
+        expect(m2[0]).toBe(2);
+        expect(m2.length).toBe(poseMessageFloats(scene) + 7 * S);
+        expect(Array.from(m2.subarray(1, m1.length))).toEqual(Array.from(m1.subarray(1)));
+        expectDecoded(m2, f);
+        const d = decodePoseMessage(m2);
+        const want = f.rawSource ?? f.source;
+        expect(Array.from(d.rawSource?.rotations ?? [])).toEqual(Array.from(want.rotations, Math.fround));
+        expect(Array.from(d.rawSource?.translations ?? [])).toEqual(
+          Array.from(want.translations, Math.fround),
+        );
+      });
+      // an unknown version is a clear error
+      const bad = Float32Array.from(raw.messages[0]);
+      bad[0] = 3;
+      expect(() => decodePoseMessage(bad)).toThrow('pose message: layout version 3, expected 1 or 2');
+      plain.ws.terminate();
+      raw.ws.terminate();
+    } finally {
+      await server.close();
+    }
+  });
+
   it('round-trips frames of other shapes: no avatar, many bones, frame numbers up to 2^24', async () => {
     for (const [S, avatars] of [
       [1, []],

@@ -8,7 +8,13 @@
  * - `alpha(fc) = 1 / (1 + tau / Te)`, `tau = 1 / (2 pi fc)` (smoothing factor of an exponential
  *   low-pass with cutoff `fc` Hz);
  * - derivative `dx = (x - x̂prev) / Te`, smoothed with the fixed derivative cutoff `dCutoff`:
- *   `dx̂ = dx̂prev + alpha(dCutoff) (dx - dx̂prev)`;
+ *   `dx̂ = dx̂prev + alpha(dCutoff) (dx - dx̂prev)`. The difference is taken from the previous FILTERED
+ *   value `x̂prev`, not the previous raw sample: Algorithm 1 of the paper computes it as
+ *   `(X - x.hatxprev()) * rate` (rate = 1 / Te), and the authors' reference implementation does the
+ *   same (github.com/casiez/OneEuroFilter, typescript/src/OneEuroFilter.ts at commit 32a58a93,
+ *   `OneEuroFilter.filter`: `(value - x.lastFilteredValue()) * freq`). Some early ports use the
+ *   previous raw value (`lastRawValue()`, e.g. F. Renaut's JavaScript port listed on the authors' page); they
+ *   differ from the second sample of a step on (test/oneEuro.test.ts has the hand-computed case);
  * - cutoff `fc = minCutoff + beta |dx̂|`;
  * - output `x̂ = x̂prev + alpha(fc) (x - x̂prev)`. The first sample passes through (`x̂ = x`, `dx̂ = 0`).
  *

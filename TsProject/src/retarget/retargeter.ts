@@ -579,11 +579,17 @@ export class Retargeter {
     qcopy(out, 0, this.offsets, 4 * this.vt.virtualOf[bone]);
   }
 
-  /** Replace the calibrated offset of real target bone `bone` (e.g. from saved settings). */
+  /**
+   * Replace the calibrated offset of real target bone `bone` (e.g. from saved settings or a hot-reload
+   * state). A quaternion already unit to rounding (`|q|^2` within 1e-12 of 1, as {@link getOffset}
+   * gives) is kept bit for bit, so export -> import restores the offsets exactly (renormalising a
+   * unit-to-rounding quaternion moves its last bits); any other is normalised.
+   */
   setOffset(bone: number, q: ArrayLike<number>): void {
     const o = 4 * this.vt.virtualOf[bone];
     for (let k = 0; k < 4; k++) this.offsets[o + k] = q[k];
-    qnormalize(this.offsets, o);
+    const d = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!(Math.abs(d - 1) <= 1e-12)) qnormalize(this.offsets, o);
   }
 
   /** True once calibrate() has run. */

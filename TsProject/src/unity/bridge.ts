@@ -18,7 +18,8 @@
  *   from the reflection JsEnv's GetArrayBufferFromValue and from the IL2CPP bridge's get_value_binary).
  * - `command(handle, json)`: the shells' inspector actions, in the remote-control protocol's message
  *   shapes (src/live/remote) addressed to this hub, plus the bridge-only actions exportSettings,
- *   applySettings, attachProp, detachProp, listProps.
+ *   applySettings, attachProp, detachProp, listProps, sourcePose (the raw and the One-Euro-filtered
+ *   world pose of a source bone, Unity coordinates).
  * - `remote(text, clientId)`: the remote-control protocol over every hub (the C# WebSocket transport).
  * - `exportState()` / `importState(json)`: every hub (setup, calibration, settings, props, weights,
  *   finger muscles, IK memory, last frame and output) for hot reload.
@@ -33,7 +34,14 @@
  * Errors: `createHub`, `update`, `importState` throw an Error whose message names the field (and the
  * expected value); `command` and `remote` never throw, they reply `{"ok":false,"error":{"field","message"}}`.
  */
-import { createSkeleton, HumanBodyBones as H, HUMAN_BONE_COUNT, type Skeleton } from '../core';
+import {
+  createSkeleton,
+  HumanBodyBones as H,
+  HUMAN_BONE_COUNT,
+  HUMAN_BONE_NAMES,
+  humanBoneIndex,
+  type Skeleton,
+} from '../core';
 import { type LiveCharacters, type LiveFrame, RemoteControl } from '../live/remote';
 import type { HipsMode } from '../retarget';
 import {
@@ -616,7 +624,14 @@ const POINTS: Record<string, PropPointName> = { leftHand: 'LeftHand', rightHand:
  * - `{"action":"attachProp","point":"leftHand"|"rightHand"|"head","name":s,"type":"Object"|"Chair"|"Hand"}`
  *   registers the prop when new and attaches it at the point (its origin on the point);
  * - `{"action":"detachProp","name":s}` detaches it and removes it from the registry;
- * - `{"action":"listProps"}` -> `{"ok":true,"props":[{id,type,slot,attachedTo,position,rotation}]}`.
+ * - `{"action":"listProps"}` -> `{"ok":true,"props":[{id,type,slot,attachedTo,position,rotation}]}`;
+ * - `{"action":"sourcePose","bone":"LeftHand"}` (a HumanBodyBones name) ->
+ *   `{"ok":true,"bone":"LeftHand","raw":{"position":[x,y,z],"rotation":[x,y,z,w]},"filtered":{...}}`:
+ *   the source bone's world pose of the last accepted frame as it came in (raw) and after the source
+ *   stage's One-Euro filter (what the hub read), in Unity's coordinates (metres, left-handed; the raw
+ *   one is the input's, normalised, to float32-to-double rounding); `ok:false` with field `bone` for
+ *   an unknown name, a bone the source does not map, or no frame yet. Allocates (a JSON reply): for
+ *   the inspector and tools, not per frame.
  * Everything else goes to the remote-control protocol (src/live/remote) with `characterName` set to
  * this hub's name.
  */
@@ -692,6 +707,30 @@ export function command(handle: number, json: string): string {
       case 'listProps':
         only([]);
         return ok({ props: hub.props.list() });
+      case 'sourcePose': {
+        only(['bone']);
+        const b = typeof msg.bone === 'string' ? humanBoneIndex(msg.bone) : -1;
+        if (b < 0) throw new Fail('bone', `${show(msg.bone)} is not a HumanBodyBones name`);
+        const st = hub.sourceStage;
+        const p = new Float64Array(3);
+        const q = new Float64Array(4);
+        const pose = (pos: boolean, rot: boolean) => {
+          const up = new Float64Array(3);
+          const uq = new Float64Array(4);
+          if (!pos || !rot) return null;
+          mirrorPositions(up, 0, p, 0, 1);
+          mirrorRotations(uq, 0, q, 0, 1);
+          return { position: Array.from(up), rotation: Array.from(uq) };
+        };
+        const raw = pose(st.tryGetRawWorldPosition(b, p), st.tryGetRawWorldRotation(b, q));
+        const filtered = pose(st.tryGetWorldPosition(b, p), st.tryGetWorldRotation(b, q));
+        if (!raw || !filtered)
+          throw new Fail(
+            'bone',
+            st.hasFrame ? `the source has no ${HUMAN_BONE_NAMES[b]}` : 'no frame yet (update first)',
+          );
+        return ok({ bone: HUMAN_BONE_NAMES[b], raw, filtered });
+      }
       default: {
         if (msg.characterName !== undefined && msg.characterName !== e.name)
           throw new Fail('characterName', `this hub is "${e.name}", not ${show(msg.characterName)}`);
@@ -830,6 +869,21 @@ export function importState(json: string): void {
     maxHandle + 1,
   );
   remoteControl = null;
+}
+
+/**
+ * The last accepted source frame of hub `handle` as the hub's source stage got it (our frame: local
+ * rotations `4S`, translations `3S` metres; copies), or null before the first frame. For tests and
+ * diagnostics (not part of the Unity API in main.ts).
+ * @throws BridgeError for an unknown handle.
+ */
+export function sourceFrame(handle: number): LiveFrame | null {
+  const e = entryOf(handle, 'sourceFrame');
+  if (!e.hasFrame) return null;
+  return {
+    rotations: Float64Array.from(e.frame.rotations),
+    translations: Float64Array.from(e.frame.translations),
+  };
 }
 
 /** Handles of the live hubs (tests, the control window). */

@@ -162,6 +162,62 @@ namespace Kind.Retargeting
             return driver == null ? null : driver.CommandLogged(json, this);
         }
 
+        /// <summary>
+        /// The source bone's RAW world position of the last frame (as the source sent it, before the
+        /// bundle's One-Euro source filter; Unity world, metres), through the bridge's sourcePose command.
+        /// False when there is no hub, no frame yet or the source has no such bone. Allocates (a JSON
+        /// reply): for tools and the inspector, not per frame.
+        /// </summary>
+        public bool TryGetRawWorldPosition(HumanBodyBones bone, out Vector3 position)
+        {
+            position = Vector3.zero;
+            var v = SourcePoseValues(bone, "raw", "position", 3);
+            if (v == null) return false;
+            position = new Vector3((float)v[0], (float)v[1], (float)v[2]);
+            return true;
+        }
+
+        /// <summary>The source bone's RAW world rotation of the last frame (see <see cref="TryGetRawWorldPosition"/>).</summary>
+        public bool TryGetRawWorldRotation(HumanBodyBones bone, out Quaternion rotation)
+        {
+            rotation = Quaternion.identity;
+            var v = SourcePoseValues(bone, "raw", "rotation", 4);
+            if (v == null) return false;
+            rotation = new Quaternion((float)v[0], (float)v[1], (float)v[2], (float)v[3]);
+            return true;
+        }
+
+        /// <summary>The source bone's filtered world position of the last frame (what the hub read).</summary>
+        public bool TryGetFilteredWorldPosition(HumanBodyBones bone, out Vector3 position)
+        {
+            position = Vector3.zero;
+            var v = SourcePoseValues(bone, "filtered", "position", 3);
+            if (v == null) return false;
+            position = new Vector3((float)v[0], (float)v[1], (float)v[2]);
+            return true;
+        }
+
+        double[] SourcePoseValues(HumanBodyBones bone, string which, string field, int count)
+        {
+            if (driver == null || bone < 0 || bone >= HumanBodyBones.LastBone) return null;
+            string reply;
+            try { reply = driver.Command("{\"action\":\"sourcePose\",\"bone\":" + KindJson.Quote(bone.ToString()) + "}"); }
+            catch (Exception) { return null; }
+            object o;
+            try { o = KindJson.Parse(reply); }
+            catch (FormatException) { return null; }
+            if (!KindJson.IsOk(o)) return null;
+            var list = KindJson.Member(KindJson.Member(o, which), field) as System.Collections.Generic.List<object>;
+            if (list == null || list.Count != count) return null;
+            var v = new double[count];
+            for (int i = 0; i < count; i++)
+            {
+                if (!(list[i] is double)) return null;
+                v[i] = (double)list[i];
+            }
+            return v;
+        }
+
         [ContextMenu("Calibrate I-pose")]
         public void CalibrateIPose() { Command("{\"action\":\"calibrateIPose\"}"); }
 

@@ -294,7 +294,16 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
       latencyMs: 0,
       dropped: 0,
       fps: 0,
-      source: current,
+      // the source figure shows what the (first) hub reads: the filtered pose; the raw stream beside it
+      // for viewers that ask (`/pose?raw=1`)
+      source:
+        hubs.length > 0
+          ? {
+              rotations: hubs[0].sourceStage.localRotations,
+              translations: hubs[0].sourceStage.localTranslations,
+            }
+          : current,
+      rawSource: current,
       avatars: hubs.map((h) => ({
         rotations: h.localRotations,
         translations: h.localTranslations,

@@ -8,7 +8,9 @@
  *   from the web root (default `TsProject/dist/web`, built by `tools/build.mjs` from `src/web/viewer`);
  * - `GET /scene.json`: {@link ViewerScene} plus `layout` (the pose-message layout below);
  * - `GET <path>` for each entry of `files` (e.g. `/avatars/0.glb`);
- * - WebSocket upgrade at `/pose`: the pose stream (server -> client only; client messages are ignored).
+ * - WebSocket upgrade at `/pose`: the pose stream (server -> client only; client messages are ignored);
+ *   `/pose?raw=1`: the same stream in layout version 2, the raw source pose (before the source filter)
+ *   appended to each message (the viewer asks for it when its "raw source" toggle or `?raw=1` is on).
  *
  * ## Pose message
  * One binary WebSocket message per frame; the layout is documented (once) in src/live/viewer/poseLayout.ts,
@@ -33,6 +35,7 @@ import type { Skeleton } from '../../core';
 import {
   POSE_HEADER_FLOATS,
   POSE_LAYOUT_VERSION,
+  POSE_LAYOUT_VERSION_RAW,
   POSE_SCALES_PER_AVATAR,
   type PoseLayoutInfo,
   poseMessageFloats,
@@ -45,6 +48,7 @@ export {
   decodePoseMessage,
   POSE_HEADER_FLOATS,
   POSE_LAYOUT_VERSION,
+  POSE_LAYOUT_VERSION_RAW,
   POSE_SCALES_PER_AVATAR,
   type PoseLayoutInfo,
   poseMessageFloats,
@@ -148,6 +152,9 @@ function checkSkeleton(s: ViewerSkeleton, where: string): void {
 interface Slot {
   floats: Float32Array;
   bytes: Buffer;
+  /** The version-2 message (the version-1 one with the raw source appended), for `/pose?raw=1` clients. */
+  rawFloats: Float32Array;
+  rawBytes: Buffer;
   /**
    * Clients that still had bytes queued (`bufferedAmount > 0`) right after this buffer was sent to
    * them: the buffer may be in their queue. It is free again once each of them has flushed its queue
@@ -247,13 +254,19 @@ export async function startViewerServer(opts: ViewerServerOptions): Promise<View
   // --- the pose stream
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024, perMessageDeflate: false });
   const clients: WebSocket[] = [];
+  /** Clients that asked for the raw source (`/pose?raw=1`). */
+  const rawClients = new Set<WebSocket>();
   const floatCount = poseMessageFloats(scene);
+  const rawFloatCount = poseMessageFloats(scene, true);
   const slots: Slot[] = [];
   const newSlot = (): Slot => {
     const floats = new Float32Array(floatCount);
+    const rawFloats = new Float32Array(rawFloatCount);
     return {
       floats,
       bytes: Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength),
+      rawFloats,
+      rawBytes: Buffer.from(rawFloats.buffer, rawFloats.byteOffset, rawFloats.byteLength),
       holders: [],
       holderCount: 0,
     };
@@ -268,11 +281,14 @@ export async function startViewerServer(opts: ViewerServerOptions): Promise<View
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
       return;
     }
+    const wantsRaw = q >= 0 && new URLSearchParams(raw.slice(q + 1)).get('raw') === '1';
     wss.handleUpgrade(req, socket, head, (ws) => {
       clients.push(ws);
+      if (wantsRaw) rawClients.add(ws);
       const drop = () => {
         const i = clients.indexOf(ws);
         if (i >= 0) clients.splice(i, 1);
+        rawClients.delete(ws);
       };
       ws.on('close', drop);
       ws.on('error', drop);
@@ -344,6 +360,15 @@ export async function startViewerServer(opts: ViewerServerOptions): Promise<View
       o = copy(f, o, av.translations, 3 * n, 'avatar translations');
       o = copy(f, o, av.scales, POSE_SCALES_PER_AVATAR, 'avatar scales');
     }
+    if (rawClients.size > 0) {
+      // version 2: the same message, then the raw source (the filtered one when the host has none)
+      const r = slot.rawFloats;
+      r.set(f);
+      r[0] = POSE_LAYOUT_VERSION_RAW;
+      const rs = frame.rawSource ?? frame.source;
+      o = copy(r, o, rs.rotations, 4 * srcBones, 'rawSource.rotations');
+      copy(r, o, rs.translations, 3 * srcBones, 'rawSource.translations');
+    }
     stats.frames++;
     for (let c = 0; c < clients.length; c++) {
       const ws = clients[c];
@@ -351,7 +376,7 @@ export async function startViewerServer(opts: ViewerServerOptions): Promise<View
         stats.skipped++;
         continue;
       }
-      ws.send(slot.bytes);
+      ws.send(rawClients.has(ws) ? slot.rawBytes : slot.bytes);
       stats.sent++;
       // not all handed to the kernel: this buffer may wait in the client's queue
       if (ws.bufferedAmount > 0) slot.holders[slot.holderCount++] = ws;

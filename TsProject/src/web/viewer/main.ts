@@ -10,6 +10,11 @@
  * the next message) every figure shows its skeleton's rest pose from the scene (the avatar as authored,
  * scales 1), not whatever pose it last had.
  *
+ * Raw and filtered side by side: with `?raw=1` in the page URL or the panel's "View > raw source"
+ * toggle, the page asks the server for layout version 2 (`/pose?raw=1`: the raw source pose appended)
+ * and draws the raw source as a red stick figure beside the source figure (which shows the filtered
+ * pose the hubs read); off, it goes back to the plain stream and hides that figure.
+ *
  * For tests, `window.kindViewer` ({@link KindViewerApi}) exposes what the page received.
  */
 import * as THREE from 'three';
@@ -49,6 +54,12 @@ export interface KindViewerApi {
   avatarBoneWorldPosition(avatarIndex: number, boneName: string): number[] | null;
   /** The last message's pose of an avatar (local rotations `4n`, translations `3n`, scales), or null. */
   avatarPose(avatarIndex: number): { rotations: number[]; translations: number[]; scales: number[] } | null;
+  /** True while the raw source is asked for and drawn (`?raw=1` or the panel's toggle). */
+  rawShown: boolean;
+  /** Turn the raw source figure on or off (as the panel's toggle does; reconnects the pose stream). */
+  setShowRaw(on: boolean): void;
+  /** The last message's source pose (filtered) and raw source pose (version 2 only, else null). */
+  sourcePose(which: 'filtered' | 'raw'): { rotations: number[]; translations: number[] } | null;
   /** True once the panel built the controls of a character. */
   panelReady: boolean;
   /** The panel's state (connection, character, values, errors). */
@@ -99,6 +110,21 @@ const api: KindViewerApi = {
       rotations: Array.from(m.subarray(o.rotations, o.rotations + 4 * o.bones)),
       translations: Array.from(m.subarray(o.translations, o.translations + 3 * o.bones)),
       scales: Array.from(m.subarray(o.scales, o.scales + o.scaleCount)),
+    };
+  },
+  rawShown: new URLSearchParams(location.search).get('raw') === '1',
+  setShowRaw: (on) => setShowRaw(on),
+  sourcePose: (which) => {
+    const o = lastOffsets;
+    const m = lastMessage;
+    const S = scene?.source.boneNames.length ?? 0;
+    if (!o || !m) return null;
+    const r = which === 'raw' ? o.rawRotations : o.sourceRotations;
+    const t = which === 'raw' ? o.rawTranslations : o.sourceTranslations;
+    if (r < 0) return null;
+    return {
+      rotations: Array.from(m.subarray(r, r + 4 * S)),
+      translations: Array.from(m.subarray(t, t + 3 * S)),
     };
   },
   get panelReady() {
@@ -196,7 +222,19 @@ async function loadFigures(s: ViewerScene): Promise<void> {
     world.add(fig.root);
     figures.push(fig);
   }
+  // the raw source, beside the source figure (on its left), shown on demand
+  const raw = new StickFigure(s.source, RAW_COLOR);
+  raw.root.position.x = figures[0].root.position.x - SPACING;
+  const tag = label(`${s.source.name} (raw)`);
+  tag.position.set(0, 2.05, 0);
+  raw.root.add(tag);
+  tagOf.set(raw, tag);
+  raw.root.visible = api.rawShown;
+  world.add(raw.root);
+  rawFigure = raw;
 }
+let rawFigure: Figure | null = null;
+const RAW_COLOR = 0xe05050;
 const tagOf = new Map<Figure, THREE.Sprite>();
 
 // --- pose stream
@@ -216,7 +254,7 @@ let receivedTimes: number[] = [];
  */
 function showRest(): void {
   api.showingRest = true;
-  for (const f of figures) {
+  for (const f of rawFigure ? [...figures, rawFigure] : figures) {
     const s = f.skeleton;
     const n = s.boneNames.length;
     const rest = new Float32Array(7 * n + 2);
@@ -247,6 +285,7 @@ function applyMessage(data: Float32Array): void {
   if (receivedTimes.length > 240) receivedTimes = receivedTimes.slice(-120);
   if (figures.length === 0) return;
   figures[0].apply(data, off.sourceRotations, off.sourceTranslations, -1);
+  if (rawFigure && off.rawRotations >= 0) rawFigure.apply(data, off.rawRotations, off.rawTranslations, -1);
   for (let a = 0; a < off.avatars.length && a + 1 < figures.length; a++) {
     const o = off.avatars[a];
     if (o.bones !== figures[a + 1].skeleton.boneNames.length) continue;
@@ -254,8 +293,22 @@ function applyMessage(data: Float32Array): void {
   }
 }
 
+let poseSocket: WebSocket | null = null;
+
+function setShowRaw(on: boolean): void {
+  if (api.rawShown === on) return;
+  api.rawShown = on;
+  if (rawFigure) rawFigure.root.visible = on;
+  // the stream in the other layout: reconnect (onclose reconnects at once with the new choice)
+  poseSocket?.close();
+}
+
 function connectPose(): void {
-  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/pose`);
+  const query = api.rawShown ? '?raw=1' : '';
+  const ws = new WebSocket(
+    `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/pose${query}`,
+  );
+  poseSocket = ws;
   ws.binaryType = 'arraybuffer';
   ws.onopen = () => {
     if (overlay.stream) overlay.stream.textContent = 'connected';
@@ -270,7 +323,7 @@ function connectPose(): void {
     lastMessage = null;
     lastOffsets = null;
     showRest();
-    setTimeout(connectPose, 1000);
+    setTimeout(connectPose, api.rawShown === (query !== '') ? 1000 : 0);
   };
 }
 
@@ -338,6 +391,7 @@ async function start(): Promise<void> {
     s.remote.token,
     s.avatars.map((a) => a.name),
   );
+  panel.addViewToggle('raw source', api.rawShown, (on) => setShowRaw(on));
   connectPose();
   requestAnimationFrame(frame);
   await loadFigures(s);

@@ -86,6 +86,15 @@ export class RemotePanel {
   /** The controls were built once (later rebuilds keep the user's open/closed folders). */
   private built = false;
 
+  /**
+   * A viewer-side toggle (not a remote parameter) in a "View" folder of this panel: `onChange` gets
+   * the new value.
+   */
+  addViewToggle(label: string, value: boolean, onChange: (on: boolean) => void): void {
+    const folder = this.gui.folders.find((f) => f._title === 'View') ?? this.gui.addFolder('View');
+    folder.add({ [label]: value }, label).onChange((v: boolean) => onChange(v));
+  }
+
   constructor(
     private readonly url: string,
     private readonly token: string | undefined,

@@ -1281,6 +1281,9 @@ var REQUIRED_HUMAN_BONES = [
   H.RightFoot
 ];
 var REQUIRED_SET = new Set(REQUIRED_HUMAN_BONES);
+function humanBoneIndex(name) {
+  return HUMAN_BONE_NAMES.indexOf(name);
+}
 function nearestMappedAncestor(bone, isMapped) {
   let p = HUMAN_PARENT[bone];
   while (p >= 0 && !isMapped(p)) p = HUMAN_PARENT[p];
@@ -17573,11 +17576,17 @@ var Retargeter = class {
   getOffset(bone, out) {
     qcopy(out, 0, this.offsets, 4 * this.vt.virtualOf[bone]);
   }
-  /** Replace the calibrated offset of real target bone `bone` (e.g. from saved settings). */
+  /**
+   * Replace the calibrated offset of real target bone `bone` (e.g. from saved settings or a hot-reload
+   * state). A quaternion already unit to rounding (`|q|^2` within 1e-12 of 1, as {@link getOffset}
+   * gives) is kept bit for bit, so export -> import restores the offsets exactly (renormalising a
+   * unit-to-rounding quaternion moves its last bits); any other is normalised.
+   */
   setOffset(bone, q) {
     const o = 4 * this.vt.virtualOf[bone];
     for (let k = 0; k < 4; k++) this.offsets[o + k] = q[k];
-    qnormalize(this.offsets, o);
+    const d = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!(Math.abs(d - 1) <= 1e-12)) qnormalize(this.offsets, o);
   }
   /** True once calibrate() has run. */
   get isCalibrated() {
@@ -20789,6 +20798,30 @@ function command(handle, json2) {
       case "listProps":
         only([]);
         return ok({ props: hub.props.list() });
+      case "sourcePose": {
+        only(["bone"]);
+        const b = typeof msg.bone === "string" ? humanBoneIndex(msg.bone) : -1;
+        if (b < 0) throw new Fail2("bone", `${show2(msg.bone)} is not a HumanBodyBones name`);
+        const st = hub.sourceStage;
+        const p = new Float64Array(3);
+        const q = new Float64Array(4);
+        const pose = (pos, rot) => {
+          const up = new Float64Array(3);
+          const uq = new Float64Array(4);
+          if (!pos || !rot) return null;
+          mirrorPositions(up, 0, p, 0, 1);
+          mirrorRotations(uq, 0, q, 0, 1);
+          return { position: Array.from(up), rotation: Array.from(uq) };
+        };
+        const raw = pose(st.tryGetRawWorldPosition(b, p), st.tryGetRawWorldRotation(b, q));
+        const filtered = pose(st.tryGetWorldPosition(b, p), st.tryGetWorldRotation(b, q));
+        if (!raw || !filtered)
+          throw new Fail2(
+            "bone",
+            st.hasFrame ? `the source has no ${HUMAN_BONE_NAMES[b]}` : "no frame yet (update first)"
+          );
+        return ok({ bone: HUMAN_BONE_NAMES[b], raw, filtered });
+      }
       default: {
         if (msg.characterName !== void 0 && msg.characterName !== e.name)
           throw new Fail2("characterName", `this hub is "${e.name}", not ${show2(msg.characterName)}`);
