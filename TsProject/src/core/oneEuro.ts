@@ -231,7 +231,7 @@ export class OneEuroBank {
         qw = -qw;
         d = -d;
       }
-      const rate = (2 * Math.acos(d < 1 ? d : 1)) / te;
+      const rate = (2 * Math.acos(Math.min(d, 1))) / te;
       const s = this.speed;
       const e = s[c] + oneEuroAlpha(dCutoff, te) * (rate - s[c]);
       s[c] = e;
