@@ -3,13 +3,14 @@
  * process on the same real data, and prints ratios; nothing asserts wall-clock times.
  *
  * Build and run: `npm run bench` in TsProject (esbuild bundles this file to dist/bench.cjs, run with
- * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub` or `qa` runs one benchmark only;
+ * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa` or `contact` runs one benchmark only;
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
  * ~5 s on the first (or given) take, for `node --cpu-prof dist/bench.cjs --profile ...`.
  * Data: /work/shared/data (or $KIND_SHARED_DATA); falls back to the embedded default sample with a note.
  */
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { parseBvh } from '../src/io/bvh';
+import { runContactBench } from './contactBench';
 import { now, printTable, type Row, readText, shortName } from './harness';
 import { hubChild, runHubBench } from './hubBench';
 import { parseBenchFiles, runParseBench } from './parseBench';
@@ -48,7 +49,9 @@ async function main(): Promise<void> {
       throw new Error(`--profile ${what}: expected parse-ours, parse-three, retarget-ours or retarget-three`);
     return;
   }
-  const only = args.find((a) => a === 'parse' || a === 'retarget' || a === 'hub' || a === 'qa');
+  const only = args.find(
+    (a) => a === 'parse' || a === 'retarget' || a === 'hub' || a === 'qa' || a === 'contact',
+  );
   if (!(globalThis as { gc?: unknown }).gc) {
     console.log('note: run with node --expose-gc for clean heap figures (npm run bench does)');
   }
@@ -73,8 +76,9 @@ async function main(): Promise<void> {
     console.log(`(benchmark 3 took ${((now() - t2) / 1000).toFixed(1)} s)`);
   }
   if (!only || only === 'qa') rows.push(...(await runQaBench()));
+  if (!only || only === 'contact') rows.push(...(await runContactBench()));
   console.log(
-    '\n== Summary (ratio = our speed / three.js speed, from the medians; best runs: from the fastest run of each)',
+    "\n== Summary (ratio = our speed / the peer's speed (three.js, or onnxruntime-web for contact), from the medians; best runs: from the fastest run of each)",
   );
   printTable(rows);
 }
