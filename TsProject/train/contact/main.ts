@@ -1,7 +1,7 @@
 /**
  * `npm run train:contact`: train the contact MLP on degraded copies of the training takes, evaluate it and
  * the rule on held-out clips per degradation, and write src/contact/model/{contact.onnx, weights.ts,
- * metrics.json, MODEL_CARD.md}. Arguments: `--seed N` (default 11), `--epochs N` (default 12),
+ * metrics.json, MODEL_CARD.md}. Arguments: `--seed N` (default 11), `--epochs N` (default 8),
  * `--out DIR` (default src/contact/model), `--no-write` (print only).
  */
 import * as fs from 'node:fs';
@@ -14,7 +14,7 @@ import { trainingCopies } from './copies';
 import { type TrainCopy, train } from './net';
 import { writeModelFiles } from './write';
 
-export const DEFAULTS = { seed: 11, epochs: 12, hidden: [32, 32], batch: 128, lr: 2e-3, extraAll: 2, evalSeed: 1011 };
+export const DEFAULTS = { seed: 11, epochs: 8, hidden: [32, 32], batch: 128, lr: 2e-3, extraAll: 2, evalSeed: 1011 };
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
