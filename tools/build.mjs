@@ -51,7 +51,8 @@ for (const e of webOnly || unityOnly ? [] : entries.filter((x) => !cliOnly || x.
     sourcemap: true,
     logLevel: 'warning',
     // gltf-validator is large and only used by tests and `kind validate`; keep it external.
-    external: ['gltf-validator'],
+    // onnxruntime-web loads its .wasm and wasm glue from node_modules at run time: keep it external too.
+    external: ['gltf-validator', 'onnxruntime-web'],
     // prefer ES module builds (gl-matrix's CommonJS build puts a getter behind every quat./vec3. access)
     mainFields: ['module', 'main'],
   });

@@ -4,7 +4,7 @@
  * ratios; nothing asserts wall-clock times. Rates and latencies the tests must not assert live here.
  *
  * Build and run: `npm run bench` in TsProject (esbuild bundles this file to dist/bench.cjs, run with
- * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa`, `live` or `cleanup` runs one benchmark only
+ * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa`, `live`, `cleanup` or `contact` runs one benchmark only
  * (`npm run bench -- live`);
  * `filter-sweep` runs the source filter's parameter sweep instead (bench/filterSweep.ts; the README's table);
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
@@ -14,6 +14,7 @@
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { parseBvh } from '../src/io/bvh';
 import { runCleanupBench } from './cleanupBench';
+import { runContactBench } from './contactBench';
 import { runFilterSweep } from './filterSweep';
 import { now, printTable, type Row, readText, shortName } from './harness';
 import { hubChild, runHubBench } from './hubBench';
@@ -59,7 +60,14 @@ async function main(): Promise<void> {
     return;
   }
   const only = args.find(
-    (a) => a === 'parse' || a === 'retarget' || a === 'hub' || a === 'qa' || a === 'live' || a === 'cleanup',
+    (a) =>
+      a === 'parse' ||
+      a === 'retarget' ||
+      a === 'hub' ||
+      a === 'qa' ||
+      a === 'live' ||
+      a === 'cleanup' ||
+      a === 'contact',
   );
   if (!(globalThis as { gc?: unknown }).gc) {
     console.log('note: run with node --expose-gc for clean heap figures (npm run bench does)');
@@ -87,8 +95,9 @@ async function main(): Promise<void> {
   if (!only || only === 'qa') rows.push(...(await runQaBench()));
   if (!only || only === 'live') rows.push(...(await runLiveBench()));
   if (!only || only === 'cleanup') rows.push(...(await runCleanupBench()));
+  if (!only || only === 'contact') rows.push(...(await runContactBench()));
   console.log(
-    '\n== Summary (ratio = our speed / three.js speed, from the medians; best runs: from the fastest run of each)',
+    "\n== Summary (ratio = our speed / the peer's speed (three.js, or onnxruntime-web for contact), from the medians; best runs: from the fastest run of each)",
   );
   printTable(rows);
 }

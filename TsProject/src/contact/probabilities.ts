@@ -1,0 +1,84 @@
+/**
+ * Contact probability per foot per frame: P(contact_t) = sigmoid(f(x_{t-k..t+k})) on the 60 Hz grid,
+ * interpolated back to the take's frames. Engine-free; the onnxruntime-web path is in ./onnxRunner.ts.
+ */
+import { type ContactFeatures, contactFeatures, gridToFrames, INPUT_SIZE, writeWindow } from './features';
+import { estimateFloor, type FloorEstimate } from './floor';
+import { type ContactModelWeights, checkWeights, mlpForward, mlpScratch } from './mlp';
+import { ruleGrid } from './rule';
+import type { FootTracks } from './tracks';
+
+export interface ContactProbabilities {
+  /** `Float32Array(frameCount)`: P(contact) of the left foot per frame of the take. */
+  left: Float32Array;
+  right: Float32Array;
+  model: 'rule' | 'learned';
+  floor: FloorEstimate;
+}
+
+/**
+ * Every window of both feet as one batch: `Float32Array(2 * G * INPUT_SIZE)`, rows 0..G-1 the left foot's
+ * grid frames, G..2G-1 the right foot's (the model's ONNX input `window`, shape [2G, INPUT_SIZE]).
+ */
+export function contactWindows(features: ContactFeatures): Float32Array {
+  const G = features.gridCount;
+  const out = new Float32Array(2 * G * INPUT_SIZE);
+  for (let g = 0; g < G; g++) {
+    writeWindow(features.left, G, g, out, g * INPUT_SIZE);
+    writeWindow(features.right, G, g, out, (G + g) * INPUT_SIZE);
+  }
+  return out;
+}
+
+/** Rule-baseline probabilities (see ./rule.ts) per foot per frame. `floor` defaults to {@link estimateFloor}. */
+export function ruleContactProbabilities(tracks: FootTracks, floor?: FloorEstimate): ContactProbabilities {
+  const fl = floor ?? estimateFloor(tracks);
+  const feats = contactFeatures(tracks, fl);
+  const G = feats.gridCount;
+  return {
+    left: gridToFrames(ruleGrid(feats.left, G), tracks.frameCount, tracks.frameTime),
+    right: gridToFrames(ruleGrid(feats.right, G), tracks.frameCount, tracks.frameTime),
+    model: 'rule',
+    floor: fl,
+  };
+}
+
+/** Learned-model probabilities on the grid for both feet (pure TS forward pass): `[left, right]`. */
+export function learnedGrid(
+  features: ContactFeatures,
+  weights: ContactModelWeights,
+): [Float32Array, Float32Array] {
+  checkWeights(weights);
+  const G = features.gridCount;
+  const scratch = mlpScratch(weights);
+  const win = new Float32Array(INPUT_SIZE);
+  const res: [Float32Array, Float32Array] = [new Float32Array(G), new Float32Array(G)];
+  for (let side = 0; side < 2; side++) {
+    const f = side === 0 ? features.left : features.right;
+    for (let g = 0; g < G; g++) {
+      writeWindow(f, G, g, win, 0);
+      res[side][g] = mlpForward(weights, win, 0, scratch);
+    }
+  }
+  return res;
+}
+
+/**
+ * Learned-model probabilities per foot per frame, pure TypeScript (same weights as the shipped ONNX).
+ * `floor` defaults to {@link estimateFloor}. @throws ContactError on weights of the wrong shape.
+ */
+export function learnedContactProbabilities(
+  tracks: FootTracks,
+  weights: ContactModelWeights,
+  floor?: FloorEstimate,
+): ContactProbabilities {
+  const fl = floor ?? estimateFloor(tracks);
+  const feats = contactFeatures(tracks, fl);
+  const [l, r] = learnedGrid(feats, weights);
+  return {
+    left: gridToFrames(l, tracks.frameCount, tracks.frameTime),
+    right: gridToFrames(r, tracks.frameCount, tracks.frameTime),
+    model: 'learned',
+    floor: fl,
+  };
+}
