@@ -33,7 +33,7 @@ import {
   type CleanupWorkerRequest,
   runCleanupJob,
 } from './cleanupWorker';
-import type { ContactModelName } from './contactSource';
+import { type ContactModelName, DEFAULT_CONTACT_MODEL } from './contactSource';
 import { checkOutputDir, ensureOutputDir, type OutputFile, writeFilesAtomically } from './files';
 
 export interface CleanupCommandOptions {
@@ -57,7 +57,7 @@ function jobOf(input: string, outBvh: string, o: CleanupCommandOptions): Cleanup
   return {
     input,
     outBvh,
-    model: o.model ?? 'learned',
+    model: o.model ?? DEFAULT_CONTACT_MODEL,
     modelFile: o.modelFile,
     rootCorrection: o.rootCorrection ?? false,
     reviewBand: o.reviewBand ?? DEFAULT_REVIEW_BAND,
@@ -404,9 +404,12 @@ export function registerCleanupCommand(program: Command, setExitCode: (code: num
     .argument('[take]', 'the take: a .bvh file (a folder with --batch)')
     .option('-o, --out <dir>', 'output folder', 'cleanup-out')
     .addOption(
-      new Option('--model <kind>', 'contact detector: the learned model or the rule baseline')
+      new Option(
+        '--model <kind>',
+        "contact detector: the rule baseline or the learned model (default: the model card's choice, the rule: the model does not beat it on every degradation)",
+      )
         .choices(['rule', 'learned'])
-        .default('learned'),
+        .default(DEFAULT_CONTACT_MODEL),
     )
     .option(
       '--model-file <file.onnx>',
@@ -426,7 +429,9 @@ export function registerCleanupCommand(program: Command, setExitCode: (code: num
       return n;
     })
     .option('-q, --quiet', 'print nothing but errors')
-    .action(async (takeArg: string | undefined, opts) => {
+    .action(async (takeArg: string | undefined, opts, cmd: Command) => {
+      // --model-file means the learned model unless --model rule is given explicitly
+      if (opts.modelFile !== undefined && cmd.getOptionValueSource('model') !== 'cli') opts.model = 'learned';
       if (typeof opts.out !== 'string' || opts.out.trim() === '')
         throw new InvalidArgumentError('--out: empty path; name an output folder');
       if (opts.jobs !== undefined && !opts.batch) throw new InvalidArgumentError('--jobs applies to --batch');

@@ -3,8 +3,19 @@
  * detector (src/contact), so the command, its worker threads and `kind retarget --cleanup` ask one
  * place. Node-side host code.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { FloorEstimate } from '../cleanup';
+import {
+  computeFootTracks,
+  learnedContactProbabilities,
+  loadShippedContactModel,
+  ruleContactProbabilities,
+  SHIPPED_MODEL_INFO,
+} from '../contact';
+import { onnxContactProbabilities } from '../contact/onnxRunner';
 import type { Clip } from '../core';
+import { describeFsError } from '../io/node';
 
 /** Contact probability per foot per frame and the floor they were measured against. */
 export interface ContactEstimate {
@@ -35,13 +46,55 @@ export function setContactSourceFactory(factory: ContactSourceFactory | null): v
   override = factory;
 }
 
+/** The detector `kind cleanup` uses without `--model`: the model card's choice (src/contact/model). */
+export const DEFAULT_CONTACT_MODEL: ContactModelName = SHIPPED_MODEL_INFO.defaultModel;
+
+/** Folder of onnxruntime-web's .wasm files (node_modules/onnxruntime-web/dist/), offline. */
+function ortWasmPaths(): string {
+  return `${path.dirname(require.resolve('onnxruntime-web'))}${path.sep}`;
+}
+
+/** The shipped ONNX model (src/contact/model/contact.onnx beside the package), or null if absent. */
+function shippedOnnxPath(): string | null {
+  let dir = __dirname;
+  for (let i = 0; i < 6; i++) {
+    const c = path.join(dir, 'src', 'contact', 'model', 'contact.onnx');
+    if (fs.existsSync(c)) return c;
+    dir = path.dirname(dir);
+  }
+  return null;
+}
+
+function readModelFile(file: string): Uint8Array {
+  try {
+    return new Uint8Array(fs.readFileSync(file));
+  } catch (e) {
+    throw new Error(`--model-file ${describeFsError(file, e)}`);
+  }
+}
+
 /**
- * The contact source for `options`.
- * @throws Error when no detector is available in this build.
+ * The contact source for `options`: `rule` is the rule baseline; `learned` runs the ONNX model
+ * (`modelFile`, else the shipped `contact.onnx`) in onnxruntime-web, or the same weights in the
+ * pure-TS forward pass when the shipped file is not beside the package (equal within 1e-6, tested).
+ * @throws Error naming the file when `modelFile` cannot be read; ContactError (from src/contact) for a
+ * clip without feet or a model that is not the expected one.
  */
 export function contactSource(options: ContactSourceOptions): ContactSource {
   if (override) return override(options);
-  return async () => {
-    throw new Error(`--model ${options.model}: the contact detector (src/contact) is not in this build`);
+  if (options.model === 'rule') return async (clip) => ruleContactProbabilities(computeFootTracks(clip));
+  const file = options.modelFile ?? shippedOnnxPath();
+  if (file === null) {
+    const weights = loadShippedContactModel();
+    return async (clip) => learnedContactProbabilities(computeFootTracks(clip), weights);
+  }
+  const bytes = readModelFile(file);
+  return async (clip) => {
+    const tracks = computeFootTracks(clip);
+    try {
+      return await onnxContactProbabilities(tracks, bytes, undefined, { wasmPaths: ortWasmPaths() });
+    } catch (e) {
+      throw new Error(`${file}: ${(e as Error).message}`);
+    }
   };
 }

@@ -12,6 +12,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaultAssetsDir } from '../io/node';
 import { guardInterrupts } from '../io/node/interrupt';
 import { registerCleanupCommand } from './cleanup';
+import { DEFAULT_CONTACT_MODEL } from './contactSource';
 import { runInspect } from './inspect';
 import { runLive } from './live';
 import { registerQaCommand } from './qa';
@@ -173,9 +174,9 @@ export function buildProgram(): Command {
     )
     .option('--cleanup', 'clean the feet on the avatar before writing (kind cleanup: contacts, leg IK)')
     .addOption(
-      new Option('--cleanup-model <kind>', 'contact detector for --cleanup')
+      new Option('--cleanup-model <kind>', 'contact detector for --cleanup (default: as kind cleanup)')
         .choices(['rule', 'learned'])
-        .default('learned'),
+        .default(DEFAULT_CONTACT_MODEL),
     )
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (sourceArg: string | undefined, avatarArg: string | undefined, opts) => {
