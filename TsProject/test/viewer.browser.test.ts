@@ -275,6 +275,148 @@ describeBrowser('live viewer in headless Chromium', () => {
       other.ws.close();
     }
   });
+  it('?raw=1: draws the raw source beside the filtered one, each as streamed, and the panel turns it off', async () => {
+    // a noisy copy of the walk (white noise and marker-swap spikes), the source filter on (defaults)
+    const noisy = await startViewerTestLive({ noise: true });
+    const p3 = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    const errors: string[] = [];
+    p3.on('pageerror', (e) => errors.push(String(e)));
+    p3.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    try {
+      const src = noisy.sourceSkeleton;
+      const hub = noisy.hub(noisy.characters[0]);
+      expect(hub.settings.sourceFilter.body.minCutoff).toBeGreaterThan(0); // the filter is on
+      const names = src.names as string[];
+      await p3.goto(`${noisy.viewerUrl}?raw=1`);
+      await waitFor(p3, 'window.kindViewer && window.kindViewer.sceneReady && window.kindViewer.frames > 5');
+      await waitFor(p3, 'window.kindViewer.panelReady');
+      expect(await p3.evaluate(() => (window as unknown as Win).kindViewer.rawShown)).toBe(true);
+      await waitFor(p3, "window.kindViewer.sourcePose('raw') !== null");
+      // a few frames on, so the filter has a history
+      const f0 = await p3.evaluate(() => (window as unknown as Win).kindViewer.lastFrame);
+      await waitFor(p3, `window.kindViewer.lastFrame > ${f0 + 20}`);
+
+      // one snapshot (the page handles no message during an evaluate): the last message's poses and
+      // both figures' drawn joints
+      const snap = () =>
+        p3.evaluate((bones: string[]) => {
+          const v = (window as unknown as Win).kindViewer;
+          return {
+            frame: v.lastFrame,
+            version: v.sourcePose('raw') ? 2 : 1,
+            filtered: v.sourcePose('filtered'),
+            raw: v.sourcePose('raw'),
+            drawnFiltered: bones.map((n) => v.sourceBoneWorldPosition('filtered', n)),
+            drawnRaw: bones.map((n) => v.sourceBoneWorldPosition('raw', n)),
+          };
+        }, names);
+      const s1 = await snap();
+      expect(s1.version).toBe(2);
+      const fk = (pose: { rotations: number[]; translations: number[] }) => {
+        const wr = new Float64Array(4 * src.boneCount);
+        const wp = new Float64Array(3 * src.boneCount);
+        forwardKinematics(src, pose.rotations, pose.translations, wr, wp);
+        return wp;
+      };
+      const rawWp = fk(s1.raw!);
+      const filtWp = fk(s1.filtered!);
+      const rawErr = maxDistance(rawWp, s1.drawnRaw);
+      const filtErr = maxDistance(filtWp, s1.drawnFiltered);
+      // the raw stream is the replayed noisy clip's frame itself (same bone names, float32 on the wire)
+      const clip = noisy.noisyClip!;
+      const cf = (s1.frame - 1) % clip.frameCount;
+      const ck = clip.skeleton;
+      const cwr = new Float64Array(4 * ck.boneCount);
+      const cwp = new Float64Array(3 * ck.boneCount);
+      forwardKinematics(
+        ck,
+        clip.rotations.subarray(4 * cf * ck.boneCount, 4 * (cf + 1) * ck.boneCount),
+        clip.translations.subarray(3 * cf * ck.boneCount, 3 * (cf + 1) * ck.boneCount),
+        cwr,
+        cwp,
+      );
+      let clipErr = 0;
+      let matched = 0;
+      // bone by bone through the humanoid maps (the stream names bones `Skeleton_<Motive name>`)
+      for (let h = 0; h < src.humanoid.length; h++) {
+        const b = src.humanoid[h];
+        const c = ck.humanoid[h];
+        if (b < 0 || c < 0) continue;
+        matched++;
+        clipErr = Math.max(
+          clipErr,
+          Math.hypot(
+            cwp[3 * c] - rawWp[3 * b],
+            cwp[3 * c + 1] - rawWp[3 * b + 1],
+            cwp[3 * c + 2] - rawWp[3 * b + 2],
+          ),
+        );
+      }
+      // filtered and raw differ (noise removed, some lag): the figures are not the same pose
+      const apart = maxDistance(filtWp, s1.drawnRaw);
+      console.log(
+        `viewer raw: frame ${s1.frame}: drawn raw figure vs FK of the raw stream max ${(rawErr * 1000).toFixed(4)} mm, ` +
+          `drawn filtered figure vs FK of the filtered stream max ${(filtErr * 1000).toFixed(4)} mm, ` +
+          `raw stream vs the noisy clip's frame ${cf} max ${(clipErr * 1000).toFixed(4)} mm over ${matched}/${names.length} bones, ` +
+          `raw vs filtered joints up to ${(apart * 1000).toFixed(1)} mm`,
+      );
+      expect(rawErr).toBeLessThan(2e-6);
+      expect(filtErr).toBeLessThan(2e-6);
+      expect(matched).toBeGreaterThan(15);
+      expect(clipErr).toBeLessThan(1e-4);
+      expect(apart).toBeGreaterThan(1e-3);
+      expect(maxDistance(rawWp, s1.drawnFiltered)).toBeGreaterThan(1e-3);
+
+      // the overlay shows the stream's figures (it refreshes every 10 drawn frames)
+      await waitFor(p3, "document.getElementById('dropped').textContent !== '-'");
+      fs.mkdirSync(OUT, { recursive: true });
+      await p3.screenshot({ path: path.join(OUT, 'viewer-raw.png') });
+      expect(fs.statSync(path.join(OUT, 'viewer-raw.png')).size).toBeGreaterThan(10000);
+
+      // off through the panel's "View > raw source" checkbox: the figure goes, the stream is layout 1 again
+      const toggle = p3.locator('[data-view="raw source"] input');
+      expect(await toggle.isChecked()).toBe(true);
+      await toggle.uncheck();
+      await waitFor(p3, 'window.kindViewer.rawShown === false');
+      const fOff = await p3.evaluate(() => (window as unknown as Win).kindViewer.lastFrame);
+      await waitFor(
+        p3,
+        `window.kindViewer.lastFrame > ${fOff + 3} && window.kindViewer.sourcePose('filtered') !== null`,
+      );
+      const s2 = await snap();
+      expect(s2.version).toBe(1);
+      expect(s2.raw).toBeNull();
+      expect(s2.drawnRaw.every((p) => p === null)).toBe(true);
+      expect(maxDistance(fk(s2.filtered!), s2.drawnFiltered)).toBeLessThan(2e-6);
+      // on again through the API, then off through the API: the checkbox follows
+      await p3.evaluate(() => (window as unknown as Win).kindViewer.setShowRaw(true));
+      const fOn = await p3.evaluate(() => (window as unknown as Win).kindViewer.lastFrame);
+      await waitFor(
+        p3,
+        `window.kindViewer.lastFrame > ${fOn + 3} && window.kindViewer.sourcePose('raw') !== null`,
+      );
+      expect(await toggle.isChecked()).toBe(true);
+      const s3 = await snap();
+      expect(maxDistance(fk(s3.raw!), s3.drawnRaw)).toBeLessThan(2e-6);
+      await p3.evaluate(() => (window as unknown as Win).kindViewer.setShowRaw(false));
+      const fOff2 = await p3.evaluate(() => (window as unknown as Win).kindViewer.lastFrame);
+      await waitFor(
+        p3,
+        `window.kindViewer.lastFrame > ${fOff2 + 3} && window.kindViewer.sourcePose('filtered') !== null`,
+      );
+      expect(await toggle.isChecked()).toBe(false);
+      const s4 = await snap();
+      expect(s4.version).toBe(1);
+      expect(s4.drawnRaw.every((p) => p === null)).toBe(true);
+      expect(errors).toEqual([]);
+      expect(await p3.evaluate(() => (window as unknown as Win).kindViewer.errors)).toEqual([]);
+    } finally {
+      await p3.close();
+      await noisy.close();
+    }
+  });
   it('shows the rest pose until the stream starts, follows the stream, and goes back to rest when it ends', async () => {
     // a NatNet server that sends frames only when told (Motive connected but not playing yet)
     const replay = new NatNetReplayServer();

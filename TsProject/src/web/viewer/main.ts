@@ -58,6 +58,12 @@ export interface KindViewerApi {
   rawShown: boolean;
   /** Turn the raw source figure on or off (as the panel's toggle does; reconnects the pose stream). */
   setShowRaw(on: boolean): void;
+  /**
+   * Position (metres) of a source bone as drawn by the source figure (`filtered`) or the raw source
+   * figure (`raw`), in that figure's own frame (minus its side-by-side offset along X); null for an
+   * unknown bone, before the scene loaded, or for `raw` while the raw figure is hidden.
+   */
+  sourceBoneWorldPosition(which: 'filtered' | 'raw', boneName: string): number[] | null;
   /** The last message's source pose (filtered) and raw source pose (version 2 only, else null). */
   sourcePose(which: 'filtered' | 'raw'): { rotations: number[]; translations: number[] } | null;
   /** True once the panel built the controls of a character. */
@@ -114,6 +120,14 @@ const api: KindViewerApi = {
   },
   rawShown: new URLSearchParams(location.search).get('raw') === '1',
   setShowRaw: (on) => setShowRaw(on),
+  sourceBoneWorldPosition: (which, name) => {
+    const fig = which === 'raw' ? rawFigure : figures[0];
+    if (!fig?.root.visible) return null;
+    const b = fig.skeleton.boneNames.indexOf(name);
+    if (b < 0) return null;
+    const v = fig.boneWorldPosition(b, new THREE.Vector3());
+    return v ? v.sub(fig.root.position).toArray() : null;
+  },
   sourcePose: (which) => {
     const o = lastOffsets;
     const m = lastMessage;
@@ -294,11 +308,14 @@ function applyMessage(data: Float32Array): void {
 }
 
 let poseSocket: WebSocket | null = null;
+/** Shows a raw-source choice made outside the panel in its "View > raw source" checkbox. */
+let showRawToggle: ((on: boolean) => void) | null = null;
 
 function setShowRaw(on: boolean): void {
   if (api.rawShown === on) return;
   api.rawShown = on;
   if (rawFigure) rawFigure.root.visible = on;
+  showRawToggle?.(on);
   // the stream in the other layout: reconnect (onclose reconnects at once with the new choice)
   poseSocket?.close();
 }
@@ -360,6 +377,10 @@ function frame(): void {
         if (tag) tag.position.set(hips.x - f.root.position.x, 2.05, hips.z - f.root.position.z);
       }
     }
+    // the raw source's label follows its hips too (the camera follows the other figures only)
+    const rawTag = rawFigure?.root.visible ? tagOf.get(rawFigure) : undefined;
+    if (rawFigure && rawTag && rawFigure.boneWorldPosition(rawFigure.skeleton.humanoid?.[0] ?? 0, hips))
+      rawTag.position.set(hips.x - rawFigure.root.position.x, 2.05, hips.z - rawFigure.root.position.z);
     if (k > 0) {
       mean.divideScalar(k);
       delta.set(mean.x, 0.9, mean.z).sub(controls.target).multiplyScalar(0.1);
@@ -391,7 +412,7 @@ async function start(): Promise<void> {
     s.remote.token,
     s.avatars.map((a) => a.name),
   );
-  panel.addViewToggle('raw source', api.rawShown, (on) => setShowRaw(on));
+  showRawToggle = panel.addViewToggle('raw source', api.rawShown, (on) => setShowRaw(on));
   connectPose();
   requestAnimationFrame(frame);
   await loadFigures(s);

@@ -87,12 +87,19 @@ export class RemotePanel {
   private built = false;
 
   /**
-   * A viewer-side toggle (not a remote parameter) in a "View" folder of this panel: `onChange` gets
-   * the new value.
+   * A viewer-side toggle (not a remote parameter) in a "View" folder of this panel (its element
+   * carries `data-view="<label>"`): `onChange` gets the new value when the user flips it. Returns a
+   * setter that shows a value changed elsewhere (e.g. `kindViewer.setShowRaw`) without calling `onChange`.
    */
-  addViewToggle(label: string, value: boolean, onChange: (on: boolean) => void): void {
+  addViewToggle(label: string, value: boolean, onChange: (on: boolean) => void): (on: boolean) => void {
     const folder = this.gui.folders.find((f) => f._title === 'View') ?? this.gui.addFolder('View');
-    folder.add({ [label]: value }, label).onChange((v: boolean) => onChange(v));
+    const obj = { [label]: value };
+    const ctrl = folder.add(obj, label).onChange((v: boolean) => onChange(v));
+    ctrl.domElement.dataset.view = label;
+    return (on) => {
+      obj[label] = on;
+      ctrl.updateDisplay();
+    };
   }
 
   constructor(
