@@ -603,6 +603,9 @@ function failReply(action: unknown, field: string, message: string): string {
   });
 }
 
+/** The limbs of `ikState`, in the hub's order. */
+const IK_LIMBS = ['leftArm', 'rightArm', 'leftLeg', 'rightLeg'] as const;
+
 const POINTS: Record<string, PropPointName> = { leftHand: 'LeftHand', rightHand: 'RightHand', head: 'Head' };
 
 /**
@@ -613,7 +616,11 @@ const POINTS: Record<string, PropPointName> = { leftHand: 'LeftHand', rightHand:
  * - `{"action":"attachProp","point":"leftHand"|"rightHand"|"head","name":s,"type":"Object"|"Chair"|"Hand"}`
  *   registers the prop when new and attaches it at the point (its origin on the point);
  * - `{"action":"detachProp","name":s}` detaches it and removes it from the registry;
- * - `{"action":"listProps"}` -> `{"ok":true,"props":[{id,type,slot,attachedTo,position,rotation}]}`.
+ * - `{"action":"listProps"}` -> `{"ok":true,"props":[{id,type,slot,attachedTo,position,rotation}]}`;
+ * - `{"action":"ikState"}` -> `{"ok":true,"limbs":[{limb:"leftArm"|"rightArm"|"leftLeg"|"rightLeg",
+ *   target,reached,bendGoal:[x,y,z]|null (legs: LegIK has none),weight}],"props":[{name,type,attachedTo,position}]}` for the
+ *   IKTargetGizmo: the last frame's IK targets, where the end bones got to, the bend goals (metres,
+ *   Unity's axes, in the frame of the output: the target root's) and the IK position weights (0..1).
  * Everything else goes to the remote-control protocol (src/live/remote) with `characterName` set to
  * this hub's name.
  */
@@ -689,6 +696,32 @@ export function command(handle: number, json: string): string {
       case 'listProps':
         only([]);
         return ok({ props: hub.props.list() });
+      case 'ikState': {
+        only([]);
+        // Unity's terms: positions mirrored (x -> -x), in the frame the output is in (the target root's)
+        const m = (v: ArrayLike<number>): number[] => [neg(v[0]), v[1], v[2]];
+        const limbs = [];
+        const g = [0, 0, 0];
+        for (let l = 0; l < 4; l++) {
+          const t = hub.ikTargets.subarray(3 * l, 3 * l + 3);
+          const r = hub.ikReached.subarray(3 * l, 3 * l + 3);
+          const hasGoal = hub.ikBendGoal(l, g);
+          limbs.push({
+            limb: IK_LIMBS[l],
+            target: m(t),
+            reached: m(r),
+            bendGoal: hasGoal ? m(g) : null,
+            weight: hub.ikWeights[l],
+          });
+        }
+        const props = hub.props.list().map((p) => ({
+          name: p.id,
+          type: p.type,
+          attachedTo: p.attachedTo,
+          position: m(p.position),
+        }));
+        return ok({ limbs, props });
+      }
       default: {
         if (msg.characterName !== undefined && msg.characterName !== e.name)
           throw new Fail('characterName', `this hub is "${e.name}", not ${show(msg.characterName)}`);
