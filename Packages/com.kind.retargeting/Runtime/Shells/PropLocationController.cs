@@ -71,11 +71,12 @@ namespace Kind.Retargeting
 
         // ---- the original API ----------------------------------------------------------------------
 
-        public bool MoveToLeftHand(GameObject prop) { return prop != null && Attach(prop.transform, KindPropPoint.LeftHand); }
-        public bool MoveToRightHand(GameObject prop) { return prop != null && Attach(prop.transform, KindPropPoint.RightHand); }
-        public bool MoveToHead(GameObject prop) { return prop != null && Attach(prop.transform, KindPropPoint.Head); }
+        /// <summary>Parents the prop to Left_Hand_Offset at its origin and tells the hub (logged on failure; <see cref="Attach"/> returns the outcome).</summary>
+        public void MoveToLeftHand(GameObject prop) { if (prop != null) Attach(prop.transform, KindPropPoint.LeftHand); }
+        public void MoveToRightHand(GameObject prop) { if (prop != null) Attach(prop.transform, KindPropPoint.RightHand); }
+        public void MoveToHead(GameObject prop) { if (prop != null) Attach(prop.transform, KindPropPoint.Head); }
         /// <summary>Unparents the prop to the scene root (world pose kept) and tells the hub.</summary>
-        public bool DetachProp(GameObject prop) { return prop != null && Detach(prop.transform, null); }
+        public void DetachProp(GameObject prop) { if (prop != null) Detach(prop.transform, null); }
 
         /// <summary>Left_Hand_Offset (created on first use; null when the avatar has no left hand bone).</summary>
         public Transform GetLeftHandOffset() { return Offset(KindPropPoint.LeftHand); }
@@ -89,10 +90,10 @@ namespace Kind.Retargeting
 
 #if UNITY_EDITOR
         /// <summary>Editor: the selected GameObject (UnityEditor.Selection.activeGameObject).</summary>
-        public bool MoveToLeftHand() { return MoveToLeftHand(UnityEditor.Selection.activeGameObject); }
-        public bool MoveToRightHand() { return MoveToRightHand(UnityEditor.Selection.activeGameObject); }
-        public bool MoveToHead() { return MoveToHead(UnityEditor.Selection.activeGameObject); }
-        public bool DetachProp() { return DetachProp(UnityEditor.Selection.activeGameObject); }
+        public void MoveToLeftHand() { MoveToLeftHand(UnityEditor.Selection.activeGameObject); }
+        public void MoveToRightHand() { MoveToRightHand(UnityEditor.Selection.activeGameObject); }
+        public void MoveToHead() { MoveToHead(UnityEditor.Selection.activeGameObject); }
+        public void DetachProp() { DetachProp(UnityEditor.Selection.activeGameObject); }
 #endif
 
         // ---- this package's extras -----------------------------------------------------------------
