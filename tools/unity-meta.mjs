@@ -21,6 +21,8 @@
 //   .cs            MonoImporter
 //   .asmdef        AssemblyDefinitionImporter        .asmref  AssemblyDefinitionReferenceImporter
 //   package.json   PackageManifestImporter (the package root's only)
+//   .uxml          ScriptedImporter with UI Toolkit's built-in UXML importer (script fileID 13804, guid
+//                  0000000000000000e000000000000000, type 0)
 //   .md .txt .json .xml .html .htm .bytes .csv .yaml .fnt   TextScriptImporter (TextAsset)
 //   .mjs / .cjs    ScriptedImporter with PuerTS's MJSImporter / CJSImporter ([ScriptedImporter(1, "mjs")]
 //                  in com.tencent.puerts.core Editor/Src; it imports the file as a TextAsset, which
@@ -98,6 +100,10 @@ export function metaText(rel, isDir, guid) {
   if (ext === '.mjs' || ext === '.cjs') {
     const script = ext === '.mjs' ? PUERTS_MJS_IMPORTER_GUID : PUERTS_CJS_IMPORTER_GUID;
     return `${head}ScriptedImporter:\n  internalIDToNameTable: []\n  externalObjects: {}\n  serializedVersion: 2\n${tail}  script: {fileID: 11500000, guid: ${script}, type: 3}\n`;
+  }
+  if (ext === '.uxml') {
+    // UI Toolkit's UXML importer is built in: fileID 13804 of the built-in GUID, type 0 (as Unity writes it)
+    return `${head}ScriptedImporter:\n  internalIDToNameTable: []\n  externalObjects: {}\n  serializedVersion: 2\n${tail}  script: {fileID: 13804, guid: 0000000000000000e000000000000000, type: 0}\n`;
   }
   if (TEXT_ASSET.has(ext)) return `${head}TextScriptImporter:\n  externalObjects: {}\n${tail}`;
   return `${head}DefaultImporter:\n  externalObjects: {}\n${tail}`;

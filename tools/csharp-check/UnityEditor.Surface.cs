@@ -20,6 +20,9 @@ namespace UnityEditor
         public virtual void OnInspectorGUI() { }
         public bool DrawDefaultInspector() { throw null; }
         public void Repaint() { }
+        // ScriptReference/Editor.CreateInspectorGUI.html, Editor.RequiresConstantRepaint.html
+        public virtual UnityEngine.UIElements.VisualElement CreateInspectorGUI() { throw null; }
+        public virtual bool RequiresConstantRepaint() { throw null; }
     }
 
     // ScriptReference/CustomEditor.html
@@ -76,6 +79,8 @@ namespace UnityEditor
         public delegate void CallbackFunction();
         public static CallbackFunction update;
         public static bool isPlaying { get { throw null; } set { } }
+        // ScriptReference/EditorApplication-timeSinceStartup.html
+        public static double timeSinceStartup { get { throw null; } }
     }
 
     // ScriptReference/EditorUtility.html
@@ -91,12 +96,21 @@ namespace UnityEditor
     public sealed class AssetDatabase
     {
         public static void Refresh() { }
+        // ScriptReference/AssetDatabase.LoadAssetAtPath.html
+        public static T LoadAssetAtPath<T>(string assetPath) where T : UnityEngine.Object { throw null; }
     }
 
     // ScriptReference/PrefabUtility.InstantiatePrefab.html
     public sealed class PrefabUtility
     {
         public static UnityEngine.Object InstantiatePrefab(UnityEngine.Object assetComponentOrGameObject) { throw null; }
+    }
+
+    // ScriptReference/Selection.html
+    public sealed class Selection
+    {
+        public static GameObject activeGameObject { get { throw null; } set { } }
+        public static UnityEngine.Object activeObject { get { throw null; } set { } }
     }
 
     // ScriptReference/Undo.html

@@ -44,6 +44,10 @@ namespace UnityEngine
         public T GetComponent<T>() { throw null; }
         public T GetComponentInChildren<T>() { throw null; }
         public T GetComponentInParent<T>() { throw null; }
+        public T[] GetComponentsInChildren<T>(bool includeInactive) { throw null; }
+        public Component GetComponent(Type type) { throw null; }
+        // ScriptReference/Component.CompareTag.html
+        public bool CompareTag(string tag) { throw null; }
     }
 
     // ScriptReference/Behaviour.html
@@ -74,6 +78,8 @@ namespace UnityEngine
         public T GetComponent<T>() { throw null; }
         public T GetComponentInChildren<T>() { throw null; }
         public void SetActive(bool value) { }
+        // ScriptReference/GameObject-tag.html
+        public string tag { get { throw null; } set { } }
         public static GameObject CreatePrimitive(PrimitiveType type) { throw null; }
     }
 
@@ -93,6 +99,11 @@ namespace UnityEngine
         public Transform GetChild(int index) { throw null; }
         public void SetParent(Transform parent, bool worldPositionStays) { }
         public bool IsChildOf(Transform parent) { throw null; }
+        // ScriptReference/Transform.Find.html, Transform.TransformPoint.html, Transform.InverseTransformVector.html
+        public Transform Find(string n) { throw null; }
+        public Vector3 TransformPoint(Vector3 position) { throw null; }
+        public Vector3 InverseTransformVector(Vector3 vector) { throw null; }
+        public Transform root { get { throw null; } }
         public IEnumerator GetEnumerator() { throw null; }
     }
 
@@ -159,6 +170,8 @@ namespace UnityEngine
         public static Vector3 operator *(Vector3 a, float d) { throw null; }
         public static Vector3 operator *(float d, Vector3 a) { throw null; }
         public static Vector3 Scale(Vector3 a, Vector3 b) { throw null; }
+        public static Vector3 up { get { throw null; } }
+        public static Vector3 operator /(Vector3 a, float d) { throw null; }
     }
 
     // ScriptReference/Quaternion.html
@@ -181,6 +194,37 @@ namespace UnityEngine
     {
         public static float Clamp(float value, float min, float max) { throw null; }
         public static float Abs(float f) { throw null; }
+        public static float Clamp01(float value) { throw null; }
+    }
+
+    // ScriptReference/Color.html
+    public struct Color
+    {
+        public float r;
+        public float g;
+        public float b;
+        public float a;
+        public Color(float r, float g, float b, float a) { this.r = r; this.g = g; this.b = b; this.a = a; }
+        public Color(float r, float g, float b) { this.r = r; this.g = g; this.b = b; this.a = 1f; }
+        public static Color red { get { throw null; } }
+        public static Color green { get { throw null; } }
+        public static Color yellow { get { throw null; } }
+        public static Color cyan { get { throw null; } }
+        public static Color grey { get { throw null; } }
+        public static Color white { get { throw null; } }
+        public static Color magenta { get { throw null; } }
+        public static Color Lerp(Color a, Color b, float t) { throw null; }
+    }
+
+    // ScriptReference/Gizmos.html
+    public sealed class Gizmos
+    {
+        public static Color color { get { throw null; } set { } }
+        public static void DrawSphere(Vector3 center, float radius) { }
+        public static void DrawWireSphere(Vector3 center, float radius) { }
+        public static void DrawLine(Vector3 from, Vector3 to) { }
+        public static void DrawWireCube(Vector3 center, Vector3 size) { }
+        public static void DrawCube(Vector3 center, Vector3 size) { }
     }
 
     // ScriptReference/Debug.html
@@ -211,6 +255,10 @@ namespace UnityEngine
         public static bool isEditor { get { throw null; } }
         public static string dataPath { get { throw null; } }
         public static string persistentDataPath { get { throw null; } }
+        // ScriptReference/Application-companyName.html, Application-productName.html, Application-quitting.html
+        public static string companyName { get { throw null; } }
+        public static string productName { get { throw null; } }
+        public static event Action quitting;
     }
 
     // ScriptReference/Resources.html, ScriptReference/Resources.Load.html
@@ -291,6 +339,12 @@ namespace UnityEngine
         public static bool enabled { get { throw null; } set { } }
     }
 
+    // ScriptReference/GUIUtility.html (GUIUtility.ExitGUI)
+    public class GUIUtility
+    {
+        public static void ExitGUI() { }
+    }
+
     // ScriptReference/GUIContent.html
     public class GUIContent
     {
@@ -313,5 +367,74 @@ namespace UnityEngine.SceneManagement
         public string name { get { throw null; } }
         public string path { get { throw null; } }
         public bool IsValid() { throw null; }
+    }
+}
+
+namespace UnityEngine.UIElements
+{
+    // ScriptReference/UIElements.VisualElement.html
+    public class VisualElement
+    {
+        public string name { get { throw null; } set { } }
+        public IVisualElementScheduler schedule { get { throw null; } }
+        public void Add(VisualElement child) { }
+    }
+
+    // ScriptReference/UIElements.TemplateContainer.html
+    public class TemplateContainer : VisualElement { }
+
+    // ScriptReference/UIElements.TextElement.html
+    public class TextElement : VisualElement
+    {
+        public virtual string text { get { throw null; } set { } }
+    }
+
+    // ScriptReference/UIElements.Label.html
+    public class Label : TextElement
+    {
+        public Label() { }
+        public Label(string text) { }
+    }
+
+    // ScriptReference/UIElements.Button.html
+    public class Button : TextElement
+    {
+        public Button() { }
+        public Button(Action clickEvent) { }
+        public event Action clicked;
+    }
+
+    // ScriptReference/UIElements.HelpBox.html (2020.1+)
+    public class HelpBox : VisualElement
+    {
+        public HelpBox(string text, HelpBoxMessageType messageType) { }
+        public string text { get { throw null; } set { } }
+    }
+
+    // ScriptReference/UIElements.HelpBoxMessageType.html
+    public enum HelpBoxMessageType { None = 0, Info = 1, Warning = 2, Error = 3 }
+
+    // ScriptReference/UIElements.VisualTreeAsset.html
+    public class VisualTreeAsset : ScriptableObject
+    {
+        public TemplateContainer CloneTree() { throw null; }
+    }
+
+    // ScriptReference/UIElements.UQueryExtensions.html
+    public static class UQueryExtensions
+    {
+        public static T Q<T>(this VisualElement e, string name = null, string className = null) where T : VisualElement { throw null; }
+    }
+
+    // ScriptReference/UIElements.IVisualElementScheduler.html
+    public interface IVisualElementScheduler
+    {
+        IVisualElementScheduledItem Execute(Action timerUpdateEvent);
+    }
+
+    // ScriptReference/UIElements.IVisualElementScheduledItem.html
+    public interface IVisualElementScheduledItem
+    {
+        IVisualElementScheduledItem Every(long intervalMs);
     }
 }

@@ -18,8 +18,35 @@ namespace Kind.Retargeting.Editor
         [MenuItem("Tools/Kind Retargeting/Control Window")]
         public static void Open() { GetWindow<KindControlWindow>("Kind Retargeting"); }
 
+        Vector2 checkScroll;
+
+        /// <summary>The scene check's results (KindSceneCheck.LastResults), with a Fix button where the fix is automatic.</summary>
+        void DrawSceneCheck()
+        {
+            GUILayout.BeginHorizontal();
+            EditorGUILayout.LabelField("Scene check");
+            if (GUILayout.Button("Run", GUILayout.Width(60))) KindSceneCheck.Log(KindSceneCheck.Run());
+            GUILayout.EndHorizontal();
+            List<KindCheckResult> results = KindSceneCheck.LastResults;
+            if (results == null) return;
+            checkScroll = EditorGUILayout.BeginScrollView(checkScroll);
+            foreach (KindCheckResult r in results)
+            {
+                MessageType type = r.Status == KindCheckStatus.Fail ? MessageType.Error : r.Status == KindCheckStatus.Warning ? MessageType.Warning : MessageType.Info;
+                EditorGUILayout.HelpBox(r.ToString(), type);
+                if (r.Fix != null && (r.Status == KindCheckStatus.Fail || r.Status == KindCheckStatus.Warning) && GUILayout.Button("Fix: " + r.FixDescription))
+                {
+                    r.Fix();
+                    KindSceneCheck.Log(KindSceneCheck.Run());
+                    GUIUtility.ExitGUI();
+                }
+            }
+            EditorGUILayout.EndScrollView();
+        }
+
         void OnGUI()
         {
+            DrawSceneCheck();
             KindRuntime rt = KindRuntime.Current;
             if (!Application.isPlaying || rt == null)
             {
@@ -49,8 +76,8 @@ namespace Kind.Retargeting.Editor
             if (GUILayout.Button("Reset")) Send(rt, c, "{\"action\":\"resetCalibration\"}");
             if (GUILayout.Button("Head forward")) Send(rt, c, "{\"action\":\"calibrateHeadForward\"}");
             GUI.enabled = shell != null;
-            if (GUILayout.Button("Save")) shell.SaveSettings(shell.SettingsFile);
-            if (GUILayout.Button("Load")) { shell.LoadSettings(shell.SettingsFile); parameters.Remove(c.Handle); }
+            if (GUILayout.Button("Save")) shell.SaveSettings();
+            if (GUILayout.Button("Load")) { shell.LoadSettings(); parameters.Remove(c.Handle); }
             GUI.enabled = true;
             if (GUILayout.Button("Refresh")) parameters.Remove(c.Handle);
             GUILayout.EndHorizontal();

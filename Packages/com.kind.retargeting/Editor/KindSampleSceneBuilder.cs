@@ -60,13 +60,14 @@ namespace Kind.Retargeting.Editor
             a.AddComponent<LimbWeightController>();
             a.AddComponent<FingerShapedController>();
             a.AddComponent<PropLocationController>();
+            a.AddComponent<IKTargetGizmo>();
 
             GameObject b = Place(prefabB, "Avatar B", 3f);
             Animator animB = b.GetComponent<Animator>();
             if (animB != null) animB.runtimeAnimatorController = null;
             var transfer = new GameObject("Pose Transfer A -> B").AddComponent<SimplePoseTransfer>();
             transfer.sourceAvatar = animA;
-            transfer.targets.Add(new SimplePoseTransfer.Target { avatar = animB, hipsOffset = Vector3.zero });
+            transfer.targets = new[] { new SimplePoseTransfer.Target { animator = animB, hipOffset = Vector3.zero } };
 
             if (!string.IsNullOrEmpty(path))
             {

@@ -1168,6 +1168,21 @@ export class RetargetHub {
     }
   }
 
+  /**
+   * The bend goal (pole: where the elbow is aimed) arm `l` (0 left arm, 1 right arm) used this frame,
+   * world metres, written to `out[0..2]` (for gizmos; allocation-free). Returns false, writing
+   * nothing, for the legs (2, 3): LegIK aims the knee from the source knee, not at a goal point.
+   */
+  ikBendGoal(l: number, out: { [i: number]: number }): boolean {
+    const limb = this.limbs[l];
+    if (!limb || !limb.arm) return false;
+    const g = limb.goal.bendGoal;
+    out[0] = g[0];
+    out[1] = g[1];
+    out[2] = g[2];
+    return true;
+  }
+
   /** The IK position weight limb `l` (0 left arm, 1 right arm, 2 left leg, 3 right leg) got this frame. */
   ikWeight(l: number): number {
     return this.ikWeights[l];

@@ -614,6 +614,9 @@ function failReply(action: unknown, field: string, message: string): string {
   });
 }
 
+/** The limbs of `ikState`, in the hub's order. */
+const IK_LIMBS = ['leftArm', 'rightArm', 'leftLeg', 'rightLeg'] as const;
+
 const POINTS: Record<string, PropPointName> = { leftHand: 'LeftHand', rightHand: 'RightHand', head: 'Head' };
 
 /**
@@ -632,6 +635,10 @@ const POINTS: Record<string, PropPointName> = { leftHand: 'LeftHand', rightHand:
  *   one is the input's, normalised, to float32-to-double rounding); `ok:false` with field `bone` for
  *   an unknown name, a bone the source does not map, or no frame yet. Allocates (a JSON reply): for
  *   the inspector and tools, not per frame.
+ * - `{"action":"ikState"}` -> `{"ok":true,"limbs":[{limb:"leftArm"|"rightArm"|"leftLeg"|"rightLeg",
+ *   target,reached,bendGoal:[x,y,z]|null (legs: LegIK has none),weight}],"props":[{name,type,attachedTo,position}]}` for the
+ *   IKTargetGizmo: the last frame's IK targets, where the end bones got to, the bend goals (metres,
+ *   Unity's axes, in the frame of the output: the target root's) and the IK position weights (0..1).
  * Everything else goes to the remote-control protocol (src/live/remote) with `characterName` set to
  * this hub's name.
  */
@@ -730,6 +737,32 @@ export function command(handle: number, json: string): string {
             st.hasFrame ? `the source has no ${HUMAN_BONE_NAMES[b]}` : 'no frame yet (update first)',
           );
         return ok({ bone: HUMAN_BONE_NAMES[b], raw, filtered });
+      }
+      case 'ikState': {
+        only([]);
+        // Unity's terms: positions mirrored (x -> -x), in the frame the output is in (the target root's)
+        const m = (v: ArrayLike<number>): number[] => [neg(v[0]), v[1], v[2]];
+        const limbs = [];
+        const g = [0, 0, 0];
+        for (let l = 0; l < 4; l++) {
+          const t = hub.ikTargets.subarray(3 * l, 3 * l + 3);
+          const r = hub.ikReached.subarray(3 * l, 3 * l + 3);
+          const hasGoal = hub.ikBendGoal(l, g);
+          limbs.push({
+            limb: IK_LIMBS[l],
+            target: m(t),
+            reached: m(r),
+            bendGoal: hasGoal ? m(g) : null,
+            weight: hub.ikWeights[l],
+          });
+        }
+        const props = hub.props.list().map((p) => ({
+          name: p.id,
+          type: p.type,
+          attachedTo: p.attachedTo,
+          position: m(p.position),
+        }));
+        return ok({ limbs, props });
       }
       default: {
         if (msg.characterName !== undefined && msg.characterName !== e.name)

@@ -1,10 +1,13 @@
 // The main shell: one avatar retargeted from one source by a TypeScript hub. Inspector fields are pushed
 // to the hub through command(handle, {"action":"updateValueRealtime",...}) when they change; the buttons
 // send calibrateIPose / resetCalibration / calibrateHeadForward; save/load use exportSettings /
-// applySettings and write the file atomically (temp file, then rename).
+// applySettings and write the file atomically (temp file, then rename). The public members are the
+// original KindRetargeting's (I_PoseCalibration, SaveSettings, SetAvatarScale, ...; README "Migrating
+// from the original components"), plus this package's extras.
 using System;
 using System.IO;
 using System.Text;
+using KindRetargeting.EnumsList;
 using UnityEngine;
 
 namespace Kind.Retargeting
@@ -13,13 +16,12 @@ namespace Kind.Retargeting
     public enum KindIKMode { Auto, On, Off }
     /// <summary>Hips placement (setup option "hipsMode").</summary>
     public enum KindHipsMode { Room, Scaled }
-    /// <summary>Finger copy mode (setup option "fingers" and parameter fingerCopyMode).</summary>
-    public enum KindFingerMode { Rotation, None, MuscleData }
 
     /// <summary>
     /// Retargets <see cref="source"/> onto <see cref="targetAnimator"/>. Update: one update() call, body
     /// rotations and hips position applied (body and IK); LateUpdate: head rotation, avatar scale (hips) and
-    /// head scale applied (README "Execution order").
+    /// head scale applied (README "Execution order"). Settings are loaded on start when the file exists
+    /// and saved automatically when the application quits (<see cref="autoSaveOnQuit"/>).
     /// </summary>
     [DefaultExecutionOrder(0)]
     [DisallowMultipleComponent]
@@ -35,18 +37,22 @@ namespace Kind.Retargeting
         public Animator targetAnimator;
 
         [Header("Feet (metres, in the foot's axes)")]
-        [Range(-0.5f, 0.5f)] public float leftFootFrontBack;
-        [Range(-0.5f, 0.5f)] public float leftFootInOut;
-        [Range(-0.5f, 0.5f)] public float rightFootFrontBack;
-        [Range(-0.5f, 0.5f)] public float rightFootInOut;
+        [Tooltip("Both feet: positive toward the toes.")]
+        [Range(-0.5f, 0.5f)] public float footFrontBackOffset;
+        [Tooltip("Both feet: positive outward (away from the midline), so the sign is mirrored left/right.")]
+        [Range(-0.5f, 0.5f)] public float footInOutOffset;
+        [Tooltip("Extra per-foot trims, added to the pair above (the sum is clamped to -0.5..0.5).")]
+        [Range(-0.5f, 0.5f)] public float leftFootFrontBack, leftFootInOut, rightFootFrontBack, rightFootInOut;
 
         [Header("Floor and seat (metres)")]
         [Range(-10f, 10f)] public float floorHeight;
-        [Range(-1f, 1f)] public float chairSeatOffset;
+        [Tooltip("Added to a Chair prop's seat height when seated.")]
+        [Range(-1f, 1f)] public float chairSeatHeightOffset;
 
-        [Header("Head")]
-        [Tooltip("Degrees about the head's reference axes (as Quaternion.Euler), each -180..180.")]
-        public Vector3 headRotationOffset;
+        [Header("Head (degrees about the head's reference axes, as Quaternion.Euler)")]
+        [Range(-180f, 180f)] public float headRotationOffsetX;
+        [Range(-180f, 180f)] public float headRotationOffsetY;
+        [Range(-180f, 180f)] public float headRotationOffsetZ;
 
         [Header("Scale")]
         [Range(0.1f, 3f)] public float avatarScale = 1f;
@@ -55,14 +61,17 @@ namespace Kind.Retargeting
         [Header("Setup (applied when the hub is created)")]
         public KindIKMode ikMode = KindIKMode.Auto;
         public KindHipsMode hipsMode = KindHipsMode.Room;
-        public KindFingerMode fingerMode = KindFingerMode.Rotation;
+        [Tooltip("None: the finger controls only; MuscleData: the source's finger muscles; Rotation: the source's finger rotations. An enabled FingerShapedController uses None while enabled.")]
+        public FingerCopyMode fingerCopyMode = FingerCopyMode.Rotation;
         [Tooltip("Send the source relative to its root, so this avatar stands at its own root as the source stands at its root (place avatars side by side). Off: world pose; keep this avatar's root at the origin.")]
         public bool followTargetRoot = true;
 
         [Header("Settings file")]
-        [Tooltip("Settings JSON (src/rig/settings.ts format). Empty: <persistentDataPath>/KindRetargeting/<name>.json.")]
+        [Tooltip("Settings JSON (src/rig/settings.ts format). Empty: the standard location, %LocalAppData%\\Unity\\<company>\\<product>\\RetargetingSettings\\<target>_settings.json on Windows (see SettingsFile).")]
         public string settingsPath = "";
         public bool loadSettingsOnStart = true;
+        [Tooltip("Save the settings (atomically) when the application quits.")]
+        public bool autoSaveOnQuit = true;
 
         KindAvatarDriver driver;
         bool poseThisFrame;
@@ -73,14 +82,53 @@ namespace Kind.Retargeting
         public string CharacterName { get { return string.IsNullOrEmpty(characterName) ? name : characterName; } }
         /// <summary>The driver (null until Start succeeded).</summary>
         public KindAvatarDriver Driver { get { return driver; } }
-        /// <summary>The settings file used by save/load.</summary>
+        /// <summary>The head rotation offset as one vector (degrees).</summary>
+        public Vector3 HeadRotationOffset
+        {
+            get { return new Vector3(headRotationOffsetX, headRotationOffsetY, headRotationOffsetZ); }
+            set { headRotationOffsetX = value.x; headRotationOffsetY = value.y; headRotationOffsetZ = value.z; dirty = true; }
+        }
+
+        /// <summary>The platform whose settings location applies (the Editor's or the player's).</summary>
+        public static KindSettingsPlatform SettingsPlatform
+        {
+            get
+            {
+#if UNITY_EDITOR_WIN || (UNITY_STANDALONE_WIN && !UNITY_EDITOR)
+                return KindSettingsPlatform.Windows;
+#elif UNITY_EDITOR_OSX || (UNITY_STANDALONE_OSX && !UNITY_EDITOR)
+                return KindSettingsPlatform.MacOS;
+#elif UNITY_EDITOR_LINUX || (UNITY_STANDALONE_LINUX && !UNITY_EDITOR)
+                return KindSettingsPlatform.Linux;
+#else
+                return KindSettingsPlatform.Other;
+#endif
+            }
+        }
+
+        /// <summary>
+        /// The settings file used by save/load: <see cref="settingsPath"/> when set, else the standard location
+        /// (<see cref="KindSettingsFile"/>: %LocalAppData%\Unity\{Application.companyName}\{Application.productName}\
+        /// RetargetingSettings\{target name}_settings.json on Windows, the platform's equivalent elsewhere),
+        /// the target name being the target Animator's GameObject name (else the character name).
+        /// </summary>
         public string SettingsFile
         {
             get
             {
                 if (!string.IsNullOrEmpty(settingsPath)) return settingsPath;
-                return Path.Combine(Path.Combine(Application.persistentDataPath, "KindRetargeting"), CharacterName + ".json");
+                string target = targetAnimator != null ? targetAnimator.gameObject.name : CharacterName;
+                return KindSettingsFile.ForThisMachine(SettingsPlatform, Application.persistentDataPath, Application.companyName, Application.productName, target);
             }
+        }
+
+        void OnEnable() { Application.quitting += OnApplicationQuitting; }
+        void OnDisable() { Application.quitting -= OnApplicationQuitting; }
+
+        /// <summary>Application.quitting: the atomic save of <see cref="SaveSettings()"/> when <see cref="autoSaveOnQuit"/> (and a hub exists).</summary>
+        void OnApplicationQuitting()
+        {
+            if (autoSaveOnQuit && driver != null) SaveSettings();
         }
 
         void Start()
@@ -100,7 +148,7 @@ namespace Kind.Retargeting
             if (driver != null || !source.IsReady) return;
             try
             {
-                string options = "{\"ik\":\"" + IkName(ikMode) + "\",\"hipsMode\":\"" + (hipsMode == KindHipsMode.Room ? "room" : "scaled") + "\",\"fingers\":\"" + FingerName(fingerMode) + "\"}";
+                string options = "{\"ik\":\"" + IkName(ikMode) + "\",\"hipsMode\":\"" + (hipsMode == KindHipsMode.Room ? "room" : "scaled") + "\",\"fingers\":\"" + FingerName(fingerCopyMode) + "\"}";
                 driver = new KindAvatarDriver(KindRuntime.Get(), CharacterName, source, targetAnimator, options, this);
                 driver.SourceInRootSpace = followTargetRoot;
             }
@@ -110,12 +158,13 @@ namespace Kind.Retargeting
                 enabled = false;
                 return;
             }
-            if (loadSettingsOnStart && File.Exists(SettingsFile)) LoadSettings(SettingsFile);
+            if (loadSettingsOnStart && HasCachedSettings()) LoadSettings(SettingsFile);
             dirty = true;
         }
 
         internal static string IkName(KindIKMode m) { return m == KindIKMode.On ? "on" : m == KindIKMode.Off ? "off" : "auto"; }
-        internal static string FingerName(KindFingerMode m) { return m == KindFingerMode.None ? "none" : m == KindFingerMode.MuscleData ? "muscleData" : "rotation"; }
+        /// <summary>The protocol's name of a finger copy mode.</summary>
+        public static string FingerName(FingerCopyMode m) { return m == FingerCopyMode.None ? "none" : m == FingerCopyMode.MuscleData ? "muscleData" : "rotation"; }
 
         void OnValidate() { dirty = true; }
 
@@ -138,16 +187,18 @@ namespace Kind.Retargeting
             dirty = false;
             Push(0, "avatarScale", avatarScale);
             Push(1, "headScale", headScale);
-            Push(2, "headRotationOffsetX", headRotationOffset.x);
-            Push(3, "headRotationOffsetY", headRotationOffset.y);
-            Push(4, "headRotationOffsetZ", headRotationOffset.z);
+            Push(2, "headRotationOffsetX", headRotationOffsetX);
+            Push(3, "headRotationOffsetY", headRotationOffsetY);
+            Push(4, "headRotationOffsetZ", headRotationOffsetZ);
             Push(5, "floorHeight", floorHeight);
-            Push(6, "leftFootFrontBack", leftFootFrontBack);
-            Push(7, "leftFootInOut", leftFootInOut);
-            Push(8, "rightFootFrontBack", rightFootFrontBack);
-            Push(9, "rightFootInOut", rightFootInOut);
-            Push(10, "chairSeatOffset", chairSeatOffset);
+            Push(6, "leftFootFrontBack", Foot(footFrontBackOffset, leftFootFrontBack));
+            Push(7, "leftFootInOut", Foot(footInOutOffset, leftFootInOut));
+            Push(8, "rightFootFrontBack", Foot(footFrontBackOffset, rightFootFrontBack));
+            Push(9, "rightFootInOut", Foot(footInOutOffset, rightFootInOut));
+            Push(10, "chairSeatOffset", chairSeatHeightOffset);
         }
+
+        static float Foot(float both, float trim) { return Mathf.Clamp(both + trim, -0.5f, 0.5f); }
 
         void Push(int slot, string property, float value)
         {
@@ -218,23 +269,75 @@ namespace Kind.Retargeting
             return v;
         }
 
-        [ContextMenu("Calibrate I-pose")]
-        public void CalibrateIPose() { Command("{\"action\":\"calibrateIPose\"}"); }
+        // ---- the original API ----------------------------------------------------------------------
 
-        [ContextMenu("Reset calibration")]
-        public void ResetCalibration() { Command("{\"action\":\"resetCalibration\"}"); }
+        /// <summary>Calibrates on the current source frame with the performer in an I-pose (calibrateIPose).</summary>
+        [ContextMenu("I-Pose calibration")]
+        public void I_PoseCalibration() { Command("{\"action\":\"calibrateIPose\"}"); }
 
-        [ContextMenu("Calibrate head forward")]
-        public void CalibrateHeadForward() { Command("{\"action\":\"calibrateHeadForward\"}"); }
+        /// <summary>Back to the uncalibrated pose: clears the rotation-offset cache and the hips height (resetCalibration).</summary>
+        [ContextMenu("Reset pose and cache")]
+        public void ResetPoseAndCache() { Command("{\"action\":\"resetCalibration\"}"); }
 
+        /// <summary>Takes the head's current direction as forward (calibrateHeadForward).</summary>
+        [ContextMenu("Calibrate head to forward")]
+        public void CalibrateHeadToForward() { Command("{\"action\":\"calibrateHeadForward\"}"); }
+
+        /// <summary>Saves the settings to <see cref="SettingsFile"/>, atomically (also done on quit).</summary>
+        [ContextMenu("Save settings")]
+        public void SaveSettings() { SaveSettings(SettingsFile); }
+
+        /// <summary>Loads <see cref="SettingsFile"/> (also done on start when it exists).</summary>
+        [ContextMenu("Load settings")]
+        public void LoadSettings() { LoadSettings(SettingsFile); }
+
+        /// <summary>True when <see cref="SettingsFile"/> exists.</summary>
+        public bool HasCachedSettings() { return File.Exists(SettingsFile); }
+
+        public float GetAvatarScale() { return avatarScale; }
+        /// <summary>Sets the avatar scale (clamped to 0.1..3) and sends it.</summary>
+        public void SetAvatarScale(float scale) { avatarScale = Mathf.Clamp(scale, 0.1f, 3f); dirty = true; if (driver != null) PushInspectorValues(); }
+        /// <summary>Avatar scale back to 1.</summary>
+        public void ResetScale() { SetAvatarScale(1f); }
+        public float GetHeadScale() { return headScale; }
+        /// <summary>Sets the head scale (clamped to 0.1..3) and sends it.</summary>
+        public void SetHeadScale(float scale) { headScale = Mathf.Clamp(scale, 0.1f, 3f); dirty = true; if (driver != null) PushInspectorValues(); }
+        /// <summary>Head scale back to 1.</summary>
+        public void ResetHeadScale() { SetHeadScale(1f); }
+
+        /// <summary>
+        /// Turns finger shaping on or off: enables/disables the FingerShapedController on this GameObject
+        /// (its curls drive the fingers while enabled; disabled, <see cref="fingerCopyMode"/> applies again).
+        /// Without one, sends fingerCopyMode None (on) or <see cref="fingerCopyMode"/> (off).
+        /// </summary>
+        public void SetFingerShapedEnabled(bool enabled)
+        {
+            var shaped = GetComponent<FingerShapedController>();
+            if (shaped != null) { shaped.enabled = enabled; return; }
+            if (driver != null) driver.SetValue("fingerCopyMode", FingerName(enabled ? FingerCopyMode.None : fingerCopyMode), this);
+        }
+
+        // ---- this package's extras -----------------------------------------------------------------
+
+        /// <summary>Same as <see cref="I_PoseCalibration"/>.</summary>
+        public void CalibrateIPose() { I_PoseCalibration(); }
+        /// <summary>Same as <see cref="ResetPoseAndCache"/>.</summary>
+        public void ResetCalibration() { ResetPoseAndCache(); }
+        /// <summary>Same as <see cref="CalibrateHeadToForward"/>.</summary>
+        public void CalibrateHeadForward() { CalibrateHeadToForward(); }
+
+        /// <summary>I-pose calibration, floor height and head forward in one (autoCalibrateAll).</summary>
         [ContextMenu("Auto calibrate all")]
         public void AutoCalibrateAll() { Command("{\"action\":\"autoCalibrateAll\"}"); }
 
-        [ContextMenu("Save settings")]
-        public void SaveSettingsMenu() { SaveSettings(SettingsFile); }
-
-        [ContextMenu("Load settings")]
-        public void LoadSettingsMenu() { LoadSettings(SettingsFile); }
+        string ExportSettingsJson()
+        {
+            string reply = Command("{\"action\":\"exportSettings\"}");
+            if (reply == null) return null;
+            string settings = KindJson.RawMember(reply, "settings");
+            if (settings == null) throw new FormatException("exportSettings reply has no settings: " + reply);
+            return settings;
+        }
 
         /// <summary>
         /// Writes the hub's settings (exportSettings) to <paramref name="path"/>: to "&lt;path&gt;.tmp" first, then
@@ -242,21 +345,14 @@ namespace Kind.Retargeting
         /// </summary>
         public bool SaveSettings(string path)
         {
-            string reply = Command("{\"action\":\"exportSettings\"}");
-            if (reply == null) return false;
-            string settings = KindJson.RawMember(reply, "settings");
-            if (settings == null) { Debug.LogError("KindRetargeting '" + CharacterName + "': exportSettings reply has no settings: " + reply, this); return false; }
-            try
+            var s = new KindSettingsSaver(ExportSettingsJson, () => path);
+            if (s.Save())
             {
-                KindFiles.WriteAtomically(path, settings);
                 Debug.Log("KindRetargeting '" + CharacterName + "': settings saved to " + path, this);
                 return true;
             }
-            catch (Exception e)
-            {
-                Debug.LogError("KindRetargeting '" + CharacterName + "': could not save settings to " + path + ": " + e.Message, this);
-                return false;
-            }
+            Debug.LogError("KindRetargeting '" + CharacterName + "': " + s.LastError, this);
+            return false;
         }
 
         /// <summary>Reads a settings file and sends applySettings; on an error the hub keeps its settings (the reply names the field).</summary>
@@ -273,21 +369,35 @@ namespace Kind.Retargeting
             return true;
         }
 
-        /// <summary>Copies scalar settings from a settings JSON into the inspector fields (so a later inspector edit does not undo a load).</summary>
+        /// <summary>
+        /// Copies scalar settings from a settings JSON into the inspector fields (so a later inspector edit
+        /// does not undo a load). Feet: the pair gets the two feet's mean, the per-foot trims the rest.
+        /// </summary>
         void PullSettings(string settingsJson)
         {
             object s = KindJson.Parse(settingsJson);
             avatarScale = Num(s, "avatarScale", avatarScale);
             headScale = Num(s, "headScale", headScale);
             floorHeight = Num(s, "floorHeight", floorHeight);
-            chairSeatOffset = Num(s, "chairSeatOffset", chairSeatOffset);
+            chairSeatHeightOffset = Num(s, "chairSeatOffset", chairSeatHeightOffset);
             var head = KindJson.Member(s, "headRotationOffset") as System.Collections.Generic.List<object>;
-            if (head != null && head.Count == 3) headRotationOffset = new Vector3((float)(double)head[0], (float)(double)head[1], (float)(double)head[2]);
+            if (head != null && head.Count == 3)
+            {
+                headRotationOffsetX = (float)(double)head[0];
+                headRotationOffsetY = (float)(double)head[1];
+                headRotationOffsetZ = (float)(double)head[2];
+            }
             object feet = KindJson.Member(s, "footOffsets");
-            leftFootFrontBack = Num(KindJson.Member(feet, "left"), "frontBack", leftFootFrontBack);
-            leftFootInOut = Num(KindJson.Member(feet, "left"), "inOut", leftFootInOut);
-            rightFootFrontBack = Num(KindJson.Member(feet, "right"), "frontBack", rightFootFrontBack);
-            rightFootInOut = Num(KindJson.Member(feet, "right"), "inOut", rightFootInOut);
+            float lfb = Num(KindJson.Member(feet, "left"), "frontBack", Foot(footFrontBackOffset, leftFootFrontBack));
+            float lio = Num(KindJson.Member(feet, "left"), "inOut", Foot(footInOutOffset, leftFootInOut));
+            float rfb = Num(KindJson.Member(feet, "right"), "frontBack", Foot(footFrontBackOffset, rightFootFrontBack));
+            float rio = Num(KindJson.Member(feet, "right"), "inOut", Foot(footInOutOffset, rightFootInOut));
+            footFrontBackOffset = (lfb + rfb) / 2f;
+            footInOutOffset = (lio + rio) / 2f;
+            leftFootFrontBack = lfb - footFrontBackOffset;
+            rightFootFrontBack = rfb - footFrontBackOffset;
+            leftFootInOut = lio - footInOutOffset;
+            rightFootInOut = rio - footInOutOffset;
             for (int i = 0; i < sent.Length; i++) sent[i] = double.NaN;
             dirty = true;
         }
@@ -301,29 +411,6 @@ namespace Kind.Retargeting
         void OnDestroy()
         {
             if (driver != null) { driver.Destroy(); driver = null; }
-        }
-    }
-
-    /// <summary>File helpers for the shells.</summary>
-    public static class KindFiles
-    {
-        /// <summary>Writes UTF-8 text to "&lt;path&gt;.tmp" and renames it over <paramref name="path"/> (File.Replace when it exists).</summary>
-        public static void WriteAtomically(string path, string text)
-        {
-            string dir = Path.GetDirectoryName(Path.GetFullPath(path));
-            if (!string.IsNullOrEmpty(dir)) Directory.CreateDirectory(dir);
-            string tmp = path + ".tmp";
-            File.WriteAllText(tmp, text, new UTF8Encoding(false));
-            try
-            {
-                if (File.Exists(path)) File.Replace(tmp, path, null);
-                else File.Move(tmp, path);
-            }
-            catch
-            {
-                if (File.Exists(tmp)) File.Delete(tmp);
-                throw;
-            }
         }
     }
 }

@@ -1,65 +1,77 @@
-using System;
+using KindRetargeting.EnumsList;
 using UnityEngine;
 
 namespace Kind.Retargeting
 {
-    /// <summary>Curl and spread per finger of one hand (-1..1), the remote parameters &lt;hand&gt;&lt;Finger&gt;Curl / Spread.</summary>
-    [Serializable]
-    public sealed class KindHandShape
-    {
-        public bool enabled = true;
-        [Range(-1f, 1f)] public float thumbCurl, indexCurl, middleCurl, ringCurl, littleCurl;
-        [Range(-1f, 1f)] public float thumbSpread, indexSpread, middleSpread, ringSpread, littleSpread;
-
-        internal float Curl(int f) { switch (f) { case 0: return thumbCurl; case 1: return indexCurl; case 2: return middleCurl; case 3: return ringCurl; default: return littleCurl; } }
-        internal float Spread(int f) { switch (f) { case 0: return thumbSpread; case 1: return indexSpread; case 2: return middleSpread; case 3: return ringSpread; default: return littleSpread; } }
-    }
-
     /// <summary>Hand pose presets of the finger rig (src/rig/fingersTable.ts FINGER_PRESET_NAMES).</summary>
     public enum KindHandPreset { Rock, Paper, Scissors, V, IndexPoint, Reset }
 
     /// <summary>
-    /// Finger shaping of the hub on the same GameObject: copy mode, per-hand enable, curl/spread per finger,
-    /// presets (setHandPosePreset). Values are pushed when they change in the inspector; the finger rig
-    /// (muscles, limits) is TypeScript (src/rig/fingers.ts).
+    /// Finger shaping of the hub on the same GameObject, with the original KindRetargeting's members: while
+    /// this component is enabled the fingers follow its curls (the hub's fingerCopyMode None); disabled,
+    /// CustomRetargetingScript.fingerCopyMode applies again. Per hand: enabled, a curl per finger and one
+    /// spread for all fingers, each -1..1 (muscle values of the finger rig, src/rig/fingers.ts). Values are
+    /// pushed when they change.
     /// </summary>
     [RequireComponent(typeof(CustomRetargetingScript))]
     [AddComponentMenu("Kind Retargeting/Finger Shaped Controller")]
     public sealed class FingerShapedController : MonoBehaviour
     {
-        [Tooltip("None: fingers from the values below; MuscleData: from muscle values; Rotation: copied from the source.")]
-        public KindFingerMode copyMode = KindFingerMode.Rotation;
-        public KindHandShape leftHand = new KindHandShape();
-        public KindHandShape rightHand = new KindHandShape();
+        [Header("Left hand")]
+        public bool leftHandEnabled = true;
+        [Range(-1f, 1f)] public float leftThumbCurl, leftIndexCurl, leftMiddleCurl, leftRingCurl, leftPinkyCurl;
+        [Tooltip("Spread of all five fingers.")]
+        [Range(-1f, 1f)] public float leftSpreadFingers;
+
+        [Header("Right hand")]
+        public bool rightHandEnabled = true;
+        [Range(-1f, 1f)] public float rightThumbCurl, rightIndexCurl, rightMiddleCurl, rightRingCurl, rightPinkyCurl;
+        [Tooltip("Spread of all five fingers.")]
+        [Range(-1f, 1f)] public float rightSpreadFingers;
 
         static readonly string[] Fingers = { "Thumb", "Index", "Middle", "Ring", "Little" };
         CustomRetargetingScript hub;
         bool dirty = true;
+        bool pushedNone;
 
         void OnValidate() { dirty = true; }
 
         void Awake() { hub = GetComponent<CustomRetargetingScript>(); }
+
+        void OnEnable() { dirty = true; }
+
+        void OnDisable()
+        {
+            // give the fingers back to the retargeting script's copy mode
+            if (pushedNone && hub != null && hub.Driver != null)
+                hub.Driver.SetValue("fingerCopyMode", CustomRetargetingScript.FingerName(hub.fingerCopyMode), this);
+            pushedNone = false;
+        }
 
         void Update()
         {
             if (!dirty || hub == null || hub.Driver == null) return;
             dirty = false;
             var d = hub.Driver;
-            d.SetValue("fingerCopyMode", CustomRetargetingScript.FingerName(copyMode), this);
-            PushHand(d, "left", leftHand);
-            PushHand(d, "right", rightHand);
+            d.SetValue("fingerCopyMode", CustomRetargetingScript.FingerName(FingerCopyMode.None), this);
+            pushedNone = true;
+            PushHand(d, "left", leftHandEnabled, leftThumbCurl, leftIndexCurl, leftMiddleCurl, leftRingCurl, leftPinkyCurl, leftSpreadFingers);
+            PushHand(d, "right", rightHandEnabled, rightThumbCurl, rightIndexCurl, rightMiddleCurl, rightRingCurl, rightPinkyCurl, rightSpreadFingers);
         }
 
-        void PushHand(KindAvatarDriver d, string hand, KindHandShape s)
+        void PushHand(KindAvatarDriver d, string hand, bool on, float thumb, float index, float middle, float ring, float pinky, float spread)
         {
-            d.SetValue(hand + "FingersEnabled", s.enabled, this);
-            if (copyMode == KindFingerMode.Rotation) return; // copied from the source: the curls do not apply
-            for (int f = 0; f < Fingers.Length; f++)
-            {
-                d.SetValue(hand + Fingers[f] + "Curl", s.Curl(f), this);
-                d.SetValue(hand + Fingers[f] + "Spread", s.Spread(f), this);
-            }
+            d.SetValue(hand + "FingersEnabled", on, this);
+            d.SetValue(hand + "ThumbCurl", thumb, this);
+            d.SetValue(hand + "IndexCurl", index, this);
+            d.SetValue(hand + "MiddleCurl", middle, this);
+            d.SetValue(hand + "RingCurl", ring, this);
+            d.SetValue(hand + "LittleCurl", pinky, this);
+            for (int f = 0; f < Fingers.Length; f++) d.SetValue(hand + Fingers[f] + "Spread", spread, this);
         }
+
+        /// <summary>Marks the values for sending on the next Update (after changing fields from a script).</summary>
+        public void MarkDirty() { dirty = true; }
 
         /// <summary>Applies a preset to "left", "right" or "both" hands (the protocol's setHandPosePreset).</summary>
         public void ApplyPreset(string hand, KindHandPreset preset)

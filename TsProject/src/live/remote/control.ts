@@ -8,10 +8,12 @@
  * - `{"action":"refresh"}` -> `{"action":"refresh","ok":true,"characters":[names],"handPosePresets":[names]}`
  * - `{"action":"getCharacterData","characterName":s}` -> `{..., "ok":true,"characterName":s,
  *   "parameters":[{"name","label","group","type":"number"|"boolean"|"enum","value","min"?,"max"?,
- *   "step"?,"unit"?,"options"?}]}` (the table of params.ts, with current values)
+ *   "step"?,"unit"?,"options"?}],"aliases":[the same, plus "aliasOf":[names]]}` (the table of
+ *   params.ts and the original KindRetargeting's names, PARAMETER_ALIASES, with current values)
  * - `{"action":"updateValueRealtime","characterName":s,"property":name,"value":v}` -> `{...,"ok":true,
  *   "characterName","property","value":applied}`; broadcast `{"action":"valueChanged","characterName",
- *   "property","value"}`
+ *   "property","value"}`. `property` may be an original name (PARAMETER_ALIASES); the reply and the
+ *   broadcast then name it as sent and add `"values"`: the parameters it changed, by their own names.
  * - `{"action":"setHandPosePreset","characterName":s,"hand":"left"|"right"|"both","preset":name}`
  *   (presets of src/rig/fingersTable.ts) -> `{...,"ok":true,"characterName","hand","preset"}`
  * - `{"action":"calibrateIPose"|"resetCalibration"|"calibrateHeadForward"|"autoCalibrateAll",
@@ -29,7 +31,15 @@
 import type { RetargetHub, Settings } from '../../rig';
 import { FINGER_PRESET_NAMES, type FingerHand } from '../../rig/fingersTable';
 import type { LiveCharacters, LiveFrame } from './characters';
-import { checkParameterValue, describeParameter, findParameter, PARAMETERS, setParameter } from './params';
+import {
+  checkParameterValue,
+  describeParameter,
+  findAlias,
+  findParameter,
+  PARAMETER_ALIASES,
+  PARAMETERS,
+  setParameter,
+} from './params';
 import {
   ACTIONS,
   type ActionName,
@@ -223,7 +233,14 @@ export class RemoteControl {
         const characterName = req.characterName as string;
         const hub = this.hubOf(characterName);
         return {
-          reply: reply({ characterName, parameters: PARAMETERS.map((p) => describeParameter(p, hub)) }),
+          reply: reply({
+            characterName,
+            parameters: PARAMETERS.map((p) => describeParameter(p, hub)),
+            aliases: PARAMETER_ALIASES.map((a) => ({
+              ...describeParameter(a, hub),
+              aliasOf: [...a.aliasOf],
+            })),
+          }),
         };
       }
       case 'updateValueRealtime': {
@@ -245,6 +262,16 @@ export class RemoteControl {
         }
         const value = p.get(hub);
         this.notify({ clientId, action, characterName, property, value });
+        const alias = findAlias(property);
+        if (alias) {
+          // the original name goes back as sent; the parameters it changed, under their own names, too
+          const values: Record<string, unknown> = {};
+          for (const n of alias.aliasOf) values[n] = findParameter(n)!.get(hub);
+          return {
+            reply: reply({ characterName, property, value, values }),
+            broadcast: JSON.stringify({ action: 'valueChanged', characterName, property, value, values }),
+          };
+        }
         return {
           reply: reply({ characterName, property, value }),
           broadcast: JSON.stringify({ action: 'valueChanged', characterName, property, value }),

@@ -308,11 +308,125 @@ export const PARAMETERS: readonly Parameter[] = Object.freeze([
   ...(['body', 'hands', 'feet'] as const).flatMap((g) => sourceFilterParams(g)),
 ] as Parameter[]);
 
+/** An alias: a parameter under the original KindRetargeting's name, acting on {@link aliasOf}. */
+export type ParameterAlias = Parameter & {
+  /** The parameters of {@link PARAMETERS} it reads and writes. */
+  readonly aliasOf: readonly string[];
+};
+
+function both(
+  name: string,
+  label: string,
+  group: string,
+  a: NumberParameter,
+  b: NumberParameter,
+): ParameterAlias {
+  return {
+    ...num(
+      name,
+      label,
+      group,
+      [a.min, a.max],
+      a.step,
+      a.unit ?? '',
+      (hub) => a.get(hub),
+      (hub, v) => {
+        a.set(hub, v);
+        b.set(hub, v);
+      },
+    ),
+    aliasOf: [a.name, b.name],
+  };
+}
+
+function renamed(name: string, of: Parameter): ParameterAlias {
+  return { ...of, name, aliasOf: [of.name] };
+}
+
+function inverted(name: string, label: string, of: BooleanParameter): ParameterAlias {
+  return {
+    name,
+    label,
+    group: of.group,
+    type: 'boolean',
+    get: (hub) => !of.get(hub),
+    set: (hub, v) => of.set(hub, !v),
+    aliasOf: [of.name],
+  };
+}
+
+function spreadAll(hand: FingerHand): ParameterAlias {
+  const rows = FINGER_NAMES.map((f) => BY_NAME.get(`${hand}${capital(f)}Spread`) as NumberParameter);
+  return {
+    ...num(
+      `${hand}SpreadFingers`,
+      `${capital(hand)} spread (all fingers)`,
+      `${capital(hand)} hand`,
+      [-1, 1],
+      0.01,
+      '',
+      // the mean of the five spreads: the value set when they were set together
+      (hub) => rows.reduce((sum, r) => sum + r.get(hub), 0) / rows.length,
+      (hub, v) => {
+        for (const r of rows) r.set(hub, v);
+      },
+    ),
+    aliasOf: rows.map((r) => r.name),
+  };
+}
+
 const BY_NAME: ReadonlyMap<string, Parameter> = new Map(PARAMETERS.map((p) => [p.name, p]));
 
-/** The parameter of a name, or undefined. */
+function row<T extends Parameter>(name: string): T {
+  return BY_NAME.get(name) as T;
+}
+
+/**
+ * The original KindRetargeting's parameter names (its C# members: CustomRetargetingScript,
+ * LimbWeightController, FingerShapedController), accepted by `updateValueRealtime` and listed by
+ * `getCharacterData` under `aliases`, so a controller written for the original keeps working. Names
+ * that are the same in both (avatarScale, headScale, headRotationOffsetX/Y/Z, floorHeight,
+ * left/right Thumb/Index/Middle/Ring Curl) are the parameters themselves. Each alias:
+ * - `footFrontBackOffset`, `footInOutOffset`: one value for both feet (reads the left foot's);
+ *   in/out is positive outward on both sides, i.e. mirrored left/right;
+ * - `chairSeatHeightOffset` = `chairSeatOffset`; `weightSmoothSpeed` = `weightSmoothingSpeed`;
+ * - `enableLeftArmIK` / `enableRightArmIK` = not `left/rightArmIKForcedOff`;
+ * - `leftHandEnabled` / `rightHandEnabled` = `left/rightFingersEnabled`;
+ * - `leftPinkyCurl` / `rightPinkyCurl` = `left/rightLittleCurl`;
+ * - `leftSpreadFingers` / `rightSpreadFingers`: the five spreads of the hand set together (reads
+ *   their mean).
+ */
+export const PARAMETER_ALIASES: readonly ParameterAlias[] = Object.freeze([
+  both(
+    'footFrontBackOffset',
+    'Feet front/back',
+    'Floor and feet',
+    row('leftFootFrontBack'),
+    row('rightFootFrontBack'),
+  ),
+  both('footInOutOffset', 'Feet in/out', 'Floor and feet', row('leftFootInOut'), row('rightFootInOut')),
+  renamed('chairSeatHeightOffset', row('chairSeatOffset')),
+  inverted('enableLeftArmIK', 'Left arm IK enabled', row('leftArmIKForcedOff')),
+  inverted('enableRightArmIK', 'Right arm IK enabled', row('rightArmIKForcedOff')),
+  renamed('weightSmoothSpeed', row('weightSmoothingSpeed')),
+  renamed('leftHandEnabled', row('leftFingersEnabled')),
+  renamed('rightHandEnabled', row('rightFingersEnabled')),
+  renamed('leftPinkyCurl', row('leftLittleCurl')),
+  renamed('rightPinkyCurl', row('rightLittleCurl')),
+  spreadAll('left'),
+  spreadAll('right'),
+]);
+
+const ALIAS_BY_NAME: ReadonlyMap<string, ParameterAlias> = new Map(PARAMETER_ALIASES.map((a) => [a.name, a]));
+
+/** The parameter of a name (a parameter of {@link PARAMETERS} or an alias of {@link PARAMETER_ALIASES}), or undefined. */
 export function findParameter(name: string): Parameter | undefined {
-  return BY_NAME.get(name);
+  return BY_NAME.get(name) ?? ALIAS_BY_NAME.get(name);
+}
+
+/** The alias of an original name, or undefined (a parameter's own name is not an alias). */
+export function findAlias(name: string): ParameterAlias | undefined {
+  return ALIAS_BY_NAME.get(name);
 }
 
 /** A short description of a value for messages (never the whole of a big value). */

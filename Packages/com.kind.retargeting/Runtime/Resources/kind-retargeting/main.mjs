@@ -2217,9 +2217,87 @@ var PARAMETERS = Object.freeze([
   // --- the live source stage's One-Euro filter (issue 13): three per group ---
   ...["body", "hands", "feet"].flatMap((g) => sourceFilterParams(g))
 ]);
+function both(name, label, group, a, b) {
+  return {
+    ...num(
+      name,
+      label,
+      group,
+      [a.min, a.max],
+      a.step,
+      a.unit ?? "",
+      (hub) => a.get(hub),
+      (hub, v) => {
+        a.set(hub, v);
+        b.set(hub, v);
+      }
+    ),
+    aliasOf: [a.name, b.name]
+  };
+}
+function renamed(name, of) {
+  return { ...of, name, aliasOf: [of.name] };
+}
+function inverted(name, label, of) {
+  return {
+    name,
+    label,
+    group: of.group,
+    type: "boolean",
+    get: (hub) => !of.get(hub),
+    set: (hub, v) => of.set(hub, !v),
+    aliasOf: [of.name]
+  };
+}
+function spreadAll(hand) {
+  const rows = FINGER_NAMES.map((f) => BY_NAME.get(`${hand}${capital(f)}Spread`));
+  return {
+    ...num(
+      `${hand}SpreadFingers`,
+      `${capital(hand)} spread (all fingers)`,
+      `${capital(hand)} hand`,
+      [-1, 1],
+      0.01,
+      "",
+      // the mean of the five spreads: the value set when they were set together
+      (hub) => rows.reduce((sum, r) => sum + r.get(hub), 0) / rows.length,
+      (hub, v) => {
+        for (const r of rows) r.set(hub, v);
+      }
+    ),
+    aliasOf: rows.map((r) => r.name)
+  };
+}
 var BY_NAME = new Map(PARAMETERS.map((p) => [p.name, p]));
-function findParameter(name) {
+function row(name) {
   return BY_NAME.get(name);
+}
+var PARAMETER_ALIASES = Object.freeze([
+  both(
+    "footFrontBackOffset",
+    "Feet front/back",
+    "Floor and feet",
+    row("leftFootFrontBack"),
+    row("rightFootFrontBack")
+  ),
+  both("footInOutOffset", "Feet in/out", "Floor and feet", row("leftFootInOut"), row("rightFootInOut")),
+  renamed("chairSeatHeightOffset", row("chairSeatOffset")),
+  inverted("enableLeftArmIK", "Left arm IK enabled", row("leftArmIKForcedOff")),
+  inverted("enableRightArmIK", "Right arm IK enabled", row("rightArmIKForcedOff")),
+  renamed("weightSmoothSpeed", row("weightSmoothingSpeed")),
+  renamed("leftHandEnabled", row("leftFingersEnabled")),
+  renamed("rightHandEnabled", row("rightFingersEnabled")),
+  renamed("leftPinkyCurl", row("leftLittleCurl")),
+  renamed("rightPinkyCurl", row("rightLittleCurl")),
+  spreadAll("left"),
+  spreadAll("right")
+]);
+var ALIAS_BY_NAME = new Map(PARAMETER_ALIASES.map((a) => [a.name, a]));
+function findParameter(name) {
+  return BY_NAME.get(name) ?? ALIAS_BY_NAME.get(name);
+}
+function findAlias(name) {
+  return ALIAS_BY_NAME.get(name);
 }
 function describeValue(v) {
   if (v === null) return "null";
@@ -14788,7 +14866,14 @@ var RemoteControl = class {
         const characterName2 = req.characterName;
         const hub = this.hubOf(characterName2);
         return {
-          reply: reply({ characterName: characterName2, parameters: PARAMETERS.map((p) => describeParameter(p, hub)) })
+          reply: reply({
+            characterName: characterName2,
+            parameters: PARAMETERS.map((p) => describeParameter(p, hub)),
+            aliases: PARAMETER_ALIASES.map((a) => ({
+              ...describeParameter(a, hub),
+              aliasOf: [...a.aliasOf]
+            }))
+          })
         };
       }
       case "updateValueRealtime": {
@@ -14810,6 +14895,15 @@ var RemoteControl = class {
         }
         const value = p.get(hub);
         this.notify({ clientId, action, characterName: characterName2, property, value });
+        const alias = findAlias(property);
+        if (alias) {
+          const values = {};
+          for (const n of alias.aliasOf) values[n] = findParameter(n).get(hub);
+          return {
+            reply: reply({ characterName: characterName2, property, value, values }),
+            broadcast: JSON.stringify({ action: "valueChanged", characterName: characterName2, property, value, values })
+          };
+        }
         return {
           reply: reply({ characterName: characterName2, property, value }),
           broadcast: JSON.stringify({ action: "valueChanged", characterName: characterName2, property, value })
@@ -20196,6 +20290,20 @@ var RetargetHub = class _RetargetHub {
       P[t3 + 2] = P[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
     }
   }
+  /**
+   * The bend goal (pole: where the elbow is aimed) arm `l` (0 left arm, 1 right arm) used this frame,
+   * world metres, written to `out[0..2]` (for gizmos; allocation-free). Returns false, writing
+   * nothing, for the legs (2, 3): LegIK aims the knee from the source knee, not at a goal point.
+   */
+  ikBendGoal(l, out) {
+    const limb = this.limbs[l];
+    if (!limb || !limb.arm) return false;
+    const g = limb.goal.bendGoal;
+    out[0] = g[0];
+    out[1] = g[1];
+    out[2] = g[2];
+    return true;
+  }
   /** The IK position weight limb `l` (0 left arm, 1 right arm, 2 left leg, 3 right leg) got this frame. */
   ikWeight(l) {
     return this.ikWeights[l];
@@ -20730,6 +20838,7 @@ function failReply(action, field, message) {
     error: { field, message: message.replace(/\s*\n\s*/g, " ") }
   });
 }
+var IK_LIMBS = ["leftArm", "rightArm", "leftLeg", "rightLeg"];
 var POINTS = { leftHand: "LeftHand", rightHand: "RightHand", head: "Head" };
 function command(handle, json2) {
   let msg;
@@ -20821,6 +20930,31 @@ function command(handle, json2) {
             st.hasFrame ? `the source has no ${HUMAN_BONE_NAMES[b]}` : "no frame yet (update first)"
           );
         return ok({ bone: HUMAN_BONE_NAMES[b], raw, filtered });
+      }
+      case "ikState": {
+        only([]);
+        const m = (v) => [neg(v[0]), v[1], v[2]];
+        const limbs = [];
+        const g = [0, 0, 0];
+        for (let l = 0; l < 4; l++) {
+          const t = hub.ikTargets.subarray(3 * l, 3 * l + 3);
+          const r = hub.ikReached.subarray(3 * l, 3 * l + 3);
+          const hasGoal = hub.ikBendGoal(l, g);
+          limbs.push({
+            limb: IK_LIMBS[l],
+            target: m(t),
+            reached: m(r),
+            bendGoal: hasGoal ? m(g) : null,
+            weight: hub.ikWeights[l]
+          });
+        }
+        const props = hub.props.list().map((p) => ({
+          name: p.id,
+          type: p.type,
+          attachedTo: p.attachedTo,
+          position: m(p.position)
+        }));
+        return ok({ limbs, props });
       }
       default: {
         if (msg.characterName !== void 0 && msg.characterName !== e.name)
