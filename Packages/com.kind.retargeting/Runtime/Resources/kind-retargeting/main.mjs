@@ -15205,9 +15205,17 @@ var FingerRig = class {
   get mode() {
     return this.copyMode;
   }
-  /** Set the copy mode ('none' | 'muscleData' | 'rotation'). @throws FingerRigError on another value. */
+  /**
+   * Set the copy mode ('none' | 'muscleData' | 'rotation'). Leaving 'muscleData' clamps the muscles it
+   * measured (unclamped) to the controls' range -1..1, as they become the controls again.
+   * @throws FingerRigError on another value.
+   */
   setMode(mode) {
     this.copyMode = checkCopyMode(mode);
+    if (mode !== "muscleData") {
+      const m = this.muscles;
+      for (let i = 0; i < m.length; i++) m[i] = m[i] > 1 ? 1 : m[i] < -1 ? -1 : m[i];
+    }
     this.serial++;
   }
   /**

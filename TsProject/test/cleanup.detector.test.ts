@@ -1,0 +1,128 @@
+/**
+ * `kind cleanup` with the real contact detector (src/contact), not the test rule the other cleanup CLI
+ * tests swap in: the default (the model card's choice, the rule baseline) in this process, and the
+ * learned model through onnxruntime-web in a built CLI (onnxruntime-web does not load inside Jest's VM).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SHIPPED_MODEL_INFO } from '../src/contact';
+import { parseBvh } from '../src/io';
+import { dataPath, describeWithData } from './helpers/data';
+import { runKind } from './helpers/runCli';
+
+const ROOT = path.resolve(__dirname, '..');
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-cleanup-detector-'));
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+interface FootJson {
+  probability: number[];
+  contact: number[];
+  segments: { start: number; end: number }[];
+}
+interface Metrics {
+  contactFrames: number;
+  slideTotal: number;
+  meanContactSpeed: number;
+}
+interface CleanupJson {
+  model: string;
+  frames: number;
+  feet: { left: FootJson; right: FootJson };
+  metrics: { before: { left: Metrics; right: Metrics }; after: { left: Metrics; right: Metrics } };
+}
+
+function readJson(dir: string): CleanupJson {
+  return JSON.parse(fs.readFileSync(path.join(dir, 'cleanup.json'), 'utf8')) as CleanupJson;
+}
+
+/** Contacts found on both feet, probabilities in [0, 1], slide during contact at most half of before. */
+function expectCleaned(j: CleanupJson, frames: number, minSegments: number): void {
+  expect(j.frames).toBe(frames);
+  for (const side of ['left', 'right'] as const) {
+    const f = j.feet[side];
+    expect(f.probability).toHaveLength(frames);
+    expect(f.probability.every((p) => p >= 0 && p <= 1)).toBe(true);
+    expect(f.segments.length).toBeGreaterThanOrEqual(minSegments);
+    const before = j.metrics.before[side];
+    const after = j.metrics.after[side];
+    expect(before.slideTotal).toBeGreaterThan(0);
+    expect(after.slideTotal).toBeLessThan(0.5 * before.slideTotal);
+    expect(after.meanContactSpeed).toBeLessThan(0.5 * before.meanContactSpeed);
+  }
+}
+
+describe('kind cleanup with the real contact detector', () => {
+  it("uses the model card's default detector (the rule) on the embedded default and halves the slide", async () => {
+    expect(SHIPPED_MODEL_INFO.defaultModel).toBe('rule');
+    const out = path.join(work, 'default');
+    const r = await runKind(['cleanup', '-o', out, '-q']);
+    expect(r.code).toBe(0);
+    const j = readJson(out);
+    expect(j.model).toBe('rule');
+    const src = parseBvh(fs.readFileSync(path.join(ROOT, 'assets/default/default-slide.bvh'), 'utf8'));
+    expectCleaned(j, src.clip.frameCount, 3);
+    const back = parseBvh(fs.readFileSync(path.join(out, 'default-slide.bvh'), 'utf8'));
+    expect(back.clip.frameCount).toBe(src.clip.frameCount);
+    expect(back.clip.frameTime).toBe(src.clip.frameTime);
+  });
+});
+
+describeWithData('kind cleanup with the real detector on real takes', () => {
+  const walk = dataPath('bandai-namco-motiondataset/dataset-1_walk_normal_001.bvh');
+  const cmu = dataPath('cmu-locomotion/cgspeed-mb/02_01.bvh');
+
+  it.each([
+    ['Bandai walk', walk],
+    ['CMU 02_01 walk', cmu],
+  ])('%s: the rule finds contacts on both feet and the slide drops', async (_name, file) => {
+    const out = path.join(work, path.basename(file, '.bvh'));
+    const r = await runKind(['cleanup', file, '-o', out, '-q', '--model', 'rule']);
+    expect(r.code).toBe(0);
+    const frames = parseBvh(fs.readFileSync(file, 'utf8')).clip.frameCount;
+    expectCleaned(readJson(out), frames, 2);
+  });
+
+  describe('the learned model through onnxruntime-web (a built CLI in a child process)', () => {
+    const build = path.join(ROOT, 'dist', `cleanup-detector-test-${process.pid}`);
+    const bin = path.join(build, 'bin', 'kind.cjs');
+    beforeAll(() => {
+      execFileSync(
+        process.execPath,
+        [path.resolve(ROOT, '../tools/build.mjs'), 'cli', path.join(build, 'dist')],
+        {
+          stdio: 'ignore',
+        },
+      );
+      fs.mkdirSync(path.dirname(bin), { recursive: true });
+      fs.copyFileSync(path.join(ROOT, 'bin', 'kind.cjs'), bin);
+    });
+    afterAll(() => fs.rmSync(build, { recursive: true, force: true }));
+
+    it('--model learned runs the shipped contact.onnx and cleans the walk', () => {
+      const out = path.join(work, 'learned');
+      const r = spawnSync(process.execPath, [bin, 'cleanup', walk, '-o', out, '-q', '--model', 'learned'], {
+        encoding: 'utf8',
+      });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      const j = readJson(out);
+      expect(j.model).toBe('learned');
+      expectCleaned(j, parseBvh(fs.readFileSync(walk, 'utf8')).clip.frameCount, 2);
+    });
+
+    it('--model-file that is not an ONNX model: one line naming the file, exit 1, nothing written', () => {
+      const out = path.join(work, 'badmodel');
+      const bad = path.join(work, 'not-a-model.onnx');
+      fs.writeFileSync(bad, 'this is not ONNX');
+      const r = spawnSync(process.execPath, [bin, 'cleanup', walk, '-o', out, '--model-file', bad], {
+        encoding: 'utf8',
+      });
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain(`${bad}: contact model: not a loadable ONNX model`);
+      expect(fs.existsSync(path.join(out, 'cleanup.json'))).toBe(false);
+    });
+  });
+});
