@@ -182,6 +182,36 @@ describe('drop-in API: the declaration scanner finds every listed member with it
     );
   });
 
+  it('every runtime component and source lives in the original namespace KindRetargeting (Editor tools in KindRetargeting.Editor)', () => {
+    const walk = (dir: string): string[] =>
+      fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+        const p = path.join(dir, d.name);
+        return d.isDirectory() ? walk(p) : d.name.endsWith('.cs') ? [p] : [];
+      });
+    const files = [...walk(path.join(PKG, 'Runtime')), ...walk(path.join(PKG, 'Samples~'))];
+    expect(files.length).toBeGreaterThan(15);
+    for (const f of files) {
+      const namespaces = [
+        ...stripComments(fs.readFileSync(f, 'utf8')).matchAll(/^namespace\s+([\w.]+)/gm),
+      ].map((m) => m[1]);
+      expect({
+        file: path.relative(PKG, f),
+        ok:
+          namespaces.length > 0 &&
+          namespaces.every((n) => n === 'KindRetargeting' || n === 'KindRetargeting.EnumsList'),
+      }).toEqual({ file: path.relative(PKG, f), ok: true });
+    }
+    for (const f of walk(path.join(PKG, 'Editor'))) {
+      const namespaces = [
+        ...stripComments(fs.readFileSync(f, 'utf8')).matchAll(/^namespace\s+([\w.]+)/gm),
+      ].map((m) => m[1]);
+      expect({ file: path.relative(PKG, f), namespaces }).toEqual({
+        file: path.relative(PKG, f),
+        namespaces: ['KindRetargeting.Editor'],
+      });
+    }
+  });
+
   it('the enums, in namespace KindRetargeting.EnumsList, in the original order', () => {
     const src = stripComments(file('Runtime/Shells/EnumsList.cs'));
     expect(src).toMatch(/namespace KindRetargeting\.EnumsList\s*\{/);

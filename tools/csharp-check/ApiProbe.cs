@@ -7,7 +7,7 @@
 // =====================================================================================================
 using System;
 using System.Collections.Generic;
-using Kind.Retargeting;
+using KindRetargeting;
 using KindRetargeting.EnumsList;
 using UnityEngine;
 

@@ -6,7 +6,7 @@ using System.Collections.Generic;
 using UnityEditor;
 using UnityEngine;
 
-namespace Kind.Retargeting.Editor
+namespace KindRetargeting.Editor
 {
     public sealed class KindControlWindow : EditorWindow
     {

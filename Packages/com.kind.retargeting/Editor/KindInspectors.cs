@@ -6,7 +6,7 @@ using UnityEditor;
 using UnityEngine;
 using UnityEngine.UIElements;
 
-namespace Kind.Retargeting.Editor
+namespace KindRetargeting.Editor
 {
     /// <summary>
     /// Base inspector that refreshes itself every <see cref="RefreshSeconds"/> while playing (the original's

@@ -6,7 +6,7 @@ using UnityEditor;
 using UnityEngine;
 using Debug = UnityEngine.Debug;
 
-namespace Kind.Retargeting.Editor
+namespace KindRetargeting.Editor
 {
     public static class KindMenus
     {

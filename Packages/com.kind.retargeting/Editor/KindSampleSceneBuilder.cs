@@ -12,7 +12,7 @@ using UnityEditor;
 using UnityEditor.SceneManagement;
 using UnityEngine;
 
-namespace Kind.Retargeting.Editor
+namespace KindRetargeting.Editor
 {
     public sealed class KindSampleSceneBuilder : EditorWindow
     {
@@ -79,7 +79,7 @@ namespace Kind.Retargeting.Editor
         }
 
         /// <summary>Full name of the OptiTrack sample's source component (Samples~/OptiTrack, Assembly-CSharp once imported).</summary>
-        public const string OptitrackSourceType = "Kind.Retargeting.KindOptitrackSource";
+        public const string OptitrackSourceType = "KindRetargeting.KindOptitrackSource";
 
         /// <summary>The type named <paramref name="fullName"/> in any loaded assembly, or null.</summary>
         static System.Type FindLoadedType(string fullName)

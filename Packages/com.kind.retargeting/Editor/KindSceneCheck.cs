@@ -5,12 +5,12 @@
 using System;
 using System.Collections.Generic;
 using System.Reflection;
-using Kind.Retargeting;
+using KindRetargeting;
 using KindRetargeting.EnumsList;
 using UnityEditor;
 using UnityEngine;
 
-namespace Kind.Retargeting.Editor
+namespace KindRetargeting.Editor
 {
     public enum KindCheckStatus { Pass, Warning, Fail, Skipped }
 

@@ -7,7 +7,7 @@ using Puerts;
 using UnityEngine;
 using UnityEngine.Scripting;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>A character (hub) registered by a shell, listed by the control window.</summary>
     public sealed class KindCharacter

@@ -6,7 +6,7 @@ using System.Collections.Generic;
 using Puerts;
 using UnityEngine;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>One hub driving one target Animator from one source. Main thread only.</summary>
     public sealed class KindAvatarDriver

@@ -15,7 +15,7 @@ using System;
 using Puerts;
 using UnityEngine.Scripting;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>The bundle's exports as C# delegates, over one JsEnv. Not thread-safe: main thread only.</summary>
     [Preserve]

@@ -19,7 +19,7 @@ using System;
 using UnityEngine;
 using UnityEngine.Scripting;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>Layout constants and allocation-free pack/unpack helpers for the bridge buffers.</summary>
     [Preserve]

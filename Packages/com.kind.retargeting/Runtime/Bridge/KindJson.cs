@@ -7,7 +7,7 @@ using System.Globalization;
 using System.Text;
 using UnityEngine.Scripting;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>JSON writing and a small strict reader (objects become Dictionary&lt;string, object&gt;,
     /// arrays List&lt;object&gt;, numbers double, plus string, bool and null).</summary>

@@ -7,7 +7,7 @@ using System.IO;
 using Puerts;
 using UnityEngine.Scripting;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>
     /// Reads "kind-retargeting/..." from a folder on disk when <see cref="DiskRoot"/> is set (the Editor:

@@ -4,7 +4,7 @@ using System;
 using System.IO;
 using System.Text;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>The desktop platforms the settings location distinguishes; Other: mobile, web, consoles.</summary>
     public enum KindSettingsPlatform { Windows, MacOS, Linux, Other }

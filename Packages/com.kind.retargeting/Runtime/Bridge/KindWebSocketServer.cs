@@ -24,7 +24,7 @@ using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>What the handler gives for one text message: the reply for the sender and the broadcast
     /// for every other client (either null or empty: nothing sent).</summary>

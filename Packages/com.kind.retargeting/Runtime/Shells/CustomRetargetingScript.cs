@@ -10,7 +10,7 @@ using System.Text;
 using KindRetargeting.EnumsList;
 using UnityEngine;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>IK mode of the hub (setup option "ik" and parameter ikMode).</summary>
     public enum KindIKMode { Auto, On, Off }

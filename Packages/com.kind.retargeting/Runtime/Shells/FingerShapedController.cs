@@ -1,7 +1,7 @@
 using KindRetargeting.EnumsList;
 using UnityEngine;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>Hand pose presets of the finger rig (src/rig/fingersTable.ts FINGER_PRESET_NAMES).</summary>
     public enum KindHandPreset { Rock, Paper, Scissors, V, IndexPoint, Reset }

@@ -1,7 +1,7 @@
 using System.Collections.Generic;
 using UnityEngine;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>
     /// Scene-view gizmos of the hub on the same GameObject (Play mode, the hub running): per limb the IK

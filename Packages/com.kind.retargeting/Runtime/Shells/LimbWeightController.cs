@@ -1,6 +1,6 @@
 using UnityEngine;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>
     /// IK weights of the hub on the same GameObject, with the original KindRetargeting's members: per-arm

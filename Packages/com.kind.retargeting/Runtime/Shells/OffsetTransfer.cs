@@ -1,7 +1,7 @@
 using System;
 using UnityEngine;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>
     /// A 1:1 transfer between two humanoid Animators (HumanBodyBones 0..54) by world-rotation offsets

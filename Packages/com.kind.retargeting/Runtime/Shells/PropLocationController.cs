@@ -2,7 +2,7 @@ using System;
 using System.Collections.Generic;
 using UnityEngine;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>Attach points of the prop system (src/rig/props.ts PROP_POINT_NAMES).</summary>
     public enum KindPropPoint { LeftHand, RightHand, Head }

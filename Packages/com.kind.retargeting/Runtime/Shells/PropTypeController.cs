@@ -1,7 +1,7 @@
 using KindRetargeting.EnumsList;
 using UnityEngine;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>
     /// Put on a prop GameObject to declare what it is: a held Object, a Chair (seated hips), or a Hand

@@ -7,7 +7,7 @@
 using System;
 using UnityEngine;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>
     /// WebSocket server on ws://127.0.0.1:&lt;port&gt;/retargeting (port 64212; loopback only unless

@@ -1,7 +1,7 @@
 using System;
 using UnityEngine;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>
     /// One driving avatar copied onto N avatars (order 16001: after every hub's Update and LateUpdate, so

@@ -1,7 +1,7 @@
 using System.Collections.Generic;
 using UnityEngine;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>
     /// Any humanoid Animator as the source: its transform hierarchy (below the Animator's GameObject) and
@@ -35,7 +35,7 @@ namespace Kind.Retargeting
     }
 }
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>A humanoid Animator seen as a pose source without a component (SimplePoseTransfer's driving avatar).</summary>
     public sealed class KindAnimatorPose : IKindPoseSource

@@ -4,7 +4,7 @@
 using System.Collections.Generic;
 using UnityEngine;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>A skeleton the hubs can read: transforms in parents-first order and their humanoid map.</summary>
     public interface IKindPoseSource

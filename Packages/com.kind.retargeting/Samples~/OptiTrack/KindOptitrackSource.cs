@@ -9,7 +9,7 @@ using System;
 using System.Collections.Generic;
 using UnityEngine;
 
-namespace Kind.Retargeting
+namespace KindRetargeting
 {
     /// <summary>
     /// The OptiTrack Unity plugin's streamed skeleton as the source, read the way its
