@@ -7,6 +7,7 @@
  * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa`, `live`, `cleanup` or `contact` runs one benchmark only
  * (`npm run bench -- live`);
  * `filter-sweep` runs the source filter's parameter sweep instead (bench/filterSweep.ts; the README's table);
+ * `cleanup-table` prints the README's per-take table of `kind cleanup` instead (bench/cleanupTable.ts);
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
  * ~5 s on the first (or given) take, for `node --cpu-prof dist/bench.cjs --profile ...`.
  * Data: /work/shared/data (or $KIND_SHARED_DATA); falls back to the embedded default sample with a note.
@@ -14,6 +15,7 @@
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { parseBvh } from '../src/io/bvh';
 import { runCleanupBench } from './cleanupBench';
+import { runCleanupTable } from './cleanupTable';
 import { runContactBench } from './contactBench';
 import { runFilterSweep } from './filterSweep';
 import { now, printTable, type Row, readText, shortName } from './harness';
@@ -46,6 +48,10 @@ async function main(): Promise<void> {
   }
   if (args[0] === 'filter-sweep') {
     await runFilterSweep();
+    return;
+  }
+  if (args[0] === 'cleanup-table') {
+    await runCleanupTable();
     return;
   }
   const pi = args.indexOf('--profile');

@@ -231,6 +231,23 @@ describeWithData('interrupted kind commands leave the previous outputs or the ne
     expect(before.get('qa.json')!.equals(after.get('qa.json')!)).toBe(false);
     await interruptMany(args, out, before, after, ms, 4);
   });
+
+  it('kind cleanup of a real take (the Bandai dance): 4 delays and 4 signals in the write phase', async () => {
+    const out = path.join(work, 'cleanup');
+    const args = ['cleanup', dance, '-o', out, '-q'];
+    // the previous outputs: the learned model's (other contacts, so every file differs)
+    runToEnd([...args, '--model', 'learned']);
+    const before = readSet(out);
+    const ms = runToEnd(args);
+    const after = readSet(out);
+    expect([...before.keys()]).toEqual([
+      'cleanup.html',
+      'cleanup.json',
+      'dataset-1_dance-short_normal_001.bvh',
+    ]);
+    for (const [n, b] of before) expect(b.equals(after.get(n)!)).toBe(false);
+    await interruptMany(args, out, before, after, ms, 4);
+  });
 });
 
 describe('the interrupt guard (src/io/node/interrupt.ts), in process', () => {
