@@ -26,6 +26,7 @@ export {
 } from './metrics';
 export {
   contactSegments,
+  correctionBlend,
   framesAtRate,
   type SegmentOptions,
   type SegmentResult,

@@ -164,3 +164,79 @@ export function smoothstep(u: number): number {
   const x = u < 0 ? 0 : Math.min(u, 1);
   return x * x * (3 - 2 * x);
 }
+
+/**
+ * How the correction of one foot is blended outside its segments (issue 11, point 7). The correction at
+ * a boundary frame is an OFFSET, `O = target - source ankle` (3-D, world metres), at a segment's first
+ * frame (`O_in`) and last frame (`O_out`); outside the segments the ankle's target is the source ankle
+ * plus `wPrev * O_out[prev] + wNext * O_in[next]`, so the source's own motion is kept there and only the
+ * offset fades (never a pull toward a far anchor, e.g. from a T-pose frame before the take starts).
+ * - A gap of at most `carry` frames between two segments is bridged: `wNext = smoothstep(k / (gap + 1))`
+ *   for the gap's k-th frame (k = 1..gap), `wPrev = 1 - wNext`. The foot's extra travel between two
+ *   pins (the slide the source spent in contact) is then spread over the swing, fastest in its middle,
+ *   where the foot is off the ground, instead of being squeezed into a few frames next to the floor.
+ * - Other gaps, and before the first / after the last segment: ramps of up to `blend` frames as in
+ *   {@link segmentWeights} (`w = smoothstep(1 - k / (b + 1))` on the k-th frame away, shortened to
+ *   half the gap), `wPrev` after a segment and `wNext` before one; 0 elsewhere.
+ * @returns per frame: `inside` (segment index, -1 outside any), `prev` / `next` (segment indices, -1
+ *   when unused) with `wPrev` / `wNext`, and `weight` (1 inside, `wPrev + wNext` outside: the share of
+ *   the correction applied; 0 = the leg is untouched).
+ */
+export function correctionBlend(
+  segments: readonly FrameRange[],
+  frameCount: number,
+  blend: number,
+  carry: number,
+): {
+  inside: Int32Array;
+  prev: Int32Array;
+  next: Int32Array;
+  wPrev: Float32Array;
+  wNext: Float32Array;
+  weight: Float32Array;
+} {
+  const inside = new Int32Array(frameCount).fill(-1);
+  const prev = new Int32Array(frameCount).fill(-1);
+  const next = new Int32Array(frameCount).fill(-1);
+  const wPrev = new Float32Array(frameCount);
+  const wNext = new Float32Array(frameCount);
+  const weight = new Float32Array(frameCount);
+  for (let i = 0; i < segments.length; i++) {
+    const s = segments[i];
+    for (let t = s.start; t < s.end; t++) {
+      inside[t] = i;
+      weight[t] = 1;
+    }
+    const gapBefore = i > 0 ? s.start - segments[i - 1].end : Number.POSITIVE_INFINITY;
+    const gapAfter = i + 1 < segments.length ? segments[i + 1].start - s.end : Number.POSITIVE_INFINITY;
+    if (gapBefore > carry) {
+      const bIn = Math.min(blend, Math.floor(gapBefore / 2));
+      for (let k = 1; k <= bIn && s.start - k >= 0; k++) {
+        const t = s.start - k;
+        next[t] = i;
+        wNext[t] = smoothstep(1 - k / (bIn + 1));
+        weight[t] = wPrev[t] + wNext[t];
+      }
+    }
+    if (gapAfter <= carry) {
+      for (let k = 1; k <= gapAfter; k++) {
+        const t = s.end - 1 + k;
+        const wn = smoothstep(k / (gapAfter + 1));
+        prev[t] = i;
+        next[t] = i + 1;
+        wNext[t] = wn;
+        wPrev[t] = 1 - wn;
+        weight[t] = 1;
+      }
+    } else {
+      const bOut = Math.min(blend, Math.floor(gapAfter / 2));
+      for (let k = 1; k <= bOut && s.end - 1 + k < frameCount; k++) {
+        const t = s.end - 1 + k;
+        prev[t] = i;
+        wPrev[t] = smoothstep(1 - k / (bOut + 1));
+        weight[t] = wPrev[t] + wNext[t];
+      }
+    }
+  }
+  return { inside, prev, next, wPrev, wNext, weight };
+}
