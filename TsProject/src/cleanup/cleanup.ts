@@ -466,6 +466,20 @@ export class FootPinner {
         for (let k = 0; k < 3; k++)
           target[k] =
             wp[e3 + k] + (p >= 0 ? wp0 * off[6 * p + 3 + k] : 0) + (x >= 0 ? wn0 * off[6 * x + k] : 0);
+        // never lower the foot's lowest joint below the floor (or deeper than the source had it): the
+        // foot keeps its world rotation, so the toe moves with the ankle
+        let low = nrm[0] * wp[e3] + nrm[1] * wp[e3 + 1] + nrm[2] * wp[e3 + 2] + fd;
+        if (b.toe >= 0) {
+          const t3 = 3 * b.toe;
+          const ht = nrm[0] * wp[t3] + nrm[1] * wp[t3 + 1] + nrm[2] * wp[t3 + 2] + fd;
+          if (ht < low) low = ht;
+        }
+        const v =
+          nrm[0] * (target[0] - wp[e3]) +
+          nrm[1] * (target[1] - wp[e3 + 1]) +
+          nrm[2] * (target[2] - wp[e3 + 2]);
+        const vMin = -Math.max(low, 0);
+        if (v < vMin) for (let k = 0; k < 3; k++) target[k] += (vMin - v) * nrm[k];
       }
       vrotate(axis, 0, wr, 4 * b.upper, leg.hinge, 0);
       const dls = leg.solver;
