@@ -18,8 +18,9 @@
  * offset of the next over the whole gap (the swing absorbs the distance the source slid in contact,
  * fastest mid-swing where the foot is high); elsewhere ramps of `blendFrames60` frames at 60 fps that
  * fade the offset to 0. The source's own motion is kept outside the segments, so a far-away source
- * frame next to a segment (a T-pose frame 0, a cut) is never pulled toward the anchor. Frames with
- * weight 0 on both feet are not touched at all (their local rotations and translations stay bit-equal
+ * frame next to a segment (a T-pose frame 0, a cut) is never pulled toward the anchor; a blended
+ * offset never lowers the foot's lowest joint below the floor (or below the source's own depth there).
+ * Frames with weight 0 on both feet are not touched at all (their local rotations and translations stay bit-equal
  * to the input).
  *
  * Root correction (point 8): off by default. When on, and only on frames where BOTH feet are in a
