@@ -1,12 +1,5 @@
 import fc from 'fast-check';
-import {
-  CleanupError,
-  contactSegments,
-  correctionBlend,
-  framesAtRate,
-  segmentWeights,
-  smoothstep,
-} from '../src/cleanup';
+import { CleanupError, contactSegments, framesAtRate, segmentWeights, smoothstep } from '../src/cleanup';
 
 const DT60 = 1 / 60;
 /** Probabilities from runs: [[value, count], ...]. */
@@ -157,63 +150,6 @@ describe('blend weights', () => {
         },
       ),
       { numRuns: 200, seed: 22 },
-    );
-  });
-
-  test('correction blend: a short gap is bridged from the end offset to the next start offset, other edges ramp', () => {
-    const segs = [
-      { start: 10, end: 20 },
-      { start: 26, end: 40 },
-      { start: 60, end: 70 },
-    ];
-    const b = correctionBlend(segs, 75, 2, 10);
-    const s = (u: number) => Math.fround(smoothstep(u));
-    // before the first: a 2-frame ramp of the first segment's start offset only
-    expect(Array.from(b.next.slice(7, 10))).toEqual([-1, 0, 0]);
-    expect(Array.from(b.wNext.slice(8, 10))).toEqual([s(1 / 3), s(2 / 3)]);
-    expect(b.prev[9]).toBe(-1);
-    expect(b.weight[7]).toBe(0);
-    // the 6-frame gap 20..25: prev 0 -> next 1, wNext = smoothstep(k / 7), wPrev = 1 - wNext, weight 1
-    for (let k = 1; k <= 6; k++) {
-      const t = 19 + k;
-      expect([b.inside[t], b.prev[t], b.next[t]]).toEqual([-1, 0, 1]);
-      expect(b.wNext[t]).toBe(s(k / 7));
-      expect(b.wPrev[t]).toBe(Math.fround(1 - smoothstep(k / 7)));
-      expect(b.weight[t]).toBe(1);
-    }
-    // inside: the segment's index, weight 1
-    expect([b.inside[10], b.inside[39], b.inside[60]]).toEqual([0, 1, 2]);
-    // the 20-frame gap 40..59 is longer than the carry (10): ramps of 2 at each side, untouched between
-    expect([b.prev[40], b.prev[41], b.prev[42]]).toEqual([1, 1, -1]);
-    expect(Array.from(b.wPrev.slice(40, 42))).toEqual([s(2 / 3), s(1 / 3)]);
-    expect(Array.from(b.weight.slice(42, 58))).toEqual(new Array(16).fill(0));
-    expect([b.next[57], b.next[58], b.next[59]]).toEqual([-1, 2, 2]);
-    // after the last: ramp out to the end of the take
-    expect([b.prev[70], b.prev[71], b.prev[72]]).toEqual([2, 2, -1]);
-  });
-
-  test('property: correction blend weights in [0, 1], 1 inside segments, wPrev + wNext = weight outside', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.integer({ min: 0, max: 200 }), { maxLength: 12 }),
-        fc.integer({ min: 1, max: 8 }),
-        fc.integer({ min: 0, max: 60 }),
-        (cuts, blend, carry) => {
-          const c = [...new Set(cuts)].sort((x, y) => x - y);
-          const segs = [];
-          for (let i = 0; i + 1 < c.length; i += 2) segs.push({ start: c[i], end: c[i + 1] });
-          const b = correctionBlend(segs, 201, blend, carry);
-          for (let t = 0; t < 201; t++) {
-            expect(b.weight[t] >= 0 && b.weight[t] <= 1).toBe(true);
-            if (b.inside[t] >= 0) expect(b.weight[t]).toBe(1);
-            else expect(b.weight[t]).toBeCloseTo(b.wPrev[t] + b.wNext[t], 6);
-            if (b.prev[t] < 0) expect(b.wPrev[t]).toBe(0);
-            if (b.next[t] < 0) expect(b.wNext[t]).toBe(0);
-          }
-          for (const s of segs) expect(b.inside.subarray(s.start, s.end).every((x) => x >= 0)).toBe(true);
-        },
-      ),
-      { numRuns: 60, seed: 23 },
     );
   });
 });

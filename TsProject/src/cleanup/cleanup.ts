@@ -11,20 +11,16 @@
  * raised further if the foot's lowest joint would go below that level. The source's vertical motion
  * (heel strike, heel off) is kept, the horizontal slide removed.
  *
- * Blending (point 7, segments.ts `correctionBlend`): the correction is an offset of the ankle target,
- * `O = target - source ankle`, taken at each segment's first and last frame. Outside the segments the
- * target is the source ankle plus the boundary offsets weighted by smoothstep: across a gap of at most
- * `carrySeconds` (1 s) between two segments of the foot, from the end offset of one to the start
- * offset of the next over the whole gap (the swing absorbs the distance the source slid in contact,
- * fastest mid-swing where the foot is high); elsewhere ramps of `blendFrames60` frames at 60 fps that
- * fade the offset to 0. The source's own motion is kept outside the segments, so a far-away source
- * frame next to a segment (a T-pose frame 0, a cut) is never pulled toward the anchor; a blended
- * offset never lowers the foot's lowest joint below the floor (or below the source's own depth there).
- * Frames with weight 0 on both feet are not touched at all (their local rotations and translations stay bit-equal
- * to the input).
+ * Blending (point 7): the weight w (1 inside a segment, smoothstep ramps of `blendFrames60` frames at
+ * 60 fps before each start and after each end, segments.ts) scales the correction: the solved thigh and
+ * knee rotation deltas `D` become `slerp(identity, D, w)` (shortest path), so w = 0 leaves the leg bit
+ * for bit and w = 1 pins it. A ramp never crosses a jump of the source ankle (a step faster than
+ * `maxFootSpeed`, e.g. a T-pose frame 0 standing metres away, or a cut): from that frame outward the
+ * weight is 0, so such a frame is never pulled toward an anchor. Frames with w = 0 on both feet are not touched at all (their local
+ * rotations and translations stay bit-equal to the input).
  *
- * Root correction (point 8): off by default. When on, and only on frames where BOTH feet are in a
- * segment or its ramp (segments.ts `segmentWeights`, weight > 0), the hips move horizontally by the mean horizontal anchor error of the two ankles, scaled
+ * Root correction (point 8): off by default. When on, and only on frames where BOTH feet have a
+ * weight > 0, the hips move horizontally by the mean horizontal anchor error of the two ankles, scaled
  * by the smaller weight and capped to `rootMaxOffset` (metres at a 0.9 m leg, scaled) per frame.
  *
  * Output (point 9): a new clip with the same skeleton (hierarchy, rest data), frame count and frame
@@ -55,13 +51,7 @@ import {
   kneeAngleDeg,
   type MetricThresholds,
 } from './metrics';
-import {
-  contactSegments,
-  correctionBlend,
-  framesAtRate,
-  type SegmentOptions,
-  segmentWeights,
-} from './segments';
+import { contactSegments, framesAtRate, type SegmentOptions, segmentWeights } from './segments';
 import { type LegBones, type LegTrack, legBones, legTracks, restLegLength } from './tracks';
 import {
   CleanupError,
@@ -79,11 +69,10 @@ export interface CleanupOptions extends SegmentOptions {
   /** Blend ramp length in frames at 60 fps (scaled with the rate). Default 4. */
   blendFrames60?: number;
   /**
-   * Gaps between two segments of one foot up to this long (seconds) are bridged: the correction offset
-   * blends from one segment's end to the next one's start over the whole gap (segments.ts
-   * `correctionBlend`). Default 1 (a walking or running swing is shorter). 0 = ramps only.
+   * A source ankle step faster than this (m/s at a 0.9 m leg, scaled) is a jump in the take (a T-pose
+   * frame, a cut), not motion: blend ramps stop there. Default 10.
    */
-  carrySeconds?: number;
+  maxFootSpeed?: number;
   /** Hip-ankle stretch allowed beyond the source, fraction of the leg's length. Default 0.01. */
   stretchMargin?: number;
   /** A segment whose ground is within this of the floor stands on the floor; metres at a 0.9 m leg (scaled). Default 0.03. */
@@ -115,10 +104,7 @@ export interface FootCleanup {
   segments: SegmentAnchor[];
   /** Ranges left for review (not fixed). */
   review: FrameRange[];
-  /**
-   * Share of the correction applied per frame (segments.ts `correctionBlend`): 1 inside a segment and
-   * across a bridged gap, the smoothstep ramp at other edges, 0 where the leg is untouched.
-   */
+  /** Correction weight per frame (segments.ts `segmentWeights`). */
   weight: Float32Array;
 }
 
@@ -139,7 +125,11 @@ export interface FootIkStats {
   /** Knee joint position change, metres. */
   kneeShiftMax: number;
   kneeShiftMean: number;
-  /** Frames whose knee angle jump exceeds the source's at that frame by more than `kneePopMargin60` (scaled). */
+  /**
+   * Frames whose knee angle jump exceeds the source's at that frame by more than `kneePopMargin60`
+   * (scaled); a frame where the source itself jumps (an ankle step faster than `maxFootSpeed`) is not
+   * counted.
+   */
   kneePops: number;
 }
 
@@ -202,12 +192,11 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const stepTolerance = (options.stepTolerance ?? 0.03) * scale;
   const rootCap = (options.rootMaxOffset ?? 0.03) * scale;
   const popMargin = (options.kneePopMargin60 ?? 5) * Math.max(1, 60 * clip.frameTime);
-  const carry = Math.floor((options.carrySeconds ?? 1) / clip.frameTime + 1e-9);
+  const maxStep = (options.maxFootSpeed ?? 10) * scale * clip.frameTime;
 
   const before = legTracks(clip, bones);
   const feet = {} as Record<FootName, FootCleanup>;
-  const rootPlan = {} as Record<FootName, ReturnType<typeof segmentWeights>>;
-  const blendPlan = {} as Record<FootName, ReturnType<typeof correctionBlend>>;
+  const segIndex = {} as Record<FootName, Int32Array>;
   for (const foot of FEET) {
     const p = input.probabilities[foot];
     if (!p || p.length !== F)
@@ -223,15 +212,16 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     const anchors = seg.segments.map((s) => segmentAnchor(before[foot], s, floor, stepTolerance));
     const contact = new Uint8Array(F);
     for (const s of anchors) contact.fill(1, s.start, s.end);
-    rootPlan[foot] = segmentWeights(anchors, F, blend);
-    blendPlan[foot] = correctionBlend(anchors, F, blend, carry);
+    const { weight, segment } = segmentWeights(anchors, F, blend);
+    cutRampsAtJumps(weight, segment, anchors, before[foot].ankle, maxStep);
     feet[foot] = {
       probability: Float32Array.from(p),
       contact,
       segments: anchors,
       review: seg.review,
-      weight: blendPlan[foot].weight,
+      weight,
     };
+    segIndex[foot] = segment;
   }
 
   const out: Clip = {
@@ -251,31 +241,10 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
       data[SEG_STRIDE * i + 4] = s.ground;
       data[SEG_STRIDE * i + 5] = s.lift;
     });
-    // the correction offsets (target - source ankle) at each segment's first and last frame
-    const tr = before[foot];
-    const offsets = new Float64Array(6 * segs.length);
-    const nrm = Float64Array.from(floor.normal);
-    segs.forEach((s, i) => {
-      for (const [f, o] of [
-        [s.start, 6 * i],
-        [s.end - 1, 6 * i + 3],
-      ]) {
-        contactTarget(offsets, o, tr.ankle, 3 * f, tr.toe, 3 * f, data, SEG_STRIDE * i, nrm, floor.d);
-        for (let k = 0; k < 3; k++) offsets[o + k] -= tr.ankle[3 * f + k];
-      }
-    });
-    const plan = blendPlan[foot];
     return {
       bones: bones[foot],
-      weight: plan.weight,
-      inside: plan.inside,
-      prev: plan.prev,
-      next: plan.next,
-      wPrev: plan.wPrev,
-      wNext: plan.wNext,
-      offsets,
-      rootWeight: rootPlan[foot].weight,
-      segment: rootPlan[foot].segment,
+      weight: feet[foot].weight,
+      segment: segIndex[foot],
       segments: data,
       hinge: hingeAxisLocal(clip, bones[foot], before[foot]),
       solver: new LegDLS({ stretchMargin: options.stretchMargin }),
@@ -300,7 +269,15 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     const c = feet[foot].contact;
     metricsBefore[foot] = footMetrics(before[foot], c, floor, clip.frameTime, scale, thresholds);
     metricsAfter[foot] = footMetrics(after[foot], c, floor, clip.frameTime, scale, thresholds);
-    ik[foot] = ikStats(clip, out, bones[foot], before[foot], after[foot], feet[foot].weight, popMargin);
+    const a = before[foot].ankle;
+    const jump = new Uint8Array(F);
+    for (let f = 1; f < F; f++)
+      jump[f] =
+        Math.hypot(a[3 * f] - a[3 * f - 3], a[3 * f + 1] - a[3 * f - 2], a[3 * f + 2] - a[3 * f - 1]) >
+        maxStep
+          ? 1
+          : 0;
+    ik[foot] = ikStats(clip, out, bones[foot], before[foot], after[foot], feet[foot].weight, popMargin, jump);
     let start = -1;
     for (let f = 0; f <= F; f++) {
       const k = f < F ? limitKind[foot][f] : 0;
@@ -337,24 +314,54 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   };
 }
 
+/**
+ * Stop every blend ramp at a jump of the source ankle: walking outward from a segment's first (last)
+ * frame, the first step longer than `maxStep` metres and every ramp frame beyond it get weight 0 and
+ * segment -1. Set-up time; edits `weight` and `segment` in place.
+ */
+function cutRampsAtJumps(
+  weight: Float32Array,
+  segment: Int32Array,
+  segments: readonly FrameRange[],
+  ankle: Float64Array,
+  maxStep: number,
+): void {
+  const step = (a: number, b: number) =>
+    Math.hypot(
+      ankle[3 * a] - ankle[3 * b],
+      ankle[3 * a + 1] - ankle[3 * b + 1],
+      ankle[3 * a + 2] - ankle[3 * b + 2],
+    );
+  const F = weight.length;
+  segments.forEach((s, i) => {
+    let cut = false;
+    for (let t = s.start - 1; t >= 0 && segment[t] === i; t--) {
+      if (!cut && step(t, t + 1) > maxStep) cut = true;
+      if (cut) {
+        weight[t] = 0;
+        segment[t] = -1;
+      }
+    }
+    cut = false;
+    for (let t = s.end; t < F && segment[t] === i; t++) {
+      if (!cut && step(t - 1, t) > maxStep) cut = true;
+      if (cut) {
+        weight[t] = 0;
+        segment[t] = -1;
+      }
+    }
+  });
+}
+
 /** Per-segment data in {@link PinLeg.segments}: anchor xyz, ankleHeight, ground, lift. */
 const SEG_STRIDE = 6;
 
 /** One leg's per-frame inputs and outputs for {@link FootPinner} (all arrays owned, set up once). */
 export interface PinLeg {
   bones: LegBones;
-  /** Share of the correction per frame (segments.ts `correctionBlend`); 0 = leg untouched. */
+  /** Correction weight per frame. */
   weight: Float32Array;
-  /** `correctionBlend`'s per-frame plan: segment index inside a segment, else the offsets' blend. */
-  inside: Int32Array;
-  prev: Int32Array;
-  next: Int32Array;
-  wPrev: Float32Array;
-  wNext: Float32Array;
-  /** `Float64Array(6 * segments)`: offset (target - source ankle) at the first and at the last frame. */
-  offsets: Float64Array;
-  /** Root correction: the segment ramps of segments.ts `segmentWeights` and their segment index. */
-  rootWeight: Float32Array;
+  /** Segment index per frame (-1 where the weight is 0). */
   segment: Int32Array;
   /** `Float64Array(6 * segments)`: anchor x, y, z, ankle height, ground, lift per segment. */
   segments: Float64Array;
@@ -418,7 +425,7 @@ export class FootPinner {
     forwardKinematics(skel, rot, pos, wr, wp);
     const fd = this.floor.d;
 
-    if (this.rootCorrection && this.legs[0].rootWeight[f] > 0 && this.legs[1].rootWeight[f] > 0) {
+    if (this.rootCorrection && wL > 0 && wR > 0) {
       // mean horizontal error of both ankles toward their anchors, weighted by the smaller weight, capped
       vec[0] = vec[1] = vec[2] = 0;
       for (let side = 0; side < 2; side++) {
@@ -428,7 +435,7 @@ export class FootPinner {
         for (let k = 0; k < 3; k++) vec[k] += 0.5 * (leg.segments[a + k] - wp[e + k]);
       }
       const v = vec[0] * nrm[0] + vec[1] * nrm[1] + vec[2] * nrm[2];
-      const wMin = Math.min(this.legs[0].rootWeight[f], this.legs[1].rootWeight[f]);
+      const wMin = Math.min(wL, wR);
       for (let k = 0; k < 3; k++) vec[k] = (vec[k] - v * nrm[k]) * wMin;
       const len = Math.sqrt(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
       const cap = this.rootCap;
@@ -451,37 +458,22 @@ export class FootPinner {
       const w = side === 0 ? wL : wR;
       if (w === 0) continue;
       const b = leg.bones;
+      const sd = leg.segments;
+      const so = SEG_STRIDE * leg.segment[f];
       const e3 = 3 * b.end;
-      const ins = leg.inside[f];
-      if (ins >= 0) {
-        // in contact: anchor horizontally; source height minus the segment's lift, kept on its ground
-        const toe = b.toe >= 0 ? wp : null;
-        contactTarget(target, 0, wp, e3, toe, 3 * b.toe, leg.segments, SEG_STRIDE * ins, nrm, fd);
-      } else {
-        // outside: the source ankle plus the blended boundary offsets
-        const off = leg.offsets;
-        const p = leg.prev[f];
-        const x = leg.next[f];
-        const wp0 = leg.wPrev[f];
-        const wn0 = leg.wNext[f];
-        for (let k = 0; k < 3; k++)
-          target[k] =
-            wp[e3 + k] + (p >= 0 ? wp0 * off[6 * p + 3 + k] : 0) + (x >= 0 ? wn0 * off[6 * x + k] : 0);
-        // never lower the foot's lowest joint below the floor (or deeper than the source had it): the
-        // foot keeps its world rotation, so the toe moves with the ankle
-        let low = nrm[0] * wp[e3] + nrm[1] * wp[e3 + 1] + nrm[2] * wp[e3 + 2] + fd;
-        if (b.toe >= 0) {
-          const t3 = 3 * b.toe;
-          const ht = nrm[0] * wp[t3] + nrm[1] * wp[t3 + 1] + nrm[2] * wp[t3 + 2] + fd;
-          if (ht < low) low = ht;
-        }
-        const v =
-          nrm[0] * (target[0] - wp[e3]) +
-          nrm[1] * (target[1] - wp[e3 + 1]) +
-          nrm[2] * (target[2] - wp[e3 + 2]);
-        const vMin = -Math.max(low, 0);
-        if (v < vMin) for (let k = 0; k < 3; k++) target[k] += (vMin - v) * nrm[k];
+      // target: anchor horizontally; source height minus the segment's lift, kept on its ground level
+      const lift = sd[so + 5];
+      const ground = sd[so + 4];
+      let h = nrm[0] * wp[e3] + nrm[1] * wp[e3 + 1] + nrm[2] * wp[e3 + 2] + fd - lift;
+      let low = h;
+      if (b.toe >= 0) {
+        const t3 = 3 * b.toe;
+        const ht = nrm[0] * wp[t3] + nrm[1] * wp[t3 + 1] + nrm[2] * wp[t3 + 2] + fd - lift;
+        if (ht < low) low = ht;
       }
+      if (low < ground) h += ground - low;
+      const dh = h - sd[so + 3];
+      for (let k = 0; k < 3; k++) target[k] = sd[so + k] + nrm[k] * dh;
       vrotate(axis, 0, wr, 4 * b.upper, leg.hinge, 0);
       const dls = leg.solver;
       dls.solve(wp, 3 * b.upper, wp, 3 * b.lower, wp, e3, target, 0, axis, 0);
@@ -489,8 +481,8 @@ export class FootPinner {
       if (r.outOfReach) leg.limitKind[f] = 1;
       else if (r.kneeAtLimit) leg.limitKind[f] = 2;
       leg.pinError[f] = r.pinError;
-      // the solved deltas, applied in full (the blend is in the target): DH = thigh, DK = shin * thigh^-1
-      q[WGT] = 1;
+      // weighted deltas: DH = slerp(I, thigh, w), DK = slerp(I, shin * thigh^-1, w), SD = DK * DH
+      q[WGT] = w;
       qcopy(q, DH, dls.thighDelta, 0);
       powUnit(q, DH, WGT);
       qmulByConj(q, DK, dls.shinDelta, 0, dls.thighDelta, 0);
@@ -518,38 +510,6 @@ export class FootPinner {
       }
     }
   }
-}
-
-/**
- * The in-contact target of the ankle at one frame (see the module doc): horizontally the segment's
- * anchor; vertically the source ankle's height above the floor minus the segment's lift, raised when
- * the foot's lowest joint (ankle or toe) would go below the segment's ground level. Writes
- * `out[o..o+3]`; reads the ankle at `ankle[ao..]`, the toe at `toe[to..]` (null: no toe), the segment
- * at `seg[so..]` (anchor xyz, ankle height, ground, lift). Allocates nothing.
- */
-function contactTarget(
-  out: Float64Array,
-  o: number,
-  ankle: Float64Array,
-  ao: number,
-  toe: Float64Array | null,
-  to: number,
-  seg: Float64Array,
-  so: number,
-  nrm: Float64Array,
-  fd: number,
-): void {
-  const lift = seg[so + 5];
-  const ground = seg[so + 4];
-  let h = nrm[0] * ankle[ao] + nrm[1] * ankle[ao + 1] + nrm[2] * ankle[ao + 2] + fd - lift;
-  let low = h;
-  if (toe) {
-    const ht = nrm[0] * toe[to] + nrm[1] * toe[to + 1] + nrm[2] * toe[to + 2] + fd - lift;
-    if (ht < low) low = ht;
-  }
-  if (low < ground) h += ground - low;
-  const dh = h - seg[so + 3];
-  for (let k = 0; k < 3; k++) out[o + k] = seg[so + k] + nrm[k] * dh;
 }
 
 /**
@@ -628,6 +588,7 @@ function ikStats(
   after: LegTrack,
   weight: Float32Array,
   popMargin: number,
+  jump: Uint8Array,
 ): FootIkStats {
   const n = src.skeleton.boneCount;
   const stats = [b.upper, b.lower, b.end].map(() => ({ maxDeg: 0, sum: 0 }));
@@ -636,7 +597,7 @@ function ikStats(
   let shiftSum = 0;
   let pops = 0;
   for (let f = 0; f < src.frameCount; f++) {
-    if (f > 0) {
+    if (f > 0 && !jump[f]) {
       const jb = Math.abs(kneeAngleDeg(before, f) - kneeAngleDeg(before, f - 1));
       const ja = Math.abs(kneeAngleDeg(after, f) - kneeAngleDeg(after, f - 1));
       if (ja > jb + popMargin) pops++;

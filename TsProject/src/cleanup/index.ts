@@ -26,7 +26,6 @@ export {
 } from './metrics';
 export {
   contactSegments,
-  correctionBlend,
   framesAtRate,
   type SegmentOptions,
   type SegmentResult,
