@@ -15,7 +15,9 @@
 // How: serves tools/snapshot/page.{html,js} and TsProject/node_modules/three on 127.0.0.1 (random
 // port), opens the page in headless Chromium (Debian package `chromium`, no driver library); the page
 // renders the tiles with three.js (WebGL on SwiftShader) and POSTs the composed PNG back.
-// Prints the PNG path. Exit 1 with a one-line error on a bad file or a failed render, 2 on bad usage.
+// Prints the PNG path (with --cleanup, then a line comparing the slide in contact measured on the
+// drawn skeletons with cleanup.json's: they agree when both takes are drawn where the reader puts them).
+// Exit 1 with a one-line error on a bad file or a failed render, 2 on bad usage.
 import { spawn } from 'node:child_process';
 import {
   closeSync,
@@ -342,6 +344,7 @@ async function run() {
   };
 
   let settle;
+  let measured = null; // --cleanup: slide in contact per foot, cleanup.json's and measured on the drawing
   const done = new Promise((resolve) => {
     settle = resolve;
   });
@@ -355,6 +358,7 @@ async function run() {
         if (p === '/result') settle({ png: body });
         else if (p === '/fail') settle({ error: body.toString('utf8') });
         else if (p === '/warn') process.stderr.write(`snapshot: warning: ${body.toString('utf8')}\n`);
+        else if (p === '/measured') measured = JSON.parse(body.toString('utf8'));
         return;
       }
       let f = null;
@@ -449,6 +453,14 @@ async function run() {
   if (result.error) throw new UserError(result.error);
   writeFileSync(out, result.png);
   process.stdout.write(`${out}\n`);
+  if (measured) {
+    const cm = (v) => (100 * v).toFixed(1);
+    const feet = Object.entries(measured).map(
+      ([foot, m]) =>
+        `${foot} ${cm(m.drawn[0])} -> ${cm(m.drawn[1])} cm (cleanup.json ${cm(m.json[0])} -> ${cm(m.json[1])})`,
+    );
+    process.stdout.write(`slide in contact measured on the drawn skeletons: ${feet.join(', ')}\n`);
+  }
 }
 
 run().catch((e) => die(e instanceof UserError ? e.message : `internal error: ${e?.stack ?? e}`));

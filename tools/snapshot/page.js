@@ -832,6 +832,21 @@ async function mainCleanup(cfg) {
     });
   });
   clearMarks();
+  await post(
+    '/measured',
+    JSON.stringify(
+      Object.fromEntries(
+        feet.map((foot) => [
+          foot,
+          {
+            json: [m.before[foot].slideTotal, m.after[foot].slideTotal],
+            drawn: [measured.before[foot], measured.after[foot]],
+          },
+        ]),
+      ),
+    ),
+    'application/json',
+  );
   const blob = await new Promise((resolve) => sheet.toBlob(resolve, 'image/png'));
   if (!blob) throw new Error('could not encode the PNG');
   await post('/result', await blob.arrayBuffer(), 'image/png');
