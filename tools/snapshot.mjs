@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // Renders frames of an animated GLB (and optionally a BVH source skeleton beside it) into one PNG
 // contact sheet, to check a retargeting result by eye: upright, facing +Z, feet on the floor,
-// arms plausible, source and target doing the same thing.
+// arms plausible, source and target doing the same thing. With --cleanup, renders a `kind cleanup`
+// result instead: the original take and the cleaned take side by side at the same frames, with the
+// feet marked (contact frames, the segment's anchor, the ankle's path over the segment so far).
 //
 //   node ../tools/snapshot.mjs <file.glb> [--bvh <source.bvh>] [--frames 0,30,60 | --count 6]
 //        [--out sheet.png] [--size 320x480]   (see --help for the rest)
+//   node ../tools/snapshot.mjs --cleanup <dir | cleanup.json> [--frames ... | --count 6]
 // from TsProject (e.g. `node ../tools/snapshot.mjs out/default-walk.glb --count 6` after `npx kind
 // retarget`), or `node tools/snapshot.mjs ...` from the repository root, where a relative input
 // path not found there is looked up under TsProject/ (so `out/default-walk.glb` works from both).
@@ -12,7 +15,9 @@
 // How: serves tools/snapshot/page.{html,js} and TsProject/node_modules/three on 127.0.0.1 (random
 // port), opens the page in headless Chromium (Debian package `chromium`, no driver library); the page
 // renders the tiles with three.js (WebGL on SwiftShader) and POSTs the composed PNG back.
-// Prints the PNG path. Exit 1 with a one-line error on a bad file or a failed render, 2 on bad usage.
+// Prints the PNG path (with --cleanup, then a line comparing the slide in contact measured on the
+// drawn skeletons with cleanup.json's: they agree when both takes are drawn where the reader puts them).
+// Exit 1 with a one-line error on a bad file or a failed render, 2 on bad usage.
 import { spawn } from 'node:child_process';
 import {
   closeSync,
@@ -90,7 +95,18 @@ function parseArgs(argv) {
     .description(
       'render frames of an animated GLB (and optionally a BVH source skeleton) into one PNG contact sheet',
     )
-    .argument('<file>', 'animated avatar: .glb / .vrm (binary glTF) or .gltf')
+    .argument('[file]', 'animated avatar: .glb / .vrm (binary glTF) or .gltf (not with --cleanup)')
+    .option(
+      '--cleanup <dir|cleanup.json>',
+      "a `kind cleanup` result: draw the original take (its cleanup.json's input) and the cleaned take (its output) side by side, feet marked; frames default to the last frame of contact segments spread over the take",
+    )
+    .addOption(
+      new Option('--focus <part>', 'with --cleanup: frame the whole body, or the legs (hips down) closer')
+        .choices(['body', 'legs'])
+        .default('body'),
+    )
+    .option('--before <take.bvh>', 'with --cleanup: the original take (default: the input named in cleanup.json)')
+    .option('--after <take.bvh>', 'with --cleanup: the cleaned take (default: the output named in cleanup.json)')
     .option('--bvh <source.bvh>', 'source BVH drawn as a skeleton beside the avatar, at the same times')
     .option(
       '--bvh-scale <s>',
@@ -151,7 +167,18 @@ function parseArgs(argv) {
       process.exit(err.exitCode === 0 ? 0 : 2);
     });
   program.parse(argv);
-  return { file: program.args[0], opts: program.opts() };
+  const opts = program.opts();
+  const file = program.args[0];
+  const usage = (m) => {
+    process.stderr.write(`snapshot: ${m}\n(run with --help for usage)\n`);
+    process.exit(2);
+  };
+  if (opts.cleanup === undefined && file === undefined) usage("missing required argument 'file'");
+  if (opts.cleanup !== undefined && file !== undefined)
+    usage(`--cleanup draws two BVH takes; '${file}' is not used with it (--before/--after name the takes)`);
+  if (opts.cleanup === undefined && (opts.before || opts.after)) usage('--before/--after apply to --cleanup');
+  if (opts.cleanup !== undefined && opts.bvh) usage('--bvh does not apply to --cleanup');
+  return { file, opts };
 }
 
 /** Checks the input files enough to give a one-line error before starting a browser. */
@@ -178,12 +205,50 @@ function checkInputs(file, bvh) {
       throw new UserError(`${file}: neither a GLB (no 'glTF' magic) nor glTF JSON (${e.message})`);
     }
   }
-  if (bvh) {
-    if (!existsSync(bvh) || !statSync(bvh).isFile()) throw new UserError(`${bvh}: no such file`);
-    const text = readFileSync(bvh, 'utf8').replace(/^\uFEFF/, '');
-    if (!/^\s*HIERARCHY\b/.test(text)) throw new UserError(`${bvh}:1: not a BVH file (expected HIERARCHY)`);
-    if (!/^\s*MOTION\b/m.test(text)) throw new UserError(`${bvh}: not a BVH file (no MOTION section)`);
+  if (bvh) checkBvh(bvh);
+}
+
+function checkBvh(bvh) {
+  if (!existsSync(bvh) || !statSync(bvh).isFile()) throw new UserError(`${bvh}: no such file`);
+  const text = readFileSync(bvh, 'utf8').replace(/^\uFEFF/, '');
+  if (!/^\s*HIERARCHY\b/.test(text)) throw new UserError(`${bvh}:1: not a BVH file (expected HIERARCHY)`);
+  if (!/^\s*MOTION\b/m.test(text)) throw new UserError(`${bvh}: not a BVH file (no MOTION section)`);
+}
+
+/**
+ * The `kind cleanup` result named by --cleanup (a folder holding cleanup.json, or the .json itself)
+ * and the two takes: --before/--after, else the input and output it names (as given, relative to
+ * the folder `kind cleanup` ran in; else under TsProject/; else, for the output, beside the json).
+ */
+function readCleanup(arg, before, after) {
+  let json = locate(arg);
+  if (existsSync(json) && statSync(json).isDirectory()) json = path.join(json, 'cleanup.json');
+  if (!existsSync(json) || !statSync(json).isFile())
+    throw new UserError(`${json}: no such file (--cleanup takes a kind cleanup output folder or its cleanup.json)`);
+  let data;
+  try {
+    data = JSON.parse(readFileSync(json, 'utf8'));
+  } catch (e) {
+    throw new UserError(`${json}: not JSON (${e.message})`);
   }
+  if (data?.tool !== 'kind cleanup' || !data.feet?.left || !data.feet?.right || !(data.frames > 0))
+    throw new UserError(`${json}: not a kind cleanup report (expected tool "kind cleanup" with feet.left/right)`);
+  const find = (given, recorded, field) => {
+    if (given) return locate(given);
+    if (typeof recorded !== 'string') throw new UserError(`${json}: no "${field}" path; name the take with --${field === 'input' ? 'before' : 'after'}`);
+    const tries = [locate(recorded), path.join(path.dirname(json), path.basename(recorded))];
+    const hit = tries.find((p) => existsSync(p));
+    if (!hit)
+      throw new UserError(
+        `${recorded} (the ${field} named in ${json}): no such file; name it with --${field === 'input' ? 'before' : 'after'}`,
+      );
+    return hit;
+  };
+  const b = find(before, data.input, 'input');
+  const a = find(after, data.output, 'output');
+  checkBvh(b);
+  checkBvh(a);
+  return { json, data, before: b, after: a };
 }
 
 function findChromium(explicit) {
@@ -233,18 +298,33 @@ function locate(p) {
 
 async function run() {
   const parsed = parseArgs(process.argv);
-  const file = locate(parsed.file);
   const opts = { ...parsed.opts, bvh: locate(parsed.opts.bvh) };
   if (!existsSync(path.join(threeDir, 'build', 'three.module.js')))
     throw new UserError(`three.js not found in ${threeDir}: run \`npm ci\` in TsProject`);
-  checkInputs(file, opts.bvh);
+  const cleanup = opts.cleanup !== undefined ? readCleanup(opts.cleanup, opts.before, opts.after) : null;
+  const file = cleanup ? null : locate(parsed.file);
+  if (!cleanup) checkInputs(file, opts.bvh);
   const chromium = findChromium(opts.chromium);
   const [width, height] = opts.size ?? (opts.bvh ? [480, 480] : [320, 480]);
-  const glbPath = path.resolve(file);
+  const glbPath = cleanup ? path.resolve(cleanup.after) : path.resolve(file);
   const glbDir = path.dirname(glbPath);
   const glbName = path.basename(glbPath);
-  const out = path.resolve(opts.out ?? `${glbName.replace(/\.[^.]+$/, '')}.snapshot.png`);
+  const out = path.resolve(
+    opts.out ?? `${glbName.replace(/\.[^.]+$/, '')}${cleanup ? '.cleanup' : ''}.snapshot.png`,
+  );
   const config = {
+    mode: cleanup ? 'cleanup' : 'avatar',
+    cleanup: cleanup
+      ? {
+          jsonUrl: '/cleanup.json',
+          jsonName: path.basename(cleanup.json),
+          beforeUrl: '/before.bvh',
+          beforeName: path.basename(cleanup.before),
+          afterUrl: '/after.bvh',
+          afterName: path.basename(cleanup.after),
+          focus: opts.focus,
+        }
+      : null,
     glbUrl: `/input/${encodeURIComponent(glbName)}`,
     glbName,
     bvhUrl: opts.bvh ? '/source.bvh' : null,
@@ -264,6 +344,7 @@ async function run() {
   };
 
   let settle;
+  let measured = null; // --cleanup: slide in contact per foot, cleanup.json's and measured on the drawing
   const done = new Promise((resolve) => {
     settle = resolve;
   });
@@ -277,6 +358,7 @@ async function run() {
         if (p === '/result') settle({ png: body });
         else if (p === '/fail') settle({ error: body.toString('utf8') });
         else if (p === '/warn') process.stderr.write(`snapshot: warning: ${body.toString('utf8')}\n`);
+        else if (p === '/measured') measured = JSON.parse(body.toString('utf8'));
         return;
       }
       let f = null;
@@ -286,7 +368,10 @@ async function run() {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(config));
         return;
-      } else if (p === '/source.bvh') f = path.resolve(opts.bvh);
+      } else if (p === '/source.bvh' && opts.bvh) f = path.resolve(opts.bvh);
+      else if (p === '/cleanup.json' && cleanup) f = path.resolve(cleanup.json);
+      else if (p === '/before.bvh' && cleanup) f = path.resolve(cleanup.before);
+      else if (p === '/after.bvh' && cleanup) f = path.resolve(cleanup.after);
       else if (p.startsWith('/snapshot/')) f = fileUnder(pageDir, p.slice('/snapshot/'.length));
       else if (p.startsWith('/three/build/') || p.startsWith('/three/examples/jsm/'))
         f = fileUnder(threeDir, p.slice('/three/'.length));
@@ -368,6 +453,14 @@ async function run() {
   if (result.error) throw new UserError(result.error);
   writeFileSync(out, result.png);
   process.stdout.write(`${out}\n`);
+  if (measured) {
+    const cm = (v) => (100 * v).toFixed(1);
+    const feet = Object.entries(measured).map(
+      ([foot, m]) =>
+        `${foot} ${cm(m.drawn[0])} -> ${cm(m.drawn[1])} cm (cleanup.json ${cm(m.json[0])} -> ${cm(m.json[1])})`,
+    );
+    process.stdout.write(`slide in contact measured on the drawn skeletons: ${feet.join(', ')}\n`);
+  }
 }
 
 run().catch((e) => die(e instanceof UserError ? e.message : `internal error: ${e?.stack ?? e}`));

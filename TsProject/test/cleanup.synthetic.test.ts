@@ -197,6 +197,30 @@ describe('cleanup of a synthetic sliding foot (known answer)', () => {
   });
 });
 
+describe('cleanup ramps stop at a jump of the source (a T-pose frame 0, a cut)', () => {
+  test('a far-away frame in the ramp before a segment is left as it is, not pulled to the anchor', () => {
+    // found in the snapshot of cmu-locomotion/iclone-ccbase/007_04.bvh: its frame 0 stands 2 m away in a
+    // T-pose, 2 frames before the right foot's first contact; the ramp swung that leg 44 degrees outward
+    const { clip, floor } = slidingTake();
+    const n = clip.skeleton.boneCount;
+    const hips = clip.skeleton.humanoid[H.Hips];
+    const far = SEG[0] - 2;
+    clip.translations[3 * (far * n + hips)] += 1.5;
+    const res = cleanupClip({ clip, probabilities: probs(SEG, null), floor });
+    // the ramp frame next to the segment is still blended; the jump and the frames beyond it are not
+    expect(res.feet.left.weight[far + 1]).toBeGreaterThan(0);
+    for (let f = 0; f <= far; f++) {
+      expect(res.feet.left.weight[f]).toBe(0);
+      expect(bitEqualFrame(clip, res.clip, f)).toBe(true);
+    }
+    expect(res.limits.every((l) => l.maxPinError < 0.2)).toBe(true);
+    // the same take without the jump: that frame is in the ramp
+    const plain = slidingTake();
+    const ref = cleanupClip({ clip: plain.clip, probabilities: probs(SEG, null), floor: plain.floor });
+    expect(ref.feet.left.weight[far]).toBeGreaterThan(0.5);
+  });
+});
+
 describe('cleanup: up axis, root correction, stairs, metrics, errors', () => {
   test('a Z-up take gives the same cleanup as the Y-up one (the floor normal is up)', () => {
     const y = slidingTake(false);

@@ -162,8 +162,10 @@ function bvhChannels(text) {
   return out;
 }
 
+/** Loads a BVH as a three.js skeleton: `{ url, name, scale (file units to metres), offset [x,y,z] }`. */
 async function loadBvh(cfg) {
-  const res = await fetch(cfg.bvhUrl);
+  const res = await fetch(cfg.url);
+  if (!res.ok) throw new Error(`${cfg.name}: could not be fetched (${res.status})`);
   const text = await res.text();
   const errors = [];
   const origError = console.error;
@@ -172,11 +174,11 @@ async function loadBvh(cfg) {
   try {
     result = new BVHLoader().parse(text);
   } catch (e) {
-    throw new Error(`${cfg.bvhName}: not a readable BVH (${e.message})`);
+    throw new Error(`${cfg.name}: not a readable BVH (${e.message})`);
   } finally {
     console.error = origError;
   }
-  if (errors.length) throw new Error(`${cfg.bvhName}: ${errors[0]}`);
+  if (errors.length) throw new Error(`${cfg.name}: ${errors[0]}`);
   // BVHLoader adds the OFFSET to the position channels; the project's reader (src/io/bvh.ts) takes
   // position channels as the joint's local translation, REPLACING the OFFSET (e.g. the Bandai Namco
   // files, whose non-root position channels equal the OFFSETs). Undo the addition for those axes.
@@ -195,8 +197,8 @@ async function loadBvh(cfg) {
   root.skeleton = result.skeleton;
   root.add(result.skeleton.bones[0]);
   const holder = new THREE.Group();
-  holder.scale.setScalar(cfg.bvhScale);
-  holder.position.fromArray(cfg.bvhOffset);
+  holder.scale.setScalar(cfg.scale);
+  holder.position.fromArray(cfg.offset);
   holder.add(root);
   return { holder, root, clip: result.clip, bones: result.skeleton.bones };
 }
@@ -240,6 +242,7 @@ function fmt(v, n = 2) {
 
 async function main() {
   const cfg = await (await fetch('/config.json')).json();
+  if (cfg.mode === 'cleanup') return mainCleanup(cfg);
 
   let gltf;
   try {
@@ -296,7 +299,7 @@ async function main() {
 
   let bvh = null;
   if (cfg.bvhUrl) {
-    bvh = await loadBvh(cfg);
+    bvh = await loadBvh({ url: cfg.bvhUrl, name: cfg.bvhName, scale: cfg.bvhScale, offset: cfg.bvhOffset });
     scene.add(bvh.holder);
     bvh.mixer = new THREE.AnimationMixer(bvh.root);
     bvh.action = playOnce(bvh.mixer, bvh.clip);
@@ -477,3 +480,374 @@ async function main() {
 }
 
 main().catch((e) => fail(e?.message ?? e));
+
+// ---------------------------------------------------------------------------------------------------
+// --cleanup: the original and the cleaned take of a `kind cleanup` run, side by side, feet marked.
+//
+// Both takes are placed exactly as the project's BVH reader places them (file units x unitScale, the
+// clip's own world frame), then turned so the floor of cleanup.json (n.p + d = 0) is the grid at y = 0;
+// so the anchors of cleanup.json (world metres) are drawn where the reader put them. Every tile has two
+// halves, the original (left) and the cleaned take (right), seen by the same camera at the same frame.
+// Per foot: a big dot at the ankle (green: in contact at this frame per cleanup.json; grey: free), the
+// active segment's anchor as a ring on its ground level with a line up to the ankle target, and the
+// ankle's horizontal path from the segment's first frame to this one (white: the slide). The labels
+// give the ankle's horizontal distance from the anchor and the path length, measured on the drawn
+// skeletons; the header repeats cleanup.json's figures beside the same figures measured here.
+
+const COLOR_CONTACT = new THREE.Color(0x4cff6a);
+const COLOR_FREE = new THREE.Color(0x8a8f98);
+
+/** Lines of `items` ({font, text}) wrapped to `width` pixels. */
+function wrapLines(g, items, width) {
+  return items.flatMap(({ font, text }) => {
+    g.font = font;
+    const out = [];
+    let line = '';
+    for (const word of text.split(' ')) {
+      const next = line ? `${line} ${word}` : word;
+      if (line && g.measureText(next).width > width - 16) {
+        out.push({ font, text: line });
+        line = word;
+      } else line = next;
+    }
+    out.push({ font, text: line });
+    return out;
+  });
+}
+
+/** Rest leg length (hip-to-ankle, file units) of the named leg: |OFFSET(knee)| + |OFFSET(ankle)|. */
+function restLegUnits(bones, leg) {
+  const byName = new Map(bones.map((b) => [b.name, b]));
+  const k = byName.get(leg.lowerLeg);
+  const a = byName.get(leg.foot);
+  return k && a ? k.position.length() + a.position.length() : Number.NaN;
+}
+
+async function mainCleanup(cfg) {
+  const cc = cfg.cleanup;
+  const data = await (await fetch(cc.jsonUrl)).json();
+  const F = data.frames;
+  const ft = data.frameTime;
+  const feet = ['left', 'right'];
+  if (!data.legs) throw new Error(`${cc.jsonName}: no "legs" (bone names): rerun kind cleanup with this version`);
+  const takes = [
+    { key: 'before', title: 'original', url: cc.beforeUrl, name: cc.beforeName },
+    { key: 'after', title: 'cleaned', url: cc.afterUrl, name: cc.afterName },
+  ];
+  // file units -> metres: cleanup.json's unitScale (the reader's), else from the rest leg length
+  let scale = data.unitScale;
+  for (const t of takes) {
+    t.bvh = await loadBvh({ url: t.url, name: t.name, scale: 1, offset: [0, 0, 0] });
+    if (!(scale > 0)) scale = data.legLength / restLegUnits(t.bvh.bones, data.legs.left);
+  }
+  if (!(scale > 0)) throw new Error(`${cc.jsonName}: no unitScale and the leg bones were not found`);
+
+  const scene = new THREE.Scene();
+  scene.background = new THREE.Color(BACKGROUND);
+  // the clip world turned so the floor normal is +Y, moved so the floor is at y = 0
+  const world = new THREE.Group();
+  const n = new THREE.Vector3().fromArray(data.floor.normal).normalize();
+  world.quaternion.setFromUnitVectors(n, new THREE.Vector3(0, 1, 0));
+  world.position.set(0, data.floor.d, 0); // a point p with n.p + d = 0 lands at y = 0
+  scene.add(world);
+  for (const t of takes) {
+    t.bvh.holder.scale.setScalar(scale);
+    world.add(t.bvh.holder);
+    t.mixer = new THREE.AnimationMixer(t.bvh.root);
+    t.action = playOnce(t.mixer, t.bvh.clip);
+    t.overlay = new SkeletonOverlay(t.bvh.bones, 6);
+    scene.add(t.overlay.group);
+    const byName = new Map(t.bvh.bones.map((b) => [b.name, b]));
+    t.feet = {};
+    // the legs' joints (thighs down, toes' children included) for --focus legs
+    t.legBones = new Set();
+    const addDown = (b) => {
+      if (!b || t.legBones.has(b)) return;
+      t.legBones.add(b);
+      for (const c of b.children) if (c.isBone) addDown(c);
+    };
+    for (const foot of feet) addDown(byName.get(data.legs[foot].upperLeg));
+    for (const foot of feet) {
+      const leg = data.legs[foot];
+      const ankle = byName.get(leg.foot);
+      if (!ankle) throw new Error(`${t.name}: no joint '${leg.foot}' (the ${foot} foot in ${cc.jsonName})`);
+      t.feet[foot] = { ankle, toe: leg.toes ? (byName.get(leg.toes) ?? null) : null, path: new Float32Array(3 * F) };
+    }
+    if (Math.abs(t.bvh.clip.duration - (F - 1) * ft) > 0.5 * ft)
+      await warn(`${t.name}: ${fmt(t.bvh.clip.duration, 3)} s long, cleanup.json says ${F} frames of ${ft} s`);
+  }
+  const v = new THREE.Vector3();
+  // every frame's ankle positions (scene coordinates) of both takes
+  for (const t of takes) {
+    for (let f = 0; f < F; f++) {
+      poseAt(t.mixer, t.action, f * ft);
+      scene.updateMatrixWorld(true);
+      for (const foot of feet) v.setFromMatrixPosition(t.feet[foot].ankle.matrixWorld).toArray(t.feet[foot].path, 3 * f);
+    }
+  }
+  const hdist = (p, i, q, j) => Math.hypot(p[i] - q[j], p[i + 2] - q[j + 2]);
+  // slide in contact measured on the drawn skeletons (same definition as cleanup.json's slideTotal)
+  const measured = {};
+  for (const t of takes) {
+    measured[t.key] = {};
+    for (const foot of feet) {
+      const c = data.feet[foot].contact;
+      const p = t.feet[foot].path;
+      let s = 0;
+      for (let f = 1; f < F; f++) if (c[f] && c[f - 1]) s += hdist(p, 3 * f, p, 3 * f - 3);
+      measured[t.key][foot] = s;
+    }
+  }
+  // anchors in scene coordinates: the ankle target and its spot on the segment's ground level
+  for (const foot of feet)
+    for (const s of data.feet[foot].segments) {
+      const a = new THREE.Vector3().fromArray(s.anchor);
+      s.top = world.localToWorld(a.clone());
+      s.spot = world.localToWorld(a.clone().addScaledVector(n, -(s.ankleHeight - s.ground)));
+    }
+
+  // frames: given, else the last frame of contact segments spread over the take
+  let frames = cfg.frames;
+  if (!frames) {
+    const ends = feet
+      .flatMap((foot) => data.feet[foot].segments.map((s) => s.end - 1))
+      .sort((a, b) => a - b);
+    if (ends.length === 0) frames = [0, Math.floor((F - 1) / 2), F - 1];
+    else {
+      const k = Math.min(cfg.count, ends.length);
+      frames = Array.from({ length: k }, (_, i) => ends[k <= 1 ? 0 : Math.round((i * (ends.length - 1)) / (k - 1))]);
+    }
+    frames = [...new Set(frames)];
+  }
+  const past = frames.filter((f) => f >= F);
+  if (past.length) await warn(`frames ${past.join(',')} are past the last frame ${F - 1}: showing the last pose`);
+
+  // marks, rebuilt per tile and half
+  const marks = new THREE.Group();
+  marks.renderOrder = 1001;
+  scene.add(marks);
+  const over = { depthTest: false, depthWrite: false, transparent: true };
+  const clearMarks = () => {
+    for (const o of [...marks.children]) {
+      marks.remove(o);
+      o.geometry.dispose();
+      o.material.dispose();
+    }
+  };
+  const addPoints = (positions, color, size) => {
+    const g = new THREE.BufferGeometry();
+    g.setAttribute('position', new THREE.Float32BufferAttribute(positions, 3));
+    const o = new THREE.Points(g, new THREE.PointsMaterial({ ...over, color, size, sizeAttenuation: false }));
+    o.renderOrder = 1002;
+    o.frustumCulled = false;
+    marks.add(o);
+  };
+  const addLine = (positions, color, strip = true) => {
+    const g = new THREE.BufferGeometry();
+    g.setAttribute('position', new THREE.Float32BufferAttribute(positions, 3));
+    const m = new THREE.LineBasicMaterial({ ...over, color });
+    const o = strip ? new THREE.Line(g, m) : new THREE.LineSegments(g, m);
+    o.renderOrder = 1002;
+    o.frustumCulled = false;
+    marks.add(o);
+  };
+  const segmentAt = (foot, f) => data.feet[foot].segments.find((s) => s.start <= f && f < s.end) ?? null;
+  const sideColor = { left: COLOR_LEFT, right: COLOR_RIGHT };
+
+  /** Marks of one take at frame f; returns the label lines of its feet. */
+  const drawMarks = (t, f) => {
+    clearMarks();
+    const lines = [];
+    for (const foot of feet) {
+      const p = t.feet[foot].path;
+      const contact = data.feet[foot].contact[f] === 1;
+      const s = segmentAt(foot, f);
+      const tag = foot === 'left' ? 'L' : 'R';
+      if (s) {
+        // ring on the ground level, line up to the ankle target
+        const ring = [];
+        const r = 0.05 * data.scale;
+        for (let i = 0; i < 32; i++) {
+          const a0 = (i / 32) * 2 * Math.PI;
+          const a1 = ((i + 1) / 32) * 2 * Math.PI;
+          ring.push(s.spot.x + r * Math.cos(a0), s.spot.y + 0.002, s.spot.z + r * Math.sin(a0));
+          ring.push(s.spot.x + r * Math.cos(a1), s.spot.y + 0.002, s.spot.z + r * Math.sin(a1));
+        }
+        ring.push(s.spot.x, s.spot.y, s.spot.z, s.top.x, s.top.y, s.top.z);
+        addLine(ring, sideColor[foot], false);
+        // the ankle's path since the segment's start, dropped onto the ring's level
+        const trail = [];
+        for (let k = s.start; k <= f; k++) trail.push(p[3 * k], s.spot.y + 0.002, p[3 * k + 2]);
+        if (trail.length >= 6) addLine(trail, 0xffffff);
+        addPoints(trail, 0xffffff, 3);
+        let len = 0;
+        for (let k = s.start + 1; k <= f; k++) len += hdist(p, 3 * k, p, 3 * k - 3);
+        const off = Math.hypot(p[3 * f] - s.top.x, p[3 * f + 2] - s.top.z);
+        lines.push(
+          `${tag} contact ${s.start}-${s.end - 1}: ankle ${fmt(100 * off, 1)} cm from anchor, path ${fmt(100 * len, 1)} cm`,
+        );
+      } else {
+        const prob = data.feet[foot].probability[f];
+        lines.push(`${tag} free (P ${fmt(prob, 2)})`);
+      }
+      addPoints([p[3 * f], p[3 * f + 1], p[3 * f + 2]], contact ? COLOR_CONTACT : COLOR_FREE, 12);
+    }
+    return lines;
+  };
+
+  let renderer;
+  try {
+    renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+  } catch (e) {
+    throw new Error(`WebGL is not available in this Chromium (${e.message})`);
+  }
+  renderer.setPixelRatio(1);
+  renderer.setSize(cfg.width, cfg.height);
+  const camera = new THREE.PerspectiveCamera(35, cfg.width / cfg.height, 0.01, 500);
+  scene.add(new THREE.HemisphereLight(0xffffff, 0x555555, 2.2));
+
+  const poseBoth = (f) => {
+    for (const t of takes) poseAt(t.mixer, t.action, Math.min(f, F - 1) * ft);
+    scene.updateMatrixWorld(true);
+    for (const t of takes) t.overlay.update();
+  };
+  // pass 1: boxes (both figures and the active anchors)
+  const samples = [];
+  const union = new THREE.Box3();
+  for (const frame of frames) {
+    poseBoth(frame);
+    const box = new THREE.Box3();
+    for (const t of takes) {
+      if (cc.focus === 'legs')
+        for (const b of t.legBones) box.expandByPoint(v.setFromMatrixPosition(b.matrixWorld));
+      else box.union(t.overlay.box(new THREE.Box3()));
+    }
+    for (const foot of feet) {
+      const s = segmentAt(foot, Math.min(frame, F - 1));
+      if (s) box.expandByPoint(s.spot);
+    }
+    box.expandByScalar(0.05);
+    union.union(box);
+    samples.push({ frame, box });
+  }
+  const ext = Math.ceil(
+    Math.max(Math.abs(union.min.x), Math.abs(union.max.x), Math.abs(union.min.z), Math.abs(union.max.z)) + 1,
+  );
+  // 10 cm cells when framing the legs, 50 cm for the whole body
+  scene.add(new THREE.GridHelper(2 * ext, (cc.focus === 'legs' ? 20 : 4) * ext, 0x9aa3ad, 0x59606a));
+  const floor = new THREE.Mesh(
+    new THREE.PlaneGeometry(2 * ext, 2 * ext).rotateX(-Math.PI / 2),
+    new THREE.MeshBasicMaterial({ color: 0x20242a, transparent: true, opacity: 0.45, depthWrite: false }),
+  );
+  floor.renderOrder = 10;
+  scene.add(floor);
+
+  const az = THREE.MathUtils.degToRad(cfg.azimuth);
+  const el = THREE.MathUtils.degToRad(cfg.elevation);
+  const dir = new THREE.Vector3(Math.sin(az) * Math.cos(el), Math.sin(el), Math.cos(az) * Math.cos(el));
+  const unionCentre = union.getCenter(new THREE.Vector3());
+  let dist = 0;
+  for (const s of samples) {
+    const c = cfg.camera === 'fixed' ? unionCentre.clone() : s.box.getCenter(new THREE.Vector3());
+    c.y = unionCentre.y;
+    s.centre = c;
+    const b = (cfg.camera === 'fixed' ? union : s.box).clone().union(new THREE.Box3(c, c));
+    b.min.y = Math.min(b.min.y, union.min.y);
+    b.max.y = Math.max(b.max.y, union.max.y);
+    dist = Math.max(dist, fitDistance(b, c, dir, camera));
+  }
+
+  // pass 2: the sheet; a tile is two halves (original | cleaned)
+  const tileW = 2 * cfg.width;
+  const cols =
+    cfg.cols ?? Math.max(1, Math.min(samples.length, Math.round(Math.sqrt((samples.length * cfg.height) / tileW))));
+  const rows = Math.ceil(samples.length / cols);
+  const sheet = document.createElement('canvas');
+  const g = sheet.getContext('2d');
+  sheet.width = cols * tileW;
+  const m = data.metrics;
+  const figures = feet
+    .map(
+      (foot) =>
+        `${foot}: slide in contact ${fmt(100 * m.before[foot].slideTotal, 1)} -> ${fmt(100 * m.after[foot].slideTotal, 1)} cm ` +
+        `(measured on the drawn skeletons ${fmt(100 * measured.before[foot], 1)} -> ${fmt(100 * measured.after[foot], 1)}), ` +
+        `skating ${fmt(m.before[foot].skatingRatio, 3)} -> ${fmt(m.after[foot].skatingRatio, 3)}, knee pops ${data.ik[foot].kneePops}`,
+    )
+    .join('; ');
+  const head = wrapLines(
+    g,
+    [
+      {
+        font: 'bold 13px "DejaVu Sans", sans-serif',
+        text: `${cc.beforeName} (left half) vs ${cc.afterName} (right half): ${F} frames @ ${fmt(1 / ft, 3)} fps, contacts: ${data.model}, ${data.framesChanged} frames changed, ${data.limits.length} IK-limit ranges`,
+      },
+      { font: '11px "DejaVu Sans", sans-serif', text: `${figures}.` },
+      {
+        font: '11px "DejaVu Sans", sans-serif',
+        text: `Feet: dot at each ankle, green = in contact at this frame (cleanup.json), grey = free; ring = the segment's anchor on its ground level, line up to the ankle target; white = the ankle's path since the segment's first frame, on the ground (the slide). Bones: left orange, right cyan. File units x ${scale}. Floor = grid (y = 0, ${cc.focus === 'legs' ? '10' : '50'} cm cells). Camera ${cfg.camera}, ${cfg.azimuth}° from +Z toward +X, ${cfg.elevation}° up.`,
+      },
+    ],
+    sheet.width,
+  );
+  const header = 10 + head.length * 17;
+  sheet.height = header + rows * cfg.height;
+  g.fillStyle = '#15181c';
+  g.fillRect(0, 0, sheet.width, sheet.height);
+  g.fillStyle = '#e8e8e8';
+  head.forEach(({ font, text }, i) => {
+    g.font = font;
+    g.fillText(text, 8, 18 + i * 17);
+  });
+  const label = (text, x, y) => {
+    const w = g.measureText(text).width;
+    g.fillStyle = 'rgba(0,0,0,0.6)';
+    g.fillRect(x - 3, y - 12, w + 6, 16);
+    g.fillStyle = '#ffffff';
+    g.fillText(text, x, y);
+  };
+
+  samples.forEach((s, i) => {
+    const f = Math.min(s.frame, F - 1);
+    poseBoth(f);
+    camera.position.copy(s.centre).addScaledVector(dir, dist);
+    camera.up.set(0, 1, 0);
+    camera.lookAt(s.centre);
+    camera.updateMatrixWorld(true);
+    takes.forEach((t, h) => {
+      for (const o of takes) {
+        o.bvh.holder.visible = o === t;
+        o.overlay.group.visible = o === t;
+      }
+      const lines = drawMarks(t, f);
+      renderer.render(scene, camera);
+      const x0 = (i % cols) * tileW + h * cfg.width;
+      const y0 = header + Math.floor(i / cols) * cfg.height;
+      g.drawImage(renderer.domElement, x0, y0);
+      g.strokeStyle = h === 0 ? '#15181c' : '#5a6270';
+      g.strokeRect(x0 + 0.5, y0 + 0.5, cfg.width - 1, cfg.height - 1);
+      g.font = 'bold 13px "DejaVu Sans", sans-serif';
+      label(`${t.title}  frame ${s.frame}  t=${fmt(f * ft, 3)} s`, x0 + 6, y0 + 17);
+      g.font = '11px "DejaVu Sans", sans-serif';
+      lines.forEach((l, k) => label(l, x0 + 6, y0 + 34 + 16 * k));
+    });
+  });
+  clearMarks();
+  await post(
+    '/measured',
+    JSON.stringify(
+      Object.fromEntries(
+        feet.map((foot) => [
+          foot,
+          {
+            json: [m.before[foot].slideTotal, m.after[foot].slideTotal],
+            drawn: [measured.before[foot], measured.after[foot]],
+          },
+        ]),
+      ),
+    ),
+    'application/json',
+  );
+  const blob = await new Promise((resolve) => sheet.toBlob(resolve, 'image/png'));
+  if (!blob) throw new Error('could not encode the PNG');
+  await post('/result', await blob.arrayBuffer(), 'image/png');
+}

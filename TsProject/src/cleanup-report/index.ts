@@ -64,6 +64,13 @@ export interface CleanupFile {
   /** Rest hip-to-ankle leg length, metres, and legLength / 0.9 (the thresholds' scale). */
   legLength: number;
   scale: number;
+  /**
+   * Metres per unit of the input file (the BVH reader's `unitScale`): world metres = file units x this.
+   * Absent when the caller did not give it. Lets a viewer place the anchors on the file's own skeleton.
+   */
+  unitScale?: number;
+  /** Names of the leg bones per foot (skeleton names as in the file); `toes` null when the rig has none. */
+  legs: Record<FootName, { upperLeg: string; lowerLeg: string; foot: string; toes: string | null }>;
   floor: FloorEstimate & { height: number };
   feet: Record<FootName, CleanupFootJson>;
   /** Ranges of both feet left for a person, sorted by start. */
@@ -114,9 +121,22 @@ export function buildCleanupFile(args: {
   reviewBand: [number, number];
   rootCorrection: boolean;
   warnings?: string[];
+  /** Metres per file unit of the input (written as `unitScale`). */
+  unitScale?: number;
 }): CleanupFile {
   const { result, source } = args;
   const feet = {} as Record<FootName, CleanupFootJson>;
+  const legs = {} as CleanupFile['legs'];
+  for (const foot of FEET) {
+    const b = legBones(source.skeleton, foot);
+    const name = (i: number) => source.skeleton.names[i];
+    legs[foot] = {
+      upperLeg: name(b.upper),
+      lowerLeg: name(b.lower),
+      foot: name(b.end),
+      toes: b.toe >= 0 ? name(b.toe) : null,
+    };
+  }
   for (const foot of FEET) {
     const c = result.feet[foot];
     feet[foot] = {
@@ -149,6 +169,8 @@ export function buildCleanupFile(args: {
     fps: 1 / source.frameTime,
     legLength: result.legLength,
     scale: result.scale,
+    ...(args.unitScale !== undefined ? { unitScale: args.unitScale } : {}),
+    legs,
     floor: { ...result.floor, height: -result.floor.d },
     feet,
     review: result.review.map((x) => ({ foot: x.foot, start: x.start, end: x.end })),

@@ -14,7 +14,9 @@
  * Blending (point 7): the weight w (1 inside a segment, smoothstep ramps of `blendFrames60` frames at
  * 60 fps before each start and after each end, segments.ts) scales the correction: the solved thigh and
  * knee rotation deltas `D` become `slerp(identity, D, w)` (shortest path), so w = 0 leaves the leg bit
- * for bit and w = 1 pins it. Frames with w = 0 on both feet are not touched at all (their local
+ * for bit and w = 1 pins it. A ramp never crosses a jump of the source ankle (a step faster than
+ * `maxFootSpeed`, e.g. a T-pose frame 0 standing metres away, or a cut): from that frame outward the
+ * weight is 0, so such a frame is never pulled toward an anchor. Frames with w = 0 on both feet are not touched at all (their local
  * rotations and translations stay bit-equal to the input).
  *
  * Root correction (point 8): off by default. When on, and only on frames where BOTH feet have a
@@ -66,6 +68,11 @@ export interface CleanupOptions extends SegmentOptions {
   rootMaxOffset?: number;
   /** Blend ramp length in frames at 60 fps (scaled with the rate). Default 4. */
   blendFrames60?: number;
+  /**
+   * A source ankle step faster than this (m/s at a 0.9 m leg, scaled) is a jump in the take (a T-pose
+   * frame, a cut), not motion: blend ramps stop there. Default 10.
+   */
+  maxFootSpeed?: number;
   /** Hip-ankle stretch allowed beyond the source, fraction of the leg's length. Default 0.01. */
   stretchMargin?: number;
   /** A segment whose ground is within this of the floor stands on the floor; metres at a 0.9 m leg (scaled). Default 0.03. */
@@ -118,7 +125,11 @@ export interface FootIkStats {
   /** Knee joint position change, metres. */
   kneeShiftMax: number;
   kneeShiftMean: number;
-  /** Frames whose knee angle jump exceeds the source's at that frame by more than `kneePopMargin60` (scaled). */
+  /**
+   * Frames whose knee angle jump exceeds the source's at that frame by more than `kneePopMargin60`
+   * (scaled); a frame where the source itself jumps (an ankle step faster than `maxFootSpeed`) is not
+   * counted.
+   */
   kneePops: number;
 }
 
@@ -181,6 +192,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const stepTolerance = (options.stepTolerance ?? 0.03) * scale;
   const rootCap = (options.rootMaxOffset ?? 0.03) * scale;
   const popMargin = (options.kneePopMargin60 ?? 5) * Math.max(1, 60 * clip.frameTime);
+  const maxStep = (options.maxFootSpeed ?? 10) * scale * clip.frameTime;
 
   const before = legTracks(clip, bones);
   const feet = {} as Record<FootName, FootCleanup>;
@@ -201,6 +213,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     const contact = new Uint8Array(F);
     for (const s of anchors) contact.fill(1, s.start, s.end);
     const { weight, segment } = segmentWeights(anchors, F, blend);
+    cutRampsAtJumps(weight, segment, anchors, before[foot].ankle, maxStep);
     feet[foot] = {
       probability: Float32Array.from(p),
       contact,
@@ -256,7 +269,15 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     const c = feet[foot].contact;
     metricsBefore[foot] = footMetrics(before[foot], c, floor, clip.frameTime, scale, thresholds);
     metricsAfter[foot] = footMetrics(after[foot], c, floor, clip.frameTime, scale, thresholds);
-    ik[foot] = ikStats(clip, out, bones[foot], before[foot], after[foot], feet[foot].weight, popMargin);
+    const a = before[foot].ankle;
+    const jump = new Uint8Array(F);
+    for (let f = 1; f < F; f++)
+      jump[f] =
+        Math.hypot(a[3 * f] - a[3 * f - 3], a[3 * f + 1] - a[3 * f - 2], a[3 * f + 2] - a[3 * f - 1]) >
+        maxStep
+          ? 1
+          : 0;
+    ik[foot] = ikStats(clip, out, bones[foot], before[foot], after[foot], feet[foot].weight, popMargin, jump);
     let start = -1;
     for (let f = 0; f <= F; f++) {
       const k = f < F ? limitKind[foot][f] : 0;
@@ -291,6 +312,45 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     scale,
     root: { frames: rootFrames, maxOffset: rootMax },
   };
+}
+
+/**
+ * Stop every blend ramp at a jump of the source ankle: walking outward from a segment's first (last)
+ * frame, the first step longer than `maxStep` metres and every ramp frame beyond it get weight 0 and
+ * segment -1. Set-up time; edits `weight` and `segment` in place.
+ */
+function cutRampsAtJumps(
+  weight: Float32Array,
+  segment: Int32Array,
+  segments: readonly FrameRange[],
+  ankle: Float64Array,
+  maxStep: number,
+): void {
+  const step = (a: number, b: number) =>
+    Math.hypot(
+      ankle[3 * a] - ankle[3 * b],
+      ankle[3 * a + 1] - ankle[3 * b + 1],
+      ankle[3 * a + 2] - ankle[3 * b + 2],
+    );
+  const F = weight.length;
+  segments.forEach((s, i) => {
+    let cut = false;
+    for (let t = s.start - 1; t >= 0 && segment[t] === i; t--) {
+      if (!cut && step(t, t + 1) > maxStep) cut = true;
+      if (cut) {
+        weight[t] = 0;
+        segment[t] = -1;
+      }
+    }
+    cut = false;
+    for (let t = s.end; t < F && segment[t] === i; t++) {
+      if (!cut && step(t - 1, t) > maxStep) cut = true;
+      if (cut) {
+        weight[t] = 0;
+        segment[t] = -1;
+      }
+    }
+  });
 }
 
 /** Per-segment data in {@link PinLeg.segments}: anchor xyz, ankleHeight, ground, lift. */
@@ -528,6 +588,7 @@ function ikStats(
   after: LegTrack,
   weight: Float32Array,
   popMargin: number,
+  jump: Uint8Array,
 ): FootIkStats {
   const n = src.skeleton.boneCount;
   const stats = [b.upper, b.lower, b.end].map(() => ({ maxDeg: 0, sum: 0 }));
@@ -536,7 +597,7 @@ function ikStats(
   let shiftSum = 0;
   let pops = 0;
   for (let f = 0; f < src.frameCount; f++) {
-    if (f > 0) {
+    if (f > 0 && !jump[f]) {
       const jb = Math.abs(kneeAngleDeg(before, f) - kneeAngleDeg(before, f - 1));
       const ja = Math.abs(kneeAngleDeg(after, f) - kneeAngleDeg(after, f - 1));
       if (ja > jb + popMargin) pops++;

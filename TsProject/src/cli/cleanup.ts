@@ -88,6 +88,9 @@ export async function runCleanup(input: string, o: CleanupCommandOptions): Promi
     { path: outputs.json, data: done.json },
     { path: outputs.html, data: done.html },
   ]);
+  // a signal that arrived during the (synchronous) write is handled here, before the guard is released:
+  // "interrupted ...; after writing ...", exit 130/143 (without this turn it was dropped: exit 0)
+  await interruptPoint();
   o.onStage?.(CLEANUP_STAGES.length, CLEANUP_STAGES.length, F);
   return { file: done.file, outputs };
 }
@@ -381,6 +384,7 @@ export async function runCleanupBatch(folder: string, o: CleanupCommandOptions):
   await interruptPoint();
   ensureOutputDir(o.outDir);
   writeFilesAtomically(files);
+  await interruptPoint(); // a signal from the write phase: handled here (see runCleanup)
   return result;
 }
 

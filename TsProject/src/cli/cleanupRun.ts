@@ -145,6 +145,7 @@ export async function cleanTake(
     reviewBand,
     rootCorrection: job.rootCorrection ?? false,
     warnings,
+    unitScale: parsed.unitScale,
   });
   const changed = changedFrames(clip, result.clip);
   const bvh = writeCleanedBvh(parsed, result.clip, changed);
