@@ -36,11 +36,15 @@ export function rasterize(
   mesh: PuppetMesh,
   skinned: Float32Array,
   target: RgbaImage,
-  options: RasterOptions = {},
+  options?: RasterOptions,
 ): void {
   const { width: tw, height: th, data: out } = target;
-  if (options.background) {
-    const [r, g, b, a] = options.background;
+  const bg = options?.background;
+  if (bg) {
+    const r = bg[0];
+    const g = bg[1];
+    const b = bg[2];
+    const a = bg[3];
     for (let i = 0; i < tw * th * 4; i += 4) {
       out[i] = r;
       out[i + 1] = g;
@@ -131,7 +135,7 @@ export function rasterize(
       }
     }
   }
-  if (options.drawJoints) drawSkeleton(options.drawJoints, target);
+  if (options?.drawJoints) drawSkeleton(options.drawJoints, target);
 }
 
 /** Top-left fill rule for the edge a -> b of a triangle with positive signed area in y-down pixels. */
