@@ -335,14 +335,17 @@ describe('rig, mesh, weights, skinning on the synthetic arms-down drawing', () =
         const ry = ey + (x - ex);
         expect(sk[2 * v]).toBeCloseTo(x + W * (rx - x), 3);
         expect(sk[2 * v + 1]).toBeCloseTo(y + W * (ry - y), 3);
-        // and the hand's vertices follow the forearm almost wholly (W > 0.9): the distance from the rigid
-        // answer, (1 - W) sqrt 2 |v - elbow|, stays below 0.15 |v - elbow|
+        // with the default geodesic weights the hand's vertices follow the forearm almost wholly (W > 0.9):
+        // the distance from the rigid answer, (1 - W) sqrt 2 |v - elbow|, stays below 0.15 |v - elbow|.
+        // (Straight segment distances give the arm's inner edge, next to the body, some torso weight.)
+        if (mode !== 'segments-geodesic') continue;
         expect(W).toBeGreaterThan(0.9);
         expect(Math.hypot(sk[2 * v] - rx, sk[2 * v + 1] - ry)).toBeLessThan(
           0.15 * Math.hypot(x - ex, y - ey),
         );
       }
       expect(hand).toBeGreaterThan(2);
+      if (mode !== 'segments-geodesic') continue; // straight distances let the forearm pull the torso's edge beside it
       const body = torsoVertices(ch, mesh);
       expect(body.length).toBeGreaterThan(20);
       for (const v of body)

@@ -258,6 +258,7 @@ export function characterFromAnimatedDrawings(
  * - *HandTip: from the hand along LowerArm -> Hand, walk to the mask's edge, at most 0.6 of the forearm and
  *   at least 0.2 of it.
  * - *Toes: from the foot along LowerLeg -> Foot, the same walk, between 0.2 and 0.6 of the shin.
+ * Synthesised joints are clamped to the image ([0, width] x [0, height]).
  * Used for AnimatedDrawings skeletons (which have no spine, head top, hand or toe ends) and for partial
  * annotations. Hips, Chest, Neck, the shoulders, elbows, hands, hips, knees and feet must be given.
  */
@@ -291,8 +292,8 @@ export function synthesiseMissingJoints(
     let t = 0;
     while (t + 0.5 <= maxF * L && inMask(x[from] + dx * (t + 0.5), y[from] + dy * (t + 0.5))) t += 0.5;
     if (t < minF * L) t = fallbackF * L;
-    x[to] = x[from] + dx * t;
-    y[to] = y[from] + dy * t;
+    x[to] = Math.min(Math.max(x[from] + dx * t, 0), width);
+    y[to] = Math.min(Math.max(y[from] + dy * t, 0), height);
   };
   if (!given[J('Spine')]) {
     x[J('Spine')] = (x[J('Hips')] + x[J('Chest')]) / 2;

@@ -9,6 +9,7 @@ import {
   computeWeights,
   createJointSet,
   DrawingRig,
+  forPixelsInTriangle,
   type JointSet,
   JointStateCode,
   PUPPET_JOINT_COUNT,
@@ -142,8 +143,12 @@ export interface ArmRaiseResult {
  * Hand vertices: rest distance to the LeftHand joint below 0.35 of the forearm's length, with a straight
  * path inside the mask to it. Body vertices: {@link torsoVertices}.
  */
-export function armRaiseComparison(character: Character, mesh: PuppetMesh, mode: WeightMode): ArmRaiseResult {
-  const weights = computeWeights(mesh, character, mode);
+export function armRaiseComparison(
+  character: Character,
+  mesh: PuppetMesh,
+  mode: WeightMode,
+  weights = computeWeights(mesh, character, mode),
+): ArmRaiseResult {
   const rig = new DrawingRig(character);
   const out = createJointSet();
   const tr = new Float64Array(PUPPET_JOINT_COUNT * 6);
@@ -252,4 +257,17 @@ export function armsDownCharacter(): Character {
   j.confidence.fill(1);
   j.state.fill(JointStateCode.Measured);
   return characterFromImage(img, j, { name: 'arms-down (synthetic)' });
+}
+
+/** Visit the pixels of mesh triangle (a, b, c) (vertex indices into V, 2 floats each); see forPixelsInTriangle. */
+export function forPixels(
+  V: Float32Array,
+  a: number,
+  b: number,
+  c: number,
+  w: number,
+  h: number,
+  visit: (x: number, y: number) => void,
+): void {
+  forPixelsInTriangle(V[2 * a], V[2 * a + 1], V[2 * b], V[2 * b + 1], V[2 * c], V[2 * c + 1], w, h, visit);
 }
