@@ -3,13 +3,21 @@
  * deformed by CPU linear blend skinning. Engine-free (no Node or DOM API). See types.ts for the pipeline.
  * Pose side: landmarks.ts (readers), joints.ts (33 -> 21), filter.ts, occlusion.ts, pipeline.ts,
  * metrics.ts and tune.ts (item 8); POSE.md documents it.
+ * Drawing side: character, mask, rig, mesh, weights, skinning, rasteriser; DRAWING.md documents it.
  */
+export * from './character';
 export * from './filter';
 export * from './joints';
 export * from './landmarks';
+export * from './mask';
+export * from './mesh';
 export * from './metrics';
 export * from './occlusion';
 export * from './options';
 export * from './pipeline';
+export * from './raster';
+export * from './rig';
+export * from './skinning';
 export * from './tune';
 export * from './types';
+export * from './weights';

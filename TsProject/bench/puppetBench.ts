@@ -1,0 +1,149 @@
+/**
+ * Benchmark: the puppet's drawing side per frame on the AnimatedDrawings characters char1..4 (not a test).
+ * Per character: DrawingRig.pose + CPU linear blend skinning of the mesh per frame (target: well under
+ * 1 ms), beside a plain copy of the same vertex array (the cheapest thing a frame could do with it); the
+ * software rasteriser per frame beside a plain copy of the texture's bytes into the target; and the
+ * one-off setup (mesh + weights) per weight mode. Poses: the rest pose with the arms swung through 60
+ * angles. Our figures are far below the copy's speed by nature (the ratio column is empty; each row gives
+ * our time as a multiple of the copy's). Data: ../shared/data (skipped with a note when absent).
+ */
+import * as path from 'node:path';
+import { loadCharacter } from '../src/io/node';
+import {
+  buildMesh,
+  computeWeights,
+  createJointSet,
+  DrawingRig,
+  type JointSet,
+  PUPPET_JOINT_COUNT,
+  PUPPET_JOINTS,
+  PUPPET_PARENTS,
+  type RgbaImage,
+  rasterize,
+  skin,
+  WEIGHT_MODES,
+} from '../src/puppet';
+import { fmt, now, type Row, sharedFile, timePair } from './harness';
+
+const FRAMES = 60;
+
+function swingPoses(rest: JointSet): JointSet[] {
+  const poses: JointSet[] = [];
+  const la = PUPPET_JOINTS.indexOf('LeftUpperArm');
+  const ra = PUPPET_JOINTS.indexOf('RightUpperArm');
+  const under = (j: number, root: number) => {
+    for (let k = j; k >= 0; k = PUPPET_PARENTS[k]) if (k === root) return true;
+    return false;
+  };
+  for (let f = 0; f < FRAMES; f++) {
+    const p = createJointSet();
+    p.x.set(rest.x);
+    p.y.set(rest.y);
+    p.confidence.fill(1);
+    const a = 1.2 * Math.sin((2 * Math.PI * f) / FRAMES);
+    for (const [root, sign] of [
+      [la, -1],
+      [ra, 1],
+    ] as const) {
+      const c = Math.cos(sign * a);
+      const s = Math.sin(sign * a);
+      for (let j = 0; j < PUPPET_JOINT_COUNT; j++) {
+        if (j === root || !under(j, root)) continue;
+        const dx = p.x[j] - rest.x[root];
+        const dy = p.y[j] - rest.y[root];
+        p.x[j] = rest.x[root] + c * dx - s * dy;
+        p.y[j] = rest.y[root] + s * dx + c * dy;
+      }
+    }
+    poses.push(p);
+  }
+  return poses;
+}
+
+export function runPuppetBench(): Row[] {
+  console.log(
+    '\n== Puppet drawing: pose + LBS and rasterise per frame (peers: plain copies of the same arrays)',
+  );
+  const rows: Row[] = [];
+  const opts = { warmup: 3, minRuns: 15, maxRuns: 200, budgetMs: 1500 };
+  for (const c of ['char1', 'char2', 'char3', 'char4']) {
+    const cfg = sharedFile(`animated-drawings/characters/${c}/char_cfg.yaml`);
+    if (!cfg) {
+      console.log(`${c}: shared data not found, skipped`);
+      continue;
+    }
+    const ch = loadCharacter(path.dirname(cfg));
+    const t0 = now();
+    const mesh = buildMesh(ch);
+    const tMesh = now() - t0;
+    const setup: string[] = [`mesh ${fmt(tMesh)} ms`];
+    let weights = computeWeights(mesh, ch);
+    for (const mode of WEIGHT_MODES) {
+      const t1 = now();
+      const w = computeWeights(mesh, ch, mode);
+      setup.push(`weights ${mode} ${fmt(now() - t1)} ms`);
+      if (mode === 'segments-geodesic') weights = w;
+    }
+    console.log(
+      `${c}: ${mesh.vertexCount} vertices, ${mesh.triangleCount} triangles; setup: ${setup.join(', ')}`,
+    );
+    const rig = new DrawingRig(ch);
+    const out = createJointSet();
+    const tr = new Float64Array(PUPPET_JOINT_COUNT * 6);
+    const sk = new Float32Array(2 * mesh.vertexCount);
+    const copy = new Float32Array(2 * mesh.vertexCount);
+    const poses = swingPoses(ch.restJoints);
+    rig.pose(ch.restJoints, out, tr);
+    const [lbs, peer] = timePair(
+      () => {
+        for (let f = 0; f < FRAMES; f++) {
+          rig.pose(poses[f], out, tr);
+          skin(mesh, weights, tr, sk);
+        }
+        return sk;
+      },
+      () => {
+        for (let f = 0; f < FRAMES; f++) copy.set(mesh.vertices);
+        return copy;
+      },
+      opts,
+    );
+    rows.push({
+      bench: `${c} pose+LBS per frame (${mesh.vertexCount} v)`,
+      ours: `${fmt((1000 * lbs.medianMs) / FRAMES, 2)} us (${fmt(lbs.medianMs / peer.medianMs)}x the copy's time)`,
+      three: `${fmt((1000 * peer.medianMs) / FRAMES, 2)} us`,
+      ratio: null,
+      peer: 'copy',
+    });
+    const target: RgbaImage = {
+      width: ch.width,
+      height: ch.height,
+      data: new Uint8Array(ch.width * ch.height * 4),
+    };
+    const bg = { background: [255, 255, 255, 255] as const };
+    const R = 10;
+    const [ras, rpeer] = timePair(
+      () => {
+        for (let f = 0; f < R; f++) {
+          rig.pose(poses[(f * 7) % FRAMES], out, tr);
+          skin(mesh, weights, tr, sk);
+          rasterize(ch, mesh, sk, target, bg);
+        }
+        return target;
+      },
+      () => {
+        for (let f = 0; f < R; f++) target.data.set(ch.texture.data);
+        return target;
+      },
+      opts,
+    );
+    rows.push({
+      bench: `${c} pose+LBS+rasterise per frame (${ch.width}x${ch.height})`,
+      ours: `${fmt(ras.medianMs / R, 3)} ms (${fmt(ras.medianMs / rpeer.medianMs, 0)}x the copy's time)`,
+      three: `${fmt(rpeer.medianMs / R, 3)} ms`,
+      ratio: null,
+      peer: 'copy',
+    });
+  }
+  return rows;
+}
