@@ -1,0 +1,251 @@
+/**
+ * 33 BlazePose landmarks -> the 21 PUPPET_JOINTS in pose space, each with a confidence. Engine-free,
+ * allocation-free per frame (module-level scratch).
+ *
+ * Map (landmark indices: MediaPipe Pose Landmarker model card, BlazePose 33):
+ * | joint | from |
+ * |---|---|
+ * | Hips | mean of hips 23, 24 |
+ * | Spine, Chest | 1/3 and 2/3 of the way from Hips to Neck |
+ * | Neck | mean of shoulders 11, 12 |
+ * | Head | mean of ears 7, 8; nose 0 when neither ear is usable |
+ * | Left/RightUpperArm | shoulder 11 / 12 |
+ * | Left/RightLowerArm | elbow 13 / 14 |
+ * | Left/RightHand | wrist 15 / 16 |
+ * | Left/RightHandTip | mean of pinky 17 / 18 and index 19 / 20 |
+ * | Left/RightUpperLeg | hip 23 / 24 |
+ * | Left/RightLowerLeg | knee 25 / 26 |
+ * | Left/RightFoot | ankle 27 / 28 |
+ * | Left/RightToes | foot index 31 / 32 |
+ * A composite joint (mean of several landmarks) averages only those at or above the visibility threshold;
+ * when some were left out its confidence is the mean of the used ones times `partialCompositeFactor`; when
+ * none is usable it is the plain mean with the mean (sub-threshold) confidence, so it is not used downstream.
+ *
+ * Pose space: y down, aspect-correct (types.ts header): image landmarks as (x * width, y * height) pixels, or
+ * world landmarks as (x, y) metres.
+ */
+import type { PoseOptions } from './options';
+import { type JointSet, JointStateCode, type PoseFrame, type PuppetJointName } from './types';
+
+/** What landmarksToJoints saw in a frame (reused object when passed in). */
+export interface LandmarkFrameInfo {
+  /** False when the frame has no landmarks in the chosen space (`landmarks: []`): all confidences are 0. */
+  personFound: boolean;
+  /** True when some landmark had neither `visibility` nor `presence`: its confidence is the default. */
+  visibilityUnknown: boolean;
+  /** The space the joints are in. */
+  space: 'image' | 'world';
+  /**
+   * This frame's body scale in pose-space units: the Hips-Neck distance (torso length) when both are usable,
+   * else the shoulder width / 0.6 (shoulder width is 0.6 torso lengths in the squat recording), else 0.
+   */
+  bodyScale: number;
+}
+
+export function createFrameInfo(): LandmarkFrameInfo {
+  return { personFound: false, visibilityUnknown: false, space: 'image', bodyScale: 0 };
+}
+
+/** Landmark indices per joint (composites: averaged over the usable ones); Spine and Chest are [] (interpolated). */
+export const JOINT_LANDMARKS: readonly (readonly number[])[] = [
+  [23, 24], // Hips
+  [], // Spine
+  [], // Chest
+  [11, 12], // Neck
+  [7, 8], // Head (nose 0 as fallback)
+  [11],
+  [13],
+  [15],
+  [17, 19],
+  [12],
+  [14],
+  [16],
+  [18, 20],
+  [23],
+  [25],
+  [27],
+  [31],
+  [24],
+  [26],
+  [28],
+  [32],
+];
+
+/** Shoulder width over torso length (Hips-Neck), measured on the squat recording (0.58-0.60). */
+export const SHOULDER_WIDTH_PER_TORSO = 0.6;
+
+/**
+ * AnimatedDrawings' 16-joint `char_cfg.yaml` skeleton -> PUPPET_JOINTS. Verified on the four characters in
+ * ../shared/data/animated-drawings: `root` and `hip` sit at the mean of the two hips (our Hips), `torso` at
+ * the mean of the two shoulders (our Neck, within 0.5 px), and `neck` at the head (above the shoulders, the
+ * nose of AnimatedDrawings' keypoints). `left_*` is the character's left (image right for a drawing facing
+ * the viewer), as ours.
+ */
+export const ANIMATED_DRAWINGS_JOINT_MAP: Readonly<Record<string, PuppetJointName>> = Object.freeze({
+  root: 'Hips',
+  hip: 'Hips',
+  torso: 'Neck',
+  neck: 'Head',
+  left_shoulder: 'LeftUpperArm',
+  left_elbow: 'LeftLowerArm',
+  left_hand: 'LeftHand',
+  right_shoulder: 'RightUpperArm',
+  right_elbow: 'RightLowerArm',
+  right_hand: 'RightHand',
+  left_hip: 'LeftUpperLeg',
+  left_knee: 'LeftLowerLeg',
+  left_foot: 'LeftFoot',
+  right_hip: 'RightUpperLeg',
+  right_knee: 'RightLowerLeg',
+  right_foot: 'RightFoot',
+});
+
+const N = 33;
+const px = new Float64Array(N);
+const py = new Float64Array(N);
+const pc = new Float64Array(N);
+
+/** Mean of landmarks `ids` into joint j: usable ones only (see module header). Returns false when none is usable. */
+function composite(ids: readonly number[], thr: number, partial: number, out: JointSet, j: number): boolean {
+  let sx = 0;
+  let sy = 0;
+  let sc = 0;
+  let n = 0;
+  for (let k = 0; k < ids.length; k++) {
+    const i = ids[k];
+    if (pc[i] >= thr) {
+      sx += px[i];
+      sy += py[i];
+      sc += pc[i];
+      n++;
+    }
+  }
+  if (n > 0) {
+    out.x[j] = sx / n;
+    out.y[j] = sy / n;
+    out.confidence[j] = n < ids.length ? (sc / n) * partial : sc / n;
+    return true;
+  }
+  for (let k = 0; k < ids.length; k++) {
+    const i = ids[k];
+    sx += px[i];
+    sy += py[i];
+    sc += pc[i];
+  }
+  out.x[j] = sx / ids.length;
+  out.y[j] = sy / ids.length;
+  out.confidence[j] = sc / ids.length;
+  return false;
+}
+
+/**
+ * The 21 joints of one frame in pose space (see the module header for the map).
+ * @param frame one recorded frame (33 landmarks, or [] for no person).
+ * @param image the camera image size in pixels (scales normalised landmarks; aspect-correct).
+ * @param options space, visibilityThreshold, unknownVisibilityConfidence, offFrameMargin, partialCompositeFactor.
+ * @param out receives x, y (pose space), confidence in [0, 1] per joint; state is Measured for every joint
+ *   (the raw value; whether it is usable is its confidence against the threshold).
+ * @param info optional object to reuse for the result (allocation-free use).
+ * Landmark confidence: visibility when present, min(visibility, presence) when both, presence alone when only
+ * it is, else unknownVisibilityConfidence (info.visibilityUnknown = true). Visibility is read from the image
+ * landmarks, or the world landmarks when the image landmarks lack it. An image landmark off-frame (beyond
+ * offFrameMargin) gets confidence 0.
+ */
+export function landmarksToJoints(
+  frame: PoseFrame,
+  image: { width: number; height: number },
+  options: PoseOptions,
+  out: JointSet,
+  info: LandmarkFrameInfo = createFrameInfo(),
+): LandmarkFrameInfo {
+  const lms = frame.landmarks;
+  const world = frame.worldLandmarks;
+  const hasImage = lms !== undefined && lms.length === N;
+  const hasWorld = world !== undefined && world.length === N;
+  let useWorld: boolean;
+  if (options.space === 'image') useWorld = false;
+  else if (options.space === 'world') useWorld = true;
+  else useWorld = !hasImage && hasWorld;
+  info.space = useWorld ? 'world' : 'image';
+  info.visibilityUnknown = false;
+  info.bodyScale = 0;
+  const src = useWorld ? world : lms;
+  if (!(useWorld ? hasWorld : hasImage) || src === undefined) {
+    info.personFound = false;
+    out.confidence.fill(0);
+    out.state.fill(JointStateCode.Measured);
+    return info;
+  }
+  info.personFound = true;
+  const thr = options.visibilityThreshold;
+  const m = options.offFrameMargin;
+  const sx = useWorld ? 1 : image.width;
+  const sy = useWorld ? 1 : image.height;
+  for (let i = 0; i < N; i++) {
+    const p = src[i];
+    px[i] = p.x * sx;
+    py[i] = p.y * sy;
+    // visibility: from the image landmarks, else from the world landmarks
+    let vis = hasImage ? lms[i].visibility : undefined;
+    let pres = hasImage ? lms[i].presence : undefined;
+    if (vis === undefined && pres === undefined && hasWorld) {
+      vis = world[i].visibility;
+      pres = world[i].presence;
+    }
+    let c: number;
+    if (vis !== undefined) c = pres !== undefined && pres < vis ? pres : vis;
+    else if (pres !== undefined) c = pres;
+    else {
+      c = options.unknownVisibilityConfidence;
+      info.visibilityUnknown = true;
+    }
+    if (hasImage) {
+      const q = lms[i];
+      if (q.x < -m || q.x > 1 + m || q.y < -m || q.y > 1 + m) c = 0;
+    }
+    pc[i] = c;
+  }
+  const partial = options.partialCompositeFactor;
+  for (let j = 0; j < 21; j++) {
+    const ids = JOINT_LANDMARKS[j];
+    if (ids.length === 1) {
+      const i = ids[0];
+      out.x[j] = px[i];
+      out.y[j] = py[i];
+      out.confidence[j] = pc[i];
+    } else if (j === 4) {
+      if (!composite(ids, thr, partial, out, j) && pc[0] >= thr) {
+        out.x[j] = px[0];
+        out.y[j] = py[0];
+        out.confidence[j] = pc[0] * partial;
+      }
+    } else if (ids.length > 1) composite(ids, thr, partial, out, j);
+  }
+  // Spine and Chest: 1/3 and 2/3 of the way Hips -> Neck
+  const c = Math.min(out.confidence[0], out.confidence[3]);
+  for (let k = 1; k <= 2; k++) {
+    out.x[k] = out.x[0] + ((out.x[3] - out.x[0]) * k) / 3;
+    out.y[k] = out.y[0] + ((out.y[3] - out.y[0]) * k) / 3;
+    out.confidence[k] = c;
+  }
+  out.state.fill(JointStateCode.Measured);
+  info.bodyScale = bodyScaleOf(out, thr);
+  return info;
+}
+
+/**
+ * Body scale of a joint set in its own units: |Neck - Hips| when both are at or above `threshold`, else the
+ * shoulder width / SHOULDER_WIDTH_PER_TORSO when both upper arms are, else 0 (unknown).
+ */
+export function bodyScaleOf(j: JointSet, threshold: number): number {
+  const c = j.confidence;
+  if (c[0] >= threshold && c[3] >= threshold) {
+    const d = Math.hypot(j.x[3] - j.x[0], j.y[3] - j.y[0]);
+    if (d > 0) return d;
+  }
+  if (c[5] >= threshold && c[9] >= threshold) {
+    const d = Math.hypot(j.x[5] - j.x[9], j.y[5] - j.y[9]);
+    if (d > 0) return d / SHOULDER_WIDTH_PER_TORSO;
+  }
+  return 0;
+}
