@@ -16,9 +16,10 @@ import {
   startPuppetServer,
   TASKS_VISION_WASM_FILES,
 } from '../src/cli/puppetServe';
+import { dataPath } from './helpers/data';
 
 const NODE_MODULES = path.resolve(__dirname, '../node_modules');
-const CHAR1 = path.resolve(__dirname, '../../../shared/data/animated-drawings/characters/char1');
+const CHAR1 = dataPath('animated-drawings/characters/char1');
 
 let tmp: string;
 let webRoot: string;

@@ -1,6 +1,7 @@
 /**
  * The page's live figures (browser-side bookkeeping; the measures themselves are the pose side's):
- * - inference rate, Hz: pose results per second of wall time over the last {@link RATE_WINDOW_MS};
+ * - inference rate, Hz: pose results per second over the last {@link RATE_WINDOW_MS} (wall time for the
+ *   webcam; for a recording played at once, its own timestamps: the recording's frame rate);
  * - inference time, ms: mean duration of the backend's detect call over the same window;
  * - jitter before and after smoothing: src/puppet metrics `jitter` (mean joint acceleration, second
  *   difference over the frame times) over the last {@link JITTER_FRAMES} frames of the raw joints
@@ -77,8 +78,14 @@ export class LiveFigures {
     if (bodyScale > 0) this.bodyScale = bodyScale;
   }
 
-  /** The figures now (allocates: called a few times a second for the display and by tests). */
-  values(nowMs: number, minConfidence: number): FigureValues {
+  /**
+   * The figures (allocates: called a few times a second for the display and by tests). The rate window
+   * ends at the latest arrival (the clock of arrival(): wall time for the webcam, recording time for a file).
+   */
+  values(minConfidence: number): FigureValues {
+    const nowMs = this.arrivalCount
+      ? this.arrivals[(this.arrivalHead - 1 + this.arrivals.length) % this.arrivals.length]
+      : 0;
     let n = 0;
     let first = Number.POSITIVE_INFINITY;
     let last = Number.NEGATIVE_INFINITY;

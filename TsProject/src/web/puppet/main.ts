@@ -12,7 +12,8 @@
  * in the recording format of issue 12 (./recorder.ts).
  *
  * URL parameters (also what the browser tests use):
- * - `character=<base URL>`: an AnimatedDrawings folder served at `<base>texture.png`, `mask.png`, `char_cfg.yaml`;
+ * - `character=<base URL>`: an AnimatedDrawings folder served at `<base>texture.png`, `mask.png`, `char_cfg.yaml`
+ *   (`character=none`: start without a drawing);
  *   `image=<URL>`: one image; default: the server's config (the `--character` or the embedded default);
  * - `backend=legacy|tasks`, `complexity=0|1`: the pose backend (default legacy: offline, no GPU needed);
  * - `source=camera`: start the webcam at load; `recording=<URL>`: play that recording at load (`loop=1` to loop).
@@ -789,7 +790,9 @@ async function init(): Promise<void> {
   if (cx === '0' || cx === '1') ($('complexity') as HTMLSelectElement).value = cx;
   const charBase = params.get('character');
   const image = params.get('image');
-  const spec: CharacterSpec | null = charBase
+  const spec: CharacterSpec | null = charBase === 'none'
+    ? null
+    : charBase
     ? {
         name: charBase.replace(/\/$/, '').split('/').pop() || 'character',
         texture: `${charBase}texture.png`,
