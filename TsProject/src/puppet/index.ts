@@ -2,14 +2,22 @@
  * The drawing puppet (issue 12): MediaPipe landmarks -> 21 joints with confidences -> a rig-less drawing
  * deformed by CPU linear blend skinning. Engine-free (no Node or DOM API). See types.ts for the pipeline.
  * Pose side: landmarks.ts (readers), joints.ts (33 -> 21), filter.ts, occlusion.ts, pipeline.ts,
- * metrics.ts and tune.ts (item 8); POSE.md documents it.
+ * metrics.ts and tune.ts (item 8); POSE.md documents it. Drawing side: DRAWING.md (character, rig, mesh,
+ * weights, skinning, rasteriser).
  */
+export * from './character';
 export * from './filter';
 export * from './joints';
 export * from './landmarks';
+export * from './mask';
+export * from './mesh';
 export * from './metrics';
 export * from './occlusion';
 export * from './options';
 export * from './pipeline';
+export * from './raster';
+export * from './rig';
+export * from './skinning';
 export * from './tune';
 export * from './types';
+export * from './weights';

@@ -5,3 +5,4 @@
  */
 export { defaultAssetsDir, describeFsError, readInput, requireNotFolder } from './files';
 export { type LoadedSource, loadAvatar, loadSource, type SourceFormat } from './load';
+export { decodePng, encodePng, isAnimatedDrawingsFolder, loadCharacter, readPng } from './puppetFiles';
