@@ -78,17 +78,38 @@ function syntheticRecording(): string {
   // [x, y] px of the 33 BlazePose landmarks, person's left on image right
   const base: [number, number][] = [
     [320, 100], // 0 nose
-    [326, 94], [330, 94], [334, 94], [314, 94], [310, 94], [306, 94], // eyes
-    [340, 100], [300, 100], // ears
-    [326, 112], [314, 112], // mouth
-    [360, 150], [280, 150], // shoulders 11 L, 12 R
-    [390, 200], [250, 200], // elbows
-    [410, 250], [230, 250], // wrists
-    [414, 262], [226, 262], [412, 264], [228, 264], [406, 258], [234, 258], // pinky, index, thumb
-    [345, 260], [295, 260], // hips 23 L, 24 R
-    [350, 340], [290, 340], // knees
-    [352, 420], [288, 420], // ankles
-    [350, 430], [290, 430], [362, 436], [278, 436], // heels, foot index
+    [326, 94],
+    [330, 94],
+    [334, 94],
+    [314, 94],
+    [310, 94],
+    [306, 94], // eyes
+    [340, 100],
+    [300, 100], // ears
+    [326, 112],
+    [314, 112], // mouth
+    [360, 150],
+    [280, 150], // shoulders 11 L, 12 R
+    [390, 200],
+    [250, 200], // elbows
+    [410, 250],
+    [230, 250], // wrists
+    [414, 262],
+    [226, 262],
+    [412, 264],
+    [228, 264],
+    [406, 258],
+    [234, 258], // pinky, index, thumb
+    [345, 260],
+    [295, 260], // hips 23 L, 24 R
+    [350, 340],
+    [290, 340], // knees
+    [352, 420],
+    [288, 420], // ankles
+    [350, 430],
+    [290, 430],
+    [362, 436],
+    [278, 436], // heels, foot index
   ];
   const hidden = new Set([14, 16, 18, 20, 22]);
   const frames = [];
@@ -109,10 +130,13 @@ beforeAll(async () => {
   if (!HAS_CHROMIUM) return;
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'puppet-page-'));
   const web = path.join(tmp, 'web');
-  execFileSync(process.execPath, [path.resolve(ROOT, '../tools/build.mjs'), 'web', web], { stdio: 'inherit' });
+  execFileSync(process.execPath, [path.resolve(ROOT, '../tools/build.mjs'), 'web', web], {
+    stdio: 'inherit',
+  });
   const files: Record<string, string> = {};
   if (HAS_SHARED_DATA) {
-    for (const f of ['texture.png', 'mask.png', 'char_cfg.yaml']) files[`/chars/char1/${f}`] = path.join(CHAR1, f);
+    for (const f of ['texture.png', 'mask.png', 'char_cfg.yaml'])
+      files[`/chars/char1/${f}`] = path.join(CHAR1, f);
     files['/photos/full-body.png'] = PERSON_PHOTO;
     const rec = parseTfjsReference(
       fs.readFileSync(SQUAT_JSON, 'utf8'),
@@ -153,12 +177,30 @@ describeBrowser('puppet page, recorded landmark files (no camera)', () => {
     await page.evaluate(() =>
       (window as unknown as Win).kindPuppet.drawAndUse(
         [
-          [[320, 90], [320, 110]], // head (a thick dot)
-          [[320, 120], [320, 300]], // torso
-          [[320, 160], [240, 230]], // right arm (image left)
-          [[320, 160], [400, 230]], // left arm
-          [[320, 300], [280, 450]], // right leg
-          [[320, 300], [360, 450]], // left leg
+          [
+            [320, 90],
+            [320, 110],
+          ], // head (a thick dot)
+          [
+            [320, 120],
+            [320, 300],
+          ], // torso
+          [
+            [320, 160],
+            [240, 230],
+          ], // right arm (image left)
+          [
+            [320, 160],
+            [400, 230],
+          ], // left arm
+          [
+            [320, 300],
+            [280, 450],
+          ], // right leg
+          [
+            [320, 300],
+            [360, 450],
+          ], // left leg
         ],
         28,
       ),
@@ -191,7 +233,8 @@ describeBrowser('puppet page, recorded landmark files (no camera)', () => {
     expect(got.h.measured[20]).toBe(21);
     expect(Math.min(...got.h.measured.slice(32, 50))).toBeLessThan(21);
     expect(got.skinned!.every(Number.isFinite)).toBe(true);
-    for (const k of ['jitterRaw', 'jitterSmoothed', 'rateHz'] as const) expect(Number.isFinite(got.figures[k])).toBe(true);
+    for (const k of ['jitterRaw', 'jitterSmoothed', 'rateHz'] as const)
+      expect(Number.isFinite(got.figures[k])).toBe(true);
     // the recording plays at 30 fps: the rate shown is about that (rAF-paced arrivals)
     expect(got.figures.rateHz).toBeGreaterThan(10);
     expect(got.shown.fSource).toBe('recording');
@@ -265,7 +308,19 @@ describeBrowser('puppet page, fake webcam from the real squat video', () => {
   itCamera('the offline @mediapipe/pose backend drives char1 from the video: hips down and up', async () => {
     // chromium's fake capture device plays a .y4m file (looping); 360x640 keeps it at 22 MB
     const y4m = path.join(tmp, 'squat.y4m');
-    execFileSync(FFMPEG!, ['-hide_banner', '-loglevel', 'error', '-y', '-i', SQUAT_MP4, '-vf', 'scale=360:640', '-pix_fmt', 'yuv420p', y4m]);
+    execFileSync(FFMPEG!, [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-i',
+      SQUAT_MP4,
+      '-vf',
+      'scale=360:640',
+      '-pix_fmt',
+      'yuv420p',
+      y4m,
+    ]);
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -313,7 +368,7 @@ describeBrowser('puppet page, fake webcam from the real squat video', () => {
       // down and up: after the lowest frame the hips rise again by at least a third of the range
       const lowest = drawY.indexOf(Math.max(...drawY));
       const later = drawY.slice(lowest);
-      expect(Math.min(...later.length > 1 ? later : drawY)).toBeLessThan(
+      expect(Math.min(...(later.length > 1 ? later : drawY))).toBeLessThan(
         Math.max(...drawY) - (Math.max(...drawY) - Math.min(...drawY)) / 3,
       );
       expect(measured.reduce((s, v) => s + v, 0) / measured.length).toBeGreaterThan(18);

@@ -112,8 +112,20 @@ export class LiveFigures {
     return {
       rateHz,
       inferenceMs: durN > 0 ? dur / durN : Number.NaN,
-      jitterRaw: enough ? jitter(order.map((i) => this.raw[i]), times, o) : Number.NaN,
-      jitterSmoothed: enough ? jitter(order.map((i) => this.smooth[i]), times, o) : Number.NaN,
+      jitterRaw: enough
+        ? jitter(
+            order.map((i) => this.raw[i]),
+            times,
+            o,
+          )
+        : Number.NaN,
+      jitterSmoothed: enough
+        ? jitter(
+            order.map((i) => this.smooth[i]),
+            times,
+            o,
+          )
+        : Number.NaN,
       jitterFrames: order.length,
     };
   }

@@ -21,6 +21,7 @@
  * For tests, `window.kindPuppet` ({@link KindPuppetApi}) exposes the page's state.
  */
 import {
+  buildMesh,
   type Character,
   characterFromAnimatedDrawings,
   characterFromImage,
@@ -41,7 +42,6 @@ import {
   parseLandmarkRecording,
   type SkinWeights,
   skin,
-  buildMesh,
   type WeightMode,
 } from '../../puppet';
 import { type BackendName, createLegacyBackend, createTasksBackend, type PoseBackend } from './backends';
@@ -92,7 +92,13 @@ export interface KindPuppetApi {
   frames: number;
   personFrames: number;
   /** Per processed frame: timestamp (ms), person found, pose-space and drawing-space Hips y, joints measured. */
-  history: { t: number[]; person: boolean[]; hipsPoseY: number[]; hipsDrawingY: number[]; measured: number[] };
+  history: {
+    t: number[];
+    person: boolean[];
+    hipsPoseY: number[];
+    hipsDrawingY: number[];
+    measured: number[];
+  };
   /** The posed drawing's joints (drawing px), or the rest joints before any pose. */
   joints(): JointReading[];
   /** The pose side's joints of the last frame (pose space). */
@@ -100,7 +106,11 @@ export interface KindPuppetApi {
   /** The skinned vertices (drawing px, 2 per vertex), or null. */
   skinned(): number[] | null;
   /** The live figures as computed, plus the last frame's report. */
-  figures(): FigureValues & { counts: Record<string, number>; personFound: boolean; visibilityUnknown: boolean };
+  figures(): FigureValues & {
+    counts: Record<string, number>;
+    personFound: boolean;
+    visibilityUnknown: boolean;
+  };
   /** The figures as the page shows them (text of each `#f*` element). */
   shown(): Record<string, string>;
   loadCharacter(spec: CharacterSpec): Promise<void>;
@@ -308,7 +318,8 @@ async function loadAnimatedDrawingsFiles(files: FileList): Promise<void> {
   const byName = new Map<string, File>();
   for (const f of Array.from(files)) byName.set(f.name.toLowerCase(), f);
   const missing = ['texture.png', 'mask.png', 'char_cfg.yaml'].filter((n) => !byName.has(n));
-  if (missing.length) throw new Error(`AnimatedDrawings character: ${missing.join(', ')} not among the picked files`);
+  if (missing.length)
+    throw new Error(`AnimatedDrawings character: ${missing.join(', ')} not among the picked files`);
   const first = Array.from(files)[0] as File & { webkitRelativePath?: string };
   const folder = first.webkitRelativePath?.split('/')[0] || 'character';
   const [tex, mask, cfg] = await Promise.all([
@@ -581,7 +592,12 @@ function render(): void {
     const p = puppet;
     // the drawing's page: a faint rectangle where the drawing lies at rest
     ctx.strokeStyle = 'rgba(255,255,255,0.12)';
-    ctx.strokeRect(p.view.offsetX, p.view.offsetY, p.view.scale * p.character.width, p.view.scale * p.character.height);
+    ctx.strokeRect(
+      p.view.offsetX,
+      p.view.offsetY,
+      p.view.scale * p.character.width,
+      p.view.scale * p.character.height,
+    );
     const showRest = editing || !posedOnce;
     drawMesh(
       ctx,
@@ -616,7 +632,8 @@ function updateFigures(): void {
   const v = figures.values(pipeline.options.visibilityThreshold);
   const live = source !== 'none';
   $('fSource').textContent = source;
-  $('fBackend').textContent = source === 'camera' ? (api.backend ?? '-') : source === 'recording' ? 'file' : '-';
+  $('fBackend').textContent =
+    source === 'camera' ? (api.backend ?? '-') : source === 'recording' ? 'file' : '-';
   $('fRate').textContent = live ? fmt(v.rateHz, 1) : '-';
   $('fInference').textContent = live ? fmt(v.inferenceMs, 0) : '-';
   $('fJitterRaw').textContent = fmt(v.jitterRaw, 2);
@@ -636,7 +653,8 @@ function updateFigures(): void {
     stateCell.textContent = st >= 0 ? JOINT_STATES[st] : '-';
     stateCell.style.color = st >= 0 ? STATE_COLOURS[st] : '';
     (row.querySelector('.conf') as HTMLElement).textContent = fmt(c, 2);
-    (row.querySelector('.bar') as HTMLElement).style.width = `${Number.isFinite(c) ? Math.round(60 * c) : 0}px`;
+    (row.querySelector('.bar') as HTMLElement).style.width =
+      `${Number.isFinite(c) ? Math.round(60 * c) : 0}px`;
   }
 }
 
@@ -706,7 +724,9 @@ function wireControls(): void {
     const f = (e.target as HTMLInputElement).files?.[0];
     taskModel = f ? new Uint8Array(await f.arrayBuffer()) : null;
     if (f) ($('backend') as HTMLSelectElement).value = 'tasks';
-    setStatus(f ? `model ${f.name} (${taskModel!.length} bytes) picked for tasks-vision` : 'model: published URL');
+    setStatus(
+      f ? `model ${f.name} (${taskModel!.length} bytes) picked for tasks-vision` : 'model: published URL',
+    );
   });
   on('startCamera', 'click', () => startCamera());
   on('stopSource', 'click', () => {
@@ -790,18 +810,19 @@ async function init(): Promise<void> {
   if (cx === '0' || cx === '1') ($('complexity') as HTMLSelectElement).value = cx;
   const charBase = params.get('character');
   const image = params.get('image');
-  const spec: CharacterSpec | null = charBase === 'none'
-    ? null
-    : charBase
-    ? {
-        name: charBase.replace(/\/$/, '').split('/').pop() || 'character',
-        texture: `${charBase}texture.png`,
-        mask: `${charBase}mask.png`,
-        cfg: `${charBase}char_cfg.yaml`,
-      }
-    : image
-      ? { name: image.split('/').pop() || 'image', texture: image }
-      : config.character;
+  const spec: CharacterSpec | null =
+    charBase === 'none'
+      ? null
+      : charBase
+        ? {
+            name: charBase.replace(/\/$/, '').split('/').pop() || 'character',
+            texture: `${charBase}texture.png`,
+            mask: `${charBase}mask.png`,
+            cfg: `${charBase}char_cfg.yaml`,
+          }
+        : image
+          ? { name: image.split('/').pop() || 'image', texture: image }
+          : config.character;
   if (spec) await guard(loadCharacterSpec(spec)).catch(() => undefined);
   else setStatus('no drawing yet: draw one, or load an image or an AnimatedDrawings folder');
   ($('playDefault') as HTMLButtonElement).disabled = !config.recording;
