@@ -358,7 +358,8 @@ async function suggestJoints(): Promise<number> {
   const be = await ensureBackend();
   const c = puppet.character;
   setStatus('running the pose model on the drawing…');
-  const frame = await be.detectImage(rgbaOnWhite(c.texture, c.mask));
+  // the texture as it is (alpha composited on white), not cut by the mask: a photo's mask may miss the head
+  const frame = await be.detectImage(rgbaOnWhite(c.texture));
   const found = createJointSet();
   const info = landmarksToJoints(frame, { width: c.width, height: c.height }, pipeline.options, found);
   if (!info.personFound) {
