@@ -1,8 +1,9 @@
 /**
  * The page's live figures (browser-side bookkeeping; the measures themselves are the pose side's):
- * - inference rate, Hz: pose results per second over the last {@link RATE_WINDOW_MS} (wall time for the
+ * - inference rate, Hz: pose results per second over the last {@link RATE_RESULTS} results within
+ *   {@link RATE_WINDOW_MS} (so a slow CPU backend at 1 Hz still shows a rate; wall time for the
  *   webcam; for a recording played at once, its own timestamps: the recording's frame rate);
- * - inference time, ms: mean duration of the backend's detect call over the same window;
+ * - inference time, ms: mean duration of the backend's detect call over the same results;
  * - jitter before and after smoothing: src/puppet metrics `jitter` (mean joint acceleration, second
  *   difference over the frame times) over the last {@link JITTER_FRAMES} frames of the raw joints
  *   (PoseFrameReport.rawJoints, before the confidence filter) and of the pipeline's output, in body
@@ -13,7 +14,9 @@
  */
 import { createJointSet, type JointSet, jitter } from '../../puppet';
 
-export const RATE_WINDOW_MS = 2000;
+/** The rate and inference time use the last {@link RATE_RESULTS} results not older than this (ms) before the latest. */
+export const RATE_WINDOW_MS = 10000;
+export const RATE_RESULTS = 10;
 export const JITTER_FRAMES = 30;
 
 function copyInto(dst: JointSet, src: JointSet): void {
@@ -91,7 +94,7 @@ export class LiveFigures {
     let last = Number.NEGATIVE_INFINITY;
     let dur = 0;
     let durN = 0;
-    for (let k = 0; k < this.arrivalCount; k++) {
+    for (let k = 0; k < Math.min(this.arrivalCount, RATE_RESULTS); k++) {
       const i = (this.arrivalHead - 1 - k + this.arrivals.length) % this.arrivals.length;
       const t = this.arrivals[i];
       if (nowMs - t > RATE_WINDOW_MS) break;

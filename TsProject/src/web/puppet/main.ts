@@ -163,8 +163,8 @@ const poseJoints = createJointSet();
 const drawingJoints = createJointSet();
 const transforms = new Float64Array(PUPPET_JOINT_COUNT * 6);
 let posedOnce = false;
-let lastReport: { counts: Record<string, number>; personFound: boolean; visibilityUnknown: boolean } = {
-  counts: {},
+const lastReport: { counts: Record<string, number>; personFound: boolean; visibilityUnknown: boolean } = {
+  counts: Object.fromEntries(JOINT_STATES.map((st) => [st, 0])),
   personFound: false,
   visibilityUnknown: false,
 };
@@ -194,7 +194,12 @@ const api: KindPuppetApi = {
   joints: () => readJoints(posedOnce ? drawingJoints : (puppet?.character.restJoints ?? drawingJoints)),
   poseJoints: () => readJoints(poseJoints),
   skinned: () => (puppet ? Array.from(puppet.skinned) : null),
-  figures: () => ({ ...figures.values(pipeline.options.visibilityThreshold), ...lastReport }),
+  figures: () => ({
+    ...figures.values(pipeline.options.visibilityThreshold),
+    counts: { ...lastReport.counts },
+    personFound: lastReport.personFound,
+    visibilityUnknown: lastReport.visibilityUnknown,
+  }),
   shown: () => {
     const out: Record<string, string> = {};
     document.querySelectorAll('#figures b[id]').forEach((e) => {
@@ -401,11 +406,9 @@ function processFrame(frame: PoseFrame): void {
   api.frames++;
   if (report.personFound) api.personFrames++;
   figures.frame(frame.timestampMs, report.rawJoints, poseJoints, report.bodyScale);
-  lastReport = {
-    counts: { ...report.counts },
-    personFound: report.personFound,
-    visibilityUnknown: report.visibilityUnknown,
-  };
+  for (const st of JOINT_STATES) lastReport.counts[st] = report.counts[st];
+  lastReport.personFound = report.personFound;
+  lastReport.visibilityUnknown = report.visibilityUnknown;
   if (puppet && (report.personFound || posedOnce)) {
     puppet.rig.pose(poseJoints, drawingJoints, transforms);
     skin(puppet.mesh, puppet.weights, transforms, puppet.skinned);
@@ -537,7 +540,7 @@ async function playRecording(
     while (next < frames.length && frames[next].timestampMs + offset <= now) {
       const f = frames[next++];
       const shifted = offset ? { ...f, timestampMs: f.timestampMs + offset } : f;
-      figures.arrival(performance.now(), Number.NaN);
+      figures.arrival(shifted.timestampMs, Number.NaN); // the recording's clock: its frame rate
       processFrame(shifted);
     }
     if (next >= frames.length) {
