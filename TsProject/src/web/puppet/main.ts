@@ -255,11 +255,15 @@ async function guard<T>(p: Promise<T>): Promise<T> {
 
 // ------------------------------------------------------------------ the drawing
 
+/**
+ * The rest drawing in the upper part of the stage, centred across: room below it for the drawing to squat
+ * or crouch (the rig moves the hips with the person's, relative to the first frame) and at the sides for arms.
+ */
 function fitView(c: Character): View {
   const w = stage.width;
   const h = stage.height;
-  const scale = Math.min((0.8 * w) / c.width, (0.8 * h) / c.height);
-  return { scale, offsetX: (w - scale * c.width) / 2, offsetY: (h - scale * c.height) / 2 };
+  const scale = Math.min((0.7 * w) / c.width, (0.66 * h) / c.height);
+  return { scale, offsetX: (w - scale * c.width) / 2, offsetY: 0.06 * h };
 }
 
 /** Mesh, weights, rig and texture of a character; the page's puppet from now on. */
@@ -464,7 +468,10 @@ async function startCamera(o: { backend?: BackendName; complexity?: 0 | 1 } = {}
   if (o.complexity !== undefined) ($('complexity') as HTMLSelectElement).value = String(o.complexity);
   const be = await ensureBackend();
   setStatus('starting the webcam…');
-  stream = await navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 480 }, audio: false });
+  // a native camera mode near 640x480, never cropped or rescaled by the browser (resizeMode 'none'): the
+  // landmarks are normalised to the frame the model saw, and bone angles need its true aspect
+  const video0 = { width: { ideal: 640 }, height: { ideal: 480 }, resizeMode: 'none' } as MediaTrackConstraints;
+  stream = await navigator.mediaDevices.getUserMedia({ video: video0, audio: false });
   video.srcObject = stream;
   video.classList.add('on');
   await video.play();
