@@ -470,7 +470,11 @@ async function startCamera(o: { backend?: BackendName; complexity?: 0 | 1 } = {}
   setStatus('starting the webcam…');
   // a native camera mode near 640x480, never cropped or rescaled by the browser (resizeMode 'none'): the
   // landmarks are normalised to the frame the model saw, and bone angles need its true aspect
-  const video0 = { width: { ideal: 640 }, height: { ideal: 480 }, resizeMode: 'none' } as MediaTrackConstraints;
+  const video0 = {
+    width: { ideal: 640 },
+    height: { ideal: 480 },
+    resizeMode: 'none',
+  } as MediaTrackConstraints;
   stream = await navigator.mediaDevices.getUserMedia({ video: video0, audio: false });
   video.srcObject = stream;
   video.classList.add('on');
