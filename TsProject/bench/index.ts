@@ -4,7 +4,7 @@
  * ratios; nothing asserts wall-clock times. Rates and latencies the tests must not assert live here.
  *
  * Build and run: `npm run bench` in TsProject (esbuild bundles this file to dist/bench.cjs, run with
- * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa`, `live`, `cleanup` or `contact` runs one benchmark only
+ * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa`, `live`, `cleanup`, `contact` or `puppet-pose` runs one benchmark only
  * (`npm run bench -- live`);
  * `filter-sweep` runs the source filter's parameter sweep instead (bench/filterSweep.ts; the README's table);
  * `cleanup-table` prints the README's per-take table of `kind cleanup` instead (bench/cleanupTable.ts);
@@ -22,6 +22,7 @@ import { now, printTable, type Row, readText, shortName } from './harness';
 import { hubChild, runHubBench } from './hubBench';
 import { runLiveBench } from './liveBench';
 import { parseBenchFiles, runParseBench } from './parseBench';
+import { runPuppetPoseBench } from './puppetPoseBench';
 import { runQaBench } from './qaBench';
 import { profileRetarget, runRetargetBench } from './retargetBench';
 
@@ -73,7 +74,8 @@ async function main(): Promise<void> {
       a === 'qa' ||
       a === 'live' ||
       a === 'cleanup' ||
-      a === 'contact',
+      a === 'contact' ||
+      a === 'puppet-pose',
   );
   if (!(globalThis as { gc?: unknown }).gc) {
     console.log('note: run with node --expose-gc for clean heap figures (npm run bench does)');
@@ -102,6 +104,7 @@ async function main(): Promise<void> {
   if (!only || only === 'live') rows.push(...(await runLiveBench()));
   if (!only || only === 'cleanup') rows.push(...(await runCleanupBench()));
   if (!only || only === 'contact') rows.push(...(await runContactBench()));
+  if (!only || only === 'puppet-pose') rows.push(...(await runPuppetPoseBench()));
   console.log(
     "\n== Summary (ratio = our speed / the peer's speed (three.js, or onnxruntime-web for contact), from the medians; best runs: from the fastest run of each)",
   );

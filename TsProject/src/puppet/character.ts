@@ -155,8 +155,7 @@ export function parseCharCfg(yamlText: string, source: string): CharCfg {
     const locNode = item.get('loc', true);
     const loc = isSeq(locNode) ? locNode.items.map((n) => (n as { value?: unknown }).value) : null;
     if (
-      !loc ||
-      loc.length !== 2 ||
+      loc?.length !== 2 ||
       typeof loc[0] !== 'number' ||
       typeof loc[1] !== 'number' ||
       !Number.isFinite(loc[0]) ||

@@ -2,7 +2,7 @@
  * Confidence-weighted smoothing of the 21 joints (issue 12, item 3). Engine-free, allocation-free per frame.
  *
  * Per joint, with c its confidence this frame, thr = visibilityThreshold, s = body scale (Hips-Neck distance,
- * joints.ts bodyScaleOf; the running value is an EMA with weight 0.2 per frame that had one):
+ * joints.ts computeBodyScale; the running value is an EMA with weight 0.2 per frame that had one):
  * - c >= thr, previous value measured or held:
  *   - jump |new - previous| > outlierJump * s: an outlier, dropped, the previous value held (state held,
  *     confidence x heldDecay); the first such frame always, later ones while the time held <= maxHoldMs;
@@ -17,7 +17,7 @@
  * - c < thr: not used. A previous measured/held value is held (same time limit); otherwise the joint is
  *   marked in `missing` (state rest, confidence 0, previous position) for the occlusion fill.
  */
-import { bodyScaleOf } from './joints';
+import { bodyScaleScratch, computeBodyScale } from './joints';
 import type { PoseOptions } from './options';
 import { createJointSet, type JointSet, JointStateCode, PUPPET_JOINT_COUNT } from './types';
 
@@ -37,6 +37,7 @@ export class ConfidenceFilter {
   private readonly heldMs = new Float64Array(J);
   private readonly heldCount = new Uint32Array(J);
   private readonly speed = new Float64Array(J);
+  private readonly dtBox = new Float64Array(1);
 
   constructor(readonly options: PoseOptions) {}
 
@@ -57,13 +58,21 @@ export class ConfidenceFilter {
    * @param out filtered joints (not inJ). Remembered as the previous value unless commit() replaces it.
    */
   step(inJ: JointSet, dtMs: number, out: JointSet): void {
+    // the time goes through a typed array: a double passed to a call V8 does not inline is boxed per frame
+    this.dtBox[0] = dtMs;
+    this.run(inJ, out);
+  }
+
+  private run(inJ: JointSet, out: JointSet): void {
+    const dtMs = this.dtBox[0];
     const o = this.options;
     const thr = o.visibilityThreshold;
-    const s0 = bodyScaleOf(inJ, thr);
+    computeBodyScale(inJ, thr);
+    const s0 = bodyScaleScratch[0];
     if (s0 > 0) this.bodyScale = this.bodyScale > 0 ? this.bodyScale + 0.2 * (s0 - this.bodyScale) : s0;
     const jump = o.outlierJump * this.bodyScale;
     const jump2 = jump * jump;
-    const dt = dtMs > 0 ? dtMs : 0;
+    const dt = Number.isFinite(dtMs) && dtMs > 0 ? dtMs : 0;
     const prev = this.prev;
     const speedAlpha = 1 - Math.exp(-dt / SPEED_TAU_MS);
     for (let j = 0; j < J; j++) {

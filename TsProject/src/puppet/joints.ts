@@ -25,7 +25,7 @@
  * world landmarks as (x, y) metres.
  */
 import type { PoseOptions } from './options';
-import { type JointSet, JointStateCode, type PoseFrame, type PuppetJointName } from './types';
+import { type JointSet, JointStateCode, type Landmark, type PoseFrame, type PuppetJointName } from './types';
 
 /** What landmarksToJoints saw in a frame (reused object when passed in). */
 export interface LandmarkFrameInfo {
@@ -138,6 +138,14 @@ function composite(ids: readonly number[], thr: number, partial: number, out: Jo
   return false;
 }
 
+/** min(visibility, presence) of a landmark, whichever it has, or -1 when it has neither. */
+function landmarkConfidence(l: Landmark): number {
+  const v = l.visibility;
+  const p = l.presence;
+  if (v !== undefined) return p !== undefined && p < v ? p : v;
+  return p !== undefined ? p : -1;
+}
+
 /**
  * The 21 joints of one frame in pose space (see the module header for the map).
  * @param frame one recorded frame (33 landmarks, or [] for no person).
@@ -186,16 +194,9 @@ export function landmarksToJoints(
     px[i] = p.x * sx;
     py[i] = p.y * sy;
     // visibility: from the image landmarks, else from the world landmarks
-    let vis = hasImage ? lms[i].visibility : undefined;
-    let pres = hasImage ? lms[i].presence : undefined;
-    if (vis === undefined && pres === undefined && hasWorld) {
-      vis = world[i].visibility;
-      pres = world[i].presence;
-    }
-    let c: number;
-    if (vis !== undefined) c = pres !== undefined && pres < vis ? pres : vis;
-    else if (pres !== undefined) c = pres;
-    else {
+    let c = hasImage ? landmarkConfidence(lms[i]) : -1;
+    if (c < 0 && hasWorld) c = landmarkConfidence(world[i]);
+    if (c < 0) {
       c = options.unknownVisibilityConfidence;
       info.visibilityUnknown = true;
     }
@@ -229,23 +230,49 @@ export function landmarksToJoints(
     out.confidence[k] = c;
   }
   out.state.fill(JointStateCode.Measured);
-  info.bodyScale = bodyScaleOf(out, thr);
+  // body scale, as computeBodyScale (written out here: as a call it cost a boxed number per frame)
+  const oc = out.confidence;
+  let scale = 0;
+  if (oc[0] >= thr && oc[3] >= thr) {
+    const ax = out.x[3] - out.x[0];
+    const ay = out.y[3] - out.y[0];
+    scale = Math.sqrt(ax * ax + ay * ay);
+  }
+  if (scale === 0 && oc[5] >= thr && oc[9] >= thr) {
+    const bx = out.x[5] - out.x[9];
+    const by = out.y[5] - out.y[9];
+    scale = Math.sqrt(bx * bx + by * by) / SHOULDER_WIDTH_PER_TORSO;
+  }
+  info.bodyScale = scale;
   return info;
 }
 
+/** Output of computeBodyScale (a typed array, so that no number is boxed per frame). */
+export const bodyScaleScratch = new Float64Array(1);
+
 /**
- * Body scale of a joint set in its own units: |Neck - Hips| when both are at or above `threshold`, else the
- * shoulder width / SHOULDER_WIDTH_PER_TORSO when both upper arms are, else 0 (unknown).
+ * Body scale of a joint set in its own units, written to bodyScaleScratch[0]: |Neck - Hips| when both are at
+ * or above `threshold`, else the shoulder width / SHOULDER_WIDTH_PER_TORSO when both upper arms are, else 0
+ * (unknown). (Per-frame callers read the scratch: a double returned from a call V8 does not inline, or
+ * stored through a polymorphic site, is boxed on the heap.)
  */
-export function bodyScaleOf(j: JointSet, threshold: number): number {
+export function computeBodyScale(j: JointSet, threshold: number): void {
+  bodyScaleScratch[0] = 0;
   const c = j.confidence;
   if (c[0] >= threshold && c[3] >= threshold) {
-    const d = Math.hypot(j.x[3] - j.x[0], j.y[3] - j.y[0]);
-    if (d > 0) return d;
+    const ax = j.x[3] - j.x[0];
+    const ay = j.y[3] - j.y[0];
+    bodyScaleScratch[0] = Math.sqrt(ax * ax + ay * ay);
   }
-  if (c[5] >= threshold && c[9] >= threshold) {
-    const d = Math.hypot(j.x[5] - j.x[9], j.y[5] - j.y[9]);
-    if (d > 0) return d / SHOULDER_WIDTH_PER_TORSO;
+  if (bodyScaleScratch[0] === 0 && c[5] >= threshold && c[9] >= threshold) {
+    const bx = j.x[5] - j.x[9];
+    const by = j.y[5] - j.y[9];
+    bodyScaleScratch[0] = Math.sqrt(bx * bx + by * by) / SHOULDER_WIDTH_PER_TORSO;
   }
-  return 0;
+}
+
+/** computeBodyScale's value, returned (convenience; not for per-frame code). */
+export function bodyScaleOf(j: JointSet, threshold: number): number {
+  computeBodyScale(j, threshold);
+  return bodyScaleScratch[0];
 }

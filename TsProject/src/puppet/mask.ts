@@ -62,7 +62,7 @@ export function maskFromImage(img: RgbaImage, options: MaskOptions = {}): Uint8A
       const r = data[i * 4];
       const g = data[i * 4 + 1];
       const b = data[i * 4 + 2];
-      dark[i] = r < g ? (r < b ? r : b) : g < b ? g : b;
+      dark[i] = r < g ? Math.min(r, b) : Math.min(g, b);
     }
     const block = options.block ?? Math.max(15, (Math.round(Math.min(w, h) / 5) >> 1) * 2 + 1);
     adaptiveThreshold(dark, w, h, block, options.offset ?? 8, mask);

@@ -70,6 +70,7 @@ export class OcclusionFill {
   private readonly seenH = new Uint8Array(J);
   private readonly seenN = new Uint8Array(J);
   private readonly todo = new Uint8Array(J);
+  private readonly scaleBox = new Float64Array(1);
 
   constructor(readonly options: PoseOptions) {
     this.reset();
@@ -94,8 +95,13 @@ export class OcclusionFill {
    * @param bodyScale pose-space units per torso length (> 0; the caller's running body scale).
    */
   fill(j: JointSet, missing: Uint8Array, rest: JointSet, bodyScale: number): void {
+    this.scaleBox[0] = bodyScale; // through a typed array: no boxed double per frame
+    this.run(j, missing, rest);
+  }
+
+  private run(j: JointSet, missing: Uint8Array, rest: JointSet): void {
     const o = this.options;
-    const s = bodyScale > 0 ? bodyScale : 1;
+    const s = this.scaleBox[0] > 0 ? this.scaleBox[0] : 1;
     const x = j.x;
     const y = j.y;
     const st = j.state;

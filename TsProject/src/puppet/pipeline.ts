@@ -77,7 +77,7 @@ export class PosePipeline {
     this.fill.reset();
     this.lastMs = Number.NaN;
     this.hipsX = Number.NaN;
-    this.placeRest('image', 0);
+    this.placeRest('image');
   }
 
   /**
@@ -96,7 +96,7 @@ export class PosePipeline {
       this.hipsX = out.x[0];
       this.hipsY = out.y[0];
     }
-    this.placeRest(info.space, f.bodyScale);
+    this.placeRest(info.space);
     this.fill.fill(out, f.missing, this.restPose, this.scale(info.space, f.bodyScale));
     f.commit(out);
     const r = this.report;
@@ -116,8 +116,8 @@ export class PosePipeline {
     return space === 'world' ? 0.5 : this.image.height / 4;
   }
 
-  private placeRest(space: 'image' | 'world', bodyScale: number): void {
-    const s = this.scale(space, bodyScale);
+  private placeRest(space: 'image' | 'world'): void {
+    const s = this.scale(space, this.filter.bodyScale);
     let hx = this.hipsX;
     let hy = this.hipsY;
     if (Number.isNaN(hx)) {

@@ -105,7 +105,7 @@ export function computeWeights(
     }
     const sum = bestW[0] + bestW[1] + bestW[2] + bestW[3];
     for (let k = 0; k < 4; k++) {
-      joints[4 * v + k] = bestT[k] < 0 ? 0 : bestT[k];
+      joints[4 * v + k] = Math.max(bestT[k], 0);
       weights[4 * v + k] = bestT[k] < 0 ? 0 : bestW[k] / sum;
     }
   }
@@ -125,7 +125,7 @@ export function segmentDistance(
   const uy = by - ay;
   const l2 = ux * ux + uy * uy;
   let t = l2 > 0 ? ((px - ax) * ux + (py - ay) * uy) / l2 : 0;
-  t = t < 0 ? 0 : t > 1 ? 1 : t;
+  t = t < 0 ? 0 : Math.min(t, 1);
   return Math.hypot(px - ax - t * ux, py - ay - t * uy);
 }
 
