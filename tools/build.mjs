@@ -7,11 +7,14 @@
 //   dist/draco_decoder_gltf.wasm  the Draco decoder's WebAssembly (draco3dgltf), found next to kind.cjs
 //   dist/web/       the live viewer page (src/web/viewer/index.html) and its browser bundle viewer.js
 //                   (src/web/viewer/main.ts, three.js + lil-gui), served by src/live/node/viewerServer.ts
+//   dist/web/puppet/ the drawing puppet page (src/web/puppet/index.html) and its bundle puppet.js
+//                   (src/web/puppet/main.ts, @mediapipe/tasks-vision bundled in), served by src/cli/puppetServe.ts
 //   Packages/com.kind.retargeting/Runtime/Resources/kind-retargeting/main.mjs
 //                   the Unity bundle (src/unity/main.ts): one ES module for PuerTS (V8 or QuickJS), no Node
 //                   API; committed so the package works without Node. Its size is printed.
 // Run from anywhere: `node tools/build.mjs` (also runs on `npm ci` through TsProject's "prepare").
-// `node tools/build.mjs web [<outDir>]` builds only the viewer (into <outDir>, default dist/web).
+// `node tools/build.mjs web [<outDir>]` builds only the browser pages (viewer into <outDir>, default dist/web;
+// the puppet page into <outDir>/puppet).
 // `node tools/build.mjs unity [<outFile>]` builds only the Unity bundle (default path above).
 // `node tools/build.mjs cli [<outDir>]` builds only dist/kind.cjs and dist/qaWorker.cjs (into <outDir>, default dist).
 // tools/watch.mjs rebuilds the Unity bundle on every save (hot reload in the Editor).
@@ -81,6 +84,25 @@ if (existsSync(viewerMain) && !unityOnly && !cliOnly) {
     mainFields: ['module', 'browser', 'main'],
   });
   copyFileSync(path.join(ts, 'src/web/viewer/index.html'), path.join(webOut, 'index.html'));
+}
+
+// The drawing puppet page (browser, ES module): bundle and page, in dist/web/puppet.
+const puppetMain = path.join(ts, 'src/web/puppet/main.ts');
+if (existsSync(puppetMain) && !unityOnly && !cliOnly) {
+  const out = path.join(webOut, 'puppet');
+  mkdirSync(out, { recursive: true });
+  await esbuild.build({
+    entryPoints: [puppetMain],
+    outfile: path.join(out, 'puppet.js'),
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2020',
+    sourcemap: true,
+    logLevel: 'warning',
+    mainFields: ['module', 'browser', 'main'],
+  });
+  copyFileSync(path.join(ts, 'src/web/puppet/index.html'), path.join(out, 'index.html'));
 }
 
 // The Unity bundle (see unityBuildOptions in tools/unityBundle.mjs).
