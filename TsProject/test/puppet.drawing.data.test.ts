@@ -57,7 +57,7 @@ describeWithData('puppet drawing side on the AnimatedDrawings characters', () =>
   });
 
   it.each(CHARS)(
-    '%s: cfg parsed, 16 joints -> 21, synthesised ones inside the image and flagged Rest',
+    '%s: cfg parsed, 16 joints -> 21, torso -> Neck, neck -> Head, synthesised ones inside the image and flagged Rest',
     (c) => {
       const cfg = parseCharCfg(fs.readFileSync(`${dir(c)}/char_cfg.yaml`, 'utf8'), c);
       expect(cfg.joints).toHaveLength(16);
@@ -75,9 +75,14 @@ describeWithData('puppet drawing side on the AnimatedDrawings characters', () =>
         expect(r.y[j]).toBeGreaterThanOrEqual(0);
         expect(r.y[j]).toBeLessThanOrEqual(ch.height);
       }
-      expect(r.state[J('Head')]).toBe(JointStateCode.Rest);
-      // the head joint is above the neck (the walk to the top of the drawn head)
+      // torso -> Neck (it lies on the shoulder midpoint, within 0.5 px), neck -> Head (above the shoulders)
+      expect([r.x[J('Neck')], r.y[J('Neck')]]).toEqual([byName.torso.x, byName.torso.y]);
+      expect([r.x[J('Head')], r.y[J('Head')]]).toEqual([byName.neck.x, byName.neck.y]);
+      expect(r.state[J('Head')]).toBe(JointStateCode.Measured);
+      expect(r.state[J('Chest')]).toBe(JointStateCode.Rest);
       expect(r.y[J('Head')]).toBeLessThan(r.y[J('Neck')] - 10);
+      expect(r.y[J('Chest')]).toBeGreaterThan(r.y[J('Neck')]);
+      expect(r.y[J('Chest')]).toBeLessThan(r.y[J('Hips')]);
     },
   );
 

@@ -23,6 +23,7 @@ import {
   type RgbaImage,
   rasterize,
   skin,
+  synthesiseMissingJoints,
   WEIGHT_MODES,
 } from '../src/puppet';
 import { runAllocProbe } from './helpers/allocProbe';
@@ -83,7 +84,7 @@ describe('char_cfg.yaml', () => {
     });
   });
 
-  it('maps 16 -> 21 joints (left_* = image right) and synthesises Spine, Head, hand tips and toes as Rest', () => {
+  it('maps 16 -> 21 joints (left_* = image right) and synthesises Spine, Chest, hand tips and toes as Rest (Head too when not annotated)', () => {
     const tex = image(20, 30, () => [200, 100, 50, 255]);
     const ch = characterFromAnimatedDrawings(
       tex,
@@ -94,15 +95,46 @@ describe('char_cfg.yaml', () => {
     const r = ch.restJoints;
     expect([r.x[J('LeftUpperArm')], r.y[J('LeftUpperArm')]]).toEqual([13, 8]);
     expect([r.x[J('RightLowerArm')], r.y[J('RightLowerArm')]]).toEqual([5, 10]);
-    expect([r.x[J('Spine')], r.y[J('Spine')]]).toEqual([10, 12.5]);
+    // torso (the shoulder midpoint) -> Neck, neck (in the head) -> Head, as ANIMATED_DRAWINGS_JOINT_MAP
+    expect([r.x[J('Neck')], r.y[J('Neck')]]).toEqual([10, 10]);
+    expect([r.x[J('Head')], r.y[J('Head')]]).toEqual([10, 5]);
+    // Spine and Chest at the thirds of Hips -> Neck, as the pose side synthesises them
+    expect(r.x[J('Spine')]).toBe(10);
+    expect(r.y[J('Spine')]).toBeCloseTo(15 - 5 / 3, 12);
+    expect(r.y[J('Chest')]).toBeCloseTo(15 - 10 / 3, 12);
     expect(r.state[J('Hips')]).toBe(JointStateCode.Measured);
-    for (const n of ['Spine', 'Head', 'LeftHandTip', 'RightHandTip', 'LeftToes', 'RightToes'] as const) {
+    expect(r.state[J('Head')]).toBe(JointStateCode.Measured);
+    for (const n of ['Spine', 'Chest', 'LeftHandTip', 'RightHandTip', 'LeftToes', 'RightToes'] as const) {
       expect(r.state[J(n)]).toBe(JointStateCode.Rest);
       expect(r.confidence[J(n)]).toBe(0.5);
     }
-    // all-mask: Head walks up from the neck along chest -> neck, at most 1.5 x |neck - chest| = 7.5, clipped by the image top
-    expect(r.x[J('Head')]).toBe(10);
-    expect(r.y[J('Head')]).toBeCloseTo(0, 5);
+    // without a head annotation: walk up from Neck along Chest -> Neck to the mask's edge (all-mask: the
+    // limit 1.5 |Neck - Chest| = 2.5 px), and take the middle of that walk: y = 10 - 1.25
+    const given = new Uint8Array(21);
+    for (const n of [
+      'Hips',
+      'Neck',
+      'LeftUpperArm',
+      'LeftLowerArm',
+      'LeftHand',
+      'RightUpperArm',
+      'RightLowerArm',
+      'RightHand',
+      'LeftUpperLeg',
+      'LeftLowerLeg',
+      'LeftFoot',
+      'RightUpperLeg',
+      'RightLowerLeg',
+      'RightFoot',
+    ] as const)
+      given[J(n)] = 1;
+    const r2 = createJointSet();
+    r2.x.set(r.x);
+    r2.y.set(r.y);
+    synthesiseMissingJoints(r2, given, ch.mask, 20, 30);
+    expect(r2.x[J('Head')]).toBeCloseTo(10, 9);
+    expect(r2.y[J('Head')]).toBeCloseTo(8.75, 9);
+    expect(r2.state[J('Head')]).toBe(JointStateCode.Rest);
     // the hand tip continues the forearm's direction, 0.6 of its length (the mask reaches further)
     const fore = Math.hypot(2, 2);
     expect(r.x[J('LeftHandTip')] - 17).toBeCloseTo((0.6 * fore) / Math.SQRT2, 0);

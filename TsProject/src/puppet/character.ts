@@ -7,6 +7,7 @@
  * char_cfg.yaml's `loc`); pixel (i, j) covers [i, i+1) x [j, j+1).
  */
 import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
+import { ANIMATED_DRAWINGS_JOINT_MAP } from './joints';
 import { maskBounds, maskFromImage, maskFromMaskImage } from './mask';
 import {
   createJointSet,
@@ -71,27 +72,14 @@ export const AD_JOINTS = [
 ] as const;
 
 /**
- * AnimatedDrawings joint -> puppet joint (one to one). `hip` sits at `root` in every AnimatedDrawings
- * skeleton and is not mapped (it must be present). `left_*` is the character's left (image right for a
- * figure facing the viewer), as the puppet's `Left*`.
+ * AnimatedDrawings joint -> puppet joint: {@link ANIMATED_DRAWINGS_JOINT_MAP} (joints.ts; `torso` is the
+ * shoulder midpoint = our Neck, `neck` sits in the head = our Head), without `hip`, which sits at `root` in
+ * every AnimatedDrawings skeleton (it must be present, it is not mapped). `left_*` is the character's left
+ * (image right for a figure facing the viewer), as the puppet's `Left*`.
  */
-export const AD_TO_PUPPET: Readonly<Record<string, PuppetJointName>> = {
-  root: 'Hips',
-  torso: 'Chest',
-  neck: 'Neck',
-  left_shoulder: 'LeftUpperArm',
-  left_elbow: 'LeftLowerArm',
-  left_hand: 'LeftHand',
-  right_shoulder: 'RightUpperArm',
-  right_elbow: 'RightLowerArm',
-  right_hand: 'RightHand',
-  left_hip: 'LeftUpperLeg',
-  left_knee: 'LeftLowerLeg',
-  left_foot: 'LeftFoot',
-  right_hip: 'RightUpperLeg',
-  right_knee: 'RightLowerLeg',
-  right_foot: 'RightFoot',
-};
+export const AD_TO_PUPPET: Readonly<Record<string, PuppetJointName>> = Object.freeze(
+  Object.fromEntries(Object.entries(ANIMATED_DRAWINGS_JOINT_MAP).filter(([k]) => k !== 'hip')),
+);
 
 const J = (name: PuppetJointName): number => PUPPET_JOINTS.indexOf(name);
 
@@ -251,16 +239,17 @@ export function characterFromAnimatedDrawings(
 /**
  * Fill the joints with `given[i] = 0` from their neighbours (in place), set state/confidence: given joints
  * Measured / 1, synthesised ones Rest / 0.5. Rules (pixels, y down):
- * - Spine = midpoint of Hips and Chest (when not given).
- * - Head: from Neck along the direction Chest -> Neck, walk inside the mask to its edge (the top of the
- *   head), at most 1.5 |Neck - Chest|; when that walk is shorter than 0.25 |Neck - Chest| (a neck on the
- *   mask's edge), Head = Neck + 0.5 (Neck - Chest).
+ * - Spine = Hips + (Neck - Hips) / 3 and Chest = Hips + 2 (Neck - Hips) / 3 (when not given), the same
+ *   thirds as the pose side's synthesised Spine and Chest (joints.ts).
+ * - Head (when not given): from Neck along the direction Chest -> Neck, walk inside the mask to its edge
+ *   (the top of the head) and take half of that walk (the head's middle, as MediaPipe's ear midpoint),
+ *   at most 0.75 |Neck - Chest|; when the walk is shorter than 0.25 |Neck - Chest|, Head = Neck + 0.5 (Neck - Chest).
  * - *HandTip: from the hand along LowerArm -> Hand, walk to the mask's edge, at most 0.6 of the forearm and
  *   at least 0.2 of it.
  * - *Toes: from the foot along LowerLeg -> Foot, the same walk, between 0.2 and 0.6 of the shin.
  * Synthesised joints are clamped to the image ([0, width] x [0, height]).
  * Used for AnimatedDrawings skeletons (which have no spine, head top, hand or toe ends) and for partial
- * annotations. Hips, Chest, Neck, the shoulders, elbows, hands, hips, knees and feet must be given.
+ * annotations. Hips, Neck, the shoulders, elbows, hands, hips, knees and feet must be given.
  */
 export function synthesiseMissingJoints(
   rest: JointSet,
@@ -295,11 +284,21 @@ export function synthesiseMissingJoints(
     x[to] = Math.min(Math.max(x[from] + dx * t, 0), width);
     y[to] = Math.min(Math.max(y[from] + dy * t, 0), height);
   };
-  if (!given[J('Spine')]) {
-    x[J('Spine')] = (x[J('Hips')] + x[J('Chest')]) / 2;
-    y[J('Spine')] = (y[J('Hips')] + y[J('Chest')]) / 2;
+  const hips = J('Hips');
+  const neck = J('Neck');
+  for (const [joint, f] of [
+    [J('Spine'), 1 / 3],
+    [J('Chest'), 2 / 3],
+  ] as const) {
+    if (given[joint]) continue;
+    x[joint] = x[hips] + f * (x[neck] - x[hips]);
+    y[joint] = y[hips] + f * (y[neck] - y[hips]);
   }
-  extend(J('Head'), J('Neck'), J('Chest'), 0.25, 1.5, 0.5);
+  if (!given[J('Head')]) {
+    extend(J('Head'), neck, J('Chest'), 0.5, 1.5, 1);
+    x[J('Head')] = (x[J('Head')] + x[neck]) / 2;
+    y[J('Head')] = (y[J('Head')] + y[neck]) / 2;
+  }
   extend(J('LeftHandTip'), J('LeftHand'), J('LeftLowerArm'), 0.2, 0.6, 0.2);
   extend(J('RightHandTip'), J('RightHand'), J('RightLowerArm'), 0.2, 0.6, 0.2);
   extend(J('LeftToes'), J('LeftFoot'), J('LeftLowerLeg'), 0.2, 0.6, 0.2);
@@ -320,7 +319,7 @@ export const DEFAULT_SKELETON: readonly (readonly [number, number])[] = [
   [0.5, 0.45], // Spine
   [0.5, 0.35], // Chest
   [0.5, 0.25], // Neck
-  [0.5, 0.04], // Head
+  [0.5, 0.13], // Head
   [0.62, 0.29], // LeftUpperArm
   [0.77, 0.36], // LeftLowerArm
   [0.91, 0.43], // LeftHand

@@ -15,9 +15,9 @@
  *   drawing's bone points where the person's does (absolute direction, y down in both spaces);
  * - the shoulder girdle (Neck -> Left/RightUpperArm) and the pelvis (Hips -> Left/RightUpperLeg) turn as
  *   one piece: theta = the angle between the line RightUpperArm -> LeftUpperArm (resp. RightUpperLeg ->
- *   LeftUpperLeg) in the pose and in the drawing. A drawing's shoulders often sit far below its neck
- *   (AnimatedDrawings' `neck` is at the head); the person's Neck is the shoulder midpoint, so taking the
- *   clavicle's own direction would lift the drawing's shoulders into its head.
+ *   LeftUpperLeg) in the pose and in the drawing. A drawn Neck need not sit on the shoulder line (a
+ *   dragged or suggested joint, a hunched drawing), while the person's Neck is the shoulder midpoint, so
+ *   taking the clavicle's own direction could lift the drawing's shoulders into its head.
  * - a pose bone shorter than 1e-9 (or a degenerate girdle line) keeps its parent bone's angle.
  * Root translation: posed[Hips] = rest[Hips] + s (pose[Hips] - ref[Hips]), where ref is the reference pose
  * (the first frame given to pose(), or setReference) and s = |rest Neck - rest Hips| / |ref Neck - ref Hips|
