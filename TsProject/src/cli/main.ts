@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaultAssetsDir } from '../io/node';
-import { guardInterrupts } from '../io/node/interrupt';
+import { withInterrupts } from '../io/node/interrupt';
 import { registerCleanupCommand } from './cleanup';
 import { DEFAULT_CONTACT_MODEL } from './contactSource';
 import { runInspect } from './inspect';
@@ -212,40 +212,42 @@ export function buildProgram(): Command {
         );
       }
       let bar: SingleBar | null = null;
-      const release = guardInterrupts('kind retarget');
-      const summary = await runRetarget({
-        source: source!,
-        avatar: avatar!,
-        outDir: opts.out,
-        clip: opts.clip,
-        fps: opts.fps,
-        fromFrame: opts.fromFrame,
-        pose: opts.pose,
-        map: opts.map,
-        sourceMap: opts.sourceMap,
-        scale: opts.scale,
-        hips: opts.hips,
-        sourceUp: opts.sourceUp,
-        sourceUnit: opts.sourceUnit,
-        headOffset: opts.headOffset,
-        headScale: opts.headScale,
-        ground: opts.ground,
-        shoulderTwist: opts.shoulderTwist,
-        ik: opts.ik,
-        cleanup: opts.cleanup ? { model: opts.cleanupModel } : undefined,
-        onProgress: (done, total) => {
-          if (opts.quiet || total < 600 || !process.stderr.isTTY) return;
-          if (!bar) {
-            bar = new SingleBar({
-              format: 'retargeting [{bar}] {percentage}% | {value}/{total} frames',
-              stream: process.stderr,
-            });
-            bar.start(total, 0);
-          }
-          bar.update(done);
-          if (done === total) bar.stop();
-        },
-      }).finally(release);
+      // a signal during the write is handled after it, before the guard goes (withInterrupts)
+      const summary = await withInterrupts('kind retarget', () =>
+        runRetarget({
+          source: source!,
+          avatar: avatar!,
+          outDir: opts.out,
+          clip: opts.clip,
+          fps: opts.fps,
+          fromFrame: opts.fromFrame,
+          pose: opts.pose,
+          map: opts.map,
+          sourceMap: opts.sourceMap,
+          scale: opts.scale,
+          hips: opts.hips,
+          sourceUp: opts.sourceUp,
+          sourceUnit: opts.sourceUnit,
+          headOffset: opts.headOffset,
+          headScale: opts.headScale,
+          ground: opts.ground,
+          shoulderTwist: opts.shoulderTwist,
+          ik: opts.ik,
+          cleanup: opts.cleanup ? { model: opts.cleanupModel } : undefined,
+          onProgress: (done, total) => {
+            if (opts.quiet || total < 600 || !process.stderr.isTTY) return;
+            if (!bar) {
+              bar = new SingleBar({
+                format: 'retargeting [{bar}] {percentage}% | {value}/{total} frames',
+                stream: process.stderr,
+              });
+              bar.start(total, 0);
+            }
+            bar.update(done);
+            if (done === total) bar.stop();
+          },
+        }),
+      );
       if (!opts.quiet) console.log(formatSummary(summary));
     });
 
