@@ -4,13 +4,14 @@
  * frame at all, with the reason); 2 on a usage error; `kind qa` exits 3
  * when a clip is Error (src/cli/qa.ts); the commands that write exit 130 / 143 / 129 when interrupted
  * by SIGINT / SIGTERM / SIGHUP, leaving no temporary file and the previous outputs
- * (src/io/node/interrupt.ts).
+ * (src/io/node/interrupt.ts); `kind live` stopped by SIGINT / SIGTERM exits 130 / 143 once its sockets
+ * are closed.
  */
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaultAssetsDir } from '../io/node';
-import { withInterrupts } from '../io/node/interrupt';
+import { INTERRUPT_EXIT_CODES, withInterrupts } from '../io/node/interrupt';
 import { registerCleanupCommand } from './cleanup';
 import { DEFAULT_CONTACT_MODEL } from './contactSource';
 import { runInspect } from './inspect';
@@ -338,7 +339,7 @@ export function buildProgram(): Command {
       if (opts.token !== undefined && opts.token === '') {
         throw new InvalidArgumentError('--token: empty; give a secret, or leave the option out');
       }
-      await runLive({
+      const run = await runLive({
         natnet:
           opts.natnet !== undefined
             ? {
@@ -361,6 +362,8 @@ export function buildProgram(): Command {
         duration: opts.duration,
         quiet: opts.quiet === true,
       });
+      // stopped by Ctrl-C or SIGTERM, once every socket is closed: 130 / 143, as the other commands
+      if (run.signal) actionExitCode = INTERRUPT_EXIT_CODES[run.signal];
     });
 
   program
