@@ -17,7 +17,7 @@ import { DEFAULT_CONTACT_MODEL } from './contactSource';
 import { runInspect } from './inspect';
 import { runLive } from './live';
 import { registerQaCommand } from './qa';
-import { formatSummary, runRetarget } from './retarget';
+import { FPS_RANGE, formatSummary, fpsInRange, runRetarget } from './retarget';
 
 const VERSION = '0.1.0';
 
@@ -105,7 +105,7 @@ export function buildProgram(): Command {
     .option(
       '--fps <n>',
       'sampling rate for glTF source clips with uneven keys',
-      num('--fps', 'more than 0, at most 1000', (v) => v > 0 && v <= 1000),
+      num('--fps', FPS_RANGE.text, fpsInRange),
     )
     .option(
       '--from-frame <n>',

@@ -23,6 +23,7 @@ import { type ChartAssets, renderQaHtml } from '../qa-report/html';
 import { checkOutputDir, ensureOutputDir, refuseOverwritingInputs, writeFilesAtomically } from './files';
 import { readJsonArgument } from './jsonArgument';
 import { evaluatePair, QA_WORKER_MARK, type QaJob, type QaWorkerReply } from './qaWorker';
+import { FPS_RANGE, fpsInRange } from './retarget';
 
 /** Exit code of `kind qa` when a clip is Error. */
 export const QA_EXIT_ERROR = 3;
@@ -408,7 +409,7 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
     .option(
       '--fps <n>',
       'sampling rate for glTF clips with uneven keys',
-      numberOption('--fps', 'more than 0, at most 1000', (v) => v > 0 && v <= 1000),
+      numberOption('--fps', FPS_RANGE.text, fpsInRange),
     )
     .option('--batch', 'compare every clip of two folders (worker threads, one review queue)')
     .option(
