@@ -319,6 +319,20 @@ describe('kind retarget: outputs and options the trial run found wanting', () =>
     expect(a.err).toMatch(/--scale: 0 is out of range/);
     const b = await run(['retarget', '--fps', 'fast']);
     expect(b.err).toMatch(/--fps: 'fast' is not a number/);
+    // absurdly small rates are refused (0.0001 fps: two frames 10 000 s apart), by retarget and qa alike
+    for (const cmd of [['retarget'], ['qa', 'golden.bvh', 'retargeted.glb']])
+      for (const fps of ['0.0001', '0.5', '1001']) {
+        const f = await run([...cmd, '--fps', fps]);
+        expect([f.code, f.err]).toEqual([
+          2,
+          expect.stringContaining(
+            `--fps: ${fps} is out of range (at least 1, at most 1000 frames per second)`,
+          ),
+        ]);
+      }
+    // the floor itself is a rate: qa goes on to the (missing) files
+    const one = await run(['qa', 'nope-golden.bvh', 'nope.glb', '--fps', '1', '-o', tmpDir()]);
+    expect([one.code, one.err]).toEqual([1, expect.stringMatching(/nope-golden\.bvh/)]);
     const c = await run(['retarget', '--head-offset', '10,,5']);
     expect(c.code).toBe(2);
   });

@@ -5,6 +5,7 @@
  * every remote reply delivered in order, every broadcast received, viewer poses in frame order. The rates
  * and latencies of the same runs are measured by `npm run bench -- live`.
  */
+import * as net from 'node:net';
 import * as path from 'node:path';
 import WebSocket from 'ws';
 import { runLive } from '../src/cli/live';
@@ -140,6 +141,46 @@ describe('startLive on the embedded default (no shared data needed)', () => {
       expect(r.err).toMatch(new RegExp(`--remote-port ${port}: address already in use`));
     } finally {
       await first.close();
+    }
+  });
+
+  it('kind live stopped by SIGINT exits 130, by SIGTERM 143, after closing its sockets (it exited 0, or 1 before the first frame)', async () => {
+    /** Whether something accepts a TCP connection on 127.0.0.1:port. */
+    const listening = (port: number) =>
+      new Promise<boolean>((resolve) => {
+        const sock = net.connect(port, '127.0.0.1');
+        sock.once('connect', () => {
+          sock.destroy();
+          resolve(true);
+        });
+        sock.once('error', () => resolve(false));
+      });
+    // SIGINT at once (no frame yet: the old code exited 1 with 'no NatNet frame'), SIGTERM after 1.5 s
+    // of frames (the old code exited 0)
+    for (const [sig, code, waitMs] of [
+      ['SIGINT', 130, 0],
+      ['SIGTERM', 143, 1500],
+    ] as const) {
+      const before = process.listenerCount(sig);
+      const run = runKind(['live', '--avatar', AVATAR, '--remote-port', '0', '--viewer-port', '0']);
+      // the command listens for the signal once its sockets are up (and only then)
+      while (process.listenerCount(sig) === before) await sleep(20);
+      await sleep(waitMs);
+      process.emit(sig, sig);
+      const r = await run;
+      expect(r.code).toBe(code);
+      expect(r.err).toBe('');
+      const frames = Number(new RegExp(`stopped \\(${sig}\\): (\\d+) frames, `).exec(r.out)?.[1]);
+      if (waitMs > 0) expect(frames).toBeGreaterThan(0);
+      else expect(frames).toBeGreaterThanOrEqual(0);
+      expect(process.listenerCount(sig)).toBe(before);
+      // closed: nothing accepts a connection on the viewer's or the remote control's port any more
+      const viewer = Number(/viewer: +http:\/\/127\.0\.0\.1:(\d+)\//.exec(r.out)?.[1]);
+      const remote = Number(/remote control: ws:\/\/127\.0\.0\.1:(\d+)\//.exec(r.out)?.[1]);
+      expect(viewer).toBeGreaterThan(0);
+      expect(remote).toBeGreaterThan(0);
+      expect(await listening(viewer)).toBe(false);
+      expect(await listening(remote)).toBe(false);
     }
   });
 

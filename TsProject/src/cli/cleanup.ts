@@ -12,13 +12,13 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { FootName } from '../cleanup';
 import type { CleanupFile } from '../cleanup-report';
 import { defaultAssetsDir, describeFsError } from '../io/node';
-import { guardInterrupts, interruptPoint, onInterrupt } from '../io/node/interrupt';
+import { interruptPoint, withInterrupts } from '../io/node/interrupt';
+import { runWorkerPool } from '../io/node/workerPool';
 import {
   CLEANUP_STAGES,
   type CleanupJob,
@@ -27,12 +27,7 @@ import {
   formatCleanupSummary,
   takeStem,
 } from './cleanupRun';
-import {
-  CLEANUP_WORKER_MARK,
-  type CleanupWorkerReply,
-  type CleanupWorkerRequest,
-  runCleanupJob,
-} from './cleanupWorker';
+import { CLEANUP_WORKER_MARK, type CleanupWorkerReply, runCleanupJob } from './cleanupWorker';
 import { type ContactModelName, DEFAULT_CONTACT_MODEL } from './contactSource';
 import { checkOutputDir, ensureOutputDir, type OutputFile, writeFilesAtomically } from './files';
 
@@ -88,9 +83,6 @@ export async function runCleanup(input: string, o: CleanupCommandOptions): Promi
     { path: outputs.json, data: done.json },
     { path: outputs.html, data: done.html },
   ]);
-  // a signal that arrived during the (synchronous) write is handled here, before the guard is released:
-  // "interrupted ...; after writing ...", exit 130/143 (without this turn it was dropped: exit 0)
-  await interruptPoint();
   o.onStage?.(CLEANUP_STAGES.length, CLEANUP_STAGES.length, F);
   return { file: done.file, outputs };
 }
@@ -251,8 +243,9 @@ export function findCleanupWorker(): string | null {
 }
 
 /**
- * Run jobs on `size` worker threads. A worker that dies fails only its current job (an error reply)
- * and is replaced. Replies come back in job order. An interrupt terminates the workers.
+ * Run jobs on `size` worker threads (src/io/node/workerPool.ts). A worker that dies fails only its
+ * current job (an error reply) and is replaced. Replies come back in job order. An interrupt
+ * terminates the workers.
  */
 export function runCleanupPool(
   jobs: readonly CleanupJob[],
@@ -260,57 +253,13 @@ export function runCleanupPool(
   workerFile: string,
   onDone?: (reply: CleanupWorkerReply, done: number) => void,
 ): Promise<CleanupWorkerReply[]> {
-  const results: (CleanupWorkerReply | undefined)[] = new Array(jobs.length);
-  let next = 0;
-  let done = 0;
-  let stopped = false;
-  const workers = new Set<Worker>();
-  const forget = onInterrupt(() => {
-    stopped = true;
-    for (const w of workers) void w.terminate();
+  return runWorkerPool<CleanupJob, CleanupWorkerReply>(jobs, {
+    workerFile,
+    size,
+    workerData: { mark: CLEANUP_WORKER_MARK },
+    failed: (job, id, why) => ({ id, error: `${job.input}: the cleanup worker stopped (${why})` }),
+    onDone,
   });
-  return new Promise<CleanupWorkerReply[]>((resolve) => {
-    if (jobs.length === 0) return resolve([]);
-    const finish = (r: CleanupWorkerReply) => {
-      if (results[r.id]) return;
-      results[r.id] = r;
-      done++;
-      onDone?.(r, done);
-      if (done === jobs.length) resolve(results as CleanupWorkerReply[]);
-    };
-    const start = () => {
-      const w = new Worker(workerFile, { workerData: { mark: CLEANUP_WORKER_MARK } });
-      workers.add(w);
-      w.once('exit', () => workers.delete(w));
-      let current = -1;
-      let retired = false;
-      const feed = () => {
-        if (next >= jobs.length) {
-          retired = true;
-          void w.terminate();
-          return;
-        }
-        current = next++;
-        w.postMessage({ id: current, job: jobs[current] } satisfies CleanupWorkerRequest);
-      };
-      const died = (why: string) => {
-        if (retired) return;
-        retired = true;
-        if (current >= 0 && !results[current])
-          finish({ id: current, error: `${jobs[current].input}: the cleanup worker stopped (${why})` });
-        void w.terminate();
-        if (next < jobs.length && !stopped) start();
-      };
-      w.on('message', (m: CleanupWorkerReply) => {
-        finish(m);
-        feed();
-      });
-      w.on('error', (e) => died(e.message.split('\n')[0]));
-      w.on('exit', (code) => died(`exit code ${code}`));
-      feed();
-    };
-    for (let i = 0; i < Math.min(size, jobs.length); i++) start();
-  }).finally(forget);
 }
 
 /**
@@ -384,7 +333,6 @@ export async function runCleanupBatch(folder: string, o: CleanupCommandOptions):
   await interruptPoint();
   ensureOutputDir(o.outDir);
   writeFilesAtomically(files);
-  await interruptPoint(); // a signal from the write phase: handled here (see runCleanup)
   return result;
 }
 
@@ -450,25 +398,26 @@ export function registerCleanupCommand(program: Command, setExitCode: (code: num
         reviewBand: opts.reviewBand,
         jobs: opts.jobs,
       };
-      const release = guardInterrupts('kind cleanup');
       let bar: SingleBar | null = null;
       const tty = !opts.quiet && process.stderr.isTTY;
       if (opts.batch) {
-        const r = await runCleanupBatch(takeArg!, {
-          ...common,
-          onProgress: (done, total, name) => {
-            if (!tty) return;
-            if (!bar) {
-              bar = new SingleBar({
-                format: 'cleanup [{bar}] {value}/{total} takes | {take}',
-                stream: process.stderr,
-              });
-              bar.start(total, 0, { take: '' });
-            }
-            bar.update(done, { take: name });
-            if (done === total) bar.stop();
-          },
-        }).finally(release);
+        const r = await withInterrupts('kind cleanup', () =>
+          runCleanupBatch(takeArg!, {
+            ...common,
+            onProgress: (done, total, name) => {
+              if (!tty) return;
+              if (!bar) {
+                bar = new SingleBar({
+                  format: 'cleanup [{bar}] {value}/{total} takes | {take}',
+                  stream: process.stderr,
+                });
+                bar.start(total, 0, { take: '' });
+              }
+              bar.update(done, { take: name });
+              if (done === total) bar.stop();
+            },
+          }),
+        );
         if (!opts.quiet) {
           console.log(
             `cleanup batch: ${r.counts.cleaned} of ${r.counts.takes} takes cleaned${r.counts.failed ? `, ${r.counts.failed} failed` : ''}`,
@@ -488,22 +437,24 @@ export function registerCleanupCommand(program: Command, setExitCode: (code: num
             `no take given: using the embedded default (${path.relative(process.cwd(), take) || take})`,
           );
       }
-      const r = await runCleanup(take, {
-        ...common,
-        onStage: (stage, total, frames) => {
-          // a bar for long takes only (20 s at 60 fps and more)
-          if (!tty || frames < 1200) return;
-          if (!bar) {
-            bar = new SingleBar({
-              format: 'cleanup [{bar}] {value}/{total} steps | {stage}',
-              stream: process.stderr,
-            });
-            bar.start(total, stage, { stage: CLEANUP_STAGES[stage] ?? 'written' });
-          }
-          bar.update(stage, { stage: CLEANUP_STAGES[stage] ?? 'written' });
-          if (stage === total) bar.stop();
-        },
-      }).finally(release);
+      const r = await withInterrupts('kind cleanup', () =>
+        runCleanup(take, {
+          ...common,
+          onStage: (stage, total, frames) => {
+            // a bar for long takes only (20 s at 60 fps and more)
+            if (!tty || frames < 1200) return;
+            if (!bar) {
+              bar = new SingleBar({
+                format: 'cleanup [{bar}] {value}/{total} steps | {stage}',
+                stream: process.stderr,
+              });
+              bar.start(total, stage, { stage: CLEANUP_STAGES[stage] ?? 'written' });
+            }
+            bar.update(stage, { stage: CLEANUP_STAGES[stage] ?? 'written' });
+            if (stage === total) bar.stop();
+          },
+        }),
+      );
       if (!opts.quiet)
         console.log(formatCleanupSummary(r.file, [r.outputs.bvh, r.outputs.json, r.outputs.html]));
     });

@@ -7,12 +7,11 @@
 import * as path from 'node:path';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { CleanupFile } from '../cleanup-report';
+import type { WorkerRequest } from '../io/node/workerPool';
 import { type CleanupJob, cleanTake } from './cleanupRun';
 
-export interface CleanupWorkerRequest {
-  id: number;
-  job: CleanupJob;
-}
+/** Message from the pool (src/io/node/workerPool.ts) to a worker. */
+export type CleanupWorkerRequest = WorkerRequest<CleanupJob>;
 
 export type CleanupWorkerReply =
   | { id: number; outcome: { file: CleanupFile; bvh: string; json: string; html: string } }

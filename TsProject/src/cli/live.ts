@@ -2,6 +2,7 @@
  * `kind live`: the live pipeline from the command line (Node only). See src/live/node/live.ts.
  */
 import * as os from 'node:os';
+import type { InterruptSignal } from '../io/node/interrupt';
 import { LiveError, type LiveHandle, type LiveOptions, type LiveStats, startLive } from '../live/node/live';
 
 /** Seconds without any frame after which `kind live` says why in one line. */
@@ -13,6 +14,11 @@ export interface LiveCommandOptions extends LiveOptions {
   quiet?: boolean;
   /** Where status lines go (default console.log). */
   print?: (line: string) => void;
+}
+
+/** What {@link runLive} returns: the final figures, and the signal that stopped the run (null: `duration` ran out). */
+export interface LiveRunResult extends LiveStats {
+  signal: Extract<InterruptSignal, 'SIGINT' | 'SIGTERM'> | null;
 }
 
 /** This machine's first non-internal IPv4 address, for the URL a remote device uses. */
@@ -38,10 +44,13 @@ export function formatLiveStats(s: LiveStats): string {
  * Run the live pipeline until `duration` seconds pass or SIGINT/SIGTERM; prints where the viewer and
  * the remote control listen, a status line every 5 seconds, and the final figures. When no frame has
  * come {@link NO_FRAME_NOTICE_S} seconds in, prints one line saying why (e.g. the server streams
- * multicast and `--multicast` is missing).
- * @throws LiveError when the run ends without a single frame (`kind live` exits 1), with that reason.
+ * multicast and `--multicast` is missing). Resolves once every socket is closed; `signal` names the
+ * signal that stopped the run (`kind live` then exits 130 for SIGINT, 143 for SIGTERM, as the writing
+ * commands do: src/io/node/interrupt.ts INTERRUPT_EXIT_CODES).
+ * @throws LiveError when `duration` ran out without a single frame (`kind live` exits 1), with that
+ * reason. Stopped by a signal without a frame, the reason is printed and the run resolves.
  */
-export async function runLive(o: LiveCommandOptions): Promise<LiveStats> {
+export async function runLive(o: LiveCommandOptions): Promise<LiveRunResult> {
   const print = o.quiet ? () => undefined : (o.print ?? ((l: string) => console.log(l)));
   const live: LiveHandle = await startLive(o);
   print(
@@ -60,12 +69,21 @@ export async function runLive(o: LiveCommandOptions): Promise<LiveStats> {
     if (live.stats().frames === 0) print(`  no frame yet: ${live.whyNoFrames()}`);
   }, NO_FRAME_NOTICE_S * 1000);
   notice.unref();
+  let signal: LiveRunResult['signal'] = null;
+  let stop: (by: LiveRunResult['signal']) => void = () => undefined;
+  // listening until the sockets are closed: a second signal while closing is ignored (not a kill
+  // half-way through the close)
+  const onInt = () => stop('SIGINT');
+  const onTerm = () => stop('SIGTERM');
   try {
     await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      if (o.duration !== undefined) setTimeout(stop, o.duration * 1000).unref();
+      stop = (by) => {
+        if (signal === null) signal = by;
+        resolve();
+      };
+      process.on('SIGINT', onInt);
+      process.on('SIGTERM', onTerm);
+      if (o.duration !== undefined) setTimeout(() => stop(null), o.duration * 1000).unref();
     });
   } finally {
     clearInterval(timer);
@@ -74,8 +92,13 @@ export async function runLive(o: LiveCommandOptions): Promise<LiveStats> {
   const s = live.stats();
   const why = s.frames === 0 ? live.whyNoFrames() : '';
   await live.close();
-  print(`stopped: ${formatLiveStats(s)}`);
-  if (s.frames === 0)
-    throw new LiveError(`no NatNet frame in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${why}`);
-  return s;
+  process.removeListener('SIGINT', onInt);
+  process.removeListener('SIGTERM', onTerm);
+  print(`stopped${signal ? ` (${signal})` : ''}: ${formatLiveStats(s)}`);
+  const none = `no NatNet frame in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${why}`;
+  if (s.frames === 0) {
+    if (!signal) throw new LiveError(none);
+    print(`  ${none}`);
+  }
+  return { ...s, signal };
 }

@@ -4,19 +4,20 @@
  * frame at all, with the reason); 2 on a usage error; `kind qa` exits 3
  * when a clip is Error (src/cli/qa.ts); the commands that write exit 130 / 143 / 129 when interrupted
  * by SIGINT / SIGTERM / SIGHUP, leaving no temporary file and the previous outputs
- * (src/io/node/interrupt.ts).
+ * (src/io/node/interrupt.ts); `kind live` stopped by SIGINT / SIGTERM exits 130 / 143 once its sockets
+ * are closed.
  */
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaultAssetsDir } from '../io/node';
-import { guardInterrupts } from '../io/node/interrupt';
+import { INTERRUPT_EXIT_CODES, withInterrupts } from '../io/node/interrupt';
 import { registerCleanupCommand } from './cleanup';
 import { DEFAULT_CONTACT_MODEL } from './contactSource';
 import { runInspect } from './inspect';
 import { runLive } from './live';
 import { registerQaCommand } from './qa';
-import { formatSummary, runRetarget } from './retarget';
+import { FPS_RANGE, formatSummary, fpsInRange, runRetarget } from './retarget';
 
 const VERSION = '0.1.0';
 
@@ -104,7 +105,7 @@ export function buildProgram(): Command {
     .option(
       '--fps <n>',
       'sampling rate for glTF source clips with uneven keys',
-      num('--fps', 'more than 0, at most 1000', (v) => v > 0 && v <= 1000),
+      num('--fps', FPS_RANGE.text, fpsInRange),
     )
     .option(
       '--from-frame <n>',
@@ -212,40 +213,42 @@ export function buildProgram(): Command {
         );
       }
       let bar: SingleBar | null = null;
-      const release = guardInterrupts('kind retarget');
-      const summary = await runRetarget({
-        source: source!,
-        avatar: avatar!,
-        outDir: opts.out,
-        clip: opts.clip,
-        fps: opts.fps,
-        fromFrame: opts.fromFrame,
-        pose: opts.pose,
-        map: opts.map,
-        sourceMap: opts.sourceMap,
-        scale: opts.scale,
-        hips: opts.hips,
-        sourceUp: opts.sourceUp,
-        sourceUnit: opts.sourceUnit,
-        headOffset: opts.headOffset,
-        headScale: opts.headScale,
-        ground: opts.ground,
-        shoulderTwist: opts.shoulderTwist,
-        ik: opts.ik,
-        cleanup: opts.cleanup ? { model: opts.cleanupModel } : undefined,
-        onProgress: (done, total) => {
-          if (opts.quiet || total < 600 || !process.stderr.isTTY) return;
-          if (!bar) {
-            bar = new SingleBar({
-              format: 'retargeting [{bar}] {percentage}% | {value}/{total} frames',
-              stream: process.stderr,
-            });
-            bar.start(total, 0);
-          }
-          bar.update(done);
-          if (done === total) bar.stop();
-        },
-      }).finally(release);
+      // a signal during the write is handled after it, before the guard goes (withInterrupts)
+      const summary = await withInterrupts('kind retarget', () =>
+        runRetarget({
+          source: source!,
+          avatar: avatar!,
+          outDir: opts.out,
+          clip: opts.clip,
+          fps: opts.fps,
+          fromFrame: opts.fromFrame,
+          pose: opts.pose,
+          map: opts.map,
+          sourceMap: opts.sourceMap,
+          scale: opts.scale,
+          hips: opts.hips,
+          sourceUp: opts.sourceUp,
+          sourceUnit: opts.sourceUnit,
+          headOffset: opts.headOffset,
+          headScale: opts.headScale,
+          ground: opts.ground,
+          shoulderTwist: opts.shoulderTwist,
+          ik: opts.ik,
+          cleanup: opts.cleanup ? { model: opts.cleanupModel } : undefined,
+          onProgress: (done, total) => {
+            if (opts.quiet || total < 600 || !process.stderr.isTTY) return;
+            if (!bar) {
+              bar = new SingleBar({
+                format: 'retargeting [{bar}] {percentage}% | {value}/{total} frames',
+                stream: process.stderr,
+              });
+              bar.start(total, 0);
+            }
+            bar.update(done);
+            if (done === total) bar.stop();
+          },
+        }),
+      );
       if (!opts.quiet) console.log(formatSummary(summary));
     });
 
@@ -336,7 +339,7 @@ export function buildProgram(): Command {
       if (opts.token !== undefined && opts.token === '') {
         throw new InvalidArgumentError('--token: empty; give a secret, or leave the option out');
       }
-      await runLive({
+      const run = await runLive({
         natnet:
           opts.natnet !== undefined
             ? {
@@ -359,6 +362,8 @@ export function buildProgram(): Command {
         duration: opts.duration,
         quiet: opts.quiet === true,
       });
+      // stopped by Ctrl-C or SIGTERM, once every socket is closed: 130 / 143, as the other commands
+      if (run.signal) actionExitCode = INTERRUPT_EXIT_CODES[run.signal];
     });
 
   program

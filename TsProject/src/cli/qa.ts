@@ -12,23 +12,18 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { describeFsError, readInput } from '../io/node';
-import { guardInterrupts, interruptPoint, onInterrupt } from '../io/node/interrupt';
+import { interruptPoint, withInterrupts } from '../io/node/interrupt';
+import { runWorkerPool as runPool } from '../io/node/workerPool';
 import { parseRigProfile, type RigProfile } from '../qa';
 import { buildQaFile, type QaClipEntry, type QaFile, qaFileToJson } from '../qa-report';
 import { type ChartAssets, renderQaHtml } from '../qa-report/html';
 import { checkOutputDir, ensureOutputDir, refuseOverwritingInputs, writeFilesAtomically } from './files';
 import { readJsonArgument } from './jsonArgument';
-import {
-  evaluatePair,
-  QA_WORKER_MARK,
-  type QaJob,
-  type QaWorkerReply,
-  type QaWorkerRequest,
-} from './qaWorker';
+import { evaluatePair, QA_WORKER_MARK, type QaJob, type QaWorkerReply } from './qaWorker';
+import { FPS_RANGE, fpsInRange } from './retarget';
 
 /** Exit code of `kind qa` when a clip is Error. */
 export const QA_EXIT_ERROR = 3;
@@ -247,80 +242,35 @@ export function findWorkerBundle(): string | null {
 }
 
 /**
- * Evaluate jobs on a pool of `size` worker threads running `workerFile`. A worker that dies (an
- * uncaught error, out of memory) fails only its current job, with an error entry, and is replaced.
- * Results come back in job order. While the pool runs, an interrupt (src/io/node/interrupt.ts)
- * terminates its workers.
+ * Evaluate jobs on a pool of `size` worker threads running `workerFile` (src/io/node/workerPool.ts).
+ * A worker that dies (an uncaught error, out of memory) fails only its current job, with an error
+ * entry, and is replaced. Results come back in job order. While the pool runs, an interrupt
+ * (src/io/node/interrupt.ts) terminates its workers.
  */
-export function runWorkerPool(
+export async function runWorkerPool(
   jobs: readonly QaJob[],
   size: number,
   workerFile: string,
   onDone?: (entry: QaClipEntry, done: number) => void,
 ): Promise<QaClipEntry[]> {
-  const results: (QaClipEntry | undefined)[] = new Array(jobs.length);
-  let next = 0;
-  let done = 0;
-  const workers = new Set<Worker>();
-  let stopped = false;
-  const forget = onInterrupt(() => {
-    stopped = true;
-    for (const w of workers) void w.terminate();
+  const replies = await runPool<QaJob, QaWorkerReply>(jobs, {
+    workerFile,
+    size,
+    workerData: { mark: QA_WORKER_MARK },
+    failed: (j, id, why) => ({
+      id,
+      entry: {
+        name: j.name,
+        golden: j.golden,
+        retargeted: j.retargeted,
+        result: 'Failed',
+        severity: 0,
+        error: `${j.retargeted}: the QA worker stopped (${why})`,
+      },
+    }),
+    onDone: onDone && ((r, done) => onDone(r.entry, done)),
   });
-  return new Promise<QaClipEntry[]>((resolve) => {
-    if (jobs.length === 0) {
-      resolve([]);
-      return;
-    }
-    const finish = (id: number, entry: QaClipEntry) => {
-      if (results[id]) return;
-      results[id] = entry;
-      done++;
-      onDone?.(entry, done);
-      if (done === jobs.length) resolve(results as QaClipEntry[]);
-    };
-    const start = () => {
-      const w = new Worker(workerFile, { workerData: { mark: QA_WORKER_MARK } });
-      workers.add(w);
-      w.once('exit', () => workers.delete(w));
-      let current = -1;
-      let retired = false;
-      const feed = () => {
-        if (next >= jobs.length) {
-          retired = true;
-          void w.terminate();
-          return;
-        }
-        current = next++;
-        w.postMessage({ id: current, job: jobs[current] } satisfies QaWorkerRequest);
-      };
-      const died = (why: string) => {
-        if (retired) return;
-        retired = true;
-        if (current >= 0 && !results[current]) {
-          const j = jobs[current];
-          finish(current, {
-            name: j.name,
-            golden: j.golden,
-            retargeted: j.retargeted,
-            result: 'Failed',
-            severity: 0,
-            error: `${j.retargeted}: the QA worker stopped (${why})`,
-          });
-        }
-        void w.terminate();
-        if (next < jobs.length && !stopped) start();
-      };
-      w.on('message', (m: QaWorkerReply) => {
-        finish(m.id, m.entry);
-        feed();
-      });
-      w.on('error', (e) => died(e.message.split('\n')[0]));
-      w.on('exit', (code) => died(`exit code ${code}`));
-      feed();
-    };
-    for (let i = 0; i < Math.min(size, jobs.length); i++) start();
-  }).finally(forget);
+  return replies.map((r) => r.entry);
 }
 
 /**
@@ -459,7 +409,7 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
     .option(
       '--fps <n>',
       'sampling rate for glTF clips with uneven keys',
-      numberOption('--fps', 'more than 0, at most 1000', (v) => v > 0 && v <= 1000),
+      numberOption('--fps', FPS_RANGE.text, fpsInRange),
     )
     .option('--batch', 'compare every clip of two folders (worker threads, one review queue)')
     .option(
@@ -483,27 +433,28 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
         fps: opts.fps,
       };
       let result: QaRunResult;
-      const release = guardInterrupts('kind qa');
       if (opts.batch) {
         let bar: SingleBar | null = null;
-        result = await runQaBatch(golden, retargeted, {
-          ...common,
-          jobs: opts.jobs,
-          onProgress: (done, total, name) => {
-            if (opts.quiet || !process.stderr.isTTY) return;
-            if (!bar) {
-              bar = new SingleBar({
-                format: 'qa [{bar}] {value}/{total} clips | {clip}',
-                stream: process.stderr,
-              });
-              bar.start(total, 0, { clip: '' });
-            }
-            bar.update(done, { clip: name });
-            if (done === total) bar.stop();
-          },
-        }).finally(release);
+        result = await withInterrupts('kind qa', () =>
+          runQaBatch(golden, retargeted, {
+            ...common,
+            jobs: opts.jobs,
+            onProgress: (done, total, name) => {
+              if (opts.quiet || !process.stderr.isTTY) return;
+              if (!bar) {
+                bar = new SingleBar({
+                  format: 'qa [{bar}] {value}/{total} clips | {clip}',
+                  stream: process.stderr,
+                });
+                bar.start(total, 0, { clip: '' });
+              }
+              bar.update(done, { clip: name });
+              if (done === total) bar.stop();
+            },
+          }),
+        );
       } else {
-        result = await runQa(golden, retargeted, common).finally(release);
+        result = await withInterrupts('kind qa', () => runQa(golden, retargeted, common));
       }
       if (!opts.quiet) console.log(formatQaSummary(result));
       // quiet: still say what could not be read (the report has it too)

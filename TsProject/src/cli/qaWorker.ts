@@ -9,6 +9,7 @@
 import * as path from 'node:path';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { loadSource } from '../io/node';
+import type { WorkerRequest } from '../io/node/workerPool';
 import { evaluateClip, type RigProfile, reportToJson, severityOf } from '../qa';
 import { type QaClipEntry, readClipJson } from '../qa-report';
 import { checkClipValues } from './retarget';
@@ -29,11 +30,8 @@ export interface QaJob {
   sampling?: 'seconds' | 'normalized';
 }
 
-/** Message from the pool to a worker. */
-export interface QaWorkerRequest {
-  id: number;
-  job: QaJob;
-}
+/** Message from the pool (src/io/node/workerPool.ts) to a worker. */
+export type QaWorkerRequest = WorkerRequest<QaJob>;
 
 /** Message from a worker to the pool. */
 export interface QaWorkerReply {

@@ -165,6 +165,18 @@ export function clipFileStem(name: string): string {
   return s.length > 0 ? s : 'clip';
 }
 
+/**
+ * The sampling rates `--fps` accepts (`kind retarget`, `kind qa`), frames per second. Below 1 fps a
+ * resampled clip keeps one pose per second or fewer (0.0001 fps: two frames 10 000 s apart), which is
+ * no animation; above 1000 fps no capture or game runs.
+ */
+export const FPS_RANGE = { min: 1, max: 1000, text: 'at least 1, at most 1000 frames per second' } as const;
+
+/** Whether `fps` is within {@link FPS_RANGE}. */
+export function fpsInRange(fps: number): boolean {
+  return fps >= FPS_RANGE.min && fps <= FPS_RANGE.max;
+}
+
 /** Translations beyond this, in metres, are taken as a unit or data error (10 km). */
 const MAX_TRANSLATION = 1e4;
 

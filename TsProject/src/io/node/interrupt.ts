@@ -5,7 +5,7 @@
  * - a writer registers an undo action for as long as it has something half-done on disk or in flight
  *   ({@link onInterrupt}: temporary files to delete, moved-aside outputs to put back, worker threads to
  *   stop) and removes it once its work is committed or rolled back;
- * - a command runs inside {@link guardInterrupts} (or {@link withInterrupts}): on a signal the registered actions run (newest
+ * - a command runs inside {@link withInterrupts} (built on {@link guardInterrupts}): on a signal the registered actions run (newest
  *   first), one line goes to stderr, and the process exits with 128 + the signal number (130 for
  *   SIGINT, 143 for SIGTERM, 129 for SIGHUP), as shells report a command killed by the signal.
  *
@@ -84,7 +84,8 @@ export interface InterruptOptions {
  * written, the previous outputs are unchanged`), and the process exits with
  * {@link INTERRUPT_EXIT_CODES}. A second signal while exiting is ignored. `release` removes the
  * listeners (the signals' previous handling comes back); call it when the command settles, also on an
- * error. `command` names the command in the message.
+ * error, after one more {@link interruptPoint} (a signal caught during the last synchronous write is
+ * dispatched only on the next turn): {@link withInterrupts} does both. `command` names the command in the message.
  */
 export function guardInterrupts(command: string, options: InterruptOptions = {}): () => void {
   const exit = options.exit ?? ((code: number) => process.exit(code));
@@ -110,7 +111,14 @@ export function guardInterrupts(command: string, options: InterruptOptions = {})
   };
 }
 
-/** `job` inside {@link guardInterrupts}. */
+/**
+ * `job` inside {@link guardInterrupts}, the way every writing command runs. When `job` settles (done
+ * or failed), one more turn of the event loop ({@link interruptPoint}) runs before the guard is
+ * released: a signal that arrived during the job's last synchronous stretch (typically the write of
+ * its outputs, `writeFilesAtomically`) is handled then, with the guard's message and exit code
+ * (`after writing ...`, 130/143). Releasing at once, in the same turn, dropped such a signal: Node
+ * had caught it, but no listener was left when it was dispatched, and the command exited 0.
+ */
 export async function withInterrupts<T>(
   command: string,
   job: () => Promise<T>,
@@ -120,6 +128,7 @@ export async function withInterrupts<T>(
   try {
     return await job();
   } finally {
+    await interruptPoint();
     release();
   }
 }
