@@ -7,9 +7,55 @@ import * as path from 'node:path';
 import { describeFsError } from '../io/node';
 import { noteCommitted, onInterrupt } from '../io/node/interrupt';
 
-export interface OutputFile {
-  path: string;
-  data: string | Uint8Array;
+/**
+ * One output of {@link writeFilesAtomically}: a file with its bytes, or a folder already written in full
+ * under a temporary name by {@link stageFolder} (`stagedDir`), which is moved into place as one piece.
+ */
+export type OutputFile = { path: string; data: string | Uint8Array } | { path: string; stagedDir: string };
+
+/** A folder being filled under a temporary name before {@link writeFilesAtomically} moves it into place. */
+export interface StagedFolder {
+  /** The temporary folder to write into (`<path>.<pid>.tmp`, next to the final one). */
+  dir: string;
+  /** Remove the temporary folder and forget it (on an error before the commit). */
+  discard(): void;
+}
+
+/**
+ * Start a folder output: makes `<finalPath>.<pid>.tmp` (empty; one left by an earlier run of this pid is
+ * removed first) and registers its removal with the interrupt handler until it is committed
+ * ({@link writeFilesAtomically} with `{ path: finalPath, stagedDir: dir }`) or discarded. The parent
+ * folder must exist ({@link ensureOutputDir}). For outputs too many or too large to hold in memory, such as
+ * a render's frames.
+ */
+export function stageFolder(finalPath: string): StagedFolder {
+  const dir = `${finalPath}.${process.pid}.tmp`;
+  fs.rmSync(dir, { recursive: true, force: true });
+  try {
+    fs.mkdirSync(dir);
+  } catch (e) {
+    throw new Error(describeFsError(dir, e));
+  }
+  const forget = onInterrupt(() => fs.rmSync(dir, { recursive: true, force: true }));
+  stagedForget.set(dir, forget);
+  return {
+    dir,
+    discard: () => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      forget();
+      stagedForget.delete(dir);
+    },
+  };
+}
+
+/** The interrupt registrations of staged folders not yet committed, by temporary folder. */
+const stagedForget = new Map<string, () => void>();
+
+function forgetStaged(dirs: readonly string[]): void {
+  for (const d of dirs) {
+    stagedForget.get(d)?.();
+    stagedForget.delete(d);
+  }
 }
 
 /**
@@ -106,10 +152,13 @@ export function refuseOverwritingInputs(outputs: string[], inputs: InputFile[]):
 }
 
 /**
- * Write several files all or nothing: each goes to `<path>.<pid>.tmp` first; existing outputs are
+ * Write several files all or nothing: each goes to `<path>.<pid>.tmp` first (a staged folder is
+ * already there); existing outputs are
  * moved aside to `<path>.<pid>.bak`; the temporary files are renamed into place; the backups are
  * deleted. If anything fails, the temporary files are removed and the backups put back, so every
- * output is either the complete new file or the file that was there before, and no stray files stay.
+ * output is either the complete new file (or folder) or the one that was there before, and no stray files stay.
+ * A file output whose path is a folder, or a folder output whose path is a file, is refused before
+ * anything is moved.
  * The same rollback is registered with the interrupt handler (src/io/node/interrupt.ts) while the files
  * are being placed, so an interrupted command leaves no temporary file and the previous outputs.
  * Throws a readable error naming the file.
@@ -122,14 +171,19 @@ export function writeFilesAtomically(files: OutputFile[]): void {
     } catch {
       st = undefined;
     }
-    if (st?.isDirectory()) throw new Error(`${f.path}: is a folder, cannot write the output file there`);
+    if ('data' in f && st?.isDirectory())
+      throw new Error(`${f.path}: is a folder, cannot write the output file there`);
+    if ('stagedDir' in f && st && !st.isDirectory())
+      throw new Error(`${f.path}: is a file, cannot put the output folder there`);
   }
   const temps: string[] = [];
   const backups: { from: string; to: string }[] = [];
   const placed: string[] = [];
+  const rm = (p: string) => fs.rmSync(p, { recursive: true, force: true });
+  const staged = files.flatMap((f) => ('stagedDir' in f ? [f.stagedDir] : []));
   const cleanUp = () => {
-    for (const t of temps) fs.rmSync(t, { force: true });
-    for (const p of placed) fs.rmSync(p, { force: true });
+    for (const t of temps) rm(t);
+    for (const p of placed) rm(p);
     for (const b of backups) {
       try {
         fs.renameSync(b.to, b.from);
@@ -143,6 +197,10 @@ export function writeFilesAtomically(files: OutputFile[]): void {
   try {
     for (const f of files) {
       current = f.path;
+      if ('stagedDir' in f) {
+        temps.push(f.stagedDir);
+        continue;
+      }
       const tmp = `${f.path}.${process.pid}.tmp`;
       temps.push(tmp);
       fs.writeFileSync(tmp, f.data);
@@ -163,9 +221,11 @@ export function writeFilesAtomically(files: OutputFile[]): void {
   } catch (e) {
     cleanUp();
     forget();
+    forgetStaged(staged);
     throw new Error(describeFsError(current, e));
   }
   forget();
+  forgetStaged(staged);
   noteCommitted(files.map((f) => f.path));
-  for (const b of backups) fs.rmSync(b.to, { force: true });
+  for (const b of backups) rm(b.to);
 }

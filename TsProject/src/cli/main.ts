@@ -1,5 +1,5 @@
 /**
- * The `kind` command line (Node only). Subcommands: `retarget`, `inspect`, `live`, `qa`, `cleanup`.
+ * The `kind` command line (Node only). Subcommands: `retarget`, `inspect`, `live`, `qa`, `cleanup`, `puppet`.
  * Exit code 0 on success; 1 with a one-line error on failure (`kind live`: also when it received no
  * frame at all, with the reason); 2 on a usage error; `kind qa` exits 3
  * when a clip is Error (src/cli/qa.ts); the commands that write exit 130 / 143 / 129 when interrupted
@@ -16,6 +16,7 @@ import { registerCleanupCommand } from './cleanup';
 import { DEFAULT_CONTACT_MODEL } from './contactSource';
 import { runInspect } from './inspect';
 import { runLive } from './live';
+import { registerPuppetCommand } from './puppet';
 import { registerQaCommand } from './qa';
 import { FPS_RANGE, formatSummary, fpsInRange, runRetarget } from './retarget';
 
@@ -91,6 +92,9 @@ export function buildProgram(): Command {
     .description('KindRetargeting: humanoid retargeting, from the command line')
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
+    // a command's options after its subcommand's name belong to the subcommand (`kind puppet render
+    // --landmarks x`: render's, not the page's); commander needs this on the root for nested commands
+    .enablePositionalOptions()
     .exitOverride(); // subcommands inherit this: errors and --help throw instead of calling process.exit
 
   program
@@ -379,6 +383,9 @@ export function buildProgram(): Command {
     actionExitCode = code;
   });
   registerCleanupCommand(program, (code) => {
+    actionExitCode = code;
+  });
+  registerPuppetCommand(program, (code) => {
     actionExitCode = code;
   });
   return program;

@@ -5,4 +5,14 @@
  */
 export { defaultAssetsDir, describeFsError, readInput, requireNotFolder } from './files';
 export { type LoadedSource, loadAvatar, loadSource, type SourceFormat } from './load';
-export { decodePng, encodePng, isAnimatedDrawingsFolder, loadCharacter, readPng } from './puppetFiles';
+export {
+  decodePng,
+  encodePng,
+  isAnimatedDrawingsFolder,
+  type LoadedRecording,
+  loadCharacter,
+  loadLandmarkRecording,
+  type RecordingLoadOptions,
+  readPng,
+  tfjsWorldSibling,
+} from './puppetFiles';

@@ -1,0 +1,859 @@
+/**
+ * `kind puppet`: the drawing puppet (issue 12) from the command line.
+ *
+ * - `kind puppet [--character c] [--landmarks rec.json] [--port n]`: serves the page (./puppetServe.ts) on
+ *   127.0.0.1 and prints its URL; runs until Ctrl-C / SIGTERM (exit 130 / 143) or `--duration`.
+ * - `kind puppet render [character] --landmarks <rec.json> -o <dir>`: runs in Node without a browser:
+ *   the pose side, the rig and CPU LBS (src/puppet PuppetSession) over a recording, rasterised in software:
+ *   `<dir>/frames/NNNN.png`, `<dir>/preview.gif` (animated) and `<dir>/puppet.json` (src/puppet/puppetFile.ts).
+ *   All or nothing: the frames are written into a temporary folder beside `frames/` and the three outputs
+ *   are moved into place together (./files.ts); an interrupt or an error leaves the previous outputs.
+ * - `kind puppet tune <rec.json...>`: the smoothing sweep (src/puppet/tune.ts): jitter against lag per
+ *   setting, the row chosen as defaults.
+ * With no character and no recording, `render` and the page use the embedded default
+ * (`assets/default/puppet`: a drawing made by this project and a short recording).
+ *
+ * Exit codes: 0 done; 1 bad input (one line naming the file, frame, landmark, joint or field; nothing
+ * written); 2 usage; 130 / 143 / 129 interrupted.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SingleBar } from 'cli-progress';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { applyPalette, GIFEncoder, quantize } from 'gifenc';
+import {
+  defaultAssetsDir,
+  encodePng,
+  type LoadedRecording,
+  loadCharacter,
+  loadLandmarkRecording,
+  type RecordingLoadOptions,
+} from '../io/node';
+import { interruptPoint, withInterrupts } from '../io/node/interrupt';
+import {
+  addLandmarkNoise,
+  type Character,
+  chooseTuneRow,
+  createJointSet,
+  DEFAULT_POSE_OPTIONS,
+  DEFAULT_TUNE_GRID,
+  JOINT_STATES,
+  type LandmarkRecording,
+  type PoseOptions,
+  PUPPET_JOINT_COUNT,
+  type PuppetFile,
+  PuppetInputError,
+  PuppetRecorder,
+  PuppetSession,
+  type RgbaImage,
+  rasterize,
+  resampleRecording,
+  resolvePoseOptions,
+  serializeLandmarkRecording,
+  type TuneGrid,
+  type TuneRow,
+  tune,
+  WEIGHT_MODES,
+  type WeightMode,
+} from '../puppet';
+import {
+  checkOutputDir,
+  ensureOutputDir,
+  refuseOverwritingInputs,
+  stageFolder,
+  writeFilesAtomically,
+} from './files';
+import { DEFAULT_PUPPET_PORT, type PuppetServer, startPuppetServer } from './puppetServe';
+
+/** The embedded default: `assets/default/puppet` (texture.png, mask.png, char_cfg.yaml, recording.json). */
+export function defaultPuppetDir(): string {
+  return path.join(defaultAssetsDir(), 'puppet');
+}
+
+const J = PUPPET_JOINT_COUNT;
+
+export interface PuppetRenderOptions {
+  /** AnimatedDrawings folder or an image (PNG); default the embedded drawing. */
+  character?: string;
+  /** Landmark recording (or tfjs reference); default the embedded recording. */
+  landmarks?: string;
+  outDir: string;
+  recording?: RecordingLoadOptions;
+  pose?: Partial<PoseOptions>;
+  weights?: WeightMode;
+  /** Draw the joints (coloured by state) and bones over the frames. */
+  joints?: boolean;
+  /** RGBA background of the frames (alpha 0 = transparent PNGs; the GIF then uses white). Default white. */
+  background?: [number, number, number, number];
+  /** Write preview.gif (default true). */
+  preview?: boolean;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface PuppetRenderResult {
+  file: PuppetFile;
+  character: Character;
+  loaded: LoadedRecording;
+  outputs: { frames: string; preview: string | null; json: string; frameCount: number };
+  notes: string[];
+}
+
+/** Frame file name: 4 digits, more when the recording has 10,000 frames or more. */
+export function frameName(i: number, total: number): string {
+  return `${String(i).padStart(Math.max(4, String(total - 1).length), '0')}.png`;
+}
+
+const MARGIN = 8;
+
+/**
+ * Render a recording onto a drawing (two passes over the frames: the first poses and measures, and finds
+ * the frame size that holds the drawing in every frame; the second rasterises). Writes nothing on error.
+ * @throws Error / PuppetInputError naming the file, frame, landmark, joint or field: no person in any frame,
+ *   an empty mask, a char_cfg.yaml missing joints, a landmark array of 32 points, NaN.
+ */
+export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRenderResult> {
+  checkOutputDir(o.outDir);
+  const notes: string[] = [];
+  const characterPath = o.character ?? defaultPuppetDir();
+  const landmarksPath = o.landmarks ?? path.join(defaultPuppetDir(), 'recording.json');
+  const outputs = {
+    frames: path.join(o.outDir, 'frames'),
+    preview: o.preview === false ? null : path.join(o.outDir, 'preview.gif'),
+    json: path.join(o.outDir, 'puppet.json'),
+  };
+  refuseOverwritingInputs(
+    [outputs.json, ...(outputs.preview ? [outputs.preview] : [])],
+    [
+      { role: 'landmark recording', path: landmarksPath },
+      { role: 'character', path: characterPath },
+    ],
+  );
+  for (const [what, p] of [
+    ['character', characterPath],
+    ['landmark recording', landmarksPath],
+  ] as const)
+    if (
+      path.resolve(p) === path.resolve(outputs.frames) ||
+      path.resolve(p).startsWith(`${path.resolve(outputs.frames)}${path.sep}`)
+    )
+      throw new Error(`${outputs.frames}: would replace the ${what} ${p}; choose another -o folder`);
+  const character = loadCharacter(characterPath);
+  const loaded = loadLandmarkRecording(landmarksPath, o.recording);
+  notes.push(...loaded.notes);
+  const rec = loaded.recording;
+  const t0 = performance.now();
+  const session = new PuppetSession(character, { pose: o.pose, image: rec.image, weights: o.weights });
+  const setupMs = performance.now() - t0;
+  await interruptPoint();
+
+  // pass 1: pose, measure, bounds of the posed drawing
+  const recorder = new PuppetRecorder(session);
+  let minX = 0;
+  let minY = 0;
+  let maxX = character.width;
+  let maxY = character.height;
+  const tPose = performance.now();
+  for (const frame of rec.frames) {
+    const report = session.step(frame);
+    recorder.add(frame.timestampMs, report);
+    const s = session.skinned;
+    for (let i = 0; i < s.length; i += 2) {
+      if (s[i] < minX) minX = s[i];
+      if (s[i] > maxX) maxX = s[i];
+      if (s[i + 1] < minY) minY = s[i + 1];
+      if (s[i + 1] > maxY) maxY = s[i + 1];
+    }
+  }
+  const poseMs = (performance.now() - tPose) / rec.frames.length;
+  const stats = recorder.stats();
+  if (stats.personFrames === 0)
+    throw new PuppetInputError(
+      `no person in any of the ${rec.frames.length} frame(s) (every frame has "landmarks": [] or no landmarks in the pose space); nothing to drive the drawing`,
+      landmarksPath,
+    );
+  // the frame: the drawing's page grown to hold the posed drawing, at most one drawing size each side
+  const W = character.width;
+  const H = character.height;
+  const left = Math.ceil(Math.min(W, Math.max(0, -minX) + (minX < 0 ? MARGIN : 0)));
+  const top = Math.ceil(Math.min(H, Math.max(0, -minY) + (minY < 0 ? MARGIN : 0)));
+  const right = Math.ceil(Math.min(W, Math.max(0, maxX - W) + (maxX > W ? MARGIN : 0)));
+  const bottom = Math.ceil(Math.min(H, Math.max(0, maxY - H) + (maxY > H ? MARGIN : 0)));
+  const frameInfo = { width: W + left + right, height: H + top + bottom, originX: left, originY: top };
+  if (left === W || top === H || right === W || bottom === H)
+    notes.push(
+      'the posed drawing reached more than one drawing size outside its page in some frame: the frames are cropped there',
+    );
+  await interruptPoint();
+
+  // pass 2: rasterise each frame into the staged frames folder, and the GIF
+  ensureOutputDir(o.outDir);
+  const staged = stageFolder(outputs.frames);
+  const bg = o.background ?? [255, 255, 255, 255];
+  const gifBg: [number, number, number, number] = bg[3] === 0 ? [255, 255, 255, 255] : bg;
+  try {
+    const target: RgbaImage = {
+      width: frameInfo.width,
+      height: frameInfo.height,
+      data: new Uint8Array(frameInfo.width * frameInfo.height * 4),
+    };
+    const gifTarget: RgbaImage | null =
+      outputs.preview && bg[3] === 0
+        ? { width: target.width, height: target.height, data: new Uint8Array(target.data.length) }
+        : null;
+    const shifted = new Float32Array(session.skinned.length);
+    const overlay = createJointSet();
+    const gif = outputs.preview ? GIFEncoder() : null;
+    const palette = gif ? framePalette(character, gifBg, o.joints === true) : null;
+    session.reset();
+    let rasterMs = 0;
+    let pngMs = 0;
+    const n = rec.frames.length;
+    for (let f = 0; f < n; f++) {
+      session.step(rec.frames[f]);
+      const s = session.skinned;
+      for (let i = 0; i < s.length; i += 2) {
+        shifted[i] = s[i] + left;
+        shifted[i + 1] = s[i + 1] + top;
+      }
+      const d = session.drawingJoints;
+      for (let j = 0; j < J; j++) {
+        overlay.x[j] = d.x[j] + left;
+        overlay.y[j] = d.y[j] + top;
+      }
+      overlay.confidence.set(d.confidence);
+      overlay.state.set(d.state);
+      const tr = performance.now();
+      const ro = { background: bg, drawJoints: o.joints ? overlay : undefined };
+      rasterize(character, session.mesh, shifted, target, ro);
+      if (gifTarget) rasterize(character, session.mesh, shifted, gifTarget, { ...ro, background: gifBg });
+      const tp = performance.now();
+      rasterMs += tp - tr;
+      fs.writeFileSync(path.join(staged.dir, frameName(f, n)), encodePng(target));
+      pngMs += performance.now() - tp;
+      if (gif && palette) {
+        const src = gifTarget ?? target;
+        const next =
+          f + 1 < n
+            ? rec.frames[f + 1].timestampMs
+            : rec.frames[f].timestampMs + 1000 / Math.max(1, stats.inputRateHz || 30);
+        const delay = Math.max(20, Math.round((next - rec.frames[f].timestampMs) / 10) * 10);
+        gif.writeFrame(applyPalette(src.data, palette), src.width, src.height, {
+          palette: f === 0 ? palette : undefined,
+          delay,
+          repeat: 0,
+        });
+      }
+      o.onProgress?.(f + 1, n);
+      if (f % 8 === 7) await interruptPoint(); // Ctrl-C takes effect between frames
+    }
+    gif?.finish();
+    const file = recorder.build({
+      character,
+      input: { source: landmarksPath, image: { ...rec.image } },
+      frame: frameInfo,
+      timing: {
+        setupMs: Math.round(setupMs),
+        poseRigSkinMsPerFrame: round3(poseMs),
+        rasterMsPerFrame: round3(rasterMs / n),
+        pngMsPerFrame: round3(pngMs / n),
+      },
+    });
+    await interruptPoint();
+    writeFilesAtomically([
+      { path: outputs.frames, stagedDir: staged.dir },
+      { path: outputs.json, data: `${JSON.stringify(file)}\n` },
+      ...(outputs.preview && gif ? [{ path: outputs.preview, data: gif.bytes() }] : []),
+    ]);
+    return { file, character, loaded, outputs: { ...outputs, frameCount: n }, notes };
+  } catch (e) {
+    staged.discard();
+    throw e;
+  }
+}
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+
+/**
+ * One GIF palette for every frame: the rasteriser samples texels at the nearest texel, so a frame holds
+ * only the drawing's own colours, the background and the overlay's: quantise those (gifenc, PnnQuant).
+ */
+function framePalette(
+  c: Character,
+  bg: readonly [number, number, number, number],
+  overlay: boolean,
+): number[][] {
+  const n = c.width * c.height;
+  const px: number[] = [];
+  const step = Math.max(1, Math.floor(n / 200000));
+  for (let i = 0; i < n; i += step) {
+    if (!c.mask[i]) continue;
+    const a = c.texture.data[4 * i + 3] / 255;
+    for (let k = 0; k < 3; k++) px.push(Math.round(c.texture.data[4 * i + k] * a + bg[k] * (1 - a)));
+    px.push(255);
+  }
+  const extra: number[][] = [[bg[0], bg[1], bg[2]]];
+  if (overlay)
+    extra.push(
+      [40, 200, 60],
+      [230, 200, 30],
+      [240, 130, 30],
+      [240, 100, 30],
+      [230, 70, 30],
+      [150, 150, 150],
+      [255, 255, 255],
+      [0, 0, 0],
+    );
+  // the background and overlay colours weigh as much as a good share of the drawing
+  for (const e of extra)
+    for (let r = 0; r < Math.max(64, px.length / 40); r++) px.push(e[0], e[1], e[2], 255);
+  return quantize(new Uint8Array(px), 256);
+}
+
+/** The terminal summary of a render, a few lines. */
+export function formatRenderSummary(r: PuppetRenderResult, cwd = process.cwd()): string {
+  const f = r.file;
+  const s = f.stats;
+  // paths as given; absolute ones (the embedded default) relative to the working folder when under it
+  const rel = (p: string) => {
+    if (!path.isAbsolute(p)) return p;
+    const r = path.relative(cwd, p);
+    return r === '' || r.startsWith('..') || path.isAbsolute(r) ? p : r;
+  };
+  const total = s.frames * J;
+  const pct = (v: number) => `${((100 * v) / total).toFixed(1)}%`;
+  const lines = [
+    `rendered '${r.character.name}' (${f.image.width}x${f.image.height} px, ${f.mesh.vertices} vertices, ${f.mesh.weights} weights) driven by ${rel(f.input.source)} (${s.frames} frames, ${s.inputRateHz.toFixed(1)} Hz, camera ${f.input.image.width}x${f.input.image.height}, ${s.space} landmarks)`,
+    `  person in ${s.personFrames}/${s.frames} frames; visibility ${s.visibilityUnknownFrames === 0 ? 'given' : s.visibilityUnknownFrames === s.frames ? 'unknown (absent in the file)' : `unknown in ${s.visibilityUnknownFrames} frames`}`,
+    `  joint-frames: ${JOINT_STATES.map((st) => `${st} ${s.states[st]}${st === 'measured' ? ` (${pct(s.states[st])})` : ''}`).join(', ')}`,
+  ];
+  const notMeasured = s.perJoint
+    .map((p) => ({ name: p.name, n: s.frames - p.measured, p }))
+    .filter((x) => x.n > 0)
+    .sort((a, b) => b.n - a.n);
+  if (notMeasured.length > 0) {
+    const shown = notMeasured.slice(0, 4).map(
+      (x) =>
+        `${x.name} ${x.n} (${JOINT_STATES.filter((st) => st !== 'measured' && x.p[st] > 0)
+          .map((st) => `${st} ${x.p[st]}`)
+          .join(', ')})`,
+    );
+    lines.push(
+      `  not measured: ${shown.join('; ')}${notMeasured.length > 4 ? `; ... ${notMeasured.length - 4} more joint(s) (puppet.json stats.perJoint)` : ''}`,
+    );
+  }
+  lines.push(
+    `  jitter (body scales/s^2, measured joints): raw ${s.jitter.raw.toFixed(2)} -> smoothed ${s.jitter.smoothed.toFixed(2)} (x${s.jitter.ratio.toFixed(2)}), lag ${Number.isFinite(s.lagMs) ? `${s.lagMs} ms` : '-'}; outliers dropped ${s.outliers}`,
+  );
+  if (f.timing)
+    lines.push(
+      `  per frame: pose + rig + LBS ${f.timing.poseRigSkinMsPerFrame} ms, rasterise ${f.timing.rasterMsPerFrame} ms, PNG ${f.timing.pngMsPerFrame} ms`,
+    );
+  for (const n of r.notes) lines.push(`  note: ${n}`);
+  const n = r.outputs.frameCount;
+  lines.push(
+    `  wrote ${rel(path.join(r.outputs.frames, frameName(0, n)))} .. ${frameName(n - 1, n)} (${n} frames, ${f.frame.width}x${f.frame.height}), ${r.outputs.preview ? `${rel(r.outputs.preview)}, ` : ''}${rel(r.outputs.json)}`,
+  );
+  return lines.join('\n');
+}
+
+// ------------------------------------------------------------------------------------------- tune
+
+export interface PuppetTuneOptions {
+  recordings: string[];
+  recording?: RecordingLoadOptions;
+  /** Resample every recording at this rate first (e.g. a 5 fps reference to a webcam's 30). */
+  resampleFps?: number;
+  /** Gaussian landmark noise, a fraction of the image height (tune.ts addLandmarkNoise); the input is then the clean reference. */
+  noise?: number;
+  /** Noise seeds (one noisy copy per seed); default 3 when `noise` is given. */
+  seeds?: number;
+  grid?: TuneGrid;
+  /** Lag allowed for the chosen row, ms (default 100). */
+  maxLagMs?: number;
+  /** Write the rows as JSON here (all or nothing). */
+  json?: string;
+}
+
+export interface PuppetTuneResult {
+  rows: TuneRow[];
+  chosen: TuneRow;
+  defaults: Partial<PoseOptions>;
+  recordings: { source: string; frames: number; copies: number }[];
+  notes: string[];
+}
+
+/** The tune sweep over recording files. @throws as loadLandmarkRecording; RangeError for a bad grid value. */
+export async function runPuppetTune(o: PuppetTuneOptions): Promise<PuppetTuneResult> {
+  if (o.json) checkOutputDir(path.dirname(path.resolve(o.json)));
+  const notes: string[] = [];
+  const recs: LandmarkRecording[] = [];
+  const clean: (LandmarkRecording | undefined)[] = [];
+  const listed: PuppetTuneResult['recordings'] = [];
+  const seeds = o.noise ? (o.seeds ?? 3) : 1;
+  for (const file of o.recordings) {
+    const loaded = loadLandmarkRecording(file, o.recording);
+    notes.push(...loaded.notes);
+    let rec = loaded.recording;
+    if (!rec.frames.some((f) => (f.landmarks?.length ?? 0) > 0 || (f.worldLandmarks?.length ?? 0) > 0))
+      throw new PuppetInputError(`no person in any of the ${rec.frames.length} frame(s)`, file);
+    if (rec.frames.length < 3)
+      throw new PuppetInputError(`${rec.frames.length} frame(s); jitter needs at least 3`, file);
+    if (o.resampleFps) rec = resampleRecording(rec, o.resampleFps);
+    for (let s = 0; s < seeds; s++) {
+      if (o.noise) {
+        recs.push(addLandmarkNoise(rec, o.noise, s + 1));
+        clean.push(rec);
+      } else {
+        recs.push(rec);
+        clean.push(undefined);
+      }
+    }
+    listed.push({ source: file, frames: rec.frames.length, copies: seeds });
+    await interruptPoint();
+  }
+  const grid = o.grid ?? DEFAULT_TUNE_GRID;
+  const rows = tune(recs, grid, { clean: o.noise ? clean : undefined });
+  const chosen = chooseTuneRow(rows, o.maxLagMs ?? 100);
+  const defaults = Object.fromEntries(
+    Object.keys(grid).map((k) => [k, DEFAULT_POSE_OPTIONS[k as keyof PoseOptions]]),
+  ) as Partial<PoseOptions>;
+  const result: PuppetTuneResult = { rows, chosen, defaults, recordings: listed, notes };
+  if (o.json) {
+    await interruptPoint();
+    writeFilesAtomically([
+      {
+        path: o.json,
+        data: `${JSON.stringify({ tool: 'kind puppet tune', ...result, grid, noise: o.noise ?? 0, resampleFps: o.resampleFps ?? null }, null, 1)}\n`,
+      },
+    ]);
+  }
+  return result;
+}
+
+const fmt = (v: number | undefined, d: number) =>
+  v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(d);
+
+/** The tune table for the terminal: one row per setting, the chosen one and the defaults marked. */
+export function formatTune(r: PuppetTuneResult): string {
+  const keys = Object.keys(r.rows[0]?.options ?? {});
+  const withErr = r.rows.some((x) => x.errorVsClean !== undefined);
+  const same = (a: Partial<PoseOptions>, b: Partial<PoseOptions>) =>
+    keys.every((k) => a[k as keyof PoseOptions] === b[k as keyof PoseOptions]);
+  const head = [
+    ...keys,
+    'jitter raw',
+    'smoothed',
+    'ratio',
+    'lag ms',
+    ...(withErr ? ['error vs clean'] : []),
+    'not measured',
+    'outliers/100',
+    '',
+  ];
+  const body = r.rows.map((x) => [
+    ...keys.map((k) => String(x.options[k as keyof PoseOptions])),
+    fmt(x.jitterRaw, 2),
+    fmt(x.jitterFiltered, 2),
+    fmt(x.jitterRatio, 3),
+    fmt(x.lagMs, 0),
+    ...(withErr ? [fmt(x.errorVsClean, 4)] : []),
+    fmt(100 * x.notMeasured, 1),
+    fmt(x.outliersPer100, 2),
+    `${x === r.chosen ? '<- chosen' : ''}${same(x.options, r.defaults) ? `${x === r.chosen ? ', ' : '<- '}defaults` : ''}`,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padStart(widths[i]))
+      .join('  ')
+      .trimEnd();
+  const recs = r.recordings.map(
+    (x) => `${x.source} (${x.frames} frames${x.copies > 1 ? ` x ${x.copies} noise seeds` : ''})`,
+  );
+  return [
+    `tune over ${recs.join(', ')}: ${r.rows.length} settings; jitter = mean joint acceleration, body scales/s^2; lag behind the raw joints${withErr ? '; error = RMS distance from the clean joints, body scales' : ''}`,
+    line(head),
+    ...body.map(line),
+    `chosen (${withErr ? 'least error vs clean' : 'least smoothed jitter'} with lag <= the limit): ${keys.map((k) => `${k} ${r.chosen.options[k as keyof PoseOptions]}`).join(', ')}; defaults: ${keys.map((k) => `${k} ${r.defaults[k as keyof PoseOptions]}`).join(', ')}`,
+    ...r.notes.map((n) => `note: ${n}`),
+  ].join('\n');
+}
+
+// ------------------------------------------------------------------------------------------- args
+
+/** `--image-size 720x1280`. */
+export function imageSizeArg(value: string): { width: number; height: number } {
+  const m = /^\s*(\d+)\s*[xX]\s*(\d+)\s*$/.exec(value);
+  const w = m ? Number(m[1]) : Number.NaN;
+  const h = m ? Number(m[2]) : Number.NaN;
+  if (!m || !(w > 0 && h > 0 && w <= 65536 && h <= 65536))
+    throw new InvalidArgumentError(`--image-size: '${value}' is not WIDTHxHEIGHT in pixels (e.g. 720x1280)`);
+  return { width: w, height: h };
+}
+
+/** `--background white|transparent|#rrggbb`. */
+export function backgroundArg(value: string): [number, number, number, number] {
+  const v = value.trim().toLowerCase();
+  if (v === 'white') return [255, 255, 255, 255];
+  if (v === 'black') return [0, 0, 0, 255];
+  if (v === 'transparent') return [0, 0, 0, 0];
+  const m = /^#([0-9a-f]{6})$/.exec(v);
+  if (!m)
+    throw new InvalidArgumentError(`--background: '${value}' is not white, black, transparent or #rrggbb`);
+  const n = Number.parseInt(m[1], 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255, 255];
+}
+
+function positive(name: string, max: number) {
+  return (value: string): number => {
+    const v = Number(value);
+    if (value.trim() === '' || !Number.isFinite(v))
+      throw new InvalidArgumentError(`${name}: '${value}' is not a number`);
+    if (!(v > 0 && v <= max))
+      throw new InvalidArgumentError(`${name}: ${value} is out of range (above 0, at most ${max})`);
+    return v;
+  };
+}
+
+/** The numeric pose options a command line may set (`--set smoothingMs=60`) or sweep (`--grid smoothingMs=0,30,60`). */
+const NUMERIC_POSE_OPTIONS = Object.keys(DEFAULT_POSE_OPTIONS).filter(
+  (k) => typeof DEFAULT_POSE_OPTIONS[k as keyof PoseOptions] === 'number',
+);
+
+function optionName(name: string, key: string): keyof PoseOptions {
+  if (!NUMERIC_POSE_OPTIONS.includes(key))
+    throw new InvalidArgumentError(
+      `${name}: unknown pose option '${key}' (one of ${NUMERIC_POSE_OPTIONS.join(', ')})`,
+    );
+  return key as keyof PoseOptions;
+}
+
+function parseNumberList(name: string, key: string, text: string): number[] {
+  const vals = text
+    .split(',')
+    .map((t) => (t.trim().toLowerCase() === 'inf' ? Number.POSITIVE_INFINITY : Number(t)));
+  if (text.trim() === '' || vals.some((v) => Number.isNaN(v) || text.split(',').some((t) => t.trim() === '')))
+    throw new InvalidArgumentError(`${name}: ${key}=${text} is not a list of numbers`);
+  return vals;
+}
+
+/** `--grid key=v1,v2` (repeatable) into a TuneGrid. */
+export function gridArg(value: string, prev: TuneGrid = {}): TuneGrid {
+  const i = value.indexOf('=');
+  if (i <= 0)
+    throw new InvalidArgumentError(`--grid: '${value}' is not option=v1,v2,... (e.g. smoothingMs=0,30,60)`);
+  const key = optionName('--grid', value.slice(0, i).trim());
+  const vals = parseNumberList('--grid', key, value.slice(i + 1));
+  for (const v of vals) {
+    try {
+      resolvePoseOptions({ [key]: v });
+    } catch (e) {
+      throw new InvalidArgumentError(`--grid: ${(e as Error).message}`);
+    }
+  }
+  return { ...prev, [key]: vals };
+}
+
+/** `--set key=value` (repeatable) into pose options. */
+export function setArg(value: string, prev: Partial<PoseOptions> = {}): Partial<PoseOptions> {
+  const i = value.indexOf('=');
+  if (i <= 0) throw new InvalidArgumentError(`--set: '${value}' is not option=value (e.g. smoothingMs=60)`);
+  const key = optionName('--set', value.slice(0, i).trim());
+  const vals = parseNumberList('--set', key, value.slice(i + 1));
+  if (vals.length !== 1) throw new InvalidArgumentError(`--set: ${value} must give one number`);
+  const next = { ...prev, [key]: vals[0] };
+  try {
+    resolvePoseOptions(next);
+  } catch (e) {
+    throw new InvalidArgumentError(`--set: ${(e as Error).message}`);
+  }
+  return next;
+}
+
+function recordingOptions(opts: {
+  imageSize?: { width: number; height: number };
+  fps?: number;
+  world?: string;
+}): RecordingLoadOptions {
+  return { imageSize: opts.imageSize, fps: opts.fps, world: opts.world };
+}
+
+// ------------------------------------------------------------------------------------------- serve
+
+export interface PuppetServeResult {
+  signal: 'SIGINT' | 'SIGTERM' | null;
+}
+
+/**
+ * Serve the page until SIGINT / SIGTERM (or `durationS`); prints its URL. A recording given in the tfjs
+ * reference format is converted and served as a recording file.
+ */
+export async function runPuppetServe(o: {
+  port?: number;
+  character?: string;
+  landmarks?: string;
+  recording?: RecordingLoadOptions;
+  durationS?: number;
+  quiet?: boolean;
+  print?: (line: string) => void;
+}): Promise<PuppetServeResult> {
+  const print = o.print ?? ((l: string) => console.log(l));
+  let files: Record<string, string> | undefined;
+  let landmarks = o.landmarks;
+  let tmpFile: string | null = null;
+  if (o.landmarks !== undefined) {
+    const loaded = loadLandmarkRecording(o.landmarks, o.recording); // errors at the terminal, not in the page
+    for (const n of loaded.notes) if (!o.quiet) print(`note: ${n}`);
+    if (loaded.format === 'tfjs') {
+      // the page reads the recording format: serve a converted copy from a temporary file
+      tmpFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kind-puppet-')), 'recording.json');
+      fs.writeFileSync(tmpFile, serializeLandmarkRecording(loaded.recording));
+      landmarks = tmpFile;
+    }
+  }
+  let server: PuppetServer;
+  try {
+    server = await startPuppetServer({
+      port: o.port ?? DEFAULT_PUPPET_PORT,
+      character: o.character,
+      landmarks,
+      files,
+    });
+  } catch (e) {
+    if (tmpFile) fs.rmSync(path.dirname(tmpFile), { recursive: true, force: true });
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE')
+      throw new Error(
+        `port ${o.port ?? DEFAULT_PUPPET_PORT} is in use (another kind puppet?); give --port <n> (0 = any free one)`,
+      );
+    throw e;
+  }
+  if (!o.quiet) {
+    print(`drawing puppet page: ${server.url}`);
+    print('  open it in a browser (webcam, drawing pad, recordings); Ctrl-C stops the server');
+  }
+  let signal: PuppetServeResult['signal'] = null;
+  await new Promise<void>((resolve) => {
+    let timer: NodeJS.Timeout | null = null;
+    const done = (by: PuppetServeResult['signal']) => {
+      if (signal === null) signal = by;
+      process.removeListener('SIGINT', onInt);
+      process.removeListener('SIGTERM', onTerm);
+      if (timer) clearTimeout(timer);
+      resolve();
+    };
+    const onInt = () => done('SIGINT');
+    const onTerm = () => done('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+    if (o.durationS !== undefined) timer = setTimeout(() => done(null), o.durationS * 1000);
+  });
+  // a second signal while closing is ignored
+  const ignore = () => undefined;
+  process.on('SIGINT', ignore);
+  process.on('SIGTERM', ignore);
+  try {
+    await server.close();
+  } finally {
+    process.removeListener('SIGINT', ignore);
+    process.removeListener('SIGTERM', ignore);
+    if (tmpFile) fs.rmSync(path.dirname(tmpFile), { recursive: true, force: true });
+  }
+  if (!o.quiet) print(`stopped${signal ? ` (${signal})` : ''}: the puppet page server is closed`);
+  return { signal };
+}
+
+// ------------------------------------------------------------------------------------------- command
+
+export function registerPuppetCommand(program: Command, setExitCode: (code: number) => void): void {
+  const recordingFlags = (c: Command) =>
+    c
+      .option(
+        '--image-size <WxH>',
+        'camera image size for a tfjs reference file in pixels (e.g. 720x1280)',
+        imageSizeArg,
+      )
+      .option(
+        '--fps <n>',
+        'frame rate of a tfjs reference file, which has no timestamps (default 30)',
+        positive('--fps', 1000),
+      )
+      .option('--world <file>', "a tfjs reference's world landmarks file (default: its _3d sibling)");
+  const puppet = recordingFlags(
+    program
+      .command('puppet')
+      .description(
+        'the drawing puppet: serves the page (a drawing driven by your webcam through MediaPipe pose) on 127.0.0.1 and prints its URL.\nSubcommands: render (frames, an animated preview and puppet.json, in Node), tune (the smoothing sweep).\nWith no character, the embedded default drawing and recording.',
+      )
+      .option(
+        '--character <folder|png>',
+        'the drawing shown first: an AnimatedDrawings folder (texture.png, mask.png, char_cfg.yaml) or an image',
+      )
+      .option('--landmarks <recording.json>', 'a landmark recording offered as the "recording" source')
+      .option(
+        '--port <n>',
+        `port (default ${DEFAULT_PUPPET_PORT}; 0 = any free one)`,
+        (v: string) => {
+          const n = Number(v);
+          if (!Number.isInteger(n) || n < 0 || n > 65535)
+            throw new InvalidArgumentError(`--port: '${v}' is not 0..65535`);
+          return n;
+        },
+        DEFAULT_PUPPET_PORT,
+      )
+      .option(
+        '--duration <s>',
+        'stop after this many seconds (default: until Ctrl-C)',
+        positive('--duration', 2e6),
+      )
+      .option('-q, --quiet', 'print nothing but errors')
+      // the page's options come before a subcommand; render's and tune's own after it
+      .enablePositionalOptions(),
+  ).action(async (opts) => {
+    const r = await runPuppetServe({
+      port: opts.port,
+      character: opts.character,
+      landmarks: opts.landmarks,
+      recording: recordingOptions(opts),
+      durationS: opts.duration,
+      quiet: opts.quiet === true,
+    });
+    if (r.signal) setExitCode(r.signal === 'SIGINT' ? 130 : 143);
+  });
+
+  recordingFlags(
+    puppet
+      .command('render')
+      .description(
+        'render a landmark recording onto a drawing in Node (no browser): <dir>/frames/NNNN.png, <dir>/preview.gif and <dir>/puppet.json (the 21 joints per frame in drawing pixels with confidence and state, and the figures), all or nothing.\nWith no character and no --landmarks, the embedded default drawing and recording.',
+      )
+      .argument(
+        '[character]',
+        'AnimatedDrawings folder (texture.png, mask.png, char_cfg.yaml) or an image (.png)',
+      )
+      .option(
+        '--landmarks <recording.json>',
+        'landmark recording (the recording format, or a tfjs reference with --image-size)',
+      )
+      .option('-o, --out <dir>', 'output folder', 'puppet-out')
+      .addOption(
+        new Option(
+          '--weights <mode>',
+          'skinning weights: 4 nearest joints, bone segments, or segments measured inside the mask',
+        )
+          .choices([...WEIGHT_MODES])
+          .default('segments-geodesic'),
+      )
+      .option(
+        '--joints',
+        'draw the joints (coloured by state: measured green, held yellow, inferred orange, rest grey) over the frames',
+      )
+      .option(
+        '--background <colour>',
+        'frame background: white (default), black, transparent or #rrggbb',
+        backgroundArg,
+      )
+      .option('--no-preview', 'do not write preview.gif')
+      .option('--set <option=value>', 'a pose option (repeatable), e.g. smoothingMs=60 (POSE.md)', setArg)
+      .option('-q, --quiet', 'print nothing but errors'),
+  ).action(async (characterArg: string | undefined, opts) => {
+    if (typeof opts.out !== 'string' || opts.out.trim() === '')
+      throw new InvalidArgumentError('--out: empty path; name an output folder');
+    if (characterArg !== undefined && opts.landmarks === undefined)
+      throw new InvalidArgumentError(
+        '--landmarks: name the recording that drives the drawing (or give neither for the embedded default)',
+      );
+    if (characterArg === undefined && opts.landmarks === undefined && !opts.quiet)
+      console.log(
+        `no character given: using the embedded default (${path.relative(process.cwd(), defaultPuppetDir()) || defaultPuppetDir()})`,
+      );
+    let bar: SingleBar | null = null;
+    const tty = !opts.quiet && process.stderr.isTTY;
+    const r = await withInterrupts('kind puppet render', () =>
+      runPuppetRender({
+        character: characterArg,
+        landmarks: opts.landmarks,
+        outDir: opts.out,
+        recording: recordingOptions(opts),
+        pose: opts.set,
+        weights: opts.weights,
+        joints: opts.joints === true,
+        background: opts.background,
+        preview: opts.preview !== false,
+        onProgress: (done, total) => {
+          if (!tty || total < 300) return;
+          if (!bar) {
+            bar = new SingleBar({
+              format: 'rendering [{bar}] {percentage}% | {value}/{total} frames',
+              stream: process.stderr,
+            });
+            bar.start(total, 0);
+          }
+          bar.update(done);
+          if (done === total) bar.stop();
+        },
+      }),
+    );
+    if (!opts.quiet) console.log(formatRenderSummary(r));
+  });
+
+  recordingFlags(
+    puppet
+      .command('tune')
+      .description(
+        'sweep the smoothing strength and thresholds over recordings and report jitter against lag for each setting (and the error from the clean input with --noise); the chosen row is marked',
+      )
+      .argument(
+        '<recordings...>',
+        'landmark recordings (the recording format, or tfjs references with --image-size)',
+      )
+      .option(
+        '--resample <fps>',
+        'resample each recording at this rate first (a 5 fps reference to a webcam rate)',
+        positive('--resample', 1000),
+      )
+      .option(
+        '--noise <sigma>',
+        'add seeded Gaussian landmark noise, a fraction of the image height (e.g. 0.003); the input is the clean reference',
+        positive('--noise', 0.5),
+      )
+      .option('--seeds <n>', 'noisy copies per recording with --noise (default 3)', (v: string) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 1 || n > 100)
+          throw new InvalidArgumentError(`--seeds: '${v}' is not a whole number 1..100`);
+        return n;
+      })
+      .option(
+        '--grid <option=v1,v2>',
+        `values to sweep (repeatable; default ${Object.entries(DEFAULT_TUNE_GRID)
+          .map(([k, v]) => `${k}=${v?.join(',')}`)
+          .join(' ')})`,
+        gridArg,
+      )
+      .option('--max-lag <ms>', 'lag allowed for the chosen row (default 100)', positive('--max-lag', 10000))
+      .option('--json <file>', 'also write the rows as JSON')
+      .option('-q, --quiet', 'print nothing but errors'),
+  ).action(async (recordings: string[], opts) => {
+    if (opts.seeds !== undefined && opts.noise === undefined)
+      throw new InvalidArgumentError('--seeds applies to --noise');
+    if (opts.json !== undefined && opts.json.trim() === '')
+      throw new InvalidArgumentError('--json: empty path');
+    const r = await withInterrupts('kind puppet tune', () =>
+      runPuppetTune({
+        recordings,
+        recording: recordingOptions(opts),
+        resampleFps: opts.resample,
+        noise: opts.noise,
+        seeds: opts.seeds,
+        grid: opts.grid,
+        maxLagMs: opts.maxLag,
+        json: opts.json,
+      }),
+    );
+    if (!opts.quiet) {
+      console.log(formatTune(r));
+      if (opts.json) console.log(`wrote ${opts.json}`);
+    }
+  });
+}

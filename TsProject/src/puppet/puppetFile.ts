@@ -1,0 +1,242 @@
+/**
+ * `puppet.json` of `kind puppet render` (issue 12, "Commands" and item 8): per frame the 21 joints of the
+ * drawing (drawing pixels) with the confidence and the state the pose side gave them, and the figures of the
+ * run: jitter before and after smoothing, lag, joints measured / held / inferred per joint, visibility.
+ * Engine-free. The recorder copies what it needs each frame into preallocated series (no allocation per
+ * frame beyond the growing arrays' own doubling); `build` allocates the JSON object once at the end.
+ *
+ * Units: drawing joints in pixels of the drawing's texture (origin top-left, y down); jitter in body
+ * scales / s^2 (pose space divided by the torso length, metrics.jitter) and in drawing pixels / s^2; lag in
+ * ms (metrics.lagMs, least-squares delay of the smoothed joints behind the raw ones).
+ */
+import type { Character } from './character';
+import { jitter, lagMs } from './metrics';
+import type { PoseOptions } from './options';
+import type { PoseFrameReport } from './pipeline';
+import type { PuppetSession } from './session';
+import {
+  createJointSet,
+  JOINT_STATES,
+  type JointSet,
+  type JointState,
+  PUPPET_JOINT_COUNT,
+  PUPPET_JOINTS,
+  PUPPET_PARENTS,
+} from './types';
+
+const J = PUPPET_JOINT_COUNT;
+
+/** One joint of one frame in puppet.json. */
+export interface PuppetJointOut {
+  /** Drawing pixels (origin top-left of the drawing, y down); 0.01 px resolution. */
+  x: number;
+  y: number;
+  /** [0, 1], as the pose side gave it (measured: the landmark's visibility; inferred: the fill's low value). */
+  confidence: number;
+  state: JointState;
+}
+
+export interface PuppetFrameOut {
+  timestampMs: number;
+  /** The frame had a person (33 landmarks in the pose space used). */
+  personFound: boolean;
+  /** Some landmark of the frame had no visibility field: its confidence was the "unknown" value. */
+  visibilityUnknown: boolean;
+  joints: PuppetJointOut[];
+}
+
+export interface PuppetStats {
+  frames: number;
+  personFrames: number;
+  /** Frames where visibility was absent (unknown, not 0). */
+  visibilityUnknownFrames: number;
+  /** Last frame's timestamp minus the first's, ms. */
+  durationMs: number;
+  /** Pose results per second of the input: (frames - 1) / duration (a recording's own rate). */
+  inputRateHz: number;
+  /** 'image' (pixels of the camera image) or 'world' (metres): the pose space of the run. */
+  space: 'image' | 'world';
+  /** Median torso length in pose-space units (pixels or metres). */
+  bodyScale: number;
+  /** Joint-frames per state over the whole run (sums to 21 x frames). */
+  states: Record<JointState, number>;
+  /** Per joint: frames per state and mean confidence. */
+  perJoint: ({ name: string; meanConfidence: number } & Record<JointState, number>)[];
+  /**
+   * Mean joint acceleration (metrics.jitter) before smoothing (the raw joints) and after (the pipeline's
+   * output), over joints whose confidence is at least the visibility threshold; body scales / s^2.
+   */
+  jitter: { raw: number; smoothed: number; ratio: number; drawingPxPerS2: number };
+  /** Delay of the smoothed joints behind the raw ones (measured joints), ms. */
+  lagMs: number;
+  /** Measurements dropped as outliers (jumps) by the filter. */
+  outliers: number;
+}
+
+export interface PuppetFile {
+  tool: 'kind puppet render';
+  /** Format version of this file. */
+  version: 1;
+  joints: string[];
+  /** Parent index of each joint (-1 for Hips). */
+  parents: number[];
+  /** The drawing: its pixel size (frame PNGs may be larger: see `frame`). */
+  image: { width: number; height: number };
+  /** The frame PNGs: their size and where the drawing's pixel (0, 0) lies in them. */
+  frame: { width: number; height: number; originX: number; originY: number };
+  character: {
+    name: string;
+    /** Rest joints (drawing pixels) and whether each was annotated (`measured`) or synthesised (`rest`). */
+    restJoints: { x: number; y: number; state: JointState }[];
+  };
+  /** The input recording: its file, camera image size. */
+  input: { source: string; image: { width: number; height: number } };
+  mesh: { vertices: number; triangles: number; spacing: number; weights: string };
+  options: PoseOptions;
+  frames: PuppetFrameOut[];
+  stats: PuppetStats;
+  /** Wall-clock figures of this run (ms), for information only: setup once, per frame means. */
+  timing?: Record<string, number>;
+}
+
+const r2 = (v: number) => Math.round(v * 100) / 100;
+const r4 = (v: number) => Math.round(v * 1e4) / 1e4;
+
+function copy(dst: JointSet, src: JointSet): void {
+  dst.x.set(src.x);
+  dst.y.set(src.y);
+  dst.confidence.set(src.confidence);
+  dst.state.set(src.state);
+}
+
+/** Collects what puppet.json needs, frame by frame, from a PuppetSession. */
+export class PuppetRecorder {
+  private readonly raw: JointSet[] = [];
+  private readonly smoothed: JointSet[] = [];
+  private readonly drawing: JointSet[] = [];
+  private readonly times: number[] = [];
+  private readonly person: boolean[] = [];
+  private readonly unknown: boolean[] = [];
+  private readonly scales: number[] = [];
+  private space: 'image' | 'world' = 'image';
+
+  constructor(private readonly session: PuppetSession) {}
+
+  get frames(): number {
+    return this.times.length;
+  }
+
+  /** Record the session's state after `session.step(frame)` returned `report`. */
+  add(timestampMs: number, report: PoseFrameReport): void {
+    const keep = (list: JointSet[], src: JointSet) => {
+      const c = createJointSet();
+      copy(c, src);
+      list.push(c);
+    };
+    keep(this.raw, report.rawJoints);
+    keep(this.smoothed, this.session.poseJoints);
+    keep(this.drawing, this.session.drawingJoints);
+    this.times.push(timestampMs);
+    this.person.push(report.personFound);
+    this.unknown.push(report.visibilityUnknown);
+    if (report.bodyScale > 0) this.scales.push(report.bodyScale);
+    if (report.personFound) this.space = report.space;
+  }
+
+  /** The figures of the run so far. */
+  stats(): PuppetStats {
+    const n = this.times.length;
+    const states = Object.fromEntries(JOINT_STATES.map((s) => [s, 0])) as Record<JointState, number>;
+    const perJoint = PUPPET_JOINTS.map((name) => ({
+      name,
+      meanConfidence: 0,
+      ...(Object.fromEntries(JOINT_STATES.map((s) => [s, 0])) as Record<JointState, number>),
+    }));
+    for (const f of this.smoothed)
+      for (let j = 0; j < J; j++) {
+        const st = JOINT_STATES[f.state[j]];
+        states[st]++;
+        perJoint[j][st]++;
+        perJoint[j].meanConfidence += f.confidence[j] / n;
+      }
+    for (const p of perJoint) p.meanConfidence = r4(p.meanConfidence);
+    const sorted = [...this.scales].sort((a, b) => a - b);
+    const bodyScale = sorted.length ? sorted[sorted.length >> 1] : 0;
+    const t = Float64Array.from(this.times);
+    const minConfidence = this.session.pipeline.options.visibilityThreshold;
+    const s = bodyScale > 0 ? bodyScale : 1;
+    const raw = jitter(this.raw, t, { bodyScale: s, minConfidence });
+    const smoothed = jitter(this.smoothed, t, { bodyScale: s, minConfidence });
+    const drawingPx = jitter(this.drawing, t, { minConfidence });
+    const lag = lagMs(this.smoothed, this.raw, t, { minConfidence, maxLagMs: 600, stepMs: 5 }).lagMs;
+    const durationMs = n > 1 ? this.times[n - 1] - this.times[0] : 0;
+    return {
+      frames: n,
+      personFrames: this.person.filter(Boolean).length,
+      visibilityUnknownFrames: this.unknown.filter(Boolean).length,
+      durationMs: r2(durationMs),
+      inputRateHz: durationMs > 0 ? r2(((n - 1) * 1000) / durationMs) : 0,
+      space: this.space,
+      bodyScale: r4(bodyScale),
+      states,
+      perJoint,
+      jitter: {
+        raw: r4(raw),
+        smoothed: r4(smoothed),
+        ratio: raw > 0 ? r4(smoothed / raw) : 1,
+        drawingPxPerS2: r2(drawingPx),
+      },
+      lagMs: lag,
+      outliers: this.session.pipeline.filter.outliers,
+    };
+  }
+
+  /** The whole puppet.json object. */
+  build(o: {
+    character: Character;
+    input: { source: string; image: { width: number; height: number } };
+    frame: PuppetFile['frame'];
+    timing?: Record<string, number>;
+  }): PuppetFile {
+    const c = o.character;
+    const rest = c.restJoints;
+    const file: PuppetFile = {
+      tool: 'kind puppet render',
+      version: 1,
+      joints: [...PUPPET_JOINTS],
+      parents: [...PUPPET_PARENTS],
+      image: { width: c.width, height: c.height },
+      frame: o.frame,
+      character: {
+        name: c.name,
+        restJoints: PUPPET_JOINTS.map((_, j) => ({
+          x: r2(rest.x[j]),
+          y: r2(rest.y[j]),
+          state: JOINT_STATES[rest.state[j]],
+        })),
+      },
+      input: o.input,
+      mesh: {
+        vertices: this.session.mesh.vertexCount,
+        triangles: this.session.mesh.triangleCount,
+        spacing: r2(this.session.mesh.spacing),
+        weights: this.session.weightMode,
+      },
+      options: { ...this.session.pipeline.options },
+      frames: this.times.map((timestampMs, f) => ({
+        timestampMs,
+        personFound: this.person[f],
+        visibilityUnknown: this.unknown[f],
+        joints: PUPPET_JOINTS.map((_, j) => ({
+          x: r2(this.drawing[f].x[j]),
+          y: r2(this.drawing[f].y[j]),
+          confidence: r4(this.drawing[f].confidence[j]),
+          state: JOINT_STATES[this.drawing[f].state[j]],
+        })),
+      })),
+      stats: this.stats(),
+    };
+    if (o.timing) file.timing = o.timing;
+    return file;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * PuppetSession: one drawing driven by one pose stream, the whole per-frame path of the drawing puppet in
+ * one object (issue 12, items 2-7): landmarks -> PosePipeline (21 joints with confidence and state) ->
+ * DrawingRig.pose (one 2-D affine per joint) -> skin (CPU LBS of the mesh). Used by `kind puppet render`
+ * and the bench; the page runs the same calls. Engine-free; `step` allocates nothing.
+ *
+ * Before the first frame with a person the drawing stays at rest (skinned = rest vertices, drawing joints
+ * = rest joints with the pipeline's states); from that frame on it is posed every frame, and the rig's
+ * reference (the root translation's zero, DrawingRig) is that first frame's pose.
+ */
+import type { Character } from './character';
+import { buildMesh, type MeshOptions, type PuppetMesh } from './mesh';
+import type { PoseOptions } from './options';
+import { type PoseFrameReport, PosePipeline } from './pipeline';
+import { DrawingRig, type DrawingRigOptions } from './rig';
+import { skin } from './skinning';
+import { createJointSet, type JointSet, type PoseFrame, PUPPET_JOINT_COUNT } from './types';
+import { computeWeights, DEFAULT_WEIGHT_MODE, type SkinWeights, type WeightMode } from './weights';
+
+export interface PuppetSessionOptions {
+  /** Pose-side options (DEFAULT_POSE_OPTIONS where absent). */
+  pose?: Partial<PoseOptions>;
+  /** Camera image size in pixels (the recording's `image`); default 640 x 480. */
+  image?: { width: number; height: number };
+  /** Skinning weights (default segments-geodesic, DRAWING.md). */
+  weights?: WeightMode;
+  mesh?: MeshOptions;
+  rig?: DrawingRigOptions;
+}
+
+export class PuppetSession {
+  readonly mesh: PuppetMesh;
+  readonly weights: SkinWeights;
+  readonly rig: DrawingRig;
+  readonly pipeline: PosePipeline;
+  readonly weightMode: WeightMode;
+  /** Pose-space joints of the last step (y down; pixels of the camera image or metres). */
+  readonly poseJoints: JointSet = createJointSet();
+  /** The drawing's joints of the last step, drawing pixels; confidence and state as the pose joints'. */
+  readonly drawingJoints: JointSet = createJointSet();
+  /** Float64Array(21 * 6): one rest -> posed affine per joint (DrawingRig layout). */
+  readonly transforms = new Float64Array(PUPPET_JOINT_COUNT * 6);
+  /** Float32Array(2 * vertexCount): skinned vertices of the last step, drawing pixels. */
+  readonly skinned: Float32Array;
+  /** True once a frame with a person has posed the drawing. */
+  posed = false;
+
+  /**
+   * Builds the mesh and the weights (once: milliseconds to a second for the geodesic weights).
+   * @throws PuppetInputError from buildMesh (empty mask) or DrawingRig (non-finite rest joints);
+   *   RangeError from the pose options.
+   */
+  constructor(
+    readonly character: Character,
+    options: PuppetSessionOptions = {},
+  ) {
+    this.pipeline = new PosePipeline(options.pose ?? {}, options.image);
+    this.mesh = buildMesh(character, options.mesh);
+    this.weightMode = options.weights ?? DEFAULT_WEIGHT_MODE;
+    this.weights = computeWeights(this.mesh, character, this.weightMode);
+    this.rig = new DrawingRig(character, options.rig);
+    this.skinned = new Float32Array(2 * this.mesh.vertexCount);
+    this.reset();
+  }
+
+  /** Back to the state before the first frame (pipeline, rig reference, rest drawing). */
+  reset(): void {
+    this.pipeline.reset();
+    this.rig.clearReference();
+    this.posed = false;
+    this.skinned.set(this.mesh.vertices);
+    const r = this.character.restJoints;
+    this.drawingJoints.x.set(r.x);
+    this.drawingJoints.y.set(r.y);
+    this.drawingJoints.confidence.fill(0);
+    this.drawingJoints.state.set(r.state);
+    this.transforms.fill(0);
+    for (let j = 0; j < PUPPET_JOINT_COUNT; j++) {
+      this.transforms[6 * j] = 1;
+      this.transforms[6 * j + 3] = 1;
+    }
+  }
+
+  /**
+   * One frame: pose side, rig, skinning. Results in poseJoints, drawingJoints, transforms and skinned.
+   * @param frame timestamps non-decreasing across calls (PosePipeline).
+   * @returns the pipeline's report (a reused object).
+   */
+  step(frame: PoseFrame): PoseFrameReport {
+    const report = this.pipeline.step(frame, this.poseJoints);
+    if (report.personFound || this.posed) {
+      this.rig.pose(this.poseJoints, this.drawingJoints, this.transforms);
+      skin(this.mesh, this.weights, this.transforms, this.skinned);
+      this.posed = true;
+    } else {
+      this.drawingJoints.confidence.set(this.poseJoints.confidence);
+      this.drawingJoints.state.set(this.poseJoints.state);
+    }
+    return report;
+  }
+}

@@ -1,0 +1,605 @@
+/**
+ * `kind puppet render` and `kind puppet tune` end to end (in process), and `kind puppet` serving the page:
+ * - a synthetic AnimatedDrawings folder driven by a synthetic 1920x1080 recording: frames, preview.gif and
+ *   puppet.json agree with each other (the PNG shows the drawing's arm where puppet.json puts its hand);
+ *   a forearm at 45 degrees in the camera's pixels is at 45 degrees on the drawing (not atan(16/9) = 60.6);
+ *   frames without a person and a hidden forearm get the states and low confidences of the fill;
+ * - the real AnimatedDrawings char1 driven by the real squat (tfjs reference pixels, visibility absent):
+ *   every joint measured, visibility reported unknown, the drawing's hips go down and up with the person's;
+ * - bad input (no person in any frame, an empty mask, a char_cfg.yaml missing joints, 32 landmarks, NaN,
+ *   a tfjs file without --image-size, broken JSON) fails with one line naming the place, exit 1, and leaves
+ *   the previous outputs byte for byte, no temporary folder;
+ * - tune: one row per setting, jitter against lag, the chosen row marked, the JSON written;
+ * - the page server: URL printed, config served, stopped by SIGINT (exit 130) with the port closed.
+ */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { decodePng, encodePng } from '../src/io/node';
+import {
+  ANIMATED_DRAWINGS_JOINT_MAP,
+  type Character,
+  JOINT_STATES,
+  type Landmark,
+  type PoseFrame,
+  PUPPET_JOINTS,
+  type PuppetFile,
+  parseTfjsReference,
+} from '../src/puppet';
+import { dataPath, describeWithData } from './helpers/data';
+import { armsDownCharacter, J } from './helpers/puppetDrawing';
+import { LANDMARK_OFFSETS, standingFrame } from './helpers/puppetPose';
+import { runKind } from './helpers/runCli';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-puppet-cli-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/** Write a Character as an AnimatedDrawings folder (texture.png, mask.png, char_cfg.yaml). */
+function writeAnimatedDrawingsFolder(
+  c: Character,
+  dir: string,
+  o: { drop?: string[]; emptyMask?: boolean } = {},
+): string {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'texture.png'), encodePng(c.texture));
+  const m = new Uint8Array(c.width * c.height * 4);
+  for (let i = 0; i < c.width * c.height; i++) {
+    const v = o.emptyMask ? 0 : c.mask[i];
+    m[4 * i] = m[4 * i + 1] = m[4 * i + 2] = v;
+    m[4 * i + 3] = 255;
+  }
+  fs.writeFileSync(path.join(dir, 'mask.png'), encodePng({ width: c.width, height: c.height, data: m }));
+  const parents: Record<string, string | null> = {
+    root: null,
+    hip: 'root',
+    torso: 'hip',
+    neck: 'torso',
+    right_shoulder: 'torso',
+    right_elbow: 'right_shoulder',
+    right_hand: 'right_elbow',
+    left_shoulder: 'torso',
+    left_elbow: 'left_shoulder',
+    left_hand: 'left_elbow',
+    right_hip: 'root',
+    right_knee: 'right_hip',
+    right_foot: 'right_knee',
+    left_hip: 'root',
+    left_knee: 'left_hip',
+    left_foot: 'left_knee',
+  };
+  const lines = [`height: ${c.height}`, 'skeleton:'];
+  for (const [name, parent] of Object.entries(parents)) {
+    if (o.drop?.includes(name)) continue;
+    const j = J(ANIMATED_DRAWINGS_JOINT_MAP[name]);
+    lines.push(
+      '- loc:',
+      `  - ${Math.round(c.restJoints.x[j])}`,
+      `  - ${Math.round(c.restJoints.y[j])}`,
+      `  name: ${name}`,
+      `  parent: ${parent ?? 'null'}`,
+    );
+  }
+  lines.push(`width: ${c.width}`);
+  fs.writeFileSync(path.join(dir, 'char_cfg.yaml'), `${lines.join('\n')}\n`);
+  return dir;
+}
+
+const IMAGE = { width: 1920, height: 1080 };
+const HIPS: [number, number] = [960, 600];
+const TORSO = 270;
+const FOREARM = ['13', '15', '17', '19', '21'].map(Number);
+
+/**
+ * 40 frames at 30 fps on a 1920x1080 camera: a person standing in the A-pose (frames 0-9, 25-39), the left
+ * forearm raised to 45 degrees above horizontal in PIXELS (frames 10-19), no person (20-24), the left
+ * forearm hidden (visibility 0.05, frames 25-34).
+ */
+function syntheticRecording(): { image: typeof IMAGE; frames: PoseFrame[] } {
+  const frames: PoseFrame[] = [];
+  for (let f = 0; f < 40; f++) {
+    const t = Math.round((f * 1000) / 30);
+    if (f >= 20 && f < 25) {
+      frames.push({ timestampMs: t, landmarks: [] });
+      continue;
+    }
+    const fr = standingFrame({ image: IMAGE, hips: HIPS, torso: TORSO, visibility: 0.95, timestampMs: t });
+    const lm = fr.landmarks as Landmark[];
+    if (f >= 10 && f < 20) {
+      // elbow (13) as in the A-pose; wrist and hand points along +45 degrees (up and to image right)
+      const ex = lm[13].x * IMAGE.width;
+      const ey = lm[13].y * IMAGE.height;
+      const len = 0.45 * TORSO;
+      const put = (i: number, along: number, side: number) => {
+        const c = Math.SQRT1_2;
+        lm[i].x = (ex + along * c + side * c) / IMAGE.width;
+        lm[i].y = (ey - along * c + side * c) / IMAGE.height;
+      };
+      put(15, len, 0);
+      put(17, len * 1.25, 4);
+      put(19, len * 1.25, -4);
+      put(21, len * 1.1, -8);
+    }
+    if (f >= 25 && f < 35) for (const i of FOREARM) lm[i].visibility = 0.05;
+    frames.push(fr);
+  }
+  return { image: IMAGE, frames };
+}
+
+function readPuppet(dir: string): PuppetFile {
+  return JSON.parse(fs.readFileSync(path.join(dir, 'puppet.json'), 'utf8')) as PuppetFile;
+}
+
+/** Every file under `dir` (relative path -> bytes). */
+function snapshot(dir: string): Map<string, Buffer> {
+  const m = new Map<string, Buffer>();
+  const walk = (rel: string) => {
+    for (const d of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${d.name}` : d.name;
+      if (d.isDirectory()) walk(r);
+      else m.set(r, fs.readFileSync(path.join(dir, r)));
+    }
+  };
+  walk('');
+  return m;
+}
+
+/** Count the image descriptors of a GIF (0x2C after each graphic control block 21 F9 04 .. .. .. .. 00). */
+function gifFrames(b: Buffer): number {
+  let n = 0;
+  for (let i = 0; i + 8 < b.length; i++)
+    if (b[i] === 0x21 && b[i + 1] === 0xf9 && b[i + 2] === 0x04 && b[i + 7] === 0x00 && b[i + 8] === 0x2c)
+      n++;
+  return n;
+}
+
+describe('kind puppet render: a synthetic drawing and recording', () => {
+  const charDir = writeAnimatedDrawingsFolder(armsDownCharacter(), path.join(tmp, 'armsdown'));
+  const recFile = path.join(tmp, 'synthetic.json');
+  fs.writeFileSync(recFile, JSON.stringify(syntheticRecording()));
+  const out = path.join(tmp, 'render');
+  let file: PuppetFile;
+  let stdout: string;
+
+  beforeAll(async () => {
+    // no smoothing for the known answers (the filter has its own tests): the measured joints are the landmarks'
+    const r = await runKind([
+      'puppet',
+      'render',
+      charDir,
+      '--landmarks',
+      recFile,
+      '-o',
+      out,
+      '--set',
+      'smoothingMs=0',
+    ]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    stdout = r.out;
+    file = readPuppet(out);
+  });
+
+  it('writes one PNG per frame, an animated GIF of as many frames, and puppet.json in the issue shape', () => {
+    const names = fs.readdirSync(path.join(out, 'frames')).sort();
+    expect(names).toEqual(Array.from({ length: 40 }, (_, i) => `${String(i).padStart(4, '0')}.png`));
+    for (const n of [names[0], names[39]]) {
+      const png = decodePng(fs.readFileSync(path.join(out, 'frames', n)));
+      expect([png.width, png.height]).toEqual([file.frame.width, file.frame.height]);
+    }
+    const gif = fs.readFileSync(path.join(out, 'preview.gif'));
+    expect(gif.subarray(0, 6).toString('latin1')).toBe('GIF89a');
+    expect(gifFrames(gif)).toBe(40);
+    expect(file.joints).toEqual([...PUPPET_JOINTS]);
+    expect(file.image).toEqual({ width: 200, height: 300 });
+    expect(file.frames).toHaveLength(40);
+    for (const fr of file.frames) {
+      expect(fr.joints).toHaveLength(21);
+      for (const j of fr.joints) {
+        expect(Number.isFinite(j.x) && Number.isFinite(j.y)).toBe(true);
+        expect(j.confidence).toBeGreaterThanOrEqual(0);
+        expect(j.confidence).toBeLessThanOrEqual(1);
+        expect(JOINT_STATES).toContain(j.state);
+      }
+    }
+    expect(file.stats.frames).toBe(40);
+    expect(file.stats.personFrames).toBe(35);
+    expect(file.stats.inputRateHz).toBeCloseTo(30, 0);
+    expect(stdout).toMatch(/^rendered 'armsdown' \(200x300 px, \d+ vertices, segments-geodesic weights\)/);
+    expect(stdout).toMatch(/person in 35\/40 frames; visibility given/);
+    expect(stdout).toMatch(/wrote .*frames\/0000\.png \.\. 0039\.png \(40 frames, \d+x\d+\)/);
+    expect(fs.readdirSync(out).sort()).toEqual(['frames', 'preview.gif', 'puppet.json']);
+  });
+
+  it('a forearm at 45 degrees in the 1920x1080 camera is at 45 degrees on the drawing (not 60.6)', () => {
+    for (let f = 10; f < 20; f++) {
+      const j = file.frames[f].joints;
+      const a = j[J('LeftLowerArm')];
+      const b = j[J('LeftHand')];
+      const deg = (Math.atan2(-(b.y - a.y), b.x - a.x) * 180) / Math.PI;
+      expect(Math.abs(deg - 45)).toBeLessThan(0.1);
+      expect(b.state).toBe('measured');
+    }
+    // the drawing's forearm keeps its drawn length (37 px: elbow 125 -> hand 162)
+    const j = file.frames[15].joints;
+    expect(
+      Math.hypot(j[J('LeftHand')].x - j[J('LeftLowerArm')].x, j[J('LeftHand')].y - j[J('LeftLowerArm')].y),
+    ).toBeCloseTo(37, 0);
+  });
+
+  it("the frame PNG shows the drawing's arm where puppet.json puts the hand, and background where the hand was", () => {
+    const png = decodePng(fs.readFileSync(path.join(out, 'frames', '0015.png')));
+    const { originX, originY } = file.frame;
+    const at = (x: number, y: number) => {
+      const i = 4 * (Math.round(y + originY) * png.width + Math.round(x + originX));
+      return Array.from(png.data.subarray(i, i + 4));
+    };
+    const hand = file.frames[15].joints[J('LeftHand')];
+    expect(at(hand.x, hand.y)).toEqual([60, 90, 200, 255]); // the arm's blue
+    expect(at(132, 162)).toEqual([255, 255, 255, 255]); // rest hand position: the arm has left it
+    // frame 0 (the reference pose): the torso's red at the chest, as drawn
+    const png0 = decodePng(fs.readFileSync(path.join(out, 'frames', '0000.png')));
+    const i = 4 * ((110 + originY) * png0.width + (100 + originX));
+    expect(Array.from(png0.data.subarray(i, i + 4))).toEqual([200, 60, 60, 255]);
+  });
+
+  it('frames with no person and a hidden forearm carry the fill states and low confidences', () => {
+    for (let f = 20; f < 25; f++) {
+      expect(file.frames[f].personFound).toBe(false);
+      for (const j of file.frames[f].joints) expect(j.state).not.toBe('measured');
+    }
+    for (let f = 26; f < 35; f++) {
+      const j = file.frames[f].joints;
+      for (const n of ['LeftLowerArm', 'LeftHand', 'LeftHandTip'] as const) {
+        expect(j[J(n)].state).not.toBe('measured');
+        expect(j[J(n)].confidence).toBeLessThan(0.5);
+      }
+      expect(j[J('RightHand')].state).toBe('measured');
+      // the chain's confidences drop down the arm
+      expect(j[J('LeftHand')].confidence).toBeLessThanOrEqual(j[J('LeftLowerArm')].confidence);
+    }
+    const back = file.frames[35].joints;
+    for (const n of ['LeftLowerArm', 'LeftHand', 'LeftHandTip'] as const)
+      expect(back[J(n)].state).toBe('measured');
+    const per = file.stats.perJoint[J('LeftHand')];
+    expect(per.measured).toBeLessThanOrEqual(40 - 5 - 9);
+    expect(JOINT_STATES.reduce((s, st) => s + file.stats.states[st], 0)).toBe(40 * 21);
+  });
+
+  it('--joints draws the skeleton over the frames; --background transparent writes alpha 0 around the drawing', async () => {
+    const o2 = path.join(tmp, 'render-joints');
+    const r = await runKind([
+      'puppet',
+      'render',
+      charDir,
+      '--landmarks',
+      recFile,
+      '-o',
+      o2,
+      '--joints',
+      '--background',
+      'transparent',
+      '--no-preview',
+      '-q',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('');
+    expect(fs.readdirSync(o2).sort()).toEqual(['frames', 'puppet.json']);
+    const png = decodePng(fs.readFileSync(path.join(o2, 'frames', '0005.png')));
+    expect(png.data[3]).toBe(0); // top-left corner: transparent
+    const f2 = readPuppet(o2);
+    const hips = f2.frames[5].joints[0];
+    const i = 4 * (Math.round(hips.y + f2.frame.originY) * png.width + Math.round(hips.x + f2.frame.originX));
+    expect(Array.from(png.data.subarray(i, i + 3))).toEqual([40, 200, 60]); // a measured joint's green dot
+  });
+});
+
+describeWithData('kind puppet render: char1 driven by the real squat (tfjs reference, no visibility)', () => {
+  it('every joint measured, visibility unknown, the drawing squats with the person', async () => {
+    const out = path.join(tmp, 'squat');
+    const squat = dataPath('pose-landmarks/pose_squats.full.json');
+    const r = await runKind([
+      'puppet',
+      'render',
+      dataPath('animated-drawings/characters/char1'),
+      '--landmarks',
+      squat,
+      '--image-size',
+      '720x1280',
+      '--fps',
+      '5',
+      '-o',
+      out,
+    ]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/65 frames, 5\.0 Hz, camera 720x1280, image landmarks/);
+    expect(r.out).toMatch(/visibility unknown \(absent in the file\)/);
+    expect(r.out).toMatch(/note: world landmarks from .*pose_squats_3d\.full\.json/);
+    const file = readPuppet(out);
+    expect(file.stats.states.measured).toBe(65 * 21);
+    expect(file.stats.visibilityUnknownFrames).toBe(65);
+    expect(fs.readdirSync(path.join(out, 'frames'))).toHaveLength(65);
+    const rec = parseTfjsReference(
+      fs.readFileSync(squat, 'utf8'),
+      undefined,
+      'squat',
+      { width: 720, height: 1280 },
+      5,
+    );
+    const personHips = rec.frames.map((f) => ((f.landmarks![23].y + f.landmarks![24].y) / 2) * 1280);
+    const drawingHips = file.frames.map((f) => f.joints[0].y);
+    const mean = (a: number[]) => a.reduce((s, v) => s + v, 0) / a.length;
+    const ma = mean(personHips);
+    const mb = mean(drawingHips);
+    let sab = 0;
+    let saa = 0;
+    let sbb = 0;
+    for (let i = 0; i < 65; i++) {
+      sab += (personHips[i] - ma) * (drawingHips[i] - mb);
+      saa += (personHips[i] - ma) ** 2;
+      sbb += (drawingHips[i] - mb) ** 2;
+    }
+    expect(sab / Math.sqrt(saa * sbb)).toBeGreaterThan(0.98);
+    expect(Math.max(...drawingHips) - Math.min(...drawingHips)).toBeGreaterThan(60);
+    // the smoothing changes little on this already smooth 5 fps take (POSE.md)
+    expect(file.stats.jitter.ratio).toBeGreaterThan(0.9);
+    expect(file.stats.jitter.ratio).toBeLessThanOrEqual(1.0001);
+  });
+});
+
+describe('kind puppet render: bad input names the place, exits 1 and leaves the previous outputs', () => {
+  const good = writeAnimatedDrawingsFolder(armsDownCharacter(), path.join(tmp, 'bad', 'good'));
+  const goodRec = path.join(tmp, 'bad', 'good.json');
+  fs.writeFileSync(goodRec, JSON.stringify(syntheticRecording()));
+  const out = path.join(tmp, 'bad', 'out');
+  let before: Map<string, Buffer>;
+
+  beforeAll(async () => {
+    expect((await runKind(['puppet', 'render', good, '--landmarks', goodRec, '-o', out, '-q'])).code).toBe(0);
+    before = snapshot(out);
+    expect([...before.keys()].filter((k) => k.startsWith('frames/'))).toHaveLength(40);
+  });
+
+  const rec = (name: string, body: unknown): string => {
+    const f = path.join(tmp, 'bad', name);
+    fs.writeFileSync(f, typeof body === 'string' ? body : JSON.stringify(body));
+    return f;
+  };
+  const standing = (t: number) => standingFrame({ image: IMAGE, visibility: 0.9, timestampMs: t });
+
+  const cases: [string, () => string[], RegExp][] = [
+    [
+      'no person in any frame',
+      () => [
+        '--landmarks',
+        rec('empty.json', {
+          image: IMAGE,
+          frames: [0, 33, 66].map((t) => ({ timestampMs: t, landmarks: [] })),
+        }),
+      ],
+      /^kind: .*empty\.json: no person in any of the 3 frame\(s\)/,
+    ],
+    [
+      'a mask with nothing in it',
+      () => [
+        writeAnimatedDrawingsFolder(armsDownCharacter(), path.join(tmp, 'bad', 'blank'), { emptyMask: true }),
+        '--landmarks',
+        goodRec,
+      ],
+      /^kind: .*blank: mask\.png: .*(empty|no character pixel|nothing)/i,
+    ],
+    [
+      'a char_cfg.yaml missing joints',
+      () => [
+        writeAnimatedDrawingsFolder(armsDownCharacter(), path.join(tmp, 'bad', 'nojoints'), {
+          drop: ['left_foot', 'neck'],
+        }),
+        '--landmarks',
+        goodRec,
+      ],
+      /^kind: .*nojoints\/char_cfg\.yaml:1: missing AnimatedDrawings joints neck, left_foot/,
+    ],
+    [
+      '32 landmarks',
+      () => {
+        const f = standing(0);
+        f.landmarks!.pop();
+        return ['--landmarks', rec('32.json', { image: IMAGE, frames: [f] })];
+      },
+      /^kind: .*32\.json: frame 0, landmarks: has 32 landmarks; BlazePose gives exactly 33/,
+    ],
+    [
+      'NaN (null in JSON)',
+      () => {
+        const f = standing(33);
+        f.landmarks![5].x = Number.NaN; // JSON.stringify writes null
+        return ['--landmarks', rec('nan.json', { image: IMAGE, frames: [standing(0), f] })];
+      },
+      /^kind: .*nan\.json: frame 1, landmarks, landmark 5, field x: x must be a finite number, got null/,
+    ],
+    [
+      'broken JSON',
+      () => [
+        '--landmarks',
+        rec(
+          'broken.json',
+          '{ "image": { "width": 640, "height": 480 },\n  "frames": [ { "timestampMs": 0, } ] }',
+        ),
+      ],
+      /^kind: .*broken\.json:2:\d+: not valid JSON/,
+    ],
+    [
+      'a tfjs reference without --image-size',
+      () => [
+        '--landmarks',
+        rec(
+          'tfjs.json',
+          JSON.stringify([LANDMARK_OFFSETS.map(([x, y]) => [x * 100 + 300, y * 100 + 300, 0])]),
+        ),
+      ],
+      /^kind: .*tfjs\.json: a tfjs reference file .* needs the camera image size: give --image-size WxH/,
+    ],
+    [
+      'no such character',
+      () => [path.join(tmp, 'bad', 'nope'), '--landmarks', goodRec],
+      /^kind: .*nope: no such file or folder/,
+    ],
+    [
+      'no such recording',
+      () => ['--landmarks', path.join(tmp, 'bad', 'nope.json')],
+      /^kind: .*nope\.json: no such file or folder/,
+    ],
+  ];
+
+  it.each(cases)('%s', async (_name, args, message) => {
+    const a = args();
+    const withChar = a[0].startsWith('--') ? [good, ...a] : a;
+    const r = await runKind(['puppet', 'render', ...withChar, '-o', out]);
+    expect(r.code).toBe(1);
+    expect(r.err.split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(message);
+    const now = snapshot(out);
+    expect([...now.keys()]).toEqual([...before.keys()]);
+    for (const [k, b] of before) expect(now.get(k)!.equals(b)).toBe(true);
+    expect(fs.readdirSync(out).filter((n) => /\.(tmp|bak)$/.test(n))).toEqual([]);
+  });
+
+  it('usage errors exit 2: a character without --landmarks, a bad --image-size, a bad --set', async () => {
+    for (const args of [
+      [good, '-o', out],
+      [good, '--landmarks', goodRec, '--image-size', '720by1280', '-o', out],
+      [good, '--landmarks', goodRec, '--set', 'smoothingMs=-1', '-o', out],
+      [good, '--landmarks', goodRec, '--set', 'bogus=1', '-o', out],
+      [good, '--landmarks', goodRec, '--weights', 'nearest', '-o', out],
+    ]) {
+      const r = await runKind(['puppet', 'render', ...args]);
+      expect(r.code).toBe(2);
+    }
+    const r = await runKind(['puppet', 'render', good, '-o', out]);
+    expect(r.err).toMatch(/--landmarks: name the recording/);
+  });
+});
+
+describe('kind puppet tune', () => {
+  it('sweeps the grid over a noisy copy of a recording: jitter against lag, error vs clean, the chosen row marked, JSON written', async () => {
+    const recFile = path.join(tmp, 'tune.json');
+    fs.writeFileSync(recFile, JSON.stringify(syntheticRecording()));
+    const json = path.join(tmp, 'tune-out', 'rows.json');
+    fs.mkdirSync(path.dirname(json));
+    const r = await runKind([
+      'puppet',
+      'tune',
+      recFile,
+      '--noise',
+      '0.003',
+      '--seeds',
+      '2',
+      '--grid',
+      'smoothingMs=0,100',
+      '--grid',
+      'speedGain=0,3',
+      '--json',
+      json,
+    ]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/tune over .*tune\.json \(40 frames x 2 noise seeds\): 4 settings/);
+    expect(r.out).toMatch(/<- chosen/);
+    expect(r.out).toMatch(/defaults: smoothingMs 100, speedGain 3/);
+    const rows = JSON.parse(fs.readFileSync(json, 'utf8')).rows as {
+      options: { smoothingMs: number; speedGain: number };
+      jitterRaw: number;
+      jitterFiltered: number;
+      lagMs: number;
+      errorVsClean: number;
+    }[];
+    expect(rows).toHaveLength(4);
+    const row = (s: number, g: number) =>
+      rows.find((x) => x.options.smoothingMs === s && x.options.speedGain === g)!;
+    // the same raw input for every row; smoothing lowers the jitter, the plain EMA the most, and lags the most
+    for (const x of rows) expect(x.jitterRaw).toBeCloseTo(rows[0].jitterRaw, 9);
+    expect(row(100, 0).jitterFiltered).toBeLessThan(row(0, 0).jitterFiltered);
+    expect(row(100, 0).jitterFiltered).toBeLessThan(row(100, 3).jitterFiltered);
+    expect(row(100, 0).lagMs).toBeGreaterThanOrEqual(row(100, 3).lagMs);
+    expect(row(0, 0).lagMs).toBeLessThanOrEqual(row(100, 3).lagMs);
+    for (const x of rows) expect(Number.isFinite(x.errorVsClean)).toBe(true);
+  });
+
+  it('refuses a grid value that is not a valid option and --seeds without --noise', async () => {
+    const recFile = path.join(tmp, 'tune.json');
+    expect((await runKind(['puppet', 'tune', recFile, '--grid', 'smoothingMs=-5'])).code).toBe(2);
+    expect((await runKind(['puppet', 'tune', recFile, '--grid', 'speed=1'])).code).toBe(2);
+    expect((await runKind(['puppet', 'tune', recFile, '--seeds', '2'])).code).toBe(2);
+  });
+});
+
+function get(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d: string) => {
+          body += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+      .on('error', reject);
+  });
+}
+
+describe('kind puppet (the page server)', () => {
+  it('prints its URL, serves the page config with the recording, and stops on SIGINT with exit 130', async () => {
+    const recFile = path.join(tmp, 'serve.json');
+    fs.writeFileSync(recFile, JSON.stringify(syntheticRecording()));
+    const lines: string[] = [];
+    const log = jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => {
+      lines.push(a.join(' '));
+    });
+    try {
+      const { main } = await import('../src/cli/main');
+      const run = main(['node', 'kind', 'puppet', '--port', '0', '--landmarks', recFile]);
+      while (!lines.some((l) => l.startsWith('drawing puppet page: ')))
+        await new Promise((r) => setTimeout(r, 20));
+      const url = lines
+        .find((l) => l.startsWith('drawing puppet page: '))!
+        .slice('drawing puppet page: '.length);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      const cfg = await get(`${url}config.json`);
+      expect(cfg.status).toBe(200);
+      expect(JSON.parse(cfg.body).recording).toBe('/recording.json');
+      expect((await get(`${url}recording.json`)).body).toBe(fs.readFileSync(recFile, 'utf8'));
+      process.emit('SIGINT', 'SIGINT');
+      expect(await run).toBe(130);
+      expect(lines.at(-1)).toBe('stopped (SIGINT): the puppet page server is closed');
+      await expect(get(`${url}config.json`)).rejects.toThrow(/ECONNREFUSED/);
+    } finally {
+      log.mockRestore();
+    }
+  });
+
+  it('a tfjs reference given with --landmarks is converted for the page; a bad recording fails before serving', async () => {
+    const tf = path.join(tmp, 'serve-tfjs.json');
+    fs.writeFileSync(
+      tf,
+      JSON.stringify([LANDMARK_OFFSETS.map(([x, y]) => [x * 100 + 300, y * 100 + 300, 0])]),
+    );
+    const bad = await runKind(['puppet', '--port', '0', '--landmarks', tf]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/needs the camera image size/);
+    const r = await runKind([
+      'puppet',
+      '--port',
+      '0',
+      '--landmarks',
+      tf,
+      '--image-size',
+      '640x480',
+      '--duration',
+      '0.2',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/drawing puppet page: http:\/\/127\.0\.0\.1:\d+\//);
+    expect(r.out).toMatch(/stopped: the puppet page server is closed/);
+  });
+});
