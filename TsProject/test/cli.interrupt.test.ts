@@ -86,21 +86,35 @@ function runInterrupted(args: string[], watchDir: string, sig: Sig, when: When):
 
 type FileSet = Map<string, Buffer>;
 
+/** Every file under `dir`, by relative path ('frames/0000.png' for a folder output), sorted. */
+function listFiles(dir: string, rel = ''): string[] {
+  const out: string[] = [];
+  for (const d of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+    const r = rel ? `${rel}/${d.name}` : d.name;
+    if (d.isDirectory()) out.push(...listFiles(dir, r));
+    else out.push(r);
+  }
+  return out.sort();
+}
+
 function readSet(dir: string): FileSet {
   const m: FileSet = new Map();
-  for (const n of fs.readdirSync(dir).sort()) m.set(n, fs.readFileSync(path.join(dir, n)));
+  for (const n of listFiles(dir)) m.set(n, fs.readFileSync(path.join(dir, n)));
   return m;
 }
 
 function layDown(dir: string, set: FileSet): void {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  for (const [n, b] of set) fs.writeFileSync(path.join(dir, n), b);
+  for (const [n, b] of set) {
+    fs.mkdirSync(path.dirname(path.join(dir, n)), { recursive: true });
+    fs.writeFileSync(path.join(dir, n), b);
+  }
 }
 
 /** 'old', 'new', or a description of what is wrong (stray files, a mix). */
 function classify(dir: string, before: FileSet, after: FileSet): string {
-  const names = fs.readdirSync(dir).sort();
+  const names = listFiles(dir);
   const expected = [...before.keys()].sort();
   if (names.join('|') !== expected.join('|'))
     return `files ${names.join(', ')} (expected ${expected.join(', ')})`;
@@ -290,6 +304,44 @@ describeWithData('interrupted kind commands leave the previous outputs or the ne
     // the write phase is a few milliseconds: the command is stopped the moment its first temporary file
     // appears, so the signal is pending while the files are being placed (6 tries per signal)
     expectLandedInWrite(await interruptMany(args, out, before, after, ms, 4, frozenTries(6)));
+  });
+  it('kind puppet render of the real squat onto char1 (a frames folder, preview.gif, puppet.json): 4 delays, 4 signals on the first .tmp/.bak, signals landed inside the write phase', async () => {
+    const out = path.join(work, 'puppet');
+    const args = [
+      'puppet',
+      'render',
+      dataPath('animated-drawings/characters/char1'),
+      '--landmarks',
+      dataPath('pose-landmarks/pose_squats.full.json'),
+      '--image-size',
+      '720x1280',
+      '--fps',
+      '5',
+      '-o',
+      out,
+      '-q',
+    ];
+    // the previous outputs: the same take with the joints drawn and other weights (every file differs)
+    runToEnd([...args, '--joints', '--weights', 'segments']);
+    const before = readSet(out);
+    const ms = runToEnd(args);
+    const after = readSet(out);
+    expect([...before.keys()].filter((n) => n.startsWith('frames/'))).toHaveLength(65);
+    expect([...before.keys()].filter((n) => !n.startsWith('frames/'))).toEqual([
+      'preview.gif',
+      'puppet.json',
+    ]);
+    for (const [n, b] of before) expect(b.equals(after.get(n)!)).toBe(false);
+    // the frames are rendered into frames.<pid>.tmp (the first .tmp: mid-render, not yet the write), so the
+    // stopped tries wait for the first file .tmp (puppet.json's, written right before the renames)
+    expectLandedInWrite(
+      await interruptMany(args, out, before, after, ms, 4, [
+        ...(['SIGINT', 'SIGTERM', 'SIGINT', 'SIGTERM', 'SIGINT', 'SIGTERM'] as Sig[]).map((sig) => ({
+          sig,
+          when: { file: /\.json\.\d+\.tmp$/, freeze: true },
+        })),
+      ]),
+    );
   });
 });
 

@@ -266,6 +266,27 @@ describe('kind puppet render: a synthetic drawing and recording', () => {
     expect(JOINT_STATES.reduce((s, st) => s + file.stats.states[st], 0)).toBe(40 * 21);
   });
 
+  it('the same inputs give the same bytes: puppet.json, every frame and the GIF (no clock in the outputs)', async () => {
+    const again = path.join(tmp, 'render-again');
+    const r = await runKind([
+      'puppet',
+      'render',
+      charDir,
+      '--landmarks',
+      recFile,
+      '-o',
+      again,
+      '--set',
+      'smoothingMs=0',
+      '-q',
+    ]);
+    expect(r.code).toBe(0);
+    const a = snapshot(out);
+    const b = snapshot(again);
+    expect([...b.keys()]).toEqual([...a.keys()]);
+    for (const [k, v] of a) expect({ k, same: b.get(k)!.equals(v) }).toEqual({ k, same: true });
+  });
+
   it('--joints draws the skeleton over the frames; --background transparent writes alpha 0 around the drawing', async () => {
     const o2 = path.join(tmp, 'render-joints');
     const r = await runKind([

@@ -97,6 +97,8 @@ export interface PuppetRenderResult {
   loaded: LoadedRecording;
   outputs: { frames: string; preview: string | null; json: string; frameCount: number };
   notes: string[];
+  /** Wall-clock figures of this run (ms; not in puppet.json, which stays deterministic). */
+  timing: { setupMs: number; poseRigSkinMsPerFrame: number; rasterMsPerFrame: number; pngMsPerFrame: number };
 }
 
 /** Frame file name: 4 digits, more when the recording has 10,000 frames or more. */
@@ -252,20 +254,20 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
       character,
       input: { source: landmarksPath, image: { ...rec.image } },
       frame: frameInfo,
-      timing: {
-        setupMs: Math.round(setupMs),
-        poseRigSkinMsPerFrame: round3(poseMs),
-        rasterMsPerFrame: round3(rasterMs / n),
-        pngMsPerFrame: round3(pngMs / n),
-      },
     });
+    const timing = {
+      setupMs: Math.round(setupMs),
+      poseRigSkinMsPerFrame: round3(poseMs),
+      rasterMsPerFrame: round3(rasterMs / n),
+      pngMsPerFrame: round3(pngMs / n),
+    };
     await interruptPoint();
     writeFilesAtomically([
       { path: outputs.frames, stagedDir: staged.dir },
       { path: outputs.json, data: `${JSON.stringify(file)}\n` },
       ...(outputs.preview && gif ? [{ path: outputs.preview, data: gif.bytes() }] : []),
     ]);
-    return { file, character, loaded, outputs: { ...outputs, frameCount: n }, notes };
+    return { file, character, loaded, outputs: { ...outputs, frameCount: n }, notes, timing };
   } catch (e) {
     staged.discard();
     throw e;
@@ -345,10 +347,10 @@ export function formatRenderSummary(r: PuppetRenderResult, cwd = process.cwd()):
   lines.push(
     `  jitter (body scales/s^2, measured joints): raw ${s.jitter.raw.toFixed(2)} -> smoothed ${s.jitter.smoothed.toFixed(2)} (x${s.jitter.ratio.toFixed(2)}), lag ${Number.isFinite(s.lagMs) ? `${s.lagMs} ms` : '-'}; outliers dropped ${s.outliers}`,
   );
-  if (f.timing)
-    lines.push(
-      `  per frame: pose + rig + LBS ${f.timing.poseRigSkinMsPerFrame} ms, rasterise ${f.timing.rasterMsPerFrame} ms, PNG ${f.timing.pngMsPerFrame} ms`,
-    );
+  const t = r.timing;
+  lines.push(
+    `  time: setup (mesh, weights) ${t.setupMs} ms; per frame pose + rig + LBS ${t.poseRigSkinMsPerFrame} ms, rasterise ${t.rasterMsPerFrame} ms, PNG ${t.pngMsPerFrame} ms`,
+  );
   for (const n of r.notes) lines.push(`  note: ${n}`);
   const n = r.outputs.frameCount;
   lines.push(

@@ -7,7 +7,8 @@
  *
  * Units: drawing joints in pixels of the drawing's texture (origin top-left, y down); jitter in body
  * scales / s^2 (pose space divided by the torso length, metrics.jitter) and in drawing pixels / s^2; lag in
- * ms (metrics.lagMs, least-squares delay of the smoothed joints behind the raw ones).
+ * ms (metrics.lagMs, least-squares delay of the smoothed joints behind the raw ones). Deterministic: the
+ * same drawing, recording and options give the same file (no clock readings).
  */
 import type { Character } from './character';
 import { jitter, lagMs } from './metrics';
@@ -95,8 +96,6 @@ export interface PuppetFile {
   options: PoseOptions;
   frames: PuppetFrameOut[];
   stats: PuppetStats;
-  /** Wall-clock figures of this run (ms), for information only: setup once, per frame means. */
-  timing?: Record<string, number>;
 }
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
@@ -196,7 +195,6 @@ export class PuppetRecorder {
     character: Character;
     input: { source: string; image: { width: number; height: number } };
     frame: PuppetFile['frame'];
-    timing?: Record<string, number>;
   }): PuppetFile {
     const c = o.character;
     const rest = c.restJoints;
@@ -236,7 +234,6 @@ export class PuppetRecorder {
       })),
       stats: this.stats(),
     };
-    if (o.timing) file.timing = o.timing;
     return file;
   }
 }
