@@ -513,8 +513,8 @@ command of the README works without the shared real data.
     right_foot (146, 434); left_hip (204, 300), left_knee (210, 368), left_foot (214, 434). \`left_*\` is
     the character's left (image right). Loads as a 21-joint character; meshes to 466 vertices covering
     99.2 % of the mask.
-  - \`recording.json\` (~520 KB): 120 frames at 30 fps (timestampMs = round(i * 1000 / 30)) of a 640x480
-    image, the recorded landmark format of src/puppet/landmarks.ts: 33 BlazePose landmarks (x, y, z,
+  - \`recording.json\` (~670 KB): 180 frames (6 s) at 30 fps (timestampMs = round(i * 1000 / 30)) of a
+    640x480 image, the recorded landmark format of src/puppet/landmarks.ts: 33 BlazePose landmarks (x, y, z,
     visibility, presence) and 33 world landmarks (x, y, z, visibility) per frame. A synthetic person
     facing the camera (their left at image right), a rigid 2-D skeleton ~380 px tall (shoulders 88 px
     wide, torso 113, upper arm 70, forearm 56, thigh 90, shin 93). 0-0.4 s the right arm rises from the
@@ -524,9 +524,23 @@ command of the README works without the shared real data.
     to the sides, held to 4 s. Occlusion: frames 70-84 the left elbow, wrist, pinky, index and thumb (13,
     15, 17, 19, 21) have visibility 0.05 and stay where frame 69 saw them (plus noise), as the model's
     guess; the pipeline holds them (70-72), fills them from the parent (73-84) and measures them again
-    from frame 85. Elsewhere visibility 0.905-0.985 and presence 0.95-0.99 (smooth, per landmark);
-    image landmarks carry seeded Gaussian noise of 1 px. World landmarks: the same skeleton in metres
-    (1.7 m / 380 px), hip-centred, y down, |z| at most ~0.1 m.
+    from frame 85. Frames 120-134 (4-4.5 s): no person (the person stepped out of view; \`landmarks\` and
+    \`worldLandmarks\` empty): the pipeline holds all 21 joints (120-122), then puts them in the rest pose
+    at the last hips (123-134). Frames 135-179: the person is back, standing with the arms at rest and the
+    upper body swaying up to 6 degrees to either side (one 1.5 s period); all 21 joints measured again from
+    frame 135. Frames 150-179 (5-6 s): a chest-up framing, as a webcam on a desk sees: the leg landmarks
+    25-32 (knees, ankles, heels, foot index) have visibility and presence 0.05 and sit where the model
+    guesses legs out of frame, above the hips (knees 25-38 px above the hip landmarks, ankles, heels and
+    feet 43-70 px, jittering with the noise); the hips (23, 24) stay visible. The pipeline holds the
+    knees, ankles and toes (150-152, confidence 0.74 -> 0.47), then fills them from the parent chain
+    (153-179: confidence ~0.33, ~0.12, ~0.04) with the offsets last seen standing, so the shins point down
+    (knees ~89 px, ankles ~93 px below their parents, never above the hips); hips, spine, neck, head and
+    arms stay measured. Over the take the states are measured, held, parent and rest (no child or torso
+    fill: the hips are always measured or held). Elsewhere visibility 0.91-0.98 and presence 0.95-0.99
+    (smooth, per landmark); image landmarks carry seeded Gaussian noise of 1 px. Stored to 4 decimals for
+    normalised x, y (0.064 px of 640), 3 for z, 2 for visibility and presence. World landmarks: the same
+    skeleton in metres (1.7 m / 380 px), hip-centred, y down, |z| at most ~0.1 m, x, y to 4 decimals
+    (0.1 mm), z to 3; the same visibility.
 `;
 
 function main() {

@@ -9,9 +9,11 @@
 //   mask.png        the drawing's pixels: 8-bit greyscale, 255 inside, 0 outside (as AnimatedDrawings' mask.png);
 //                   one connected component without holes (checked here).
 //   char_cfg.yaml   AnimatedDrawings' skeleton (16 joints, integer pixels), the joints the figure is drawn from.
-//   recording.json  4 s of synthetic BlazePose landmarks at 30 fps (640x480 image, the recorded landmark file
+//   recording.json  6 s of synthetic BlazePose landmarks at 30 fps (640x480 image, the recorded landmark file
 //                   format of src/puppet/landmarks.ts): a person facing the camera waves with the right arm,
-//                   leans, squats with one forearm hidden, spreads both arms.
+//                   leans, squats with one forearm hidden, spreads both arms; steps out of view (4-4.5 s, no
+//                   person); comes back and stands swaying; from 5 s a chest-up framing whose leg landmarks
+//                   are the model's junk above the hips (visibility 0.05).
 // Deterministic: no clock; the only randomness is a seeded PRNG (mulberry32); the same bytes on every run
 // (PNG compression is Node's zlib at fixed settings).
 // Usage: node tools/make-puppet-sample.mjs [--out <dir>]
@@ -353,7 +355,12 @@ cfg.push(`width: ${W}`, '');
 // wide, torso (shoulder centre -> hip centre) 113, upper arm 70, forearm 56, thigh 90, shin 93.
 const IMG = { width: 640, height: 480 };
 const FPS = 30;
-const FRAMES = 120;
+const FRAMES = 180;
+const NO_PERSON = [120, 134]; // frames, inclusive: the person stepped out of view (no landmarks)
+const BACK = 135; // the person is back, standing in the rest pose with a gentle sway
+const CHEST_UP = 150; // from this frame on: a chest-up framing, the legs out of the image
+const LEGS = [25, 26, 27, 28, 29, 30, 31, 32]; // knees, ankles, heels, foot index
+const SWAY = 6 * DEG; // the upper body's lean from BACK on (one period to the end)
 const CX = 320;
 const HIPS_Y = 252;
 const TORSO = 113;
@@ -399,7 +406,7 @@ function armAngles(side, t) {
       fa = go(t, 1, 1.6, 168, REST_FA);
     }
   }
-  if (t >= 3) {
+  if (t >= 3 && t < 4) {
     ua = go(t, 3, 3.5, REST_UA, 90);
     fa = go(t, 3, 3.5, REST_FA, 90);
   }
@@ -428,7 +435,10 @@ function knee(h, a, s) {
 /** The 33 clean landmark positions (px) at time t, and the upper body's lean (radians). */
 function skeletonAt(t) {
   const drop = 52 * bump(t, 2, 3);
-  const lean = 14 * DEG * bump(t, 1, 2); // towards the person's left (image right), about the hips
+  // towards the person's left (image right), about the hips; from BACK a slow sway to both sides
+  const t0 = BACK / FPS;
+  const lean =
+    t < t0 ? 14 * DEG * bump(t, 1, 2) : SWAY * Math.sin((2 * Math.PI * (t - t0)) / (FRAMES / FPS - t0));
   const hc = [CX, HIPS_Y + drop];
   const cl = Math.cos(lean);
   const sl = Math.sin(lean);
@@ -497,10 +507,30 @@ let held = null;
 let heldWorld = null;
 for (let f = 0; f < FRAMES; f++) {
   const t = f / FPS;
+  if (f >= NO_PERSON[0] && f <= NO_PERSON[1]) {
+    frames.push({ timestampMs: Math.round((f * 1000) / FPS), landmarks: [], worldLandmarks: [] });
+    continue;
+  }
   const P = skeletonAt(t);
+  const chestUp = f >= CHEST_UP;
   const hidden = f >= OCCLUDED[0] && f <= OCCLUDED[1];
   // image positions with ~1 px Gaussian noise; world: the same in metres about the hip centre
   const img = P.map(([x, y]) => [x + noise(), y + noise()]);
+  // chest-up: the legs are out of the image; the model still guesses them, ABOVE the hips (knees 25-40 px,
+  // ankles, heels and feet 40-70 px), close to the hips' x, jittering: the junk of a webcam on a desk
+  if (chestUp)
+    for (const [s, hip, kn, an, heel, toe] of [
+      [1, 23, 25, 27, 29, 31],
+      [-1, 24, 26, 28, 30, 32],
+    ]) {
+      const [hx, hy] = img[hip];
+      const up = (lo, hi, mean) => hy - Math.min(hi, Math.max(lo, mean + 2.5 * noise()));
+      const a = [hx + s * 6 + 2 * noise(), up(40, 70, 55)];
+      img[kn] = [hx + s * 4 + 2 * noise(), up(25, 40, 32)];
+      img[an] = a;
+      img[heel] = [a[0] - s * 1 + noise(), Math.min(hy - 40, a[1] + 4 + noise())];
+      img[toe] = [a[0] + s * 7 + noise(), Math.max(hy - 70, a[1] - 8 + noise())];
+    }
   const hipC = [(P[23][0] + P[24][0]) / 2, (P[23][1] + P[24][1]) / 2];
   const world = img.map(([x, y]) => [(x - hipC[0]) * M_PER_PX, (y - hipC[1]) * M_PER_PX]);
   // hidden landmarks: the model's guess stays at the last seen value (image and world), plus noise
@@ -517,18 +547,20 @@ for (let f = 0; f < FRAMES; f++) {
   const worldLandmarks = [];
   for (let k = 0; k < 33; k++) {
     const [p0, p1, period] = phase[k];
+    const junk = chestUp && LEGS.includes(k);
     const vis =
-      hidden && HIDDEN.includes(k) ? 0.05 : 0.945 + 0.04 * Math.sin((2 * Math.PI * t) / period + p0);
-    const pres = 0.97 + 0.02 * Math.sin((2 * Math.PI * t) / (1.3 * period) + p1);
+      (hidden && HIDDEN.includes(k)) || junk ? 0.05 : 0.945 + 0.04 * Math.sin((2 * Math.PI * t) / period + p0);
+    const pres = junk ? 0.05 : 0.97 + 0.02 * Math.sin((2 * Math.PI * t) / (1.3 * period) + p1);
     const z = Z_M[k] + 0.002 * noise();
+    // resolution: x, y 4 decimals (0.064 px of 640), z 3, visibility and presence 2; world x, y 0.1 mm, z 1 mm
     landmarks.push({
-      x: r(img[k][0] / IMG.width, 5),
-      y: r(img[k][1] / IMG.height, 5),
-      z: r(z / M_PER_PX / IMG.width, 4),
-      visibility: r(vis, 3),
-      presence: r(pres, 3),
+      x: r(img[k][0] / IMG.width, 4),
+      y: r(img[k][1] / IMG.height, 4),
+      z: r(z / M_PER_PX / IMG.width, 3),
+      visibility: r(vis, 2),
+      presence: r(pres, 2),
     });
-    worldLandmarks.push({ x: r(world[k][0], 5), y: r(world[k][1], 5), z: r(z, 4), visibility: r(vis, 3) });
+    worldLandmarks.push({ x: r(world[k][0], 4), y: r(world[k][1], 4), z: r(z, 3), visibility: r(vis, 2) });
   }
   frames.push({ timestampMs: Math.round((f * 1000) / FPS), landmarks, worldLandmarks });
 }

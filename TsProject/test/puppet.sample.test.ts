@@ -3,7 +3,9 @@
  * it regenerates byte for byte; the drawing loads as an AnimatedDrawings character (one piece, no holes,
  * meshed with >= 97 % of its pixels covered); the landmark recording runs through the pose pipeline and
  * tells its story: the right hand above the head in the first second, the left forearm hidden for frames
- * 70-84 and measured again after, the hips down >= 40 px in the squat.
+ * 70-84 and measured again after, the hips down >= 40 px in the squat; no person for frames 120-134; back
+ * and swaying from 135; from 150 a chest-up framing whose leg landmarks (visibility 0.05) are junk above the
+ * hips, which the pipeline never follows (the shins stay pointing down).
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -15,6 +17,7 @@ import {
   type Character,
   fillHoles,
   JOINT_STATES,
+  type JointState,
   JointStateCode,
   keepLargestComponent,
   type LandmarkRecording,
@@ -36,6 +39,19 @@ const SCRIPT = path.resolve(__dirname, '../../tools/make-puppet-sample.mjs');
 const FILES = ['texture.png', 'mask.png', 'char_cfg.yaml', 'recording.json'];
 const FOREARM: PuppetJointName[] = ['LeftLowerArm', 'LeftHand', 'LeftHandTip'];
 const HIDDEN = { from: 70, to: 84 };
+const NO_PERSON = { from: 120, to: 134 };
+const BACK = 135;
+const CHEST_UP = 150;
+const FRAMES = 180;
+const LEGS: PuppetJointName[] = [
+  'LeftLowerLeg',
+  'LeftFoot',
+  'LeftToes',
+  'RightLowerLeg',
+  'RightFoot',
+  'RightToes',
+];
+const noPerson = (f: number) => f >= NO_PERSON.from && f <= NO_PERSON.to;
 
 it('tools/make-puppet-sample.mjs regenerates every file byte for byte', () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-puppet-sample-'));
@@ -154,28 +170,32 @@ describe('the default recording', () => {
     run = runPipeline(rec);
   });
 
-  it('120 frames at 30 fps of a 640x480 image, a person in every frame, image space', () => {
+  it('180 frames at 30 fps of a 640x480 image, a person in every frame but 120-134, image space', () => {
     expect(rec.image).toEqual({ width: 640, height: 480 });
-    expect(rec.frames).toHaveLength(120);
+    expect(rec.frames).toHaveLength(FRAMES);
     rec.frames.forEach((f, i) => {
       expect(f.timestampMs).toBe(Math.round((i * 1000) / 30));
-      expect(f.landmarks).toHaveLength(33);
-      expect(f.worldLandmarks).toHaveLength(33);
+      expect(f.landmarks).toHaveLength(noPerson(i) ? 0 : 33);
+      expect(f.worldLandmarks).toHaveLength(noPerson(i) ? 0 : 33);
     });
     expect(run.space).toBe('image');
-    expect(run.frames.filter((f) => !f.personFound)).toHaveLength(0);
+    const absent = run.frames.flatMap((f, i) => (f.personFound ? [] : [i]));
+    expect(absent).toEqual(Array.from({ length: 15 }, (_, k) => NO_PERSON.from + k));
     expect(run.frames.filter((f) => f.visibilityUnknown)).toHaveLength(0);
     expect(run.outliers).toBe(0);
   });
 
-  it('a rigid skeleton: bone lengths constant up to the ~1 px landmark noise', () => {
+  it('a rigid skeleton: bone lengths constant up to the ~1 px landmark noise (where both ends are visible)', () => {
     for (const [a, b] of [
       ['RightUpperArm', 'RightLowerArm'],
       ['RightLowerArm', 'RightHand'],
       ['LeftUpperLeg', 'LeftLowerLeg'],
       ['Hips', 'Neck'],
     ] as const) {
-      const len = run.raw.map((s) => Math.hypot(s.x[J(b)] - s.x[J(a)], s.y[J(b)] - s.y[J(a)]));
+      const seen = run.raw.filter((s) => s.confidence[J(a)] >= 0.5 && s.confidence[J(b)] >= 0.5);
+      // every frame with a person, but the chest-up frames for the leg
+      expect(seen).toHaveLength(a === 'LeftUpperLeg' ? FRAMES - 15 - (FRAMES - CHEST_UP) : FRAMES - 15);
+      const len = seen.map((s) => Math.hypot(s.x[J(b)] - s.x[J(a)], s.y[J(b)] - s.y[J(a)]));
       const mean = len.reduce((s, v) => s + v, 0) / len.length;
       const sd = Math.sqrt(len.reduce((s, v) => s + (v - mean) ** 2, 0) / len.length);
       expect(mean).toBeGreaterThan(40);
@@ -223,10 +243,10 @@ describe('the default recording', () => {
       );
       expect(back).toBeGreaterThan(HIDDEN.to);
       expect(back).toBeLessThanOrEqual(86);
-      for (let f = back; f < run.filtered.length; f++) expect(state(f, n)).toBe('measured');
+      for (let f = back; f < NO_PERSON.from; f++) expect(state(f, n)).toBe('measured');
     }
-    // everything else measured in every frame
-    for (let f = 0; f < run.filtered.length; f++)
+    // everything else measured in every frame up to the no-person stretch
+    for (let f = 0; f < NO_PERSON.from; f++)
       for (let j = 0; j < PUPPET_JOINT_COUNT; j++)
         if (!FOREARM.includes(PUPPET_JOINTS[j]))
           expect({ f, j: PUPPET_JOINTS[j], state: JOINT_STATES[run.filtered[f].state[j]] }).toEqual({
@@ -246,8 +266,114 @@ describe('the default recording', () => {
     }
   });
 
+  it('frames 120-134: no person; nothing is measured (held, then the rest pose)', () => {
+    for (let f = NO_PERSON.from; f <= NO_PERSON.to; f++) {
+      expect(run.frames[f].personFound).toBe(false);
+      expect({ f, measured: run.frames[f].counts.measured }).toEqual({ f, measured: 0 });
+    }
+    console.log(
+      `default recording, no person (${NO_PERSON.from}-${NO_PERSON.to}), held/rest per frame: ` +
+        Array.from({ length: 15 }, (_, k) => {
+          const c = run.frames[NO_PERSON.from + k].counts;
+          return `${c.held}h/${c.rest}r`;
+        }).join(' '),
+    );
+  });
+
+  it('frames 135-149: the person is back, all 21 joints measured again within 2 frames, swaying', () => {
+    const all = (f: number) => run.frames[f].counts.measured === PUPPET_JOINT_COUNT;
+    let first = BACK;
+    while (first < CHEST_UP && !all(first)) first++;
+    console.log(`default recording: back at ${BACK}, all 21 measured from frame ${first}`);
+    expect(first - BACK).toBeLessThanOrEqual(2);
+    for (let f = first; f < CHEST_UP; f++) expect({ f, all: all(f) }).toEqual({ f, all: true });
+    // the upper body sways (lean of the Hips -> Neck line up to ~6 degrees, both ways) over 135-179
+    const tilt = (f: number) => {
+      const s = run.filtered[f];
+      return (Math.atan2(s.x[J('Neck')] - s.x[J('Hips')], s.y[J('Hips')] - s.y[J('Neck')]) * 180) / Math.PI;
+    };
+    const tilts = Array.from({ length: FRAMES - BACK }, (_, k) => tilt(BACK + k));
+    expect(Math.max(...tilts)).toBeGreaterThan(4);
+    expect(Math.max(...tilts)).toBeLessThan(8);
+    expect(Math.min(...tilts)).toBeLessThan(-4);
+    expect(Math.min(...tilts)).toBeGreaterThan(-8);
+    // arms at rest: hands below the shoulders
+    for (let f = BACK; f < FRAMES; f++)
+      for (const side of ['Left', 'Right'] as const)
+        expect(y(f, `${side}Hand`) - y(f, `${side}UpperArm`)).toBeGreaterThan(80);
+  });
+
+  it('frames 150-179: chest-up, the junk leg landmarks above the hips are not followed: the shins point down', () => {
+    const parent: Record<string, PuppetJointName> = {
+      LeftLowerLeg: 'LeftUpperLeg',
+      LeftFoot: 'LeftLowerLeg',
+      LeftToes: 'LeftFoot',
+      RightLowerLeg: 'RightUpperLeg',
+      RightFoot: 'RightLowerLeg',
+      RightToes: 'RightFoot',
+    };
+    const conf = (f: number, n: PuppetJointName) => run.filtered[f].confidence[J(n)];
+    for (let f = CHEST_UP; f < FRAMES; f++) {
+      // the input: knees and ankles above the hips, visibility 0.05
+      expect(run.raw[f].y[J('LeftLowerLeg')]).toBeLessThan(run.raw[f].y[J('Hips')] - 20);
+      expect(run.raw[f].y[J('RightFoot')]).toBeLessThan(run.raw[f].y[J('Hips')] - 35);
+      for (const n of LEGS) {
+        expect(run.raw[f].confidence[J(n)]).toBeLessThan(0.1);
+        const st = state(f, n);
+        expect({ f, n, st }).not.toEqual({ f, n, st: 'measured' });
+        // held for at most 100 ms (3 frames), confidence decaying; then guessed, below the threshold
+        if (f - CHEST_UP >= 3) expect({ f, n, st }).toEqual({ f, n, st: 'parent' });
+        else {
+          expect({ f, n, st }).toEqual({ f, n, st: 'held' });
+          expect(conf(f, n)).toBeLessThan(f === CHEST_UP ? conf(f - 1, n) : conf(f - 1, n) * 0.9);
+        }
+        if (f > CHEST_UP) expect(conf(f, n)).toBeLessThan(f - CHEST_UP >= 3 ? 0.35 : 0.65);
+        // a shin never points up: below (y greater than) its parent, by most of a bone
+        expect(y(f, n) - y(f, parent[n])).toBeGreaterThan(n.endsWith('Toes') ? 5 : 60);
+      }
+      for (const n of [
+        'Hips',
+        'Spine',
+        'Chest',
+        'Neck',
+        'Head',
+        'LeftUpperLeg',
+        'RightUpperLeg',
+        'LeftUpperArm',
+        'LeftLowerArm',
+        'LeftHand',
+        'LeftHandTip',
+        'RightUpperArm',
+        'RightLowerArm',
+        'RightHand',
+        'RightHandTip',
+      ] as const)
+        expect({ f, n, st: state(f, n) }).toEqual({ f, n, st: 'measured' });
+    }
+    const legs = LEGS.map((n) => {
+      const d = run.filtered.slice(CHEST_UP).map((s) => s.y[J(n)] - s.y[J(parent[n])]);
+      const c = run.filtered.slice(CHEST_UP + 3).map((s) => s.confidence[J(n)]);
+      return `${n} ${Math.min(...d).toFixed(0)}..${Math.max(...d).toFixed(0)} px below its parent, confidence ${Math.min(...c).toFixed(3)}..${Math.max(...c).toFixed(3)}`;
+    });
+    console.log(`default recording, chest-up (150-179):\n  ${legs.join('\n  ')}`);
+  });
+
+  it('over the whole take: measured, held, parent and rest all occur (per-state counts logged)', () => {
+    const total = Object.fromEntries(JOINT_STATES.map((s) => [s, 0])) as Record<JointState, number>;
+    for (const f of run.frames) for (const s of JOINT_STATES) total[s] += f.counts[s];
+    console.log(`default recording: joint-frames per state ${JSON.stringify(total)}`);
+    expect(Object.values(total).reduce((a, b) => a + b, 0)).toBe(FRAMES * PUPPET_JOINT_COUNT);
+    expect(total.measured).toBeGreaterThan(0);
+    expect(total.held).toBeGreaterThan(0);
+    expect(total.parent).toBeGreaterThan(0);
+    expect(total.rest).toBeGreaterThan(0);
+    // the hips are always measured or held, so no joint needs the child or torso fill here
+    expect([total.child, total.torso]).toEqual([0, 0]);
+  });
+
   it('world landmarks: hip-centred metres, about 1.7 m tall, the same motion', () => {
     for (const f of rec.frames) {
+      if (!f.landmarks?.length) continue;
       const w = f.worldLandmarks!;
       expect(Math.abs((w[23].x + w[24].x) / 2)).toBeLessThan(0.01);
       expect(Math.abs((w[23].y + w[24].y) / 2)).toBeLessThan(0.01);
@@ -259,8 +385,15 @@ describe('the default recording', () => {
     expect(eyesToSoles).toBeLessThan(1.7);
     const world = runPipeline(rec, { space: 'world' });
     expect(world.space).toBe('world');
-    expect(world.frames.every((f) => f.personFound)).toBe(true);
+    expect(world.frames.map((f, i) => f.personFound === !noPerson(i)).every(Boolean)).toBe(true);
     for (let f = HIDDEN.from; f <= HIDDEN.to; f++)
       expect(world.filtered[f].state[J('LeftHand')]).not.toBe(JointStateCode.Measured);
+    // chest-up in metres too: the legs not measured and below their parents (the shin points down)
+    for (let f = CHEST_UP; f < FRAMES; f++) {
+      const s = world.filtered[f];
+      for (const n of LEGS) expect(s.state[J(n)]).not.toBe(JointStateCode.Measured);
+      expect(s.y[J('LeftLowerLeg')]).toBeGreaterThan(s.y[J('LeftUpperLeg')] + 0.25);
+      expect(s.y[J('RightFoot')]).toBeGreaterThan(s.y[J('RightLowerLeg')] + 0.25);
+    }
   });
 });
