@@ -1,29 +1,36 @@
 /**
- * Benchmark: the puppet's drawing side per frame on the AnimatedDrawings characters char1..4 (not a test).
- * Per character: DrawingRig.pose + CPU linear blend skinning of the mesh per frame (target: well under
+ * Benchmark: the puppet per frame (not a test). First the whole per-frame pipeline of `kind puppet`
+ * (PuppetSession.step: landmarks -> joints -> filter -> fill -> rig -> LBS; target well under 1 ms per frame)
+ * for the embedded default driven by its recording and for char1..4 driven by the real squat, beside the pose
+ * side alone on the same frames (ratio < 1: the drawing side's share), with the bytes allocated per frame.
+ * Then the drawing side on the AnimatedDrawings characters char1..4. Per character: DrawingRig.pose + CPU linear blend skinning of the mesh per frame (target: well under
  * 1 ms), beside a plain copy of the same vertex array (the cheapest thing a frame could do with it); the
  * software rasteriser per frame beside a plain copy of the texture's bytes into the target; and the
  * one-off setup (mesh + weights) per weight mode. Poses: the rest pose with the arms swung through 60
  * angles. Our figures are far below the copy's speed by nature (the ratio column is empty; each row gives
  * our time as a multiple of the copy's). Data: ../shared/data (skipped with a note when absent).
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadCharacter } from '../src/io/node';
+import { loadCharacter, loadLandmarkRecording } from '../src/io/node';
 import {
   buildMesh,
   computeWeights,
   createJointSet,
   DrawingRig,
   type JointSet,
+  type LandmarkRecording,
+  PosePipeline,
   PUPPET_JOINT_COUNT,
   PUPPET_JOINTS,
   PUPPET_PARENTS,
+  PuppetSession,
   type RgbaImage,
   rasterize,
   skin,
   WEIGHT_MODES,
 } from '../src/puppet';
-import { fmt, now, type Row, sharedFile, timePair } from './harness';
+import { bytesPerCall, DEFAULT_ASSETS, fmt, now, type Row, sharedFile, timePair } from './harness';
 
 const FRAMES = 60;
 
@@ -60,12 +67,72 @@ function swingPoses(rest: JointSet): JointSet[] {
   return poses;
 }
 
+/**
+ * The whole per-frame pipeline of `kind puppet` (PuppetSession.step: 33 landmarks -> 21 joints -> confidence
+ * filter -> occlusion fill -> DrawingRig.pose -> LBS), over a real recording, beside the pose side alone
+ * (PosePipeline.step on the same frames): the ratio is what the drawing side costs on top.
+ */
+function sessionRow(name: string, dir: string, rec: LandmarkRecording, recName: string, rows: Row[]): void {
+  const ch = loadCharacter(dir);
+  const session = new PuppetSession(ch, { image: rec.image });
+  const pose = new PosePipeline({}, rec.image);
+  const out = createJointSet();
+  const F = rec.frames.length;
+  const opts = { warmup: 3, minRuns: 15, maxRuns: 300, budgetMs: 1500 };
+  const [whole, side] = timePair(
+    () => {
+      session.reset();
+      for (let f = 0; f < F; f++) session.step(rec.frames[f]);
+      return session.skinned;
+    },
+    () => {
+      pose.reset();
+      for (let f = 0; f < F; f++) pose.step(rec.frames[f], out);
+      return out;
+    },
+    opts,
+  );
+  let f = 0;
+  session.reset();
+  const alloc = bytesPerCall(() => {
+    if (f === F) {
+      f = 0;
+      session.reset();
+    }
+    session.step(rec.frames[f++]);
+  }, 2000);
+  rows.push({
+    bench: `${name} <- ${recName}: whole pipeline per frame (${session.mesh.vertexCount} v)`,
+    ours: `${fmt((1000 * whole.medianMs) / F, 2)} us, ${fmt(alloc.bytes, 1)} B/frame`,
+    three: `${fmt((1000 * side.medianMs) / F, 2)} us`,
+    ratio: side.medianMs / whole.medianMs,
+    peer: 'pose side alone',
+  });
+}
+
 export function runPuppetBench(): Row[] {
   console.log(
     '\n== Puppet drawing: pose + LBS and rasterise per frame (peers: plain copies of the same arrays)',
   );
   const rows: Row[] = [];
   const opts = { warmup: 3, minRuns: 15, maxRuns: 200, budgetMs: 1500 };
+  const defaultDir = path.join(DEFAULT_ASSETS, 'puppet');
+  if (fs.existsSync(path.join(defaultDir, 'recording.json'))) {
+    const rec = loadLandmarkRecording(path.join(defaultDir, 'recording.json')).recording;
+    sessionRow('default', defaultDir, rec, 'default recording', rows);
+  }
+  const squat = sharedFile('pose-landmarks/pose_squats.full.json');
+  if (squat) {
+    const rec = loadLandmarkRecording(squat, { imageSize: { width: 720, height: 1280 }, fps: 5 }).recording;
+    for (const c of ['char1', 'char2', 'char3', 'char4'])
+      sessionRow(
+        c,
+        path.dirname(sharedFile(`animated-drawings/characters/${c}/char_cfg.yaml`)!),
+        rec,
+        'squat',
+        rows,
+      );
+  }
   for (const c of ['char1', 'char2', 'char3', 'char4']) {
     const cfg = sharedFile(`animated-drawings/characters/${c}/char_cfg.yaml`);
     if (!cfg) {

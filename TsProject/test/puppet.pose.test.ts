@@ -479,4 +479,40 @@ describe('properties', () => {
     `);
     expect(r.step).toBeLessThan(1);
   });
+
+  it('the whole per-frame pipeline (PuppetSession.step) allocates nothing on read recordings, with visibility unknown and given, one after the other', () => {
+    // recordings through the readers (as kind puppet render reads them): one without visibility (tfjs
+    // reference format, the unknown path boxed 33 numbers per frame before), one with it; both run in one
+    // process, so the readers' landmark shapes meet in the same code
+    const r = runAllocProbe(`
+      import { PuppetSession, parseLandmarkRecording, parseTfjsReference, serializeLandmarkRecording } from ${JSON.stringify(path.resolve(__dirname, '../src/puppet'))};
+      import { armsDownCharacter } from ${JSON.stringify(path.resolve(__dirname, 'helpers/puppetDrawing'))};
+      import { standingFrame } from ${JSON.stringify(path.resolve(__dirname, 'helpers/puppetPose'))};
+      const img = { width: 640, height: 480 };
+      const frames = [];
+      for (let i = 0; i < 48; i++)
+        frames.push(standingFrame({ image: img, visibility: i % 6 === 2 ? undefined : 0.9, timestampMs: i * 33, hips: [320 + 30 * Math.sin(i / 4), 300], torso: 110 }));
+      const given = parseLandmarkRecording(serializeLandmarkRecording({ image: img, frames }), 'given.json');
+      const pixels = JSON.stringify(frames.map((f) => f.landmarks.map((l) => [l.x * 640, l.y * 480, 0])));
+      const unknown = parseTfjsReference(pixels, undefined, 'tfjs.json', img, 30);
+      const c = armsDownCharacter();
+      for (const [name, rec] of [['unknown', unknown], ['given', given], ['unknownAgain', unknown]]) {
+        const s = new PuppetSession(c, { image: img, weights: 'segments' });
+        const I = new Int32Array(1);
+        const T = new Float64Array(1);
+        result[name] = bytesPerCall(() => {
+          const f = rec.frames[I[0]++ % rec.frames.length];
+          T[0] += 33.37; // time keeps going round the loop (a double in a typed array: not boxed by the probe)
+          f.timestampMs = T[0];
+          s.step(f);
+        }, 3000);
+      }
+    `);
+    expect(r).toEqual({
+      unknown: expect.any(Number),
+      given: expect.any(Number),
+      unknownAgain: expect.any(Number),
+    });
+    for (const v of Object.values(r)) expect(v).toBeLessThan(1);
+  });
 });

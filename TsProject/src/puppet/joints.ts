@@ -25,7 +25,7 @@
  * world landmarks as (x, y) metres.
  */
 import type { PoseOptions } from './options';
-import { type JointSet, JointStateCode, type Landmark, type PoseFrame, type PuppetJointName } from './types';
+import { type JointSet, JointStateCode, type PoseFrame, type PuppetJointName } from './types';
 
 /** What landmarksToJoints saw in a frame (reused object when passed in). */
 export interface LandmarkFrameInfo {
@@ -138,14 +138,6 @@ function composite(ids: readonly number[], thr: number, partial: number, out: Jo
   return false;
 }
 
-/** min(visibility, presence) of a landmark, whichever it has, or -1 when it has neither. */
-function landmarkConfidence(l: Landmark): number {
-  const v = l.visibility;
-  const p = l.presence;
-  if (v !== undefined) return p !== undefined && p < v ? p : v;
-  return p !== undefined ? p : -1;
-}
-
 /**
  * The 21 joints of one frame in pose space (see the module header for the map).
  * @param frame one recorded frame (33 landmarks, or [] for no person).
@@ -189,23 +181,40 @@ export function landmarksToJoints(
   const m = options.offFrameMargin;
   const sx = useWorld ? 1 : image.width;
   const sy = useWorld ? 1 : image.height;
+  const unknownC = options.unknownVisibilityConfidence;
+  let unknown = false;
   for (let i = 0; i < N; i++) {
     const p = src[i];
     px[i] = p.x * sx;
     py[i] = p.y * sy;
-    // visibility: from the image landmarks, else from the world landmarks
-    let c = hasImage ? landmarkConfidence(lms[i]) : -1;
-    if (c < 0 && hasWorld) c = landmarkConfidence(world[i]);
-    if (c < 0) {
-      c = options.unknownVisibilityConfidence;
-      info.visibilityUnknown = true;
+    // confidence: min(visibility, presence) of the image landmark, whichever it has, else the world
+    // landmark's, else unknown. Written into pc[i] branch by branch, never through one local merging a
+    // small integer, a loaded field and an unboxed double: V8 kept such a local tagged and boxed the double
+    // (33 heap numbers, 528 bytes per frame on the squat reference, whose visibility is unknown); a
+    // helper function returning the number cost the same when not inlined.
+    pc[i] = -1;
+    if (hasImage) {
+      const v = lms[i].visibility;
+      const q = lms[i].presence;
+      if (v !== undefined) pc[i] = q !== undefined && q < v ? q : v;
+      else if (q !== undefined) pc[i] = q;
+    }
+    if (pc[i] < 0 && hasWorld) {
+      const v = world[i].visibility;
+      const q = world[i].presence;
+      if (v !== undefined) pc[i] = q !== undefined && q < v ? q : v;
+      else if (q !== undefined) pc[i] = q;
+    }
+    if (pc[i] < 0) {
+      pc[i] = unknownC;
+      unknown = true;
     }
     if (hasImage) {
       const q = lms[i];
-      if (q.x < -m || q.x > 1 + m || q.y < -m || q.y > 1 + m) c = 0;
+      if (q.x < -m || q.x > 1 + m || q.y < -m || q.y > 1 + m) pc[i] = 0;
     }
-    pc[i] = c;
   }
+  info.visibilityUnknown = unknown;
   const partial = options.partialCompositeFactor;
   for (let j = 0; j < 21; j++) {
     const ids = JOINT_LANDMARKS[j];

@@ -16,6 +16,33 @@ import { type Landmark, type LandmarkRecording, type PoseFrame, PuppetInputError
 /** Number of BlazePose landmarks (MediaPipe Pose Landmarker model card). */
 export const POSE_LANDMARK_COUNT = 33;
 
+/**
+ * A landmark object with every field present, in one order (`visibility`, `presence` undefined when
+ * unknown). The readers build every landmark and frame with these two so that all of them share one shape
+ * (hidden class) in V8, whatever fields the file had: the per-frame code reads them through the same loads.
+ * Measured with joints.ts's confidence written straight to its typed array: a recording with visibility run
+ * after one without, in one process, allocated 973 bytes per frame before (mixed shapes), 0 after
+ * (test/puppet.pose.test.ts, the PuppetSession probe).
+ */
+export function makeLandmark(
+  x: number,
+  y: number,
+  z: number,
+  visibility?: number,
+  presence?: number,
+): Landmark {
+  return { x, y, z, visibility, presence };
+}
+
+/** A frame with both landmark fields present (undefined when absent): see {@link makeLandmark}. */
+export function makePoseFrame(
+  timestampMs: number,
+  landmarks: Landmark[] | undefined,
+  worldLandmarks: Landmark[] | undefined,
+): PoseFrame {
+  return { timestampMs, landmarks, worldLandmarks };
+}
+
 type Obj = Record<string, unknown>;
 
 function isObj(v: unknown): v is Obj {
@@ -72,16 +99,13 @@ function checkLandmarks(v: unknown, where: string, allowEmpty: boolean): Landmar
     const p = v[i];
     const at = `${where}, landmark ${i}`;
     if (!isObj(p)) throw new PuppetInputError(`must be an object { x, y, z }, got ${describe(p)}`, at);
-    const lm: Landmark = {
-      x: finite(p.x, `${at}, field x`, 'x'),
-      y: finite(p.y, `${at}, field y`, 'y'),
-      z: finite(p.z, `${at}, field z`, 'z'),
-    };
-    const vis = unit(p.visibility, `${at}, field visibility`, 'visibility');
-    if (vis !== undefined) lm.visibility = vis;
-    const pres = unit(p.presence, `${at}, field presence`, 'presence');
-    if (pres !== undefined) lm.presence = pres;
-    out[i] = lm;
+    out[i] = makeLandmark(
+      finite(p.x, `${at}, field x`, 'x'),
+      finite(p.y, `${at}, field y`, 'y'),
+      finite(p.z, `${at}, field z`, 'z'),
+      unit(p.visibility, `${at}, field visibility`, 'visibility'),
+      unit(p.presence, `${at}, field presence`, 'presence'),
+    );
   }
   return out;
 }
@@ -115,12 +139,11 @@ export function validateLandmarkRecording(value: unknown, source: string): Landm
         `${where}, field timestampMs`,
       );
     last = t;
-    const frame: PoseFrame = { timestampMs: t };
-    const lms = checkLandmarks(fr.landmarks, `${where}, landmarks`, true);
-    if (lms !== undefined) frame.landmarks = lms;
-    const world = checkLandmarks(fr.worldLandmarks, `${where}, worldLandmarks`, true);
-    if (world !== undefined) frame.worldLandmarks = world;
-    out[f] = frame;
+    out[f] = makePoseFrame(
+      t,
+      checkLandmarks(fr.landmarks, `${where}, landmarks`, true),
+      checkLandmarks(fr.worldLandmarks, `${where}, worldLandmarks`, true),
+    );
   }
   return { image, frames: out, source };
 }
@@ -222,15 +245,11 @@ export function parseTfjsReference(
   const n = (px ?? world)!.length;
   const frames: PoseFrame[] = new Array(n);
   for (let f = 0; f < n; f++) {
-    const frame: PoseFrame = { timestampMs: (f * 1000) / fps };
-    if (px)
-      frame.landmarks = px[f].map((p) => ({
-        x: p[0] / img.width,
-        y: p[1] / img.height,
-        z: p[2] / img.width,
-      }));
-    if (world) frame.worldLandmarks = world[f].map((p) => ({ x: p[0], y: p[1], z: p[2] }));
-    frames[f] = frame;
+    frames[f] = makePoseFrame(
+      (f * 1000) / fps,
+      px?.[f].map((p) => makeLandmark(p[0] / img.width, p[1] / img.height, p[2] / img.width)),
+      world?.[f].map((p) => makeLandmark(p[0], p[1], p[2])),
+    );
   }
   return { image: img, frames, source };
 }

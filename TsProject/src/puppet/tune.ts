@@ -5,6 +5,7 @@
  * rate, add seeded landmark noise), because the real reference recording is 5 fps and already smooth.
  * Engine-free.
  */
+import { makeLandmark, makePoseFrame } from './landmarks';
 import { jitter, lagMs, rmsError, runPipeline } from './metrics';
 import { type PoseOptions, resolvePoseOptions } from './options';
 import type { Landmark, LandmarkRecording, PoseFrame } from './types';
@@ -150,15 +151,19 @@ function lerpLandmarks(
   b: Landmark[] | undefined,
   u: number,
 ): Landmark[] | undefined {
-  if (!a || !b || a.length !== b.length) return a ? a.map((p) => ({ ...p })) : undefined;
+  if (!a || !b || a.length !== b.length)
+    return a ? a.map((p) => makeLandmark(p.x, p.y, p.z, p.visibility, p.presence)) : undefined;
+  const mix = (p: number | undefined, q: number | undefined) =>
+    p !== undefined && q !== undefined ? p + u * (q - p) : undefined;
   return a.map((p, i) => {
     const q = b[i];
-    const r: Landmark = { x: p.x + u * (q.x - p.x), y: p.y + u * (q.y - p.y), z: p.z + u * (q.z - p.z) };
-    if (p.visibility !== undefined && q.visibility !== undefined)
-      r.visibility = p.visibility + u * (q.visibility - p.visibility);
-    if (p.presence !== undefined && q.presence !== undefined)
-      r.presence = p.presence + u * (q.presence - p.presence);
-    return r;
+    return makeLandmark(
+      p.x + u * (q.x - p.x),
+      p.y + u * (q.y - p.y),
+      p.z + u * (q.z - p.z),
+      mix(p.visibility, q.visibility),
+      mix(p.presence, q.presence),
+    );
   });
 }
 
@@ -177,12 +182,13 @@ export function resampleRecording(rec: LandmarkRecording, fps: number): Landmark
     const b = fr[Math.min(k + 1, fr.length - 1)];
     const u =
       b.timestampMs > a.timestampMs ? Math.min(1, (t - a.timestampMs) / (b.timestampMs - a.timestampMs)) : 0;
-    const f: PoseFrame = { timestampMs: t };
-    const l = lerpLandmarks(a.landmarks, b.landmarks, u);
-    if (l) f.landmarks = l;
-    const w = lerpLandmarks(a.worldLandmarks, b.worldLandmarks, u);
-    if (w) f.worldLandmarks = w;
-    out.push(f);
+    out.push(
+      makePoseFrame(
+        t,
+        lerpLandmarks(a.landmarks, b.landmarks, u),
+        lerpLandmarks(a.worldLandmarks, b.worldLandmarks, u),
+      ),
+    );
   }
   return { image: { ...rec.image }, frames: out, source: `${rec.source ?? 'recording'} @${fps} fps` };
 }
@@ -220,17 +226,16 @@ export function addLandmarkNoise(
   };
   const aspect = rec.image.height / rec.image.width;
   const noisy = (ls: Landmark[] | undefined, sx: number, sy: number) =>
-    ls?.map((p) => ({ ...p, x: p.x + sx * gauss(), y: p.y + sy * gauss() }));
+    ls?.map((p) => makeLandmark(p.x + sx * gauss(), p.y + sy * gauss(), p.z, p.visibility, p.presence));
   return {
     image: { ...rec.image },
     source: `${rec.source ?? 'recording'} + noise ${sigma}`,
-    frames: rec.frames.map((f) => {
-      const g: PoseFrame = { timestampMs: f.timestampMs };
-      const l = noisy(f.landmarks, sigma * aspect, sigma);
-      if (l) g.landmarks = l;
-      const w = noisy(f.worldLandmarks, sigma * worldSigmaPerImage, sigma * worldSigmaPerImage);
-      if (w) g.worldLandmarks = w;
-      return g;
-    }),
+    frames: rec.frames.map((f) =>
+      makePoseFrame(
+        f.timestampMs,
+        noisy(f.landmarks, sigma * aspect, sigma),
+        noisy(f.worldLandmarks, sigma * worldSigmaPerImage, sigma * worldSigmaPerImage),
+      ),
+    ),
   };
 }
