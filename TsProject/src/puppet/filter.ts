@@ -38,6 +38,8 @@ export class ConfidenceFilter {
   private readonly heldCount = new Uint32Array(J);
   private readonly speed = new Float64Array(J);
   private readonly dtBox = new Float64Array(1);
+  /** take()'s confidence and blend factor (numbers passed to a call V8 does not inline are boxed). */
+  private readonly takeArgs = new Float64Array(2);
 
   constructor(readonly options: PoseOptions) {}
 
@@ -84,7 +86,9 @@ export class ConfidenceFilter {
       if (c >= thr) {
         if (!prevGood) {
           this.speed[j] = 0;
-          this.take(inJ, j, out, c, 1);
+          this.takeArgs[0] = c;
+          this.takeArgs[1] = 1;
+          this.take(inJ, j, out);
           continue;
         }
         const dx = inJ.x[j] - prev.x[j];
@@ -92,11 +96,13 @@ export class ConfidenceFilter {
         const d2 = dx * dx + dy * dy;
         if (this.bodyScale > 0 && d2 > jump2) {
           if (mayHold) {
-            this.hold(j, out, dt);
+            this.hold(j, out);
             this.outliers++;
           } else {
             this.speed[j] = 0;
-            this.take(inJ, j, out, c, 1);
+            this.takeArgs[0] = c;
+            this.takeArgs[1] = 1;
+            this.take(inJ, j, out);
           }
           continue;
         }
@@ -110,9 +116,11 @@ export class ConfidenceFilter {
           }
           alpha = 1 - Math.exp((-dt * c * gain) / o.smoothingMs);
         } else if (o.smoothingMs > 0) alpha = 0;
-        this.take(inJ, j, out, c, alpha);
+        this.takeArgs[0] = c;
+        this.takeArgs[1] = alpha;
+        this.take(inJ, j, out);
       } else if (prevGood && mayHold) {
-        this.hold(j, out, dt);
+        this.hold(j, out);
       } else {
         out.x[j] = this.has[j] === 1 ? prev.x[j] : inJ.x[j];
         out.y[j] = this.has[j] === 1 ? prev.y[j] : inJ.y[j];
@@ -142,7 +150,9 @@ export class ConfidenceFilter {
     }
   }
 
-  private take(inJ: JointSet, j: number, out: JointSet, c: number, alpha: number): void {
+  private take(inJ: JointSet, j: number, out: JointSet): void {
+    const c = this.takeArgs[0];
+    const alpha = this.takeArgs[1];
     const p = this.prev;
     if (alpha >= 1) {
       out.x[j] = inJ.x[j];
@@ -157,7 +167,10 @@ export class ConfidenceFilter {
     this.heldCount[j] = 0;
   }
 
-  private hold(j: number, out: JointSet, dt: number): void {
+  /** Keep the previous value of joint j; the frame's time step is dtBox[0] (as run() reads it). */
+  private hold(j: number, out: JointSet): void {
+    const dtMs = this.dtBox[0];
+    const dt = Number.isFinite(dtMs) && dtMs > 0 ? dtMs : 0;
     const p = this.prev;
     out.x[j] = p.x[j];
     out.y[j] = p.y[j];

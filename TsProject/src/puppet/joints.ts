@@ -105,8 +105,16 @@ const px = new Float64Array(N);
 const py = new Float64Array(N);
 const pc = new Float64Array(N);
 
+/**
+ * The threshold and partial factor of the frame being read, for {@link composite}: numbers passed to a call
+ * that V8 does not inline are boxed (a heap number per argument per call), so they travel in a typed array.
+ */
+const compositeArgs = new Float64Array(2);
+
 /** Mean of landmarks `ids` into joint j: usable ones only (see module header). Returns false when none is usable. */
-function composite(ids: readonly number[], thr: number, partial: number, out: JointSet, j: number): boolean {
+function composite(ids: readonly number[], out: JointSet, j: number): boolean {
+  const thr = compositeArgs[0];
+  const partial = compositeArgs[1];
   let sx = 0;
   let sy = 0;
   let sc = 0;
@@ -188,22 +196,27 @@ export function landmarksToJoints(
     px[i] = p.x * sx;
     py[i] = p.y * sy;
     // confidence: min(visibility, presence) of the image landmark, whichever it has, else the world
-    // landmark's, else unknown. Written into pc[i] branch by branch, never through one local merging a
-    // small integer, a loaded field and an unboxed double: V8 kept such a local tagged and boxed the double
-    // (33 heap numbers, 528 bytes per frame on the squat reference, whose visibility is unknown); a
-    // helper function returning the number cost the same when not inlined.
+    // landmark's, else unknown. Written into pc[i] branch by branch, never through a local or a ternary
+    // merging values of different kinds (a small integer, a field that may be undefined, an unboxed
+    // double): V8 keeps such a value tagged and boxes the double, a heap number per landmark (528 bytes per
+    // frame on the squat reference, whose visibility is unknown; 421 on the default recording); a helper
+    // function returning the number cost the same when not inlined.
     pc[i] = -1;
     if (hasImage) {
       const v = lms[i].visibility;
       const q = lms[i].presence;
-      if (v !== undefined) pc[i] = q !== undefined && q < v ? q : v;
-      else if (q !== undefined) pc[i] = q;
+      if (v !== undefined) {
+        if (q !== undefined && q < v) pc[i] = q;
+        else pc[i] = v;
+      } else if (q !== undefined) pc[i] = q;
     }
     if (pc[i] < 0 && hasWorld) {
       const v = world[i].visibility;
       const q = world[i].presence;
-      if (v !== undefined) pc[i] = q !== undefined && q < v ? q : v;
-      else if (q !== undefined) pc[i] = q;
+      if (v !== undefined) {
+        if (q !== undefined && q < v) pc[i] = q;
+        else pc[i] = v;
+      } else if (q !== undefined) pc[i] = q;
     }
     if (pc[i] < 0) {
       pc[i] = unknownC;
@@ -216,6 +229,8 @@ export function landmarksToJoints(
   }
   info.visibilityUnknown = unknown;
   const partial = options.partialCompositeFactor;
+  compositeArgs[0] = thr;
+  compositeArgs[1] = partial;
   for (let j = 0; j < 21; j++) {
     const ids = JOINT_LANDMARKS[j];
     if (ids.length === 1) {
@@ -224,12 +239,12 @@ export function landmarksToJoints(
       out.y[j] = py[i];
       out.confidence[j] = pc[i];
     } else if (j === 4) {
-      if (!composite(ids, thr, partial, out, j) && pc[0] >= thr) {
+      if (!composite(ids, out, j) && pc[0] >= thr) {
         out.x[j] = px[0];
         out.y[j] = py[0];
         out.confidence[j] = pc[0] * partial;
       }
-    } else if (ids.length > 1) composite(ids, thr, partial, out, j);
+    } else if (ids.length > 1) composite(ids, out, j);
   }
   // Spine and Chest: 1/3 and 2/3 of the way Hips -> Neck
   const c = Math.min(out.confidence[0], out.confidence[3]);

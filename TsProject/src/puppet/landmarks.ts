@@ -18,11 +18,12 @@ export const POSE_LANDMARK_COUNT = 33;
 
 /**
  * A landmark object with every field present, in one order (`visibility`, `presence` undefined when
- * unknown). The readers build every landmark and frame with these two so that all of them share one shape
- * (hidden class) in V8, whatever fields the file had: the per-frame code reads them through the same loads.
- * Measured with joints.ts's confidence written straight to its typed array: a recording with visibility run
- * after one without, in one process, allocated 973 bytes per frame before (mixed shapes), 0 after
- * (test/puppet.pose.test.ts, the PuppetSession probe).
+ * unknown). The readers build every landmark and frame with these two, so all of them share one shape
+ * (hidden class) in V8 whatever fields the file had, and the per-frame code reads them through monomorphic
+ * loads (joints.ts stores each confidence straight into a typed array, with no local merging a possibly
+ * undefined field and a number). Measured (test/puppet.pose.test.ts, the PuppetSession probe): objects built
+ * field by field as each file had them allocated 968 bytes per frame once a recording with visibility ran
+ * after one without in the same process (polymorphic loads boxed the numbers read); this: 0.
  */
 export function makeLandmark(
   x: number,
