@@ -140,7 +140,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
       path.resolve(p).startsWith(`${path.resolve(outputs.frames)}${path.sep}`)
     )
       throw new Error(`${outputs.frames}: would replace the ${what} ${p}; choose another -o folder`);
-  const character = loadCharacter(characterPath);
+  const character = loadCharacter(characterPath, o.character === undefined ? { name: 'default' } : {});
   const loaded = loadLandmarkRecording(landmarksPath, o.recording);
   notes.push(...loaded.notes);
   const rec = loaded.recording;
