@@ -624,3 +624,29 @@ describe('kind puppet (the page server)', () => {
     expect(r.out).toMatch(/stopped: the puppet page server is closed/);
   });
 });
+
+describe('the README shows what kind puppet render prints on the embedded default', () => {
+  it('the README block equals a run on the default (but the wall-clock "time:" line)', async () => {
+    const readme = fs.readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
+    const m = /```\n\$ npx kind puppet render\n([\s\S]*?)```/.exec(readme);
+    expect(m).not.toBeNull();
+    const shown = m![1].trimEnd().split('\n');
+    const out = path.join(tmp, 'readme-default');
+    const cwd = process.cwd();
+    process.chdir(path.resolve(__dirname, '..'));
+    try {
+      const r = await runKind(['puppet', 'render', '-o', 'puppet-out-readme-test']);
+      expect(r.code).toBe(0);
+      const got = r.out.trimEnd().split('\n');
+      const keep = (lines: string[]) =>
+        lines
+          .filter((l) => !l.startsWith('  time: '))
+          .map((l) => l.replace(/puppet-out-readme-test\//g, 'puppet-out/'));
+      expect(keep(got)).toEqual(keep(shown));
+      fs.renameSync('puppet-out-readme-test', out);
+    } finally {
+      fs.rmSync(path.resolve(__dirname, '../puppet-out-readme-test'), { recursive: true, force: true });
+      process.chdir(cwd);
+    }
+  });
+});
