@@ -25,7 +25,7 @@
  * world landmarks as (x, y) metres.
  */
 import type { PoseOptions } from './options';
-import { type JointSet, JointStateCode, type PoseFrame, type PuppetJointName } from './types';
+import { type JointSet, JointStateCode, type Landmark, type PoseFrame, type PuppetJointName } from './types';
 
 /** What landmarksToJoints saw in a frame (reused object when passed in). */
 export interface LandmarkFrameInfo {
@@ -147,6 +147,20 @@ function composite(ids: readonly number[], out: JointSet, j: number): boolean {
 }
 
 /**
+ * pc[i] = min(visibility, presence) of `l`, whichever it has; pc[i] unchanged when it has neither. The value
+ * goes straight into the typed array and nothing is returned: a returned number (or a ternary merging a
+ * possibly undefined field with a number) is boxed when V8 does not inline the call.
+ */
+function readConfidence(l: Landmark, i: number): void {
+  const v = l.visibility;
+  const q = l.presence;
+  if (v !== undefined) {
+    if (q !== undefined && q < v) pc[i] = q;
+    else pc[i] = v;
+  } else if (q !== undefined) pc[i] = q;
+}
+
+/**
  * The 21 joints of one frame in pose space (see the module header for the map).
  * @param frame one recorded frame (33 landmarks, or [] for no person).
  * @param image the camera image size in pixels (scales normalised landmarks; aspect-correct).
@@ -202,22 +216,8 @@ export function landmarksToJoints(
     // frame on the squat reference, whose visibility is unknown; 421 on the default recording); a helper
     // function returning the number cost the same when not inlined.
     pc[i] = -1;
-    if (hasImage) {
-      const v = lms[i].visibility;
-      const q = lms[i].presence;
-      if (v !== undefined) {
-        if (q !== undefined && q < v) pc[i] = q;
-        else pc[i] = v;
-      } else if (q !== undefined) pc[i] = q;
-    }
-    if (pc[i] < 0 && hasWorld) {
-      const v = world[i].visibility;
-      const q = world[i].presence;
-      if (v !== undefined) {
-        if (q !== undefined && q < v) pc[i] = q;
-        else pc[i] = v;
-      } else if (q !== undefined) pc[i] = q;
-    }
+    if (hasImage) readConfidence(lms[i], i);
+    if (pc[i] < 0 && hasWorld) readConfidence(world[i], i);
     if (pc[i] < 0) {
       pc[i] = unknownC;
       unknown = true;

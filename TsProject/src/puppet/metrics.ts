@@ -7,6 +7,7 @@
 import type { PoseOptions } from './options';
 import { type PoseFrameReport, PosePipeline } from './pipeline';
 import {
+  copyJointSet,
   createJointSet,
   type JointSet,
   type JointState,
@@ -34,10 +35,7 @@ export interface PipelineRun {
 
 function copyJoints(src: JointSet): JointSet {
   const c = createJointSet();
-  c.x.set(src.x);
-  c.y.set(src.y);
-  c.confidence.set(src.confidence);
-  c.state.set(src.state);
+  copyJointSet(c, src);
   return c;
 }
 

@@ -16,6 +16,7 @@ import type { PoseOptions } from './options';
 import type { PoseFrameReport } from './pipeline';
 import type { PuppetSession } from './session';
 import {
+  copyJointSet,
   createJointSet,
   JOINT_STATES,
   type JointSet,
@@ -101,13 +102,6 @@ export interface PuppetFile {
 const r2 = (v: number) => Math.round(v * 100) / 100;
 const r4 = (v: number) => Math.round(v * 1e4) / 1e4;
 
-function copy(dst: JointSet, src: JointSet): void {
-  dst.x.set(src.x);
-  dst.y.set(src.y);
-  dst.confidence.set(src.confidence);
-  dst.state.set(src.state);
-}
-
 /** Collects what puppet.json needs, frame by frame, from a PuppetSession. */
 export class PuppetRecorder {
   private readonly raw: JointSet[] = [];
@@ -129,7 +123,7 @@ export class PuppetRecorder {
   add(timestampMs: number, report: PoseFrameReport): void {
     const keep = (list: JointSet[], src: JointSet) => {
       const c = createJointSet();
-      copy(c, src);
+      copyJointSet(c, src);
       list.push(c);
     };
     keep(this.raw, report.rawJoints);

@@ -115,6 +115,14 @@ export function createJointSet(): JointSet {
   };
 }
 
+/** Copy every field of `src` into `dst` (no allocation). */
+export function copyJointSet(dst: JointSet, src: JointSet): void {
+  dst.x.set(src.x);
+  dst.y.set(src.y);
+  dst.confidence.set(src.confidence);
+  dst.state.set(src.state);
+}
+
 /** A decoded image: 8-bit RGBA, row-major, top row first (what pngjs and ImageData give). */
 export interface RgbaImage {
   width: number;

@@ -12,19 +12,12 @@
  * - per joint: state (measured / held / parent / child / torso / rest) and confidence, as the pipeline gave them.
  * The windows are rings of preallocated joint sets: recording a frame allocates nothing.
  */
-import { createJointSet, type JointSet, jitter } from '../../puppet';
+import { copyJointSet, createJointSet, type JointSet, jitter } from '../../puppet';
 
 /** The rate and inference time use the last {@link RATE_RESULTS} results not older than this (ms) before the latest. */
 export const RATE_WINDOW_MS = 10000;
 export const RATE_RESULTS = 10;
 export const JITTER_FRAMES = 30;
-
-function copyInto(dst: JointSet, src: JointSet): void {
-  dst.x.set(src.x);
-  dst.y.set(src.y);
-  dst.confidence.set(src.confidence);
-  dst.state.set(src.state);
-}
 
 export interface FigureValues {
   /** Pose results per second (0 until two results arrived in the window). */
@@ -73,8 +66,8 @@ export class LiveFigures {
 
   /** One processed frame: its time (ms, the frame's timestamp), raw and smoothed joints, the body scale. */
   frame(timeMs: number, raw: JointSet, smoothed: JointSet, bodyScale: number): void {
-    copyInto(this.raw[this.head], raw);
-    copyInto(this.smooth[this.head], smoothed);
+    copyJointSet(this.raw[this.head], raw);
+    copyJointSet(this.smooth[this.head], smoothed);
     this.times[this.head] = timeMs;
     this.head = (this.head + 1) % JITTER_FRAMES;
     this.count = Math.min(this.count + 1, JITTER_FRAMES);
