@@ -151,6 +151,31 @@ describe('bad input: one line naming the place, nothing written', () => {
     expect(fs.existsSync(out)).toBe(false);
   });
 
+  test('an output never replaces an input take: -o its own folder, or a link to it, single and --batch', async () => {
+    const dir = path.join(tmp, 'own');
+    fs.mkdirSync(dir);
+    const take = path.join(dir, 'walk.bvh');
+    const other = path.join(dir, 'walk2.bvh');
+    fs.copyFileSync(path.join(defaultAssetsDir(), 'default-slide.bvh'), take);
+    fs.copyFileSync(path.join(defaultAssetsDir(), 'default-slide.bvh'), other);
+    const link = path.join(tmp, 'own-link');
+    fs.symlinkSync(dir, link);
+    const before = fs.readFileSync(take);
+    for (const args of [
+      [take, '-o', dir],
+      [take, '-o', link],
+      [path.join(link, 'walk.bvh'), '-o', dir],
+      ['--batch', dir, '-o', dir, '--jobs', '1'],
+      ['--batch', dir, '-o', link, '--jobs', '1'],
+    ]) {
+      const r = await runKind(['cleanup', ...args]);
+      expect({ args, code: r.code }).toEqual({ args, code: 1 });
+      expect(r.err).toMatch(/would overwrite the input( take)?|choose another/);
+      expect(fs.readFileSync(take).equals(before)).toBe(true);
+      expect(fs.readdirSync(dir).sort()).toEqual(['walk.bvh', 'walk2.bvh']);
+    }
+  });
+
   test('usage errors exit 2', async () => {
     expect((await runKind(['cleanup', '--review-band', '0.7,0.2', '-o', tmp])).code).toBe(2);
     expect((await runKind(['cleanup', '--model', 'magic', '-o', tmp])).code).toBe(2);

@@ -29,7 +29,13 @@ import {
 } from './cleanupRun';
 import { CLEANUP_WORKER_MARK, type CleanupWorkerReply, runCleanupJob } from './cleanupWorker';
 import { type ContactModelName, DEFAULT_CONTACT_MODEL } from './contactSource';
-import { checkOutputDir, ensureOutputDir, type OutputFile, writeFilesAtomically } from './files';
+import {
+  checkOutputDir,
+  ensureOutputDir,
+  type OutputFile,
+  refuseOverwritingInputs,
+  writeFilesAtomically,
+} from './files';
 
 export interface CleanupCommandOptions {
   outDir: string;
@@ -69,6 +75,8 @@ export async function runCleanup(input: string, o: CleanupCommandOptions): Promi
   };
   if (path.resolve(outputs.bvh) === path.resolve(input))
     throw new Error(`${outputs.bvh}: would overwrite the input; choose another output folder`);
+  // the same file through a symbolic or hard link, `..` or letter case: compared by device and inode
+  refuseOverwritingInputs([outputs.bvh, outputs.json, outputs.html], [{ role: 'input take', path: input }]);
   let F = 0;
   const done = await cleanTake(jobOf(input, outputs.bvh, o), {
     onStage: (s, frames) => {
@@ -282,6 +290,17 @@ export async function runCleanupBatch(folder: string, o: CleanupCommandOptions):
     return { rel, stem, input: path.join(folder, rel) };
   });
   const jobs = named.map((t) => jobOf(t.input, path.join(o.outDir, `${t.stem}.bvh`), o));
+  // `-o` the takes' own folder (or a link to it) would replace the takes by their cleaned copies: refused
+  // before any work, comparing files by device and inode
+  refuseOverwritingInputs(
+    [
+      ...named.flatMap((t) =>
+        ['.bvh', '.cleanup.json', '.cleanup.html'].map((ext) => path.join(o.outDir, `${t.stem}${ext}`)),
+      ),
+      path.join(o.outDir, 'summary.json'),
+    ],
+    named.map((t) => ({ role: 'input take', path: t.input })),
+  );
   const size = Math.max(
     1,
     Math.min(os.availableParallelism?.() ?? os.cpus().length, o.jobs ?? Infinity, jobs.length),
