@@ -2,6 +2,7 @@ import { quat } from 'gl-matrix';
 import {
   CleanupError,
   cleanupClip,
+  doubleSupportWeights,
   type FloorEstimate,
   footMetrics,
   horizontalDistance,
@@ -9,6 +10,7 @@ import {
   legBones,
   legTracks,
   segmentAnchor,
+  smoothstep,
 } from '../src/cleanup';
 import {
   type Clip,
@@ -244,7 +246,7 @@ describe('cleanup: up axis, root correction, stairs, metrics, errors', () => {
     }
   });
 
-  test('root correction: off by default; when on, only while both feet are in contact, capped per frame', () => {
+  test('root correction: off by default; when on, only while both feet are in contact (not in the ramps around it), capped, faded in and out', () => {
     const { clip, floor } = slidingTake();
     const p = probs([30, 40], [20, 60]);
     const off = cleanupClip({ clip, probabilities: p, floor });
@@ -255,7 +257,9 @@ describe('cleanup: up axis, root correction, stairs, metrics, errors', () => {
     const on = cleanupClip({ clip, probabilities: p, floor }, { rootCorrection: true, rootMaxOffset: 0.01 });
     const n = clip.skeleton.boneCount;
     const hips = clip.skeleton.humanoid[H.Hips];
+    const offset: number[] = [];
     let moved = 0;
+    let both = 0;
     for (let f = 0; f < F; f++) {
       const o = 3 * (f * n + hips);
       const d = Math.hypot(
@@ -263,20 +267,47 @@ describe('cleanup: up axis, root correction, stairs, metrics, errors', () => {
         on.clip.translations[o + 1] - clip.translations[o + 1],
         on.clip.translations[o + 2] - clip.translations[o + 2],
       );
-      const both = on.feet.left.weight[f] > 0 && on.feet.right.weight[f] > 0;
-      if (!both) expect(d).toBe(0);
+      offset.push(d);
+      // double support = both feet inside a contact segment; a foot in its blend ramp is not in contact
+      const inContact = on.feet.left.contact[f] === 1 && on.feet.right.contact[f] === 1;
+      if (inContact) both++;
+      if (!inContact) expect({ f, d }).toEqual({ f, d: 0 });
+      // the left foot's ramps (26-29, 40-43) overlap the right's contact: the old rule moved the hips there
       expect(d).toBeLessThanOrEqual(0.01 * on.scale + 1e-6);
       expect(Math.abs(on.clip.translations[o + 1] - clip.translations[o + 1])).toBeLessThan(1e-6); // horizontal only
       if (d > 0) moved++;
     }
+    expect(both).toBe(10);
     expect(moved).toBeGreaterThan(5);
-    // (a frame whose offset is below float32 resolution counts as corrected but stores the same value)
     expect(on.root.frames).toBeGreaterThanOrEqual(moved);
-    let both = 0;
-    for (let f = 0; f < F; f++) if (on.feet.left.weight[f] > 0 && on.feet.right.weight[f] > 0) both++;
     expect(on.root.frames).toBeLessThanOrEqual(both);
     expect(on.root.maxOffset).toBeLessThanOrEqual(0.01 * on.scale + 1e-9);
-    expect(on.metrics.after.left.slideTotal).toBeLessThan(0.001);
+    // faded in and out: entering and leaving the double support the hips move by at most the ramp's first
+    // step of the cap (the old rule let the offset snap from its full value to 0 in one frame); inside it
+    // the offset follows the source's own slide
+    const ramp = Math.ceil((1.5 * 0.01) / 0.003); // rootMaxOffset / rootMaxStep, both at this leg's scale
+    const first = 0.01 * on.scale * smoothstep(1 / (ramp + 1));
+    expect(offset[30]).toBeGreaterThan(0);
+    expect(offset[30]).toBeLessThanOrEqual(first + 1e-6);
+    expect(offset[39]).toBeLessThanOrEqual(first + 1e-6);
+    expect(offset[29]).toBe(0);
+    expect(offset[40]).toBe(0);
+    expect(Math.max(...offset.slice(31, 39))).toBeGreaterThan(2 * first);
+  });
+
+  test('root correction weights: smoothstep in and out inside each double support, 0 elsewhere', () => {
+    const l = new Uint8Array(40);
+    const r = new Uint8Array(40);
+    l.fill(1, 5, 30);
+    r.fill(1, 10, 22);
+    r.fill(1, 28, 40);
+    const w = doubleSupportWeights(l, r, 3);
+    for (let f = 0; f < 40; f++) if (!(l[f] && r[f])) expect(w[f]).toBe(0);
+    expect(Array.from(w.slice(10, 22)).map((v) => +v.toFixed(4))).toEqual([
+      0.1563, 0.5, 0.8438, 1, 1, 1, 1, 1, 1, 0.8438, 0.5, 0.1563,
+    ]);
+    // a run of 2 frames (28, 29): both at the ramp's first step
+    expect(Array.from(w.slice(28, 30)).map((v) => +v.toFixed(4))).toEqual([0.1563, 0.1563]);
   });
 
   test('stairs: anchors per segment at their own height; near-floor segments are put on the floor', () => {
@@ -393,7 +424,8 @@ describe('cleanup per-frame step', () => {
         return { bones: legBones(s, foot), weight, segment, segments: new Float64Array([0.05, 0.1, 0.6, 0.1, 0, 0]),
           hinge: new Float64Array([1, 0, 0]), solver: new LegDLS(), limitKind: new Uint8Array(F), pinError: new Float32Array(F) };
       };
-      const pinner = new FootPinner(clip, out, [leg('left'), leg('right')], { normal: [0, 1, 0], d: 0, method: 'percentile' }, true, 0.02);
+      const rootWeight = new Float32Array(F).fill(1, 10, 50);
+      const pinner = new FootPinner(clip, out, [leg('left'), leg('right')], { normal: [0, 1, 0], d: 0, method: 'percentile' }, rootWeight, 0.02);
       let f = 10;
       result.apply = bytesPerCall(() => { pinner.apply(f); f = f === 49 ? 10 : f + 1; }, 5000);
     `);

@@ -19,9 +19,11 @@
  * weight is 0, so such a frame is never pulled toward an anchor. Frames with w = 0 on both feet are not touched at all (their local
  * rotations and translations stay bit-equal to the input).
  *
- * Root correction (point 8): off by default. When on, and only on frames where BOTH feet have a
- * weight > 0, the hips move horizontally by the mean horizontal anchor error of the two ankles, scaled
- * by the smaller weight and capped to `rootMaxOffset` (metres at a 0.9 m leg, scaled) per frame.
+ * Root correction (point 8): off by default. When on, and only on frames where BOTH feet are in contact
+ * (inside a segment each: double support, not the blend ramps around it), the hips move horizontally by
+ * the mean horizontal anchor error of the two ankles, capped to `rootMaxOffset` (metres at a 0.9 m leg,
+ * scaled) and faded in and out by a smoothstep ramp inside each double support (`rootMaxStep`), so the
+ * offset is 0 on its first and last frames' neighbours and never snaps back in one frame.
  *
  * Output (point 9): a new clip with the same skeleton (hierarchy, rest data), frame count and frame
  * time; only the rotations of the legs' thigh, shin and foot bones (and the hips' translation with root
@@ -51,7 +53,7 @@ import {
   kneeAngleDeg,
   type MetricThresholds,
 } from './metrics';
-import { contactSegments, framesAtRate, type SegmentOptions, segmentWeights } from './segments';
+import { contactSegments, framesAtRate, type SegmentOptions, segmentWeights, smoothstep } from './segments';
 import { type LegBones, type LegTrack, legBones, legTracks, restLegLength } from './tracks';
 import {
   CleanupError,
@@ -64,8 +66,14 @@ import {
 export interface CleanupOptions extends SegmentOptions {
   /** Move the hips while both feet are in contact (capped per frame). Default false. */
   rootCorrection?: boolean;
-  /** Largest hips offset per frame, metres at a 0.9 m leg (scaled). Default 0.03. */
+  /** Largest hips offset, metres at a 0.9 m leg (scaled). Default 0.03. */
   rootMaxOffset?: number;
+  /**
+   * Largest change of the hips offset from one frame to the next that the ramps at the ends of a double
+   * support add, metres per 1/60 s at a 0.9 m leg (scaled with the leg and the rate). Default 0.003
+   * (0.18 m/s): the offset fades in and out over ceil(1.5 rootMaxOffset / rootMaxStep) frames at 60 fps.
+   */
+  rootMaxStep?: number;
   /** Blend ramp length in frames at 60 fps (scaled with the rate). Default 4. */
   blendFrames60?: number;
   /**
@@ -191,6 +199,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const blend = framesAtRate(options.blendFrames60 ?? 4, clip.frameTime, 1);
   const stepTolerance = (options.stepTolerance ?? 0.03) * scale;
   const rootCap = (options.rootMaxOffset ?? 0.03) * scale;
+  const rootStep = (options.rootMaxStep ?? 0.003) * scale * Math.max(1e-9, clip.frameTime * 60);
   const popMargin = (options.kneePopMargin60 ?? 5) * Math.max(1, 60 * clip.frameTime);
   const maxStep = (options.maxFootSpeed ?? 10) * scale * clip.frameTime;
 
@@ -252,7 +261,10 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
       pinError: new Float32Array(F),
     };
   }) as [PinLeg, PinLeg];
-  const pinner = new FootPinner(clip, out, legs, floor, options.rootCorrection ?? false, rootCap);
+  const rootWeight = options.rootCorrection
+    ? doubleSupportWeights(feet.left.contact, feet.right.contact, Math.ceil((1.5 * rootCap) / rootStep))
+    : null;
+  const pinner = new FootPinner(clip, out, legs, floor, rootWeight, rootCap);
   for (let f = 0; f < F; f++) pinner.apply(f);
   const limitKind = { left: legs[0].limitKind, right: legs[1].limitKind };
   const pinError = { left: legs[0].pinError, right: legs[1].pinError };
@@ -375,6 +387,31 @@ export interface PinLeg {
 }
 
 /**
+ * The root correction's weight per frame: 0 outside double support (frames where both `left` and `right`
+ * contact masks are 1), and inside each double-support run [a, b) a smoothstep ramp up from its start and
+ * down to its end over `ramp` frames (`w = smoothstep(min(1, (f - a + 1) / (ramp + 1), (b - f) / (ramp + 1)))`),
+ * so the hips offset fades in and out within the run: its change per frame from the ramp is at most
+ * 1.5 / (ramp + 1) of the cap.
+ */
+export function doubleSupportWeights(left: Uint8Array, right: Uint8Array, ramp: number): Float32Array {
+  const F = left.length;
+  const w = new Float32Array(F);
+  let f = 0;
+  while (f < F) {
+    if (!(left[f] && right[f])) {
+      f++;
+      continue;
+    }
+    const a = f;
+    while (f < F && left[f] && right[f]) f++;
+    const b = f;
+    for (let g = a; g < b; g++)
+      w[g] = smoothstep(Math.min(1, (g - a + 1) / (ramp + 1), (b - g) / (ramp + 1)));
+  }
+  return w;
+}
+
+/**
  * The per-frame step of {@link cleanupClip}: reads frame f of the source clip, applies the optional root
  * correction and both legs' weighted DLS correction, and writes the changed local values into the
  * output clip. Allocates nothing per call (all scratch is owned here and by the solvers).
@@ -398,7 +435,8 @@ export class FootPinner {
     private readonly out: Clip,
     private readonly legs: readonly [PinLeg, PinLeg],
     private readonly floor: FloorEstimate,
-    private readonly rootCorrection: boolean,
+    /** Per frame, the root correction's weight (0 outside double support), or null: no root correction. */
+    private readonly rootWeight: Float32Array | null,
     private readonly rootCap: number,
   ) {
     const n = src.skeleton.boneCount;
@@ -425,8 +463,9 @@ export class FootPinner {
     forwardKinematics(skel, rot, pos, wr, wp);
     const fd = this.floor.d;
 
-    if (this.rootCorrection && wL > 0 && wR > 0) {
-      // mean horizontal error of both ankles toward their anchors, weighted by the smaller weight, capped
+    const rw = this.rootWeight ? this.rootWeight[f] : 0;
+    if (rw > 0) {
+      // mean horizontal error of both ankles toward their anchors, capped, times the double-support ramp
       vec[0] = vec[1] = vec[2] = 0;
       for (let side = 0; side < 2; side++) {
         const leg = this.legs[side];
@@ -435,11 +474,12 @@ export class FootPinner {
         for (let k = 0; k < 3; k++) vec[k] += 0.5 * (leg.segments[a + k] - wp[e + k]);
       }
       const v = vec[0] * nrm[0] + vec[1] * nrm[1] + vec[2] * nrm[2];
-      const wMin = Math.min(wL, wR);
-      for (let k = 0; k < 3; k++) vec[k] = (vec[k] - v * nrm[k]) * wMin;
-      const len = Math.sqrt(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
+      for (let k = 0; k < 3; k++) vec[k] = vec[k] - v * nrm[k];
+      const raw = Math.sqrt(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
       const cap = this.rootCap;
-      if (len > cap) for (let k = 0; k < 3; k++) vec[k] *= cap / len;
+      const s = (raw > cap ? cap / raw : 1) * rw;
+      for (let k = 0; k < 3; k++) vec[k] *= s;
+      const len = raw * s;
       if (len > 0) {
         const hips = this.hips;
         const hp = skel.parents[hips];
@@ -448,8 +488,7 @@ export class FootPinner {
         for (let k = 0; k < 3; k++) out.translations[to + 3 * hips + k] = pos[3 * hips + k];
         forwardKinematics(skel, rot, pos, wr, wp);
         this.rootStats[0]++;
-        const l = Math.min(len, cap);
-        if (l > this.rootStats[1]) this.rootStats[1] = l;
+        if (len > this.rootStats[1]) this.rootStats[1] = len;
       }
     }
 

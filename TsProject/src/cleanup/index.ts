@@ -9,6 +9,7 @@ export {
   type CleanupOptions,
   type CleanupResult,
   cleanupClip,
+  doubleSupportWeights,
   type FootCleanup,
   type FootIkStats,
   FootPinner,
