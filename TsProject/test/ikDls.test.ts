@@ -87,6 +87,23 @@ describe('LegDLS (damped least squares leg chain)', () => {
     expect(norm(sub(r.ankle, r.knee))).toBeCloseTo(0.45, 9);
   });
 
+  test('a nearly straight source knee is never solved dead straight: it opens by at most half its flexion (and at most 5 degrees)', () => {
+    const dls = new LegDLS();
+    for (const srcAngle of [170, 174, 176, 178, 179.5]) {
+      const flex = ((180 - srcAngle) * Math.PI) / 180;
+      const l = leg([0, 1, 0], [0, -1, 0.1], [1, 0, 0], flex, 0.45, 0.45);
+      // an anchor far out of reach straight below: only straightening could get closer
+      const r = solve(dls, l, add(l.hip, [0, -1.2, 0.1]));
+      const got = kneeAngle(l.hip, r.knee, r.ankle);
+      const allowed = 180 - Math.max((180 - srcAngle) / 2, 180 - srcAngle - 5);
+      expect({ srcAngle, ok: got <= allowed + 1e-6 }).toEqual({ srcAngle, ok: true });
+      expect(got).toBeLessThan(180 - 1e-6);
+      expect(got).toBeGreaterThanOrEqual(srcAngle - 1e-6); // it still straightens toward the target
+      expect(r.report.outOfReach).toBe(true);
+    }
+    // the old rule (5 degrees whatever the source) solved the 176 and 178 degree knees at 180.0
+  });
+
   test('reachable targets are reached within 1 mm; bone lengths and the deltas agree with the positions', () => {
     const dls = new LegDLS();
     fc.assert(

@@ -18,7 +18,9 @@
  *   its flexion (0 = straight) never goes below 0: it never bends backwards.
  * - No over-straightening: the hip-ankle distance never exceeds the source's plus `stretchMargin`
  *   times the chain length (and never the chain's length), so the knee's interior angle never opens
- *   past the angle of that distance (law of cosines), nor more than `maxOpening` past the source's.
+ *   past the angle of that distance (law of cosines), nor more than `maxOpening` past the source's, nor
+ *   more than `maxOpeningFraction` of the source's flexion (so a nearly straight source knee is never
+ *   solved dead straight, and a straight one does not move).
  *   Flexion never goes past `max(maxFlexion, source flexion)`.
  * - Out of reach: the target is first clamped onto the reachable shell (Buss 2004, target clamping):
  *   the foot leaves the pin by {@link DlsReport.pinError} instead of the leg straightening.
@@ -40,6 +42,13 @@ export interface LegDLSOptions {
    * with 9 mm), so this caps it: the knee follows the source's bend frame to frame (no knee pop).
    */
   maxOpening?: number;
+  /**
+   * Largest opening beyond the source's as a fraction of the source's own flexion (its angle short of
+   * straight). Default 0.5: a source knee at 176 deg opens to 178 deg at most, never to a locked 180; a
+   * straight source knee does not open at all. With `maxOpening` alone, every source knee within 5 deg of
+   * straight could be solved dead straight (538 frames of 12 of the 33 real takes, measured).
+   */
+  maxOpeningFraction?: number;
   /** Damping `lambda` as a fraction of the chain length `l1 + l2` (metres). Default 0.05. */
   damping?: number;
   /** Largest knee flexion (radians, 0 = straight); the source's flexion if larger. Default 150 deg. */
@@ -112,6 +121,7 @@ export class LegDLS {
   private readonly damping: number;
   private readonly maxFlexion: number;
   private readonly maxOpening: number;
+  private readonly maxOpeningFraction: number;
   private readonly maxIterations: number;
   private readonly tolerance: number;
 
@@ -120,6 +130,7 @@ export class LegDLS {
     this.damping = options.damping ?? 0.05;
     this.maxFlexion = options.maxFlexion ?? (150 * Math.PI) / 180;
     this.maxOpening = options.maxOpening ?? (5 * Math.PI) / 180;
+    this.maxOpeningFraction = options.maxOpeningFraction ?? 0.5;
     this.maxIterations = options.maxIterations ?? 200;
     this.tolerance = options.tolerance ?? 1e-5;
     if (!(this.stretchMargin >= 0))
@@ -128,6 +139,8 @@ export class LegDLS {
     if (!(this.maxFlexion > 0 && this.maxFlexion < Math.PI))
       throw new RangeError(`LegDLS maxFlexion ${this.maxFlexion}: need (0, pi) radians`);
     if (!(this.maxOpening >= 0)) throw new RangeError(`LegDLS maxOpening ${this.maxOpening}: need >= 0`);
+    if (!(this.maxOpeningFraction >= 0 && this.maxOpeningFraction <= 1))
+      throw new RangeError(`LegDLS maxOpeningFraction ${this.maxOpeningFraction}: need 0..1`);
     if (!(this.maxIterations >= 1))
       throw new RangeError(`LegDLS maxIterations ${this.maxIterations}: need >= 1`);
     if (!(this.tolerance > 0)) throw new RangeError(`LegDLS tolerance ${this.tolerance}: need > 0`);
@@ -256,7 +269,12 @@ export class LegDLS {
     const flexSrc = Math.acos(Math.min(1, Math.max(-1, c)));
     const dStretch = Math.min(l1 + l2, dSrc + this.stretchMargin * (l1 + l2));
     c = (dStretch * dStretch - l1 * l1 - l2 * l2) / (2 * l1 * l2);
-    const flexMin = Math.max(Math.acos(Math.min(1, Math.max(-1, c))), flexSrc - this.maxOpening, 0);
+    const flexMin = Math.max(
+      Math.acos(Math.min(1, Math.max(-1, c))),
+      flexSrc - this.maxOpening,
+      flexSrc * (1 - this.maxOpeningFraction),
+      0,
+    );
     const dMax = Math.sqrt(l1 * l1 + l2 * l2 + 2 * l1 * l2 * Math.cos(flexMin));
     const flexMax = Math.max(this.maxFlexion, flexSrc);
     const dMin = Math.sqrt(Math.max(0, l1 * l1 + l2 * l2 + 2 * l1 * l2 * Math.cos(flexMax)));
