@@ -73,7 +73,10 @@ export function readTake(file: string): { clip: Clip; parsed: BvhParseResult } {
 /**
  * The cleaned clip as BVH text in the input's layout (hierarchy, channels and their order, rotation
  * orders, unit, frame count and Frame Time). Frames the cleanup did not touch are written with the
- * input's own channel values, so they read back exactly as the input's.
+ * input's own channel values, so they read back exactly as the input's; on the frames it touched, so are
+ * the channels of every joint whose local rotation and translation it did not change (only the legs, and
+ * the hips with root correction, are recomputed): their values are not passed through the clip's float32
+ * rotations and back (126.771 stays 126.771, not 126.771025).
  */
 export function writeCleanedBvh(parsed: BvhParseResult, out: Clip, changed: Uint8Array): string {
   const text = writeBvh(out, {
@@ -86,10 +89,37 @@ export function writeCleanedBvh(parsed: BvhParseResult, out: Clip, changed: Uint
   const lines = text.split('\n');
   const ft = lines.findIndex((l) => l.startsWith('Frame Time:'));
   const C = values.length / out.frameCount;
+  const src = parsed.clip;
+  const joints = parsed.layout.joints;
+  // channel range of each joint in a frame row (layout joint i is skeleton bone i for a BVH-read clip)
+  const first = new Int32Array(joints.length);
+  for (let j = 0, k = 0; j < joints.length; j++) {
+    first[j] = k;
+    k += joints[j].channels.length;
+  }
+  const sameBones =
+    joints.length === src.skeleton.boneCount && joints.every((j, i) => j.name === src.skeleton.names[i]);
+  const n = src.skeleton.boneCount;
   for (let f = 0; f < out.frameCount; f++) {
-    if (changed[f]) continue;
-    const row: string[] = new Array(C);
-    for (let k = 0; k < C; k++) row[k] = String(values[f * C + k]);
+    if (!changed[f]) {
+      const row: string[] = new Array(C);
+      for (let k = 0; k < C; k++) row[k] = String(values[f * C + k]);
+      lines[ft + 1 + f] = row.join(' ');
+      continue;
+    }
+    if (!sameBones) continue;
+    const row = lines[ft + 1 + f].split(' ');
+    if (row.length !== C) continue;
+    for (let j = 0; j < n; j++) {
+      let same = true;
+      for (let k = 4 * (f * n + j); same && k < 4 * (f * n + j) + 4; k++)
+        same = out.rotations[k] === src.rotations[k];
+      for (let k = 3 * (f * n + j); same && k < 3 * (f * n + j) + 3; k++)
+        same = out.translations[k] === src.translations[k];
+      if (!same) continue;
+      for (let k = first[j]; k < first[j] + joints[j].channels.length; k++)
+        row[k] = String(values[f * C + k]);
+    }
     lines[ft + 1 + f] = row.join(' ');
   }
   return lines.join('\n');
