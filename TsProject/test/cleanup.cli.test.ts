@@ -169,6 +169,26 @@ describe('bad input: one line naming the place, nothing written', () => {
     expect(fs.existsSync(out)).toBe(false);
   });
 
+  test('a take whose root has no position channels (in place) is cleaned with a note saying why it cannot travel', async () => {
+    const text = fs.readFileSync(path.join(defaultAssetsDir(), 'default-slide.bvh'), 'utf8');
+    const [head, motion] = text.split('MOTION\n');
+    const lines = motion.split('\n');
+    const inPlace = `${head.replace(
+      'CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation',
+      'CHANNELS 3 Zrotation Xrotation Yrotation',
+    )}MOTION\n${lines
+      .map((l, i) => (i < 2 || l.trim() === '' ? l : l.trim().split(/\s+/).slice(3).join(' ')))
+      .join('\n')}`;
+    expect(inPlace).not.toEqual(text);
+    const file = path.join(tmp, 'inplace.bvh');
+    fs.writeFileSync(file, inPlace);
+    const r = await runKind(['cleanup', file, '-o', path.join(tmp, 'inplace-out')]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/note: the root joint Hip has no position channels \(an in-place take\)/);
+    const json = JSON.parse(fs.readFileSync(path.join(tmp, 'inplace-out', 'cleanup.json'), 'utf8'));
+    expect(json.warnings.some((w: string) => /in-place take/.test(w))).toBe(true);
+  });
+
   test('an output never replaces an input take: -o its own folder, or a link to it, single and --batch', async () => {
     const dir = path.join(tmp, 'own');
     fs.mkdirSync(dir);

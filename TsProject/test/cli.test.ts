@@ -301,6 +301,29 @@ describe('kind retarget: outputs and options the trial run found wanting', () =>
     expect(d.code).toBe(0);
   });
 
+  it('-o followed by an option (-o -q) is a usage error naming it, for every command that writes; nothing is made', async () => {
+    const cwd = process.cwd();
+    const dir = tmpDir();
+    process.chdir(dir);
+    try {
+      for (const args of [
+        ['retarget', walk, avatar, '-o', '-q'],
+        ['qa', walk, walk, '-o', '-q'],
+        ['cleanup', '-o', '-q'],
+        ['puppet', 'render', '-o', '-q'],
+      ]) {
+        const r = await run(args);
+        expect({ cmd: args[0], code: r.code }).toEqual({ cmd: args[0], code: 2 });
+        expect(r.err).toMatch(
+          /--out: '-q' looks like an option, not a folder \(write \.\/-q for a folder of that name\)/,
+        );
+      }
+      expect(fs.readdirSync(dir)).toEqual([]);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
   it('a bad output folder fails before any work, in words: empty, a file in the way', async () => {
     const e1 = await run(['retarget', walk, avatar, '-o', '']);
     expect(e1.code).toBe(2);

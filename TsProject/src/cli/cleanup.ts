@@ -36,6 +36,7 @@ import {
   refuseOverwritingInputs,
   writeFilesAtomically,
 } from './files';
+import { outDirArg } from './outDirArg';
 
 export interface CleanupCommandOptions {
   outDir: string;
@@ -373,7 +374,7 @@ export function registerCleanupCommand(program: Command, setExitCode: (code: num
       'foot-slide cleanup of a BVH take: finds the foot contacts, pins the feet (leg IK), writes <dir>/<take>.bvh (same layout as the input), <dir>/cleanup.json and a self-contained <dir>/cleanup.html.\nWith no file, uses the embedded default (a walk with sliding feet). With --batch, <take> is a folder of .bvh takes (worker threads, a summary table, <dir>/summary.json).',
     )
     .argument('[take]', 'the take: a .bvh file (a folder with --batch)')
-    .option('-o, --out <dir>', 'output folder', 'cleanup-out')
+    .option('-o, --out <dir>', 'output folder', outDirArg, 'cleanup-out')
     .addOption(
       new Option(
         '--model <kind>',

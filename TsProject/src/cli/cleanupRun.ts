@@ -160,6 +160,11 @@ export async function cleanTake(
   }
   stage(3, F);
   const warnings: string[] = [];
+  const root = parsed.layout.joints.find((j) => j.parent < 0);
+  if (root && !root.channels.some((c) => c.endsWith('position')))
+    warnings.push(
+      `the root joint ${root.name} has no position channels (an in-place take): the body does not travel, so feet that walk in place slide by design and are pinned in the take's own space; clean the take with its root motion instead`,
+    );
   for (const foot of ['left', 'right'] as const) {
     if (result.feet[foot].segments.length === 0)
       warnings.push(`the ${foot} foot has no contact segment: nothing was pinned on that side`);

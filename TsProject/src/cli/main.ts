@@ -16,6 +16,7 @@ import { registerCleanupCommand } from './cleanup';
 import { DEFAULT_CONTACT_MODEL } from './contactSource';
 import { runInspect } from './inspect';
 import { runLive } from './live';
+import { outDirArg } from './outDirArg';
 import { registerPuppetCommand } from './puppet';
 import { registerQaCommand } from './qa';
 import { FPS_RANGE, formatSummary, fpsInRange, runRetarget } from './retarget';
@@ -104,7 +105,7 @@ export function buildProgram(): Command {
     )
     .argument('[source]', 'source clip: .bvh, or .glb/.gltf/.vrm with --clip')
     .argument('[avatar]', 'target avatar: .glb, .gltf or .vrm')
-    .option('-o, --out <dir>', 'output folder', 'out')
+    .option('-o, --out <dir>', 'output folder', outDirArg, 'out')
     .option('--clip <name>', 'animation to use when the source is a glTF/VRM file (default: the first)')
     .option(
       '--fps <n>',

@@ -64,6 +64,7 @@ import {
   stageFolder,
   writeFilesAtomically,
 } from './files';
+import { outDirArg } from './outDirArg';
 import { DEFAULT_PUPPET_PORT, type PuppetServer, startPuppetServer } from './puppetServe';
 
 /** The embedded default: `assets/default/puppet` (texture.png, mask.png, char_cfg.yaml, recording.json). */
@@ -738,7 +739,7 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
         '--landmarks <recording.json>',
         'landmark recording (the recording format, or a tfjs reference with --image-size)',
       )
-      .option('-o, --out <dir>', 'output folder', 'puppet-out')
+      .option('-o, --out <dir>', 'output folder', outDirArg, 'puppet-out')
       .addOption(
         new Option(
           '--weights <mode>',

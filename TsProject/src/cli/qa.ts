@@ -22,6 +22,7 @@ import { buildQaFile, type QaClipEntry, type QaFile, qaFileToJson } from '../qa-
 import { type ChartAssets, renderQaHtml } from '../qa-report/html';
 import { checkOutputDir, ensureOutputDir, refuseOverwritingInputs, writeFilesAtomically } from './files';
 import { readJsonArgument } from './jsonArgument';
+import { outDirArg } from './outDirArg';
 import { evaluatePair, QA_WORKER_MARK, type QaJob, type QaWorkerReply } from './qaWorker';
 import { FPS_RANGE, fpsInRange } from './retarget';
 
@@ -388,7 +389,7 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
     )
     .argument('<golden>', 'golden (approved) clip: .bvh, or .glb/.gltf/.vrm (a folder with --batch)')
     .argument('<retargeted>', 'retargeted clip to check (a folder with --batch)')
-    .option('-o, --out <dir>', 'output folder', 'qa-out')
+    .option('-o, --out <dir>', 'output folder', outDirArg, 'qa-out')
     .option(
       '--profile <json>',
       'rig profile of the retargeted character (bone map, twist axes, thresholds, weights, flags): a JSON file, or inline JSON {...}',
