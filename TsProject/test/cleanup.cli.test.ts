@@ -218,6 +218,19 @@ describe('bad input: one line naming the place, nothing written', () => {
     expect((await runKind(['cleanup', '--review-band', '0.7,0.2', '-o', tmp])).code).toBe(2);
     expect((await runKind(['cleanup', '--model', 'magic', '-o', tmp])).code).toBe(2);
     expect((await runKind(['cleanup', '--jobs', '2', '-o', tmp])).code).toBe(2);
+    // a detector for a cleanup that was not asked for
+    const r = await runKind([
+      'retarget',
+      path.join(defaultAssetsDir(), 'default-slide.bvh'),
+      path.join(defaultAssetsDir(), 'default-avatar.glb'),
+      '--cleanup-model',
+      'learned',
+      '-o',
+      path.join(tmp, 'no-cleanup'),
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--cleanup-model applies to --cleanup/);
+    expect(fs.existsSync(path.join(tmp, 'no-cleanup'))).toBe(false);
   });
 });
 

@@ -26,8 +26,14 @@ describe('contact segments from probabilities', () => {
     ]);
   });
 
-  test('minimum 5 frames at 60 fps', () => {
+  test('minimum 5 frames at 60 fps; a shorter piece is not fixed but reported as short', () => {
     expect(contactSegments(runs([0.1, 5], [0.9, 4], [0.1, 5]), DT60).segments).toEqual([]);
+    expect(contactSegments(runs([0.1, 5], [0.9, 4], [0.1, 5]), DT60).short).toEqual([{ start: 5, end: 9 }]);
+    // what a review cut leaves of a contact, when too short, is reported too
+    const cut = contactSegments(runs([0.1, 5], [0.9, 3], [0.55, 6], [0.9, 12], [0.1, 5]), DT60);
+    expect(cut.review).toEqual([{ start: 8, end: 14 }]);
+    expect(cut.segments).toEqual([{ start: 14, end: 26 }]);
+    expect(cut.short).toEqual([{ start: 5, end: 8 }]);
     expect(contactSegments(runs([0.1, 5], [0.9, 5], [0.1, 5]), DT60).segments).toEqual([
       { start: 5, end: 10 },
     ]);
@@ -89,6 +95,12 @@ describe('contact segments from probabilities', () => {
               expect(low).toBeLessThanOrEqual(r.maxGap);
             }
           }
+          // nothing detected vanishes: every frame at P >= 0.7 is in a segment, a short piece or a review run
+          const inAny = (t: number) =>
+            [...r.segments, ...r.short, ...r.review].some((x) => t >= x.start && t < x.end);
+          for (let t = 0; t < p.length; t++)
+            if (p[t] >= 0.7) expect({ t, covered: inAny(t) }).toEqual({ t, covered: true });
+          for (const x of r.short) expect(x.end - x.start).toBeLessThan(r.minFrames);
         },
       ),
       { numRuns: 300, seed: 21 },

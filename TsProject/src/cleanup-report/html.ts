@@ -104,7 +104,10 @@ export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, asse
       ? ''
       : `<ul class="notes">${file.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>`;
   const review = rangeTable(
-    file.review.map((x) => ({ ...x, what: 'probability stayed in the review band: not fixed' })),
+    [
+      ...file.review.map((x) => ({ ...x, what: 'probability stayed in the review band: not fixed' })),
+      ...(file.short ?? []).map((x) => ({ ...x, what: 'contact too short to pin: not fixed' })),
+    ].sort((a, b) => a.start - b.start),
     file.frameTime,
     'Nothing left for review.',
   );
@@ -129,7 +132,7 @@ export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, asse
           probability: file.feet[f].probability,
           contact: file.feet[f].contact,
           segments: file.feet[f].segments.map((s) => [s.start, s.end]),
-          review: file.feet[f].review.map((s) => [s.start, s.end]),
+          review: [...file.feet[f].review, ...(file.feet[f].short ?? [])].map((s) => [s.start, s.end]),
           limits: file.limits.filter((l) => l.foot === f).map((l) => [l.start, l.end]),
           before: series.before[f],
           after: series.after[f],
@@ -150,7 +153,7 @@ export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, asse
 <header><h1>${escapeHtml(title)}</h1>${facts}${warnings}</header>
 <section id="metrics"><h2>Metrics per foot, before and after</h2>${metricsTable(file)}
 <p class="muted">Highlighted: over the warning threshold (speed 0.03 m/s, slide 0.05 m, penetration 0.02 m at a 0.9 m leg, scaled to this character: ×${fmt(file.scale, 3)}).</p></section>
-<section id="review"><h2>Review list (${file.review.length})</h2>${review}</section>
+<section id="review"><h2>Review list (${file.review.length + (file.short?.length ?? 0)})</h2>${review}</section>
 <section id="limits"><h2>Frames where IK hit a limit (${file.limits.length})</h2>${limits}</section>
 <section id="timeline-section"><h2>Timeline: contact probability, segments (green), review (orange), IK limits (red)</h2><canvas id="timeline"></canvas></section>
 <section id="paths"><h2>Ankle paths from above: before (grey) and after (blue); contact frames dotted</h2><div class="paths"><canvas class="path" data-foot="left"></canvas><canvas class="path" data-foot="right"></canvas></div></section>

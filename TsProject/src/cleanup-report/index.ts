@@ -47,6 +47,8 @@ export interface CleanupFootJson {
   segments: CleanupSegmentJson[];
   /** Ranges whose probability stayed in the review band (not fixed), end exclusive. */
   review: { start: number; end: number }[];
+  /** Contact pieces too short to pin (under 5 frames at 60 fps, scaled): detected, not fixed. */
+  short: { start: number; end: number }[];
 }
 
 export interface CleanupFile {
@@ -57,6 +59,8 @@ export interface CleanupFile {
   clip: string;
   /** 'rule' or 'learned' (the contact probability source). */
   model: string;
+  /** The ONNX file of `--model-file`, when the learned detector ran another model than the shipped one. */
+  modelFile?: string;
   options: { reviewBand: [number, number]; rootCorrection: boolean };
   frames: number;
   frameTime: number;
@@ -75,6 +79,8 @@ export interface CleanupFile {
   feet: Record<FootName, CleanupFootJson>;
   /** Ranges of both feet left for a person, sorted by start. */
   review: { foot: FootName; start: number; end: number }[];
+  /** Both feet's contact pieces too short to pin (not fixed), sorted by start. */
+  short: { foot: FootName; start: number; end: number }[];
   /** Ranges where IK hit a limit: 'outOfReach' (the foot left its pin) or 'kneeLimit'. */
   limits: LimitRange[];
   metrics: { before: Record<FootName, FootMetrics>; after: Record<FootName, FootMetrics> };
@@ -118,6 +124,7 @@ export function buildCleanupFile(args: {
   source: Clip;
   result: CleanupResult;
   model: string;
+  modelFile?: string;
   reviewBand: [number, number];
   rootCorrection: boolean;
   warnings?: string[];
@@ -151,6 +158,7 @@ export function buildCleanupFile(args: {
         lift: r(s.lift, 6),
       })),
       review: c.review.map((x) => ({ start: x.start, end: x.end })),
+      short: c.short.map((x) => ({ start: x.start, end: x.end })),
     };
   }
   const changed = changedFrames(source, result.clip);
@@ -163,6 +171,7 @@ export function buildCleanupFile(args: {
     output: args.output,
     clip: source.name,
     model: args.model,
+    ...(args.modelFile !== undefined ? { modelFile: args.modelFile } : {}),
     options: { reviewBand: args.reviewBand, rootCorrection: args.rootCorrection },
     frames: source.frameCount,
     frameTime: source.frameTime,
@@ -174,6 +183,7 @@ export function buildCleanupFile(args: {
     floor: { ...result.floor, height: -result.floor.d },
     feet,
     review: result.review.map((x) => ({ foot: x.foot, start: x.start, end: x.end })),
+    short: result.short.map((x) => ({ foot: x.foot, start: x.start, end: x.end })),
     limits: result.limits,
     metrics: result.metrics,
     ik: result.ik,

@@ -112,6 +112,8 @@ export interface FootCleanup {
   segments: SegmentAnchor[];
   /** Ranges left for review (not fixed). */
   review: FrameRange[];
+  /** Contact pieces too short to pin (segments.ts step 4): detected, not fixed. */
+  short: FrameRange[];
   /** Correction weight per frame (segments.ts `segmentWeights`). */
   weight: Float32Array;
 }
@@ -157,6 +159,8 @@ export interface CleanupResult {
   floor: FloorEstimate;
   /** Review ranges of both feet. */
   review: (FrameRange & { foot: FootName })[];
+  /** Both feet's short contact pieces (not fixed), sorted by start. */
+  short: (FrameRange & { foot: FootName })[];
   metrics: { before: Record<FootName, FootMetrics>; after: Record<FootName, FootMetrics> };
   ik: Record<FootName, FootIkStats>;
   /** Frame ranges where IK hit a limit or the foot left its pin. */
@@ -228,6 +232,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
       contact,
       segments: anchors,
       review: seg.review,
+      short: seg.short,
       weight,
     };
     segIndex[foot] = segment;
@@ -312,11 +317,15 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const review = FEET.flatMap((foot) => feet[foot].review.map((r) => ({ foot, ...r }))).sort(
     (a, b) => a.start - b.start,
   );
+  const short = FEET.flatMap((foot) => feet[foot].short.map((r) => ({ foot, ...r }))).sort(
+    (a, b) => a.start - b.start,
+  );
   return {
     clip: out,
     feet,
     floor,
     review,
+    short,
     metrics: { before: metricsBefore, after: metricsAfter },
     ik,
     limits,

@@ -11,7 +11,8 @@
  *    probability stays inside the review band (0.45-0.65) are listed for a person and cut out of the
  *    segments: they are not fixed automatically.
  * 4. Segments shorter than `minFrames` (5 frames at 60 fps, `round(5 * fps / 60)`, at least 1) are
- *    dropped.
+ *    dropped: not fixed, and listed as `short` so that no detected contact vanishes unreported (a blip,
+ *    or what a review cut left of a contact).
  */
 import { CleanupError, type FrameRange } from './types';
 
@@ -35,6 +36,8 @@ export interface SegmentResult {
   segments: FrameRange[];
   /** Frame ranges left for review (probability stayed in the review band). */
   review: FrameRange[];
+  /** Contact pieces shorter than `minFrames` (step 4): detected, not fixed. Sorted, end exclusive. */
+  short: FrameRange[];
   /** The frame counts actually used at this rate. */
   minFrames: number;
   maxGap: number;
@@ -116,9 +119,10 @@ export function contactSegments(
     }
     segs = next;
   }
-  // 4. drop short segments
+  // 4. drop short segments (reported)
+  const short = segs.filter((s) => s.end - s.start < minFrames);
   segs = segs.filter((s) => s.end - s.start >= minFrames);
-  return { segments: segs, review, minFrames, maxGap, reviewFrames };
+  return { segments: segs, review, short, minFrames, maxGap, reviewFrames };
 }
 
 /**

@@ -177,6 +177,7 @@ export async function cleanTake(
     source: clip,
     result,
     model: est.model,
+    modelFile: job.model === 'learned' ? job.modelFile : undefined,
     reviewBand,
     rootCorrection: job.rootCorrection ?? false,
     warnings,
@@ -224,7 +225,14 @@ export function formatCleanupSummary(f: CleanupFile, written: string[]): string 
             .slice(0, 6)
             .join(', ') + (f.review.length > 6 ? `, ... (${f.review.length} in cleanup.json)` : '')
     }; ` +
-      `IK limits: ${
+      `${
+        f.short.length > 0
+          ? `short contacts not fixed: ${f.short
+              .map((r) => `${r.foot} ${r.start}-${r.end - 1}`)
+              .slice(0, 4)
+              .join(', ')}${f.short.length > 4 ? ', ...' : ''}; `
+          : ''
+      }IK limits: ${
         f.limits.length === 0
           ? 'none'
           : f.limits

@@ -185,10 +185,14 @@ export function buildProgram(): Command {
         .default(DEFAULT_CONTACT_MODEL),
     )
     .option('-q, --quiet', 'print nothing but errors')
-    .action(async (sourceArg: string | undefined, avatarArg: string | undefined, opts) => {
+    .action(async (sourceArg: string | undefined, avatarArg: string | undefined, opts, cmd: Command) => {
       if (typeof opts.out !== 'string' || opts.out.trim() === '') {
         throw new InvalidArgumentError('--out: empty path; name an output folder');
       }
+      if (cmd.getOptionValueSource('cleanupModel') === 'cli' && !opts.cleanup)
+        throw new InvalidArgumentError(
+          '--cleanup-model applies to --cleanup (add --cleanup to clean the feet)',
+        );
       if (opts.ik === 'auto' || opts.ik === 'on') {
         // the live hub's ranges (src/rig/settings.ts SETTINGS_LIMITS), checked before anything loads
         if (opts.scale !== undefined && !(opts.scale >= 0.1 && opts.scale <= 3))
