@@ -311,7 +311,7 @@ describe('kind puppet render: a synthetic drawing and recording', () => {
     const f2 = readPuppet(o2);
     const hips = f2.frames[5].joints[0];
     const i = 4 * (Math.round(hips.y + f2.frame.originY) * png.width + Math.round(hips.x + f2.frame.originX));
-    expect(Array.from(png.data.subarray(i, i + 3))).toEqual([40, 200, 60]); // a measured joint's green dot
+    expect(Array.from(png.data.subarray(i, i + 3))).toEqual([76, 175, 80]); // a measured joint's green dot
   });
 });
 
@@ -502,6 +502,281 @@ describe('kind puppet render: bad input names the place, exits 1 and leaves the 
   });
 });
 
+/** Sum of a GIF's frame delays (graphic control extensions), centiseconds. */
+function gifDurationCs(b: Buffer): number {
+  let cs = 0;
+  for (let i = 0; i + 8 < b.length; i++)
+    if (b[i] === 0x21 && b[i + 1] === 0xf9 && b[i + 2] === 0x04 && b[i + 7] === 0x00 && b[i + 8] === 0x2c)
+      cs += b[i + 4] | (b[i + 5] << 8);
+  return cs;
+}
+
+describe('kind puppet render: odd but valid input, and inputs a trial run broke', () => {
+  const dir = path.join(tmp, 'odd');
+  fs.mkdirSync(dir, { recursive: true });
+  const good = writeAnimatedDrawingsFolder(armsDownCharacter(), path.join(dir, 'char'));
+  const rec = (name: string, body: unknown): string => {
+    const f = path.join(dir, name);
+    fs.writeFileSync(f, JSON.stringify(body));
+    return f;
+  };
+  const standing = (t: number) =>
+    standingFrame({ image: IMAGE, hips: HIPS, torso: TORSO, visibility: 0.9, timestampMs: t });
+
+  it('a recording of one frame renders one frame (it crashed in the lag measure)', async () => {
+    const out = path.join(dir, 'one');
+    const r = await runKind([
+      'puppet',
+      'render',
+      good,
+      '--landmarks',
+      rec('one.json', { image: IMAGE, frames: [standing(0)] }),
+      '-o',
+      out,
+      '-q',
+    ]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(fs.readdirSync(path.join(out, 'frames'))).toEqual(['0000.png']);
+    const f = readPuppet(out);
+    expect(f.frames).toHaveLength(1);
+    expect(f.stats.lagMs).toBeNull(); // NaN: no delay can be measured from one frame
+    expect(gifFrames(fs.readFileSync(path.join(out, 'preview.gif')))).toBe(1);
+  });
+
+  it("the GIF plays at the recording's pace: its delays add up to the recording's length (30 fps: 3 and 4 cs)", async () => {
+    const out = path.join(dir, 'pace');
+    const frames = Array.from({ length: 90 }, (_, i) => standing(Math.round((i * 1000) / 30)));
+    expect(
+      (
+        await runKind([
+          'puppet',
+          'render',
+          good,
+          '--landmarks',
+          rec('pace.json', { image: IMAGE, frames }),
+          '-o',
+          out,
+          '-q',
+        ])
+      ).code,
+    ).toBe(0);
+    // 90 frames of 1/30 s: 3000 ms = 300 cs (the last frame shown for one frame time too)
+    expect(gifDurationCs(fs.readFileSync(path.join(out, 'preview.gif')))).toBe(300);
+  });
+
+  it('--no-preview removes an earlier preview.gif, so the folder never holds two runs', async () => {
+    const out = path.join(dir, 'nopreview');
+    const file = rec('np.json', { image: IMAGE, frames: [standing(0), standing(33), standing(67)] });
+    expect((await runKind(['puppet', 'render', good, '--landmarks', file, '-o', out, '-q'])).code).toBe(0);
+    expect(fs.existsSync(path.join(out, 'preview.gif'))).toBe(true);
+    expect(
+      (await runKind(['puppet', 'render', good, '--landmarks', file, '-o', out, '-q', '--no-preview'])).code,
+    ).toBe(0);
+    expect(fs.readdirSync(out).sort()).toEqual(['frames', 'puppet.json']);
+  });
+
+  it('"landmarks": [] is a frame with no person even when it carries world landmarks', async () => {
+    const frames = [0, 33, 67].map((t) => {
+      const f = standing(t);
+      return {
+        timestampMs: t,
+        landmarks: [],
+        worldLandmarks: f.landmarks!.map((l) => ({ x: l.x - 0.5, y: l.y - 0.5, z: 0 })),
+      };
+    });
+    const r = await runKind([
+      'puppet',
+      'render',
+      good,
+      '--landmarks',
+      rec('emptyimg.json', { image: IMAGE, frames }),
+      '-o',
+      path.join(dir, 'e'),
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/emptyimg\.json: no person in any of the 3 frame\(s\)/);
+  });
+
+  it('a char_cfg.yaml joint outside the image, or a parent cycle, is refused naming the joint and line', async () => {
+    const c = armsDownCharacter();
+    const far = writeAnimatedDrawingsFolder(c, path.join(dir, 'far'));
+    const cfg = fs.readFileSync(path.join(far, 'char_cfg.yaml'), 'utf8');
+    fs.writeFileSync(
+      path.join(far, 'char_cfg.yaml'),
+      cfg
+        .replace(/(name: left_hand)/, '$1')
+        .replace(/- loc:\n {2}- 132\n {2}- 162/, '- loc:\n  - 1320\n  - 162'),
+    );
+    const file = rec('far.json', { image: IMAGE, frames: [standing(0), standing(33)] });
+    const r = await runKind(['puppet', 'render', far, '--landmarks', file, '-o', path.join(dir, 'far-out')]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /far\/char_cfg\.yaml:\d+: joint 'left_hand': loc \[1320, 162\] lies outside the 200x300 image/,
+    );
+    const cyc = writeAnimatedDrawingsFolder(c, path.join(dir, 'cyc'));
+    const t = fs.readFileSync(path.join(cyc, 'char_cfg.yaml'), 'utf8');
+    fs.writeFileSync(
+      path.join(cyc, 'char_cfg.yaml'),
+      t.replace('name: torso\n  parent: hip', 'name: torso\n  parent: neck'),
+    );
+    const r2 = await runKind(['puppet', 'render', cyc, '--landmarks', file, '-o', path.join(dir, 'cyc-out')]);
+    expect(r2.code).toBe(1);
+    expect(r2.err).toMatch(/cyc\/char_cfg\.yaml:\d+: joint '(torso|neck)': its parents form a cycle/);
+  });
+
+  it('a tfjs file read with a wrong --image-size is refused; a bad world file is named as such', async () => {
+    const px = rec(
+      'tf.json',
+      Array.from({ length: 4 }, () => LANDMARK_OFFSETS.map(([x, y]) => [x * 100 + 300, y * 100 + 300, 0])),
+    );
+    const r = await runKind([
+      'puppet',
+      'render',
+      good,
+      '--landmarks',
+      px,
+      '--image-size',
+      '1x1',
+      '-o',
+      path.join(dir, 'tf'),
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /tf\.json: --image-size 1x1: 100% of the landmarks lie more than half an image outside it/,
+    );
+    const world = rec('world.json', { not: 'frames' });
+    const r2 = await runKind([
+      'puppet',
+      'render',
+      good,
+      '--landmarks',
+      px,
+      '--image-size',
+      '640x480',
+      '--world',
+      world,
+      '-o',
+      path.join(dir, 'tf'),
+    ]);
+    expect(r2.code).toBe(1);
+    expect(r2.err).toMatch(/world\.json: need \[frames\]\[33\]\[x, y, z\], got an object/);
+    const short = rec(
+      'world3.json',
+      Array.from({ length: 3 }, () => LANDMARK_OFFSETS.map(([x, y]) => [x, y, 0])),
+    );
+    const r3 = await runKind([
+      'puppet',
+      'render',
+      good,
+      '--landmarks',
+      px,
+      '--image-size',
+      '640x480',
+      '--world',
+      short,
+      '-o',
+      path.join(dir, 'tf'),
+    ]);
+    expect(r3.err).toMatch(/the pixel file has 4 frames and the world file .*world3\.json 3/);
+  });
+
+  it('a JPEG photo of a drawing on paper renders, its mask taken from the paper; a bare image says its joints are the default skeleton', async () => {
+    const { decode, encode } = await import('jpeg-js');
+    const tex = decodePng(fs.readFileSync(path.resolve(__dirname, '../assets/default/puppet/texture.png')));
+    const jpg = path.join(dir, 'drawing.jpg');
+    fs.writeFileSync(
+      jpg,
+      encode({ width: tex.width, height: tex.height, data: Buffer.from(tex.data) }, 90).data,
+    );
+    expect(decode(fs.readFileSync(jpg), { useTArray: true }).width).toBe(360);
+    const out = path.join(dir, 'jpg');
+    const r = await runKind([
+      'puppet',
+      'render',
+      jpg,
+      '--landmarks',
+      rec('jpg.json', { image: IMAGE, frames: [standing(0), standing(33)] }),
+      '-o',
+      out,
+    ]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/rendered 'drawing' \(360x480 px/);
+    expect(r.out).toMatch(/note: drawing\.jpg: no char_cfg\.yaml, so the joints are the default skeleton/);
+    // the mask found on the JPEG's paper against the drawn mask.png
+    const { loadCharacter } = await import('../src/io/node');
+    const fromJpg = loadCharacter(jpg);
+    const drawn = decodePng(fs.readFileSync(path.resolve(__dirname, '../assets/default/puppet/mask.png')));
+    let both = 0;
+    let either = 0;
+    for (let i = 0; i < fromJpg.mask.length; i++) {
+      const a = fromJpg.mask[i] > 0;
+      const b = drawn.data[4 * i] > 127;
+      if (a && b) both++;
+      if (a || b) either++;
+    }
+    expect(both / either).toBeGreaterThan(0.85);
+    const notImage = rec('notimage.jpg', { x: 1 });
+    const bad = await runKind([
+      'puppet',
+      'render',
+      notImage,
+      '--landmarks',
+      path.join(dir, 'jpg.json'),
+      '-o',
+      path.join(dir, 'ni'),
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/notimage\.jpg: not a PNG or JPEG image/);
+  });
+
+  it('--set takes space=image|world|auto; a value that is not a number says so', async () => {
+    const file = rec('space.json', { image: IMAGE, frames: [standing(0), standing(33)] });
+    const w = await runKind([
+      'puppet',
+      'render',
+      good,
+      '--landmarks',
+      file,
+      '--set',
+      'space=world',
+      '-o',
+      path.join(dir, 'sp'),
+    ]);
+    expect(w.code).toBe(1); // this recording has no world landmarks
+    expect(w.err).toMatch(/no person in any of the 2 frame\(s\)/);
+    const bad = await runKind([
+      'puppet',
+      'render',
+      good,
+      '--landmarks',
+      file,
+      '--set',
+      'smoothingMs=abc',
+      '-o',
+      path.join(dir, 'sp'),
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--set: smoothingMs=abc is not a number/);
+    expect(
+      (
+        await runKind([
+          'puppet',
+          'render',
+          good,
+          '--landmarks',
+          file,
+          '--set',
+          'space=sideways',
+          '-o',
+          path.join(dir, 'sp'),
+        ])
+      ).code,
+    ).toBe(2);
+  });
+});
+
 describe('kind puppet tune', () => {
   it('sweeps the grid over a noisy copy of a recording: jitter against lag, error vs clean, the chosen row marked, JSON written', async () => {
     const recFile = path.join(tmp, 'tune.json');
@@ -545,6 +820,16 @@ describe('kind puppet tune', () => {
     expect(row(100, 0).lagMs).toBeGreaterThanOrEqual(row(100, 3).lagMs);
     expect(row(0, 0).lagMs).toBeLessThanOrEqual(row(100, 3).lagMs);
     for (const x of rows) expect(Number.isFinite(x.errorVsClean)).toBe(true);
+  });
+
+  it('--json never replaces an input recording', async () => {
+    const recFile = path.join(tmp, 'tune-victim.json');
+    fs.writeFileSync(recFile, JSON.stringify(syntheticRecording()));
+    const before = fs.readFileSync(recFile);
+    const r = await runKind(['puppet', 'tune', recFile, '--grid', 'smoothingMs=0', '--json', recFile]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/would overwrite the landmark recording/);
+    expect(fs.readFileSync(recFile).equals(before)).toBe(true);
   });
 
   it('refuses a grid value that is not a valid option and --seeds without --noise', async () => {

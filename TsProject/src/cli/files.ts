@@ -8,10 +8,15 @@ import { describeFsError } from '../io/node';
 import { noteCommitted, onInterrupt } from '../io/node/interrupt';
 
 /**
- * One output of {@link writeFilesAtomically}: a file with its bytes, or a folder already written in full
- * under a temporary name by {@link stageFolder} (`stagedDir`), which is moved into place as one piece.
+ * One output of {@link writeFilesAtomically}: a file with its bytes, a folder already written in full
+ * under a temporary name by {@link stageFolder} (`stagedDir`), or an earlier output that the new set no
+ * longer has (`remove`: moved aside with the others and deleted once the new set is in place, so a
+ * folder never holds a mix of two runs' outputs).
  */
-export type OutputFile = { path: string; data: string | Uint8Array } | { path: string; stagedDir: string };
+export type OutputFile =
+  | { path: string; data: string | Uint8Array }
+  | { path: string; stagedDir: string }
+  | { path: string; remove: true };
 
 /** A folder being filled under a temporary name before {@link writeFilesAtomically} moves it into place. */
 export interface StagedFolder {
@@ -158,12 +163,14 @@ export function refuseOverwritingInputs(outputs: string[], inputs: InputFile[]):
  * deleted. If anything fails, the temporary files are removed and the backups put back, so every
  * output is either the complete new file (or folder) or the one that was there before, and no stray files stay.
  * A file output whose path is a folder, or a folder output whose path is a file, is refused before
- * anything is moved.
+ * anything is moved. A `remove` entry is moved aside with the others and deleted with the backups.
+ * Returns the moved-aside previous outputs that could not be deleted afterwards (named, with the reason):
+ * the new set is complete then, so that is a note for the user, not a failure.
  * The same rollback is registered with the interrupt handler (src/io/node/interrupt.ts) while the files
  * are being placed, so an interrupted command leaves no temporary file and the previous outputs.
  * Throws a readable error naming the file.
  */
-export function writeFilesAtomically(files: OutputFile[]): void {
+export function writeFilesAtomically(files: OutputFile[]): { leftovers: string[] } {
   for (const f of files) {
     let st: fs.Stats | undefined;
     try {
@@ -176,6 +183,7 @@ export function writeFilesAtomically(files: OutputFile[]): void {
     if ('stagedDir' in f && st && !st.isDirectory())
       throw new Error(`${f.path}: is a file, cannot put the output folder there`);
   }
+  const writes = files.filter((f) => !('remove' in f));
   const temps: string[] = [];
   const backups: { from: string; to: string }[] = [];
   const placed: string[] = [];
@@ -195,12 +203,13 @@ export function writeFilesAtomically(files: OutputFile[]): void {
   let current = '';
   const forget = onInterrupt(cleanUp);
   try {
-    for (const f of files) {
+    for (const f of writes) {
       current = f.path;
       if ('stagedDir' in f) {
         temps.push(f.stagedDir);
         continue;
       }
+      if (!('data' in f)) continue;
       const tmp = `${f.path}.${process.pid}.tmp`;
       temps.push(tmp);
       fs.writeFileSync(tmp, f.data);
@@ -213,7 +222,7 @@ export function writeFilesAtomically(files: OutputFile[]): void {
         backups.push({ from: f.path, to: bak });
       }
     }
-    files.forEach((f, i) => {
+    writes.forEach((f, i) => {
       current = f.path;
       fs.renameSync(temps[i], f.path);
       placed.push(f.path);
@@ -226,6 +235,16 @@ export function writeFilesAtomically(files: OutputFile[]): void {
   }
   forget();
   forgetStaged(staged);
-  noteCommitted(files.map((f) => f.path));
-  for (const b of backups) rm(b.to);
+  noteCommitted(writes.map((f) => f.path));
+  // the new set is in place: the moved-aside previous outputs go; one that cannot be deleted (a folder
+  // without write permission) is left and named, not an error: nothing of the new set is undone
+  const leftovers: string[] = [];
+  for (const b of backups) {
+    try {
+      rm(b.to);
+    } catch (e) {
+      leftovers.push(describeFsError(b.to, e));
+    }
+  }
+  return { leftovers };
 }

@@ -25,6 +25,7 @@ import { applyPalette, GIFEncoder, quantize } from 'gifenc';
 import {
   defaultAssetsDir,
   encodePng,
+  isAnimatedDrawingsFolder,
   type LoadedRecording,
   loadCharacter,
   loadLandmarkRecording,
@@ -40,6 +41,7 @@ import {
   DEFAULT_TUNE_GRID,
   JOINT_STATES,
   type LandmarkRecording,
+  type PoseFrame,
   type PoseOptions,
   PUPPET_JOINT_COUNT,
   type PuppetFile,
@@ -50,6 +52,7 @@ import {
   rasterize,
   resampleRecording,
   resolvePoseOptions,
+  STATE_RGB,
   serializeLandmarkRecording,
   type TuneGrid,
   type TuneRow,
@@ -141,10 +144,26 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
       path.resolve(p).startsWith(`${path.resolve(outputs.frames)}${path.sep}`)
     )
       throw new Error(`${outputs.frames}: would replace the ${what} ${p}; choose another -o folder`);
-  const character = loadCharacter(characterPath, o.character === undefined ? { name: 'default' } : {});
+  // the recording first: it is cheap to read, and a file with nobody in it fails before any set-up
   const loaded = loadLandmarkRecording(landmarksPath, o.recording);
   notes.push(...loaded.notes);
   const rec = loaded.recording;
+  const space = o.pose?.space ?? 'auto';
+  const hasPerson = (f: PoseFrame) =>
+    space === 'world'
+      ? f.worldLandmarks?.length === 33
+      : f.landmarks?.length === 33 ||
+        (space === 'auto' && f.landmarks === undefined && f.worldLandmarks?.length === 33);
+  if (!rec.frames.some(hasPerson))
+    throw new PuppetInputError(
+      `no person in any of the ${rec.frames.length} frame(s) (every frame has "landmarks": [] or no landmarks in the pose space); nothing to drive the drawing`,
+      landmarksPath,
+    );
+  const character = loadCharacter(characterPath, o.character === undefined ? { name: 'default' } : {});
+  if (!isAnimatedDrawingsFolder(characterPath))
+    notes.push(
+      `${path.basename(characterPath)}: no char_cfg.yaml, so the joints are the default skeleton fitted to the drawing's bounding box; where its limbs are drawn elsewhere, place the joints in the page (Suggest joints, Edit joints) or give an AnimatedDrawings folder`,
+    );
   const t0 = performance.now();
   const session = new PuppetSession(character, { pose: o.pose, image: rec.image, weights: o.weights });
   const setupMs = performance.now() - t0;
@@ -211,6 +230,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
     session.reset();
     let rasterMs = 0;
     let pngMs = 0;
+    let gifCs = 0;
     const n = rec.frames.length;
     for (let f = 0; f < n; f++) {
       session.step(rec.frames[f]);
@@ -236,11 +256,16 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
       pngMs += performance.now() - tp;
       if (gif && palette) {
         const src = gifTarget ?? target;
-        const next =
+        // GIF delays are whole centiseconds: each frame ends at the centisecond nearest its true end, so
+        // rounding does not add up (30 fps plays as 3, 3, 4, 3, 3, 4 ... cs, not 3 cs: 10 % fast); at
+        // least 2 cs, as browsers play shorter delays at 10 cs
+        const end =
           f + 1 < n
             ? rec.frames[f + 1].timestampMs
             : rec.frames[f].timestampMs + 1000 / Math.max(1, stats.inputRateHz || 30);
-        const delay = Math.max(20, Math.round((next - rec.frames[f].timestampMs) / 10) * 10);
+        const endCs = Math.max(gifCs + 2, Math.round((end - rec.frames[0].timestampMs) / 10));
+        const delay = (endCs - gifCs) * 10;
+        gifCs = endCs;
         gif.writeFrame(applyPalette(src.data, palette), src.width, src.height, {
           palette: f === 0 ? palette : undefined,
           delay,
@@ -263,11 +288,18 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
       pngMsPerFrame: round3(pngMs / n),
     };
     await interruptPoint();
-    writeFilesAtomically([
+    // without a preview, an earlier run's preview.gif would stand beside frames it does not show
+    const oldPreview = path.join(o.outDir, 'preview.gif');
+    const { leftovers } = writeFilesAtomically([
       { path: outputs.frames, stagedDir: staged.dir },
       { path: outputs.json, data: `${JSON.stringify(file)}\n` },
-      ...(outputs.preview && gif ? [{ path: outputs.preview, data: gif.bytes() }] : []),
+      ...(outputs.preview && gif
+        ? [{ path: outputs.preview, data: gif.bytes() }]
+        : fs.existsSync(oldPreview)
+          ? [{ path: oldPreview, remove: true as const }]
+          : []),
     ]);
+    for (const l of leftovers) notes.push(`the previous output moved aside could not be deleted: ${l}`);
     return { file, character, loaded, outputs: { ...outputs, frameCount: n }, notes, timing };
   } catch (e) {
     staged.discard();
@@ -296,17 +328,7 @@ function framePalette(
     px.push(255);
   }
   const extra: number[][] = [[bg[0], bg[1], bg[2]]];
-  if (overlay)
-    extra.push(
-      [40, 200, 60],
-      [230, 200, 30],
-      [240, 130, 30],
-      [240, 100, 30],
-      [230, 70, 30],
-      [150, 150, 150],
-      [255, 255, 255],
-      [0, 0, 0],
-    );
+  if (overlay) extra.push(...STATE_RGB.map((c) => [c[0], c[1], c[2]]), [255, 255, 255], [0, 0, 0]);
   // the background and overlay colours weigh as much as a good share of the drawing
   for (const e of extra)
     for (let r = 0; r < Math.max(64, px.length / 40); r++) px.push(e[0], e[1], e[2], 255);
@@ -388,7 +410,13 @@ export interface PuppetTuneResult {
 
 /** The tune sweep over recording files. @throws as loadLandmarkRecording; RangeError for a bad grid value. */
 export async function runPuppetTune(o: PuppetTuneOptions): Promise<PuppetTuneResult> {
-  if (o.json) checkOutputDir(path.dirname(path.resolve(o.json)));
+  if (o.json) {
+    checkOutputDir(path.dirname(path.resolve(o.json)));
+    refuseOverwritingInputs(
+      [o.json],
+      o.recordings.map((r) => ({ role: 'landmark recording', path: r })),
+    );
+  }
   const notes: string[] = [];
   const recs: LandmarkRecording[] = [];
   const clean: (LandmarkRecording | undefined)[] = [];
@@ -527,7 +555,7 @@ const NUMERIC_POSE_OPTIONS = Object.keys(DEFAULT_POSE_OPTIONS).filter(
 function optionName(name: string, key: string): keyof PoseOptions {
   if (!NUMERIC_POSE_OPTIONS.includes(key))
     throw new InvalidArgumentError(
-      `${name}: unknown pose option '${key}' (one of ${NUMERIC_POSE_OPTIONS.join(', ')})`,
+      `${name}: unknown pose option '${key}' (one of ${NUMERIC_POSE_OPTIONS.join(', ')}${name === '--set' ? ', space' : ''})`,
     );
   return key as keyof PoseOptions;
 }
@@ -558,14 +586,24 @@ export function gridArg(value: string, prev: TuneGrid = {}): TuneGrid {
   return { ...prev, [key]: vals };
 }
 
-/** `--set key=value` (repeatable) into pose options. */
+/** `--set key=value` (repeatable) into pose options: a numeric option, or `space=auto|image|world`. */
 export function setArg(value: string, prev: Partial<PoseOptions> = {}): Partial<PoseOptions> {
   const i = value.indexOf('=');
   if (i <= 0) throw new InvalidArgumentError(`--set: '${value}' is not option=value (e.g. smoothingMs=60)`);
-  const key = optionName('--set', value.slice(0, i).trim());
-  const vals = parseNumberList('--set', key, value.slice(i + 1));
-  if (vals.length !== 1) throw new InvalidArgumentError(`--set: ${value} must give one number`);
-  const next = { ...prev, [key]: vals[0] };
+  const name = value.slice(0, i).trim();
+  const text = value.slice(i + 1).trim();
+  let next: Partial<PoseOptions>;
+  if (name === 'space') {
+    if (text !== 'auto' && text !== 'image' && text !== 'world')
+      throw new InvalidArgumentError(`--set: space=${text}: expected auto, image or world`);
+    next = { ...prev, space: text };
+  } else {
+    const key = optionName('--set', name);
+    const v = text.toLowerCase() === 'inf' ? Number.POSITIVE_INFINITY : Number(text);
+    if (text === '' || Number.isNaN(v))
+      throw new InvalidArgumentError(`--set: ${key}=${text} is not a number`);
+    next = { ...prev, [key]: v };
+  }
   try {
     resolvePoseOptions(next);
   } catch (e) {
@@ -605,6 +643,9 @@ export async function runPuppetServe(o: {
   let files: Record<string, string> | undefined;
   let landmarks = o.landmarks;
   let tmpFile: string | null = null;
+  // a drawing the page could not use (an empty mask, a char_cfg.yaml missing joints) fails here, in
+  // one line, instead of as a message the page shows for a moment
+  if (o.character !== undefined) loadCharacter(o.character);
   if (o.landmarks !== undefined) {
     const loaded = loadLandmarkRecording(o.landmarks, o.recording); // errors at the terminal, not in the page
     for (const n of loaded.notes) if (!o.quiet) print(`note: ${n}`);

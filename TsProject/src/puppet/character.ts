@@ -170,6 +170,23 @@ export function parseCharCfg(yamlText: string, source: string): CharCfg {
         `joint '${j.name}': parent '${j.parent}' is not a joint`,
         `${source}:${j.line}`,
       );
+  // a joint is a point of the drawing: outside the image it is a typo (4490 for 449), not a pose
+  for (const j of joints)
+    if (j.x < 0 || j.x > width || j.y < 0 || j.y > height)
+      throw new PuppetInputError(
+        `joint '${j.name}': loc [${j.x}, ${j.y}] lies outside the ${width}x${height} image`,
+        `${source}:${j.line}`,
+      );
+  // every joint's parent chain ends at a root: a cycle (torso's parent neck, neck's parent torso) is refused
+  const byName = new Map(joints.map((j) => [j.name, j]));
+  for (const j of joints) {
+    let k: CharCfgJoint | undefined = j;
+    for (let steps = 0; k && k.parent !== null; steps++) {
+      if (steps > joints.length)
+        throw new PuppetInputError(`joint '${j.name}': its parents form a cycle`, `${source}:${j.line}`);
+      k = byName.get(k.parent);
+    }
+  }
   return { width, height, joints };
 }
 

@@ -187,7 +187,9 @@ export function landmarksToJoints(
   let useWorld: boolean;
   if (options.space === 'image') useWorld = false;
   else if (options.space === 'world') useWorld = true;
-  else useWorld = !hasImage && hasWorld;
+  // auto: the image landmarks when the frame has them; the world ones only when it has no image
+  // landmarks at all (`landmarks: []` is a frame with no person, whatever else it carries)
+  else useWorld = lms === undefined && hasWorld;
   info.space = useWorld ? 'world' : 'image';
   info.visibilityUnknown = false;
   info.bodyScale = 0;

@@ -51,16 +51,20 @@ function isObj(v: unknown): v is Obj {
 }
 
 function describe(v: unknown): string {
-  if (v === null) return 'null (a NaN or infinity written by JSON.stringify?)';
+  if (v === null) return 'null';
   if (v === undefined) return 'missing';
   if (typeof v === 'number') return String(v);
   if (Array.isArray(v)) return 'an array';
-  return typeof v === 'string' ? `the string ${JSON.stringify(v.slice(0, 20))}` : `a ${typeof v}`;
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.slice(0, 20))}`;
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
 function finite(v: unknown, where: string, what: string): number {
   if (typeof v !== 'number' || !Number.isFinite(v))
-    throw new PuppetInputError(`${what} must be a finite number, got ${describe(v)}`, where);
+    throw new PuppetInputError(
+      `${what} must be a finite number, got ${v === null ? 'null (a NaN or infinity written by JSON.stringify?)' : describe(v)}`,
+      where,
+    );
   return v;
 }
 
@@ -230,6 +234,8 @@ export function parseTfjsReference(
   source: string,
   image: { width: number; height: number },
   fps: number,
+  /** The world file's name for messages (default: `source (world)`). */
+  worldSource?: string,
 ): LandmarkRecording {
   const img = checkImage(image, `${source} (--image-size)`);
   if (!(typeof fps === 'number' && Number.isFinite(fps) && fps > 0))
@@ -237,10 +243,11 @@ export function parseTfjsReference(
   if (pixelsText === undefined && worldText === undefined)
     throw new PuppetInputError('need the pixel landmarks, the world landmarks or both', source);
   const px = pixelsText === undefined ? undefined : tfjsFrames(pixelsText, `${source} (pixels)`);
-  const world = worldText === undefined ? undefined : tfjsFrames(worldText, `${source} (world)`);
+  const world =
+    worldText === undefined ? undefined : tfjsFrames(worldText, worldSource ?? `${source} (world)`);
   if (px && world && px.length !== world.length)
     throw new PuppetInputError(
-      `the pixel file has ${px.length} frames and the world file ${world.length}; they must match`,
+      `the pixel file has ${px.length} frames and the world file${worldSource ? ` ${worldSource}` : ''} ${world.length}; they must match`,
       source,
     );
   const n = (px ?? world)!.length;

@@ -167,6 +167,8 @@ export function lagMs(
   const step = o.stepMs ?? 1;
   const n = Math.min(filtered.length, reference.length);
   const perJoint = new Float64Array(J).fill(Number.NaN);
+  // fewer than two frames: no delay can be measured
+  if (n < 2) return { lagMs: Number.NaN, perJoint };
   const nd = Math.floor(maxLag / step) + 1;
   const pooled = new Float64Array(nd);
   const pooledN = new Float64Array(nd);

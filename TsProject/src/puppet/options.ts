@@ -8,7 +8,10 @@
 export type PoseSpace = 'auto' | 'image' | 'world';
 
 export interface PoseOptions {
-  /** 'auto': image landmarks when the frame has them, else world landmarks. */
+  /**
+   * 'auto': image landmarks when the frame has them; world landmarks only when the frame has no
+   * `landmarks` field (`landmarks: []` means no person, even beside world landmarks).
+   */
   space: PoseSpace;
   /**
    * Confidence below which a measurement is not used at all ([0, 1]). A composite joint (hips centre, neck,

@@ -19,14 +19,20 @@ export interface RasterOptions {
   drawJoints?: JointSet;
 }
 
-const STATE_COLOURS: readonly (readonly [number, number, number])[] = [
-  [40, 200, 60], // measured
-  [230, 200, 30], // held
-  [240, 130, 30], // parent
-  [240, 100, 30], // child
-  [230, 70, 30], // torso
-  [150, 150, 150], // rest
+/**
+ * RGB of each joint state (index = JointStateCode), shared by the rasteriser's overlay and the page's
+ * legend and joint dots (src/web/puppet/render.ts): measured green, held amber, parent blue, child
+ * purple, torso orange, rest grey.
+ */
+export const STATE_RGB: readonly (readonly [number, number, number])[] = [
+  [76, 175, 80], // measured
+  [255, 179, 0], // held
+  [41, 182, 246], // parent
+  [171, 71, 188], // child
+  [239, 108, 0], // torso
+  [158, 158, 158], // rest
 ];
+const STATE_COLOURS = STATE_RGB;
 
 /**
  * Draw the character's mesh, posed at `skinned` (2 floats per vertex, target pixels), into `target`.

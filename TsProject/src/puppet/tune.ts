@@ -22,7 +22,10 @@ export const DEFAULT_TUNE_GRID: TuneGrid = {
 export interface TuneRow {
   /** The swept values of this row (the other options: defaults, or `base`). */
   options: Partial<PoseOptions>;
-  /** Mean joint acceleration before smoothing (raw joints), body scales / s^2, frame-weighted over recordings. */
+  /**
+   * Mean joint acceleration before smoothing (raw joints), body scales / s^2, frame-weighted over
+   * recordings; joints below the visibility threshold in a frame used are left out (as puppet.json's).
+   */
   jitterRaw: number;
   /** The same after the pipeline. */
   jitterFiltered: number;
@@ -80,7 +83,9 @@ export function tune(
   );
   for (const swept of combinations(grid)) {
     const opts = { ...o.base, ...swept };
-    resolvePoseOptions(opts);
+    // jitter and lag over the joints at or above the threshold, as puppet.json and the page measure them
+    // (a filled or junk joint is not the filter's jitter)
+    const minConfidence = resolvePoseOptions(opts).visibilityThreshold;
     let frames = 0;
     let jr = 0;
     let jf = 0;
@@ -96,11 +101,12 @@ export function tune(
       const n = rec.frames.length;
       const s = run.bodyScale > 0 ? run.bodyScale : 1;
       frames += n;
-      jr += jitter(run.raw, run.timesMs, { bodyScale: s }) * n;
-      jf += jitter(run.filtered, run.timesMs, { bodyScale: s }) * n;
+      jr += jitter(run.raw, run.timesMs, { bodyScale: s, minConfidence }) * n;
+      jf += jitter(run.filtered, run.timesMs, { bodyScale: s, minConfidence }) * n;
       const l = lagMs(run.filtered, run.raw, run.timesMs, {
         maxLagMs: o.maxLagMs ?? 600,
         stepMs: o.lagStepMs ?? 5,
+        minConfidence,
       });
       if (Number.isFinite(l.lagMs)) {
         lag += l.lagMs * n;

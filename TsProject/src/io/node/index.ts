@@ -6,6 +6,7 @@
 export { defaultAssetsDir, describeFsError, readInput, requireNotFolder } from './files';
 export { type LoadedSource, loadAvatar, loadSource, type SourceFormat } from './load';
 export {
+  decodeImage,
   decodePng,
   encodePng,
   isAnimatedDrawingsFolder,
@@ -13,6 +14,7 @@ export {
   loadCharacter,
   loadLandmarkRecording,
   type RecordingLoadOptions,
+  readImage,
   readPng,
   tfjsWorldSibling,
 } from './puppetFiles';

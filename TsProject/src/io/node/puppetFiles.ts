@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import {
   type Character,
@@ -40,6 +41,30 @@ export function readPng(file: string): RgbaImage {
 }
 
 /**
+ * Decode a PNG or a JPEG (a photo of a drawing on paper) to 8-bit RGBA, told apart by their signatures
+ * (PNG `89 50 4E 47`, JPEG `FF D8 FF`); JPEG through the `jpeg-js` package (opaque: alpha 255).
+ * @throws PuppetInputError naming `source` for other bytes or a damaged image.
+ */
+export function decodeImage(bytes: Uint8Array, source = 'image'): RgbaImage {
+  if (bytes.length >= 4 && bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47)
+    return decodePng(bytes, source);
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) {
+    try {
+      const img = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 1024 });
+      return { width: img.width, height: img.height, data: img.data };
+    } catch (e) {
+      throw new PuppetInputError(`not a readable JPEG (${(e as Error).message})`, source);
+    }
+  }
+  throw new PuppetInputError('not a PNG or JPEG image', source);
+}
+
+/** Read and decode a PNG or JPEG file; errors name the file. */
+export function readImage(file: string): RgbaImage {
+  return decodeImage(readInput(file), file);
+}
+
+/**
  * Encode RGBA to PNG bytes. Every row uses the Sub filter (PNG spec 9.2, type 1): pngjs's adaptive choice
  * tries all five filters per row, which made a 508x602 frame 4x slower to write (48 against 12 ms) for a 4 %
  * smaller file (197 against 205 KB), and 100x slower inside jest's sandbox (its Paeth filter).
@@ -68,7 +93,7 @@ export function loadCharacter(where: string, options: CharacterOptions = {}): Ch
   } catch (e) {
     throw new Error(describeFsError(where, e));
   }
-  const name = options.name ?? path.basename(where.replace(/[/\\]+$/, '')).replace(/\.png$/i, '');
+  const name = options.name ?? path.basename(where.replace(/[/\\]+$/, '')).replace(/\.(png|jpe?g)$/i, '');
   if (st.isDirectory()) {
     if (!isAnimatedDrawingsFolder(where)) {
       const missing = ['texture.png', 'mask.png', 'char_cfg.yaml'].filter(
@@ -84,7 +109,7 @@ export function loadCharacter(where: string, options: CharacterOptions = {}): Ch
     const cfg = new TextDecoder().decode(readInput(path.join(where, 'char_cfg.yaml')));
     return characterFromAnimatedDrawings(texture, mask, cfg, where, { name });
   }
-  return characterFromImage(readPng(where), undefined, { name, source: where });
+  return characterFromImage(readImage(where), undefined, { name, source: where });
 }
 
 export interface RecordingLoadOptions {
@@ -125,7 +150,10 @@ export function loadLandmarkRecording(file: string, o: RecordingLoadOptions = {}
   const text = new TextDecoder().decode(readInput(file));
   if (!/^\s*\[/.test(text)) {
     const recording = parseLandmarkRecording(text, file);
-    const notes = o.imageSize ? [`--image-size ignored: ${file} gives its own image size`] : [];
+    const notes: string[] = [];
+    if (o.imageSize) notes.push(`--image-size ignored: ${file} gives its own image size`);
+    if (o.fps !== undefined) notes.push(`--fps ignored: ${file} has its own timestamps`);
+    if (o.world !== undefined) notes.push(`--world ignored: ${file} carries its own world landmarks`);
     return { recording, format: 'recording', notes };
   }
   const notes: string[] = [];
@@ -139,6 +167,20 @@ export function loadLandmarkRecording(file: string, o: RecordingLoadOptions = {}
   const world = o.world ?? tfjsWorldSibling(file);
   if (world && !o.world) notes.push(`world landmarks from ${world}`);
   const worldText = world ? new TextDecoder().decode(readInput(world)) : undefined;
-  const recording = parseTfjsReference(text, worldText, file, o.imageSize, fps);
+  const recording = parseTfjsReference(text, worldText, file, o.imageSize, fps, world ?? undefined);
+  // pixels read with the wrong image size put the person outside the image (1x1: every landmark
+  // off-frame, every joint at rest): refused rather than rendered as a drawing that never moves
+  let outside = 0;
+  let all = 0;
+  for (const f of recording.frames)
+    for (const l of f.landmarks ?? []) {
+      all++;
+      if (l.x < -0.5 || l.x > 1.5 || l.y < -0.5 || l.y > 1.5) outside++;
+    }
+  if (all > 0 && outside > all / 2)
+    throw new PuppetInputError(
+      `--image-size ${o.imageSize.width}x${o.imageSize.height}: ${Math.round((100 * outside) / all)}% of the landmarks lie more than half an image outside it; give the video's size in pixels (pose_squats: 720x1280)`,
+      file,
+    );
   return { recording, format: 'tfjs', notes };
 }

@@ -9,10 +9,12 @@
  * `[a c; b d] = [dx1 dx2; dy1 dy2] [du1 du2; dv1 dv2]^-1`, `e = x0 - a u0 - c v0`, `f = y0 - b u0 - d v0`
  * (canvas `setTransform(a, b, c, d, e, f)` maps (u, v) to (a u + c v + e, b u + d v + f)).
  */
-import { JOINT_STATES, type JointSet, PUPPET_JOINT_COUNT, PUPPET_PARENTS } from '../../puppet';
+import { JOINT_STATES, type JointSet, PUPPET_JOINT_COUNT, PUPPET_PARENTS, STATE_RGB } from '../../puppet';
 
 /** Colour of each joint state (index = JointStateCode), also used by the figures table. */
-export const STATE_COLOURS = ['#4caf50', '#ffb300', '#29b6f6', '#ab47bc', '#ef6c00', '#9e9e9e'] as const;
+export const STATE_COLOURS: readonly string[] = STATE_RGB.map(
+  (c) => `#${c.map((v) => v.toString(16).padStart(2, '0')).join('')}`,
+);
 
 /** The view: drawing px -> canvas px = drawing * scale + offset. */
 export interface View {
