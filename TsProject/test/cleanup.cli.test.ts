@@ -134,7 +134,12 @@ describeWithData('kind cleanup on real takes', () => {
 describe('bad input: one line naming the place, nothing written', () => {
   const cases: [string, string, RegExp][] = [
     ['not-a-bvh.txt', 'HIERARCHY', /not-a-bvh\.txt: not a BVH file/],
-    ['garbage.bvh', 'hello\n', /garbage\.bvh:1: /],
+    ['garbage.bvh', 'hello\n', /garbage\.bvh:1: expected HIERARCHY, found "hello"/],
+    [
+      'binary.bvh',
+      'glTF\u0002\u0000\u0000\u0000\u00ff\u00fe binary',
+      /binary\.bvh:1: expected HIERARCHY, found binary data \(not BVH text\)$/,
+    ],
     [
       'one-frame.bvh',
       fs

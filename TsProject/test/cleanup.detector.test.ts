@@ -112,6 +112,28 @@ describeWithData('kind cleanup with the real detector on real takes', () => {
       expectCleaned(j, parseBvh(fs.readFileSync(walk, 'utf8')).clip.frameCount, 2);
     });
 
+    it('--model-file whose output is not a probability (its final sigmoid removed): the error names the model, not the take', () => {
+      const { onnx } = require('onnx-proto') as typeof import('onnx-proto');
+      const model = onnx.ModelProto.decode(
+        fs.readFileSync(path.join(ROOT, 'src/contact/model/contact.onnx')),
+      );
+      const sig = model.graph!.node!.find((n) => n.opType === 'Sigmoid')!;
+      expect(sig).toBeDefined();
+      sig.opType = 'Identity';
+      const logits = path.join(work, 'no-sigmoid.onnx');
+      fs.writeFileSync(logits, onnx.ModelProto.encode(model).finish());
+      const out = path.join(work, 'logits');
+      const r = spawnSync(process.execPath, [bin, 'cleanup', walk, '-o', out, '--model-file', logits], {
+        encoding: 'utf8',
+      });
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(
+        /no-sigmoid\.onnx: the model's output -?[\d.e+-]+ for the (left|right) foot at frame \d+ is not a probability in \[0, 1\]/,
+      );
+      expect(fs.existsSync(out)).toBe(false);
+    });
+
     it('--model-file that is not an ONNX model: one line naming the file, exit 1, nothing written', () => {
       const out = path.join(work, 'badmodel');
       const bad = path.join(work, 'not-a-model.onnx');

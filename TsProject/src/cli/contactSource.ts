@@ -91,10 +91,22 @@ export function contactSource(options: ContactSourceOptions): ContactSource {
   const bytes = readModelFile(file);
   return async (clip) => {
     const tracks = computeFootTracks(clip);
+    let est: Awaited<ReturnType<typeof onnxContactProbabilities>>;
     try {
-      return await onnxContactProbabilities(tracks, bytes, undefined, { wasmPaths: ortWasmPaths() });
+      est = await onnxContactProbabilities(tracks, bytes, undefined, { wasmPaths: ortWasmPaths() });
     } catch (e) {
       throw new Error(`${file}: ${(e as Error).message}`);
     }
+    // a model whose output is not a probability (no final sigmoid, another task's model) is the model's
+    // fault, named as such, not the take's
+    for (const foot of ['left', 'right'] as const) {
+      const p = est[foot];
+      for (let t = 0; t < p.length; t++)
+        if (!(p[t] >= 0 && p[t] <= 1))
+          throw new Error(
+            `${file}: the model's output ${p[t]} for the ${foot} foot at frame ${t} is not a probability in [0, 1] (a contact model ends in a sigmoid)`,
+          );
+    }
+    return est;
   };
 }

@@ -274,6 +274,9 @@ interface JointBuild {
 const WS = /\s+/;
 
 function quote(s: string): string {
+  // control characters or undecodable bytes: a binary file (a .glb renamed .bvh), not text to quote
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for them is the point
+  if (/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(s)) return 'binary data (not BVH text)';
   return JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}...` : s);
 }
 
