@@ -23,6 +23,7 @@ import {
   closeSync,
   existsSync,
   mkdtempSync,
+  renameSync,
   openSync,
   readFileSync,
   readSync,
@@ -414,7 +415,12 @@ async function run() {
     `http://127.0.0.1:${port}/`,
   ];
   let log = '';
-  const child = spawn(chromium, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // TMPDIR inside the profile: Chromium's own org.chromium.Chromium.* scratch goes with it
+  const child = spawn(chromium, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+    env: { ...process.env, TMPDIR: profile },
+  });
   const keep = (d) => {
     log = (log + d.toString()).slice(-8000);
     if (opts.verbose) process.stderr.write(d);
@@ -451,7 +457,15 @@ async function run() {
   server.close();
   rmSync(profile, { recursive: true, force: true });
   if (result.error) throw new UserError(result.error);
-  writeFileSync(out, result.png);
+  // all or nothing: a temporary name first, then one rename (an interrupted run leaves no half PNG)
+  const tmp = `${out}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, result.png);
+    renameSync(tmp, out);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
   process.stdout.write(`${out}\n`);
   if (measured) {
     const cm = (v) => (100 * v).toFixed(1);
