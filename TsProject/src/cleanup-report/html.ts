@@ -260,7 +260,20 @@ const PAGE_SCRIPT = `
           scales: { x: { time: false } },
           series: [{ label: 's' }, { label: 'before', stroke: '#999' }, { label: 'after', stroke: '#1f5fbf' }, { label: 'contact', stroke: 'rgba(40,160,70,0.6)' }],
         };
-        var top = Math.max.apply(null, d.before[m[0]].concat(d.after[m[0]]));
+        var vals = d.before[m[0]].concat(d.after[m[0]]);
+        var peak = Math.max.apply(null, vals);
+        var top = peak;
+        if (m[0] === 'speed') {
+          // a single jump (a T-pose frame 0 metres away, a cut) would flatten every step: the axis stops at
+          // 1.5x the 99th percentile and the title gives the peak
+          var sorted = vals.slice().sort(function (a, b) { return a - b; });
+          var p99 = sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))];
+          if (peak > 3 * p99 && p99 > 0) {
+            top = 1.5 * p99;
+            opts.scales.y = { range: [0, top] };
+            opts.title += ' (axis clipped at ' + top.toFixed(2) + '; peak ' + peak.toFixed(2) + ' at frame ' + vals.indexOf(peak) % data.frames + ')';
+          }
+        }
         var contact = d.contact.map(function (c) { return c ? top : null; });
         new uPlot(opts, [t, d.before[m[0]], d.after[m[0]], contact], div);
         state.charts++;
