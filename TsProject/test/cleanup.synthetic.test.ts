@@ -293,6 +293,21 @@ describe('cleanup: up axis, root correction, stairs, metrics, errors', () => {
     expect(offset[29]).toBe(0);
     expect(offset[40]).toBe(0);
     expect(Math.max(...offset.slice(31, 39))).toBeGreaterThan(2 * first);
+    // and inside it the hips never jump: the offset changes by at most rootMaxStep per world axis per
+    // 1/60 s (this take is at 60 fps; the offset is horizontal: two axes)
+    let worst = 0;
+    for (let f = 1; f < F; f++) {
+      const a = 3 * ((f - 1) * n + hips);
+      const b = 3 * (f * n + hips);
+      const d = [0, 1, 2].map(
+        (k) =>
+          on.clip.translations[b + k] -
+          clip.translations[b + k] -
+          (on.clip.translations[a + k] - clip.translations[a + k]),
+      );
+      worst = Math.max(worst, Math.hypot(d[0], d[1], d[2]));
+    }
+    expect(worst).toBeLessThanOrEqual(Math.SQRT2 * 0.003 * on.scale + 1e-6);
   });
 
   test('root correction weights: smoothstep in and out inside each double support, 0 elsewhere', () => {
@@ -426,6 +441,7 @@ describe('cleanup per-frame step', () => {
       };
       const rootWeight = new Float32Array(F).fill(1, 10, 50);
       const pinner = new FootPinner(clip, out, [leg('left'), leg('right')], { normal: [0, 1, 0], d: 0, method: 'percentile' }, rootWeight, 0.02);
+      pinner.planRootOffsets(0.003);
       let f = 10;
       result.apply = bytesPerCall(() => { pinner.apply(f); f = f === 49 ? 10 : f + 1; }, 5000);
     `);

@@ -832,6 +832,100 @@ describe('kind puppet tune', () => {
     expect(fs.readFileSync(recFile).equals(before)).toBe(true);
   });
 
+  it('--json never replaces the world landmarks file read beside a tfjs recording, nor takes an option as its value', async () => {
+    const dir = path.join(tmp, 'tune-world');
+    fs.mkdirSync(dir);
+    const px = path.join(dir, 'take.full.json');
+    const world = path.join(dir, 'take_3d.full.json');
+    const frames = Array.from({ length: 5 }, (_, f) =>
+      LANDMARK_OFFSETS.map(([x, y]) => [x * 100 + 300 + f, y * 100 + 300, 0]),
+    );
+    fs.writeFileSync(px, JSON.stringify(frames));
+    fs.writeFileSync(world, JSON.stringify(frames.map((fr) => fr.map(([x, y]) => [x / 1000, y / 1000, 0]))));
+    const before = fs.readFileSync(world);
+    const r = await runKind([
+      'puppet',
+      'tune',
+      px,
+      '--image-size',
+      '640x480',
+      '--grid',
+      'smoothingMs=0',
+      '--json',
+      world,
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /would overwrite the world landmarks file .*take_3d\.full\.json; choose another --json file/,
+    );
+    expect(fs.readFileSync(world).equals(before)).toBe(true);
+    // render, with the world file as an output's name
+    const r2 = await runKind([
+      'puppet',
+      'render',
+      '--landmarks',
+      px,
+      '--image-size',
+      '640x480',
+      '--world',
+      path.join(dir, 'puppet.json'),
+      '-o',
+      dir,
+    ]);
+    expect(r2.code).toBe(1); // (that file does not exist: the world file is missing)
+    fs.copyFileSync(world, path.join(dir, 'puppet.json'));
+    const r3 = await runKind([
+      'puppet',
+      'render',
+      '--landmarks',
+      px,
+      '--image-size',
+      '640x480',
+      '--world',
+      path.join(dir, 'puppet.json'),
+      '-o',
+      dir,
+    ]);
+    expect(r3.code).toBe(1);
+    expect(r3.err).toMatch(/would overwrite the world landmarks file/);
+    expect(fs.readFileSync(path.join(dir, 'puppet.json')).equals(before)).toBe(true);
+    const r4 = await runKind(['puppet', 'tune', px, '--image-size', '640x480', '--json', '-q']);
+    expect(r4.code).toBe(2);
+    expect(r4.err).toMatch(/--json: '-q' looks like an option/);
+  });
+
+  it('a recording with nobody in it is refused by tune as by render; a broken tfjs file is named before the missing --image-size', async () => {
+    const empty = path.join(tmp, 'tune-empty.json');
+    fs.writeFileSync(
+      empty,
+      JSON.stringify({ image: IMAGE, frames: [0, 33, 67].map((t) => ({ timestampMs: t, landmarks: [] })) }),
+    );
+    const r = await runKind(['puppet', 'tune', empty]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/tune-empty\.json: no person in any of the 3 frame\(s\)/);
+    const broken = path.join(tmp, 'tune-broken.json');
+    fs.writeFileSync(broken, '[[[1,2,3]');
+    const b = await runKind(['puppet', 'tune', broken]);
+    expect(b.code).toBe(1);
+    expect(b.err).toMatch(/tune-broken\.json \(pixels\):1:\d+: not valid JSON/);
+  });
+
+  it('with no smoothing the jitter after equals the jitter before (the same joint-frames are measured)', async () => {
+    const r = await runKind([
+      'puppet',
+      'tune',
+      path.resolve(__dirname, '../assets/default/puppet/recording.json'),
+      '--grid',
+      'smoothingMs=0',
+      '--json',
+      path.join(tmp, 'tune-zero.json'),
+    ]);
+    expect(r.code).toBe(0);
+    const row = JSON.parse(fs.readFileSync(path.join(tmp, 'tune-zero.json'), 'utf8')).rows[0];
+    expect(row.jitterFiltered).toBeCloseTo(row.jitterRaw, 9);
+    expect(row.lagMs).toBe(0);
+  });
+
   it('refuses a grid value that is not a valid option and --seeds without --noise', async () => {
     const recFile = path.join(tmp, 'tune.json');
     expect((await runKind(['puppet', 'tune', recFile, '--grid', 'smoothingMs=-5'])).code).toBe(2);

@@ -270,6 +270,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     ? doubleSupportWeights(feet.left.contact, feet.right.contact, Math.ceil((1.5 * rootCap) / rootStep))
     : null;
   const pinner = new FootPinner(clip, out, legs, floor, rootWeight, rootCap);
+  pinner.planRootOffsets(rootStep);
   for (let f = 0; f < F; f++) pinner.apply(f);
   const limitKind = { left: legs[0].limitKind, right: legs[1].limitKind };
   const pinError = { left: legs[0].pinError, right: legs[1].pinError };
@@ -457,6 +458,58 @@ export class FootPinner {
     this.hips = Math.max(src.skeleton.humanoid[H.Hips], 0);
   }
 
+  /**
+   * Plan the root correction of every frame (before the frames are cleaned): per frame with a root weight,
+   * the mean horizontal error of both source ankles toward their anchors, capped at `rootCap` and scaled by
+   * the weight (the fade in and out of each double support); then the offset's change from frame to frame
+   * is limited to `maxStep` per axis of the world, by one pass forward and one backward (each frame is
+   * clamped to within `maxStep` of its neighbour already placed, and the runs start and end at 0), so the
+   * hips follow the source's error without jitter and never snap. Set-up code: allocates `3 * frames` doubles.
+   */
+  planRootOffsets(maxStep: number): void {
+    const w = this.rootWeight;
+    if (!w) return;
+    const F = this.src.frameCount;
+    const n = this.src.skeleton.boneCount;
+    const { rot, pos, wr, wp, vec, nrm } = this;
+    const off = new Float64Array(3 * F);
+    for (let f = 0; f < F; f++) {
+      if (!(w[f] > 0)) continue;
+      const ro = 4 * f * n;
+      const to = 3 * f * n;
+      for (let k = 0; k < 4 * n; k++) rot[k] = this.src.rotations[ro + k];
+      for (let k = 0; k < 3 * n; k++) pos[k] = this.src.translations[to + k];
+      forwardKinematics(this.src.skeleton, rot, pos, wr, wp);
+      vec[0] = vec[1] = vec[2] = 0;
+      for (let side = 0; side < 2; side++) {
+        const leg = this.legs[side];
+        const a = SEG_STRIDE * leg.segment[f];
+        const e = 3 * leg.bones.end;
+        for (let k = 0; k < 3; k++) vec[k] += 0.5 * (leg.segments[a + k] - wp[e + k]);
+      }
+      const v = vec[0] * nrm[0] + vec[1] * nrm[1] + vec[2] * nrm[2];
+      for (let k = 0; k < 3; k++) vec[k] -= v * nrm[k];
+      const raw = Math.sqrt(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
+      const s = (raw > this.rootCap ? this.rootCap / raw : 1) * w[f];
+      for (let k = 0; k < 3; k++) off[3 * f + k] = vec[k] * s;
+    }
+    const clamp = (x: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, x));
+    for (let k = 0; k < 3; k++) {
+      for (let f = 0; f < F; f++) {
+        const prev = f > 0 ? off[3 * (f - 1) + k] : 0;
+        off[3 * f + k] = w[f] > 0 ? clamp(off[3 * f + k], prev - maxStep, prev + maxStep) : 0;
+      }
+      for (let f = F - 1; f >= 0; f--) {
+        const next = f + 1 < F ? off[3 * (f + 1) + k] : 0;
+        off[3 * f + k] = w[f] > 0 ? clamp(off[3 * f + k], next - maxStep, next + maxStep) : 0;
+      }
+    }
+    this.rootOffset = off;
+  }
+
+  /** Per frame, the planned hips offset (world metres, 3 per frame), or null without root correction. */
+  private rootOffset: Float64Array | null = null;
+
   /** Clean frame f (nothing happens where both weights are 0). */
   apply(f: number): void {
     const { src, out, rot, pos, wr, wp, q, target, axis, vec, nrm } = this;
@@ -472,33 +525,19 @@ export class FootPinner {
     forwardKinematics(skel, rot, pos, wr, wp);
     const fd = this.floor.d;
 
-    const rw = this.rootWeight ? this.rootWeight[f] : 0;
-    if (rw > 0) {
-      // mean horizontal error of both ankles toward their anchors, capped, times the double-support ramp
-      vec[0] = vec[1] = vec[2] = 0;
-      for (let side = 0; side < 2; side++) {
-        const leg = this.legs[side];
-        const a = SEG_STRIDE * leg.segment[f];
-        const e = 3 * leg.bones.end;
-        for (let k = 0; k < 3; k++) vec[k] += 0.5 * (leg.segments[a + k] - wp[e + k]);
-      }
-      const v = vec[0] * nrm[0] + vec[1] * nrm[1] + vec[2] * nrm[2];
-      for (let k = 0; k < 3; k++) vec[k] = vec[k] - v * nrm[k];
-      const raw = Math.sqrt(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
-      const cap = this.rootCap;
-      const s = (raw > cap ? cap / raw : 1) * rw;
-      for (let k = 0; k < 3; k++) vec[k] *= s;
-      const len = raw * s;
-      if (len > 0) {
-        const hips = this.hips;
-        const hp = skel.parents[hips];
-        if (hp >= 0) vrotateConj(vec, 0, wr, 4 * hp, vec, 0);
-        for (let k = 0; k < 3; k++) pos[3 * hips + k] += vec[k];
-        for (let k = 0; k < 3; k++) out.translations[to + 3 * hips + k] = pos[3 * hips + k];
-        forwardKinematics(skel, rot, pos, wr, wp);
-        this.rootStats[0]++;
-        if (len > this.rootStats[1]) this.rootStats[1] = len;
-      }
+    const ro3 = this.rootOffset;
+    if (ro3 && (ro3[3 * f] !== 0 || ro3[3 * f + 1] !== 0 || ro3[3 * f + 2] !== 0)) {
+      // the hips' offset planned by planRootOffsets (world, horizontal, capped, rate-limited)
+      for (let k = 0; k < 3; k++) vec[k] = ro3[3 * f + k];
+      const len = Math.sqrt(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
+      const hips = this.hips;
+      const hp = skel.parents[hips];
+      if (hp >= 0) vrotateConj(vec, 0, wr, 4 * hp, vec, 0);
+      for (let k = 0; k < 3; k++) pos[3 * hips + k] += vec[k];
+      for (let k = 0; k < 3; k++) out.translations[to + 3 * hips + k] = pos[3 * hips + k];
+      forwardKinematics(skel, rot, pos, wr, wp);
+      this.rootStats[0]++;
+      if (len > this.rootStats[1]) this.rootStats[1] = len;
     }
 
     for (let side = 0; side < 2; side++) {

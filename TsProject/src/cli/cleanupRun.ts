@@ -111,14 +111,17 @@ export function writeCleanedBvh(parsed: BvhParseResult, out: Clip, changed: Uint
     const row = lines[ft + 1 + f].split(' ');
     if (row.length !== C) continue;
     for (let j = 0; j < n; j++) {
-      let same = true;
-      for (let k = 4 * (f * n + j); same && k < 4 * (f * n + j) + 4; k++)
-        same = out.rotations[k] === src.rotations[k];
-      for (let k = 3 * (f * n + j); same && k < 3 * (f * n + j) + 3; k++)
-        same = out.translations[k] === src.translations[k];
-      if (!same) continue;
-      for (let k = first[j]; k < first[j] + joints[j].channels.length; k++)
-        row[k] = String(values[f * C + k]);
+      // per channel: rotation channels when the joint's rotation is unchanged, a position channel when its
+      // axis of the translation is (root correction moves the hips horizontally only)
+      let rotSame = true;
+      for (let k = 4 * (f * n + j); rotSame && k < 4 * (f * n + j) + 4; k++)
+        rotSame = out.rotations[k] === src.rotations[k];
+      const t = 3 * (f * n + j);
+      joints[j].channels.forEach((ch, c) => {
+        const axis = ch === 'Xposition' ? 0 : ch === 'Yposition' ? 1 : ch === 'Zposition' ? 2 : -1;
+        const same = axis < 0 ? rotSame : out.translations[t + axis] === src.translations[t + axis];
+        if (same) row[first[j] + c] = String(values[f * C + first[j] + c]);
+      });
     }
     lines[ft + 1 + f] = row.join(' ');
   }

@@ -135,7 +135,11 @@ export interface InputFile {
  * JSON, a missing file) and outputs that do not exist yet are not in the way.
  * @throws Error `<output>: would overwrite the <role> <path>; choose another -o folder`.
  */
-export function refuseOverwritingInputs(outputs: string[], inputs: InputFile[]): void {
+export function refuseOverwritingInputs(
+  outputs: string[],
+  inputs: InputFile[],
+  hint = 'choose another -o folder',
+): void {
   const id = (p: string): string | null => {
     try {
       const st = fs.statSync(p);
@@ -152,7 +156,7 @@ export function refuseOverwritingInputs(outputs: string[], inputs: InputFile[]):
   for (const o of outputs) {
     const k = id(o);
     const hit = k === null ? undefined : byId.get(k);
-    if (hit) throw new Error(`${o}: would overwrite the ${hit.role} ${hit.path}; choose another -o folder`);
+    if (hit) throw new Error(`${o}: would overwrite the ${hit.role} ${hit.path}; ${hint}`);
   }
 }
 

@@ -5,6 +5,18 @@
  */
 import { InvalidArgumentError } from 'commander';
 
+/** The same check for an output file option (`--json <file>`), named in the message. */
+export function outFileArg(name: string) {
+  return (value: string): string => {
+    if (value.trim() === '') throw new InvalidArgumentError(`${name}: empty path; name an output file`);
+    if (value.startsWith('-'))
+      throw new InvalidArgumentError(
+        `${name}: '${value}' looks like an option, not a file (write ./${value} for a file of that name)`,
+      );
+    return value;
+  };
+}
+
 export function outDirArg(value: string): string {
   if (value.trim() === '') throw new InvalidArgumentError('--out: empty path; name an output folder');
   if (value.startsWith('-'))

@@ -39,9 +39,9 @@ import {
   createJointSet,
   DEFAULT_POSE_OPTIONS,
   DEFAULT_TUNE_GRID,
+  frameHasPerson,
   JOINT_STATES,
   type LandmarkRecording,
-  type PoseFrame,
   type PoseOptions,
   PUPPET_JOINT_COUNT,
   type PuppetFile,
@@ -67,7 +67,7 @@ import {
   stageFolder,
   writeFilesAtomically,
 } from './files';
-import { outDirArg } from './outDirArg';
+import { outDirArg, outFileArg } from './outDirArg';
 import { DEFAULT_PUPPET_PORT, type PuppetServer, startPuppetServer } from './puppetServe';
 
 /** The embedded default: `assets/default/puppet` (texture.png, mask.png, char_cfg.yaml, recording.json). */
@@ -148,17 +148,20 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
   const loaded = loadLandmarkRecording(landmarksPath, o.recording);
   notes.push(...loaded.notes);
   const rec = loaded.recording;
-  const space = o.pose?.space ?? 'auto';
-  const hasPerson = (f: PoseFrame) =>
-    space === 'world'
-      ? f.worldLandmarks?.length === 33
-      : f.landmarks?.length === 33 ||
-        (space === 'auto' && f.landmarks === undefined && f.worldLandmarks?.length === 33);
-  if (!rec.frames.some(hasPerson))
-    throw new PuppetInputError(
-      `no person in any of the ${rec.frames.length} frame(s) (every frame has "landmarks": [] or no landmarks in the pose space); nothing to drive the drawing`,
-      landmarksPath,
+  if (loaded.worldFile) {
+    refuseOverwritingInputs(
+      [outputs.json, ...(outputs.preview ? [outputs.preview] : [])],
+      [{ role: 'world landmarks file', path: loaded.worldFile }],
     );
+    const w = path.resolve(loaded.worldFile);
+    if (w.startsWith(`${path.resolve(outputs.frames)}${path.sep}`))
+      throw new Error(
+        `${outputs.frames}: would replace the world landmarks file ${loaded.worldFile}; choose another -o folder`,
+      );
+  }
+  const space = o.pose?.space ?? 'auto';
+  if (!rec.frames.some((f) => frameHasPerson(f, space)))
+    throw new PuppetInputError(noPersonMessage(rec.frames.length, space), landmarksPath);
   const character = loadCharacter(characterPath, o.character === undefined ? { name: 'default' } : {});
   if (!isAnimatedDrawingsFolder(characterPath))
     notes.push(
@@ -190,10 +193,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
   const poseMs = (performance.now() - tPose) / rec.frames.length;
   const stats = recorder.stats();
   if (stats.personFrames === 0)
-    throw new PuppetInputError(
-      `no person in any of the ${rec.frames.length} frame(s) (every frame has "landmarks": [] or no landmarks in the pose space); nothing to drive the drawing`,
-      landmarksPath,
-    );
+    throw new PuppetInputError(noPersonMessage(rec.frames.length, space), landmarksPath);
   // the frame: the drawing's page grown to hold the posed drawing, at most one drawing size each side
   const W = character.width;
   const H = character.height;
@@ -309,6 +309,17 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
+/** The error of a recording in which the pose side finds nobody. */
+function noPersonMessage(frames: number, space: 'auto' | 'image' | 'world'): string {
+  const where =
+    space === 'world'
+      ? 'no frame has 33 world landmarks (--set space=world)'
+      : space === 'image'
+        ? 'no frame has 33 image landmarks (--set space=image)'
+        : 'every frame has "landmarks": [] or no landmarks';
+  return `no person in any of the ${frames} frame(s) (${where}); nothing to drive the drawing`;
+}
+
 /**
  * One GIF palette for every frame: the rasteriser samples texels at the nearest texel, so a frame holds
  * only the drawing's own colours, the background and the overlay's: quantise those (gifenc, PnnQuant).
@@ -415,6 +426,7 @@ export async function runPuppetTune(o: PuppetTuneOptions): Promise<PuppetTuneRes
     refuseOverwritingInputs(
       [o.json],
       o.recordings.map((r) => ({ role: 'landmark recording', path: r })),
+      'choose another --json file',
     );
   }
   const notes: string[] = [];
@@ -425,9 +437,15 @@ export async function runPuppetTune(o: PuppetTuneOptions): Promise<PuppetTuneRes
   for (const file of o.recordings) {
     const loaded = loadLandmarkRecording(file, o.recording);
     notes.push(...loaded.notes);
+    if (o.json && loaded.worldFile)
+      refuseOverwritingInputs(
+        [o.json],
+        [{ role: 'world landmarks file', path: loaded.worldFile }],
+        'choose another --json file',
+      );
     let rec = loaded.recording;
-    if (!rec.frames.some((f) => (f.landmarks?.length ?? 0) > 0 || (f.worldLandmarks?.length ?? 0) > 0))
-      throw new PuppetInputError(`no person in any of the ${rec.frames.length} frame(s)`, file);
+    if (!rec.frames.some((f) => frameHasPerson(f, 'auto')))
+      throw new PuppetInputError(noPersonMessage(rec.frames.length, 'auto'), file);
     if (rec.frames.length < 3)
       throw new PuppetInputError(`${rec.frames.length} frame(s); jitter needs at least 3`, file);
     if (o.resampleFps) rec = resampleRecording(rec, o.resampleFps);
@@ -876,7 +894,7 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
         gridArg,
       )
       .option('--max-lag <ms>', 'lag allowed for the chosen row (default 100)', positive('--max-lag', 10000))
-      .option('--json <file>', 'also write the rows as JSON')
+      .option('--json <file>', 'also write the rows as JSON', outFileArg('--json'))
       .option('-q, --quiet', 'print nothing but errors'),
   ).action(async (recordings: string[], opts) => {
     if (opts.seeds !== undefined && opts.noise === undefined)

@@ -35,6 +35,19 @@ export function makeLandmark(
   return { x, y, z, visibility, presence };
 }
 
+/**
+ * Whether the pose side finds a person in `frame` in this pose space (joints.ts `landmarksToJoints`): 33
+ * image landmarks; with 'auto' also 33 world landmarks in a frame without a `landmarks` field; with
+ * 'world' 33 world landmarks.
+ */
+export function frameHasPerson(frame: PoseFrame, space: 'auto' | 'image' | 'world' = 'auto'): boolean {
+  if (space === 'world') return frame.worldLandmarks?.length === POSE_LANDMARK_COUNT;
+  if (frame.landmarks?.length === POSE_LANDMARK_COUNT) return true;
+  return (
+    space === 'auto' && frame.landmarks === undefined && frame.worldLandmarks?.length === POSE_LANDMARK_COUNT
+  );
+}
+
 /** A frame with both landmark fields present (undefined when absent): see {@link makeLandmark}. */
 export function makePoseFrame(
   timestampMs: number,

@@ -85,6 +85,12 @@ export interface SeriesOptions {
   joints?: readonly number[];
   /** Include a joint at a sample only when its confidence is at least this in every frame used; default 0. */
   minConfidence?: number;
+  /**
+   * Take the confidences that `minConfidence` tests from this series (same frames) instead of the measured
+   * one: jitter before and after smoothing over the same joint-frames (pass the raw joints for both; a
+   * held joint keeps a confidence above the threshold after smoothing while its raw value is below it).
+   */
+  confidenceFrom?: readonly JointSet[];
 }
 
 const ALL = Array.from({ length: J }, (_, i) => i);
@@ -113,8 +119,12 @@ export function jitter(
     const a = series[f - 1];
     const b = series[f];
     const c = series[f + 1];
+    const ref = o.confidenceFrom;
+    const ca = ref ? ref[f - 1].confidence : a.confidence;
+    const cb = ref ? ref[f].confidence : b.confidence;
+    const cc = ref ? ref[f + 1].confidence : c.confidence;
     for (const j of joints) {
-      if (a.confidence[j] < minC || b.confidence[j] < minC || c.confidence[j] < minC) continue;
+      if (ca[j] < minC || cb[j] < minC || cc[j] < minC) continue;
       const ax = (2 * ((c.x[j] - b.x[j]) / dt2 - (b.x[j] - a.x[j]) / dt1)) / (dt1 + dt2);
       const ay = (2 * ((c.y[j] - b.y[j]) / dt2 - (b.y[j] - a.y[j]) / dt1)) / (dt1 + dt2);
       sum += Math.hypot(ax, ay) / s;

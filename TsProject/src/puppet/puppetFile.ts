@@ -66,7 +66,8 @@ export interface PuppetStats {
   perJoint: ({ name: string; meanConfidence: number } & Record<JointState, number>)[];
   /**
    * Mean joint acceleration (metrics.jitter) before smoothing (the raw joints) and after (the pipeline's
-   * output), over joints whose confidence is at least the visibility threshold; body scales / s^2.
+   * output), over the same joint-frames: those whose raw confidence is at least the visibility threshold
+   * (measured); body scales / s^2. With no smoothing the two are equal.
    */
   jitter: { raw: number; smoothed: number; ratio: number; drawingPxPerS2: number };
   /** Delay of the smoothed joints behind the raw ones (measured joints), ms. */
@@ -158,9 +159,11 @@ export class PuppetRecorder {
     const t = Float64Array.from(this.times);
     const minConfidence = this.session.pipeline.options.visibilityThreshold;
     const s = bodyScale > 0 ? bodyScale : 1;
-    const raw = jitter(this.raw, t, { bodyScale: s, minConfidence });
-    const smoothed = jitter(this.smoothed, t, { bodyScale: s, minConfidence });
-    const drawingPx = jitter(this.drawing, t, { minConfidence });
+    // the same joint-frames before and after: those measured at or above the threshold in the raw joints
+    const same = { minConfidence, confidenceFrom: this.raw };
+    const raw = jitter(this.raw, t, { bodyScale: s, ...same });
+    const smoothed = jitter(this.smoothed, t, { bodyScale: s, ...same });
+    const drawingPx = jitter(this.drawing, t, same);
     const lag = lagMs(this.smoothed, this.raw, t, { minConfidence, maxLagMs: 600, stepMs: 5 }).lagMs;
     const durationMs = n > 1 ? this.times[n - 1] - this.times[0] : 0;
     return {

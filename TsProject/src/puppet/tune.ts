@@ -101,8 +101,9 @@ export function tune(
       const n = rec.frames.length;
       const s = run.bodyScale > 0 ? run.bodyScale : 1;
       frames += n;
-      jr += jitter(run.raw, run.timesMs, { bodyScale: s, minConfidence }) * n;
-      jf += jitter(run.filtered, run.timesMs, { bodyScale: s, minConfidence }) * n;
+      const same = { bodyScale: s, minConfidence, confidenceFrom: run.raw };
+      jr += jitter(run.raw, run.timesMs, same) * n;
+      jf += jitter(run.filtered, run.timesMs, same) * n;
       const l = lagMs(run.filtered, run.raw, run.timesMs, {
         maxLagMs: o.maxLagMs ?? 600,
         stepMs: o.lagStepMs ?? 5,

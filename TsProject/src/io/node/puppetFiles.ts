@@ -126,6 +126,8 @@ export interface LoadedRecording {
   format: 'recording' | 'tfjs';
   /** What was assumed or found, for the terminal (e.g. the fps a tfjs file was read at). */
   notes: string[];
+  /** The tfjs world landmarks file that was read too (`--world`, or the `_3d` sibling), if any. */
+  worldFile?: string;
 }
 
 /**
@@ -157,11 +159,14 @@ export function loadLandmarkRecording(file: string, o: RecordingLoadOptions = {}
     return { recording, format: 'recording', notes };
   }
   const notes: string[] = [];
-  if (!o.imageSize)
+  if (!o.imageSize) {
+    // a broken file is named as such first (syntax, shape), then the missing size
+    parseTfjsReference(text, undefined, file, { width: 1, height: 1 }, 1);
     throw new PuppetInputError(
       'a tfjs reference file ([frames][33][x, y, z] in pixels) needs the camera image size: give --image-size WxH (pose_squats: 720x1280)',
       file,
     );
+  }
   const fps = o.fps ?? 30;
   if (o.fps === undefined) notes.push(`${path.basename(file)} has no timestamps: read at 30 fps (--fps)`);
   const world = o.world ?? tfjsWorldSibling(file);
@@ -182,5 +187,5 @@ export function loadLandmarkRecording(file: string, o: RecordingLoadOptions = {}
       `--image-size ${o.imageSize.width}x${o.imageSize.height}: ${Math.round((100 * outside) / all)}% of the landmarks lie more than half an image outside it; give the video's size in pixels (pose_squats: 720x1280)`,
       file,
     );
-  return { recording, format: 'tfjs', notes };
+  return { recording, format: 'tfjs', notes, ...(world ? { worldFile: world } : {}) };
 }

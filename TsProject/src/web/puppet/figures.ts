@@ -103,18 +103,14 @@ export class LiveFigures {
     const order: number[] = [];
     for (let k = this.count; k > 0; k--) order.push((this.head - k + JITTER_FRAMES) % JITTER_FRAMES);
     const times = order.map((i) => this.times[i]);
-    const o = { bodyScale: this.bodyScale, minConfidence };
+    // both over the same joint-frames: those measured (raw confidence at or above the threshold)
+    const rawWindow = order.map((i) => this.raw[i]);
+    const o = { bodyScale: this.bodyScale, minConfidence, confidenceFrom: rawWindow };
     const enough = order.length >= 3;
     return {
       rateHz,
       inferenceMs: durN > 0 ? dur / durN : Number.NaN,
-      jitterRaw: enough
-        ? jitter(
-            order.map((i) => this.raw[i]),
-            times,
-            o,
-          )
-        : Number.NaN,
+      jitterRaw: enough ? jitter(rawWindow, times, o) : Number.NaN,
       jitterSmoothed: enough
         ? jitter(
             order.map((i) => this.smooth[i]),
