@@ -22,8 +22,9 @@
  * Root correction (point 8): off by default. When on, and only on frames where BOTH feet are in contact
  * (inside a segment each: double support, not the blend ramps around it), the hips move horizontally by
  * the mean horizontal anchor error of the two ankles, capped to `rootMaxOffset` (metres at a 0.9 m leg,
- * scaled) and faded in and out by a smoothstep ramp inside each double support (`rootMaxStep`), so the
- * offset is 0 on its first and last frames' neighbours and never snaps back in one frame.
+ * scaled), faded in and out by a smoothstep ramp inside each double support, and its change from one
+ * frame to the next limited to `rootMaxStep` per world axis (FootPinner.planRootOffsets): 0 outside double
+ * support, no snap back and no jitter inside it.
  *
  * Output (point 9): a new clip with the same skeleton (hierarchy, rest data), frame count and frame
  * time; only the rotations of the legs' thigh, shin and foot bones (and the hips' translation with root
@@ -64,14 +65,14 @@ import {
 } from './types';
 
 export interface CleanupOptions extends SegmentOptions {
-  /** Move the hips while both feet are in contact (capped per frame). Default false. */
+  /** Move the hips while both feet are in contact (capped, rate-limited). Default false. */
   rootCorrection?: boolean;
   /** Largest hips offset, metres at a 0.9 m leg (scaled). Default 0.03. */
   rootMaxOffset?: number;
   /**
-   * Largest change of the hips offset from one frame to the next that the ramps at the ends of a double
-   * support add, metres per 1/60 s at a 0.9 m leg (scaled with the leg and the rate). Default 0.003
-   * (0.18 m/s): the offset fades in and out over ceil(1.5 rootMaxOffset / rootMaxStep) frames at 60 fps.
+   * Largest change of the hips offset from one frame to the next, per world axis, metres per 1/60 s at a
+   * 0.9 m leg (scaled with the leg and the rate). Default 0.003 (0.18 m/s per axis). The fade in and out
+   * of each double support spans ceil(1.5 rootMaxOffset / rootMaxStep) frames at 60 fps.
    */
   rootMaxStep?: number;
   /** Blend ramp length in frames at 60 fps (scaled with the rate). Default 4. */

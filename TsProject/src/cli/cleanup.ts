@@ -19,6 +19,7 @@ import type { CleanupFile } from '../cleanup-report';
 import { defaultAssetsDir, describeFsError } from '../io/node';
 import { interruptPoint, withInterrupts } from '../io/node/interrupt';
 import { runWorkerPool } from '../io/node/workerPool';
+import { outDirArg } from './args';
 import {
   CLEANUP_STAGES,
   type CleanupJob,
@@ -36,7 +37,6 @@ import {
   refuseOverwritingInputs,
   writeFilesAtomically,
 } from './files';
-import { outDirArg } from './outDirArg';
 
 export interface CleanupCommandOptions {
   outDir: string;
@@ -404,8 +404,6 @@ export function registerCleanupCommand(program: Command, setExitCode: (code: num
     .action(async (takeArg: string | undefined, opts, cmd: Command) => {
       // --model-file means the learned model unless --model rule is given explicitly
       if (opts.modelFile !== undefined && cmd.getOptionValueSource('model') !== 'cli') opts.model = 'learned';
-      if (typeof opts.out !== 'string' || opts.out.trim() === '')
-        throw new InvalidArgumentError('--out: empty path; name an output folder');
       if (opts.jobs !== undefined && !opts.batch) throw new InvalidArgumentError('--jobs applies to --batch');
       if (opts.modelFile !== undefined && opts.model === 'rule')
         throw new InvalidArgumentError('--model-file applies to --model learned');

@@ -12,11 +12,11 @@ import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaultAssetsDir } from '../io/node';
 import { INTERRUPT_EXIT_CODES, withInterrupts } from '../io/node/interrupt';
+import { numberArg, outDirArg } from './args';
 import { registerCleanupCommand } from './cleanup';
 import { DEFAULT_CONTACT_MODEL } from './contactSource';
 import { runInspect } from './inspect';
 import { runLive } from './live';
-import { outDirArg } from './outDirArg';
 import { registerPuppetCommand } from './puppet';
 import { registerQaCommand } from './qa';
 import { FPS_RANGE, formatSummary, fpsInRange, runRetarget } from './retarget';
@@ -25,20 +25,6 @@ const VERSION = '0.1.0';
 
 /** Exit code set by a command's action (`kind qa`: 3 for an Error clip); reset by `main`. */
 let actionExitCode = 0;
-
-/**
- * A commander parser for a number option: '<name>: 'abc' is not a number' for text, and
- * '<name>: 0 is out of range (<what>)' for a number that fails `check`.
- */
-function num(name: string, what: string, check: (v: number) => boolean) {
-  return (value: string): number => {
-    const v = Number(value);
-    if (value.trim() === '' || !Number.isFinite(v))
-      throw new InvalidArgumentError(`${name}: '${value}' is not a number`);
-    if (!check(v)) throw new InvalidArgumentError(`${name}: ${value} is out of range (${what})`);
-    return v;
-  };
-}
 
 function triple(value: string): [number, number, number] {
   const parts = value.split(',').map((p) => Number(p.trim()));
@@ -110,12 +96,12 @@ export function buildProgram(): Command {
     .option(
       '--fps <n>',
       'sampling rate for glTF source clips with uneven keys',
-      num('--fps', FPS_RANGE.text, fpsInRange),
+      numberArg('--fps', FPS_RANGE.text, fpsInRange),
     )
     .option(
       '--from-frame <n>',
       "calibrate on this source frame, taken as the performer's reference pose (see --pose)",
-      num('--from-frame', 'a frame index: 0, 1, 2, ...', (v) => Number.isInteger(v) && v >= 0),
+      numberArg('--from-frame', 'a frame index: 0, 1, 2, ...', (v) => Number.isInteger(v) && v >= 0),
     )
     .addOption(
       new Option('--pose <kind>', 'reference pose kind for calibration').choices(['T', 'I']).default('T'),
@@ -128,7 +114,7 @@ export function buildProgram(): Command {
     .option(
       '--scale <s>',
       'avatar scale (1 = as authored; a scale on the hips bone)',
-      num('--scale', 'more than 0, at most 100', (v) => v > 0 && v <= 100),
+      numberArg('--scale', 'more than 0, at most 100', (v) => v > 0 && v <= 100),
     )
     .addOption(
       new Option(
@@ -154,13 +140,13 @@ export function buildProgram(): Command {
     .option(
       '--source-unit <metres>',
       'metres per BVH unit (default: guessed from the skeleton size)',
-      num('--source-unit', 'metres per unit, more than 0, at most 1000', (v) => v > 0 && v <= 1000),
+      numberArg('--source-unit', 'metres per unit, more than 0, at most 1000', (v) => v > 0 && v <= 1000),
     )
     .option('--head-offset <x,y,z>', 'head rotation offset in degrees', triple)
     .option(
       '--head-scale <s>',
       'head scale (a scale on the head bone)',
-      num('--head-scale', 'more than 0, at most 100', (v) => v > 0 && v <= 100),
+      numberArg('--head-scale', 'more than 0, at most 100', (v) => v > 0 && v <= 100),
     )
     .addOption(
       new Option(
@@ -186,9 +172,6 @@ export function buildProgram(): Command {
     )
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (sourceArg: string | undefined, avatarArg: string | undefined, opts, cmd: Command) => {
-      if (typeof opts.out !== 'string' || opts.out.trim() === '') {
-        throw new InvalidArgumentError('--out: empty path; name an output folder');
-      }
       if (cmd.getOptionValueSource('cleanupModel') === 'cli' && !opts.cleanup)
         throw new InvalidArgumentError(
           '--cleanup-model applies to --cleanup (add --cleanup to clean the feet)',
@@ -273,7 +256,7 @@ export function buildProgram(): Command {
     .option(
       '--command-port <n>',
       'NatNet command port',
-      num('--command-port', '1..65535', (v) => Number.isInteger(v) && v > 0 && v < 65536),
+      numberArg('--command-port', '1..65535', (v) => Number.isInteger(v) && v > 0 && v < 65536),
       1510,
     )
     .option(
@@ -297,13 +280,13 @@ export function buildProgram(): Command {
     .option(
       '--data-port <n>',
       'NatNet data port instead of the advertised one (implies --multicast)',
-      num('--data-port', '1..65535', (v) => Number.isInteger(v) && v > 0 && v < 65536),
+      numberArg('--data-port', '1..65535', (v) => Number.isInteger(v) && v > 0 && v < 65536),
     )
     .option('--replay <clip.bvh>', 'clip to replay (default: the embedded walk)')
     .option(
       '--rate <x>',
       'replay speed factor',
-      num('--rate', 'above 0, at most 100', (v) => v > 0 && v <= 100),
+      numberArg('--rate', 'above 0, at most 100', (v) => v > 0 && v <= 100),
       1,
     )
     .option('--skeleton <name>', 'streamed skeleton to follow (default: the first)')
@@ -315,7 +298,7 @@ export function buildProgram(): Command {
     .option(
       '--remote-port <n>',
       'remote-control port (0 = any free one)',
-      num('--remote-port', '0..65535', (v) => Number.isInteger(v) && v >= 0 && v < 65536),
+      numberArg('--remote-port', '0..65535', (v) => Number.isInteger(v) && v >= 0 && v < 65536),
       64212,
     )
     .option(
@@ -326,13 +309,13 @@ export function buildProgram(): Command {
     .option(
       '--viewer-port <n>',
       'viewer port (0 = any free one)',
-      num('--viewer-port', '0..65535', (v) => Number.isInteger(v) && v >= 0 && v < 65536),
+      numberArg('--viewer-port', '0..65535', (v) => Number.isInteger(v) && v >= 0 && v < 65536),
       8064,
     )
     .option(
       '--duration <s>',
       'stop after this many seconds (default: run until Ctrl-C)',
-      num('--duration', 'above 0, at most 2000000 (23 days)', (v) => v > 0 && v <= 2e6),
+      numberArg('--duration', 'above 0, at most 2000000 (23 days)', (v) => v > 0 && v <= 2e6),
     )
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (opts) => {

@@ -60,6 +60,7 @@ import {
   WEIGHT_MODES,
   type WeightMode,
 } from '../puppet';
+import { numberArg, outDirArg, outFileArg } from './args';
 import {
   checkOutputDir,
   ensureOutputDir,
@@ -67,7 +68,6 @@ import {
   stageFolder,
   writeFilesAtomically,
 } from './files';
-import { outDirArg, outFileArg } from './outDirArg';
 import { DEFAULT_PUPPET_PORT, type PuppetServer, startPuppetServer } from './puppetServe';
 
 /** The embedded default: `assets/default/puppet` (texture.png, mask.png, char_cfg.yaml, recording.json). */
@@ -128,36 +128,23 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
     preview: o.preview === false ? null : path.join(o.outDir, 'preview.gif'),
     json: path.join(o.outDir, 'puppet.json'),
   };
-  refuseOverwritingInputs(
-    [outputs.json, ...(outputs.preview ? [outputs.preview] : [])],
-    [
-      { role: 'landmark recording', path: landmarksPath },
-      { role: 'character', path: characterPath },
-    ],
-  );
-  for (const [what, p] of [
-    ['character', characterPath],
-    ['landmark recording', landmarksPath],
-  ] as const)
-    if (
-      path.resolve(p) === path.resolve(outputs.frames) ||
-      path.resolve(p).startsWith(`${path.resolve(outputs.frames)}${path.sep}`)
-    )
-      throw new Error(`${outputs.frames}: would replace the ${what} ${p}; choose another -o folder`);
-  // the recording first: it is cheap to read, and a file with nobody in it fails before any set-up
+  // the recording first: it is cheap to read (and read only), a file with nobody in it fails before any
+  // set-up, and it names the world landmarks file a tfjs recording brings along
   const loaded = loadLandmarkRecording(landmarksPath, o.recording);
   notes.push(...loaded.notes);
   const rec = loaded.recording;
-  if (loaded.worldFile) {
-    refuseOverwritingInputs(
-      [outputs.json, ...(outputs.preview ? [outputs.preview] : [])],
-      [{ role: 'world landmarks file', path: loaded.worldFile }],
-    );
-    const w = path.resolve(loaded.worldFile);
-    if (w.startsWith(`${path.resolve(outputs.frames)}${path.sep}`))
-      throw new Error(
-        `${outputs.frames}: would replace the world landmarks file ${loaded.worldFile}; choose another -o folder`,
-      );
+  // no output may replace an input: the files by device and inode, the frames folder by path
+  const inputs = [
+    { role: 'landmark recording', path: landmarksPath },
+    { role: 'character', path: characterPath },
+    ...(loaded.worldFile ? [{ role: 'world landmarks file', path: loaded.worldFile }] : []),
+  ];
+  refuseOverwritingInputs([outputs.json, ...(outputs.preview ? [outputs.preview] : [])], inputs);
+  const frames = path.resolve(outputs.frames);
+  for (const i of inputs) {
+    const p = path.resolve(i.path);
+    if (p === frames || p.startsWith(`${frames}${path.sep}`))
+      throw new Error(`${outputs.frames}: would replace the ${i.role} ${i.path}; choose another -o folder`);
   }
   const space = o.pose?.space ?? 'auto';
   if (!rec.frames.some((f) => frameHasPerson(f, space)))
@@ -192,8 +179,6 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
   }
   const poseMs = (performance.now() - tPose) / rec.frames.length;
   const stats = recorder.stats();
-  if (stats.personFrames === 0)
-    throw new PuppetInputError(noPersonMessage(rec.frames.length, space), landmarksPath);
   // the frame: the drawing's page grown to hold the posed drawing, at most one drawing size each side
   const W = character.width;
   const H = character.height;
@@ -280,6 +265,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
       character,
       input: { source: landmarksPath, image: { ...rec.image } },
       frame: frameInfo,
+      stats,
     });
     const timing = {
       setupMs: Math.round(setupMs),
@@ -554,16 +540,9 @@ export function backgroundArg(value: string): [number, number, number, number] {
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255, 255];
 }
 
-function positive(name: string, max: number) {
-  return (value: string): number => {
-    const v = Number(value);
-    if (value.trim() === '' || !Number.isFinite(v))
-      throw new InvalidArgumentError(`${name}: '${value}' is not a number`);
-    if (!(v > 0 && v <= max))
-      throw new InvalidArgumentError(`${name}: ${value} is out of range (above 0, at most ${max})`);
-    return v;
-  };
-}
+/** A number above 0 and at most `max`. */
+const positive = (name: string, max: number) =>
+  numberArg(name, `above 0, at most ${max}`, (v) => v > 0 && v <= max);
 
 /** The numeric pose options a command line may set (`--set smoothingMs=60`) or sweep (`--grid smoothingMs=0,30,60`). */
 const NUMERIC_POSE_OPTIONS = Object.keys(DEFAULT_POSE_OPTIONS).filter(
@@ -658,7 +637,6 @@ export async function runPuppetServe(o: {
   print?: (line: string) => void;
 }): Promise<PuppetServeResult> {
   const print = o.print ?? ((l: string) => console.log(l));
-  let files: Record<string, string> | undefined;
   let landmarks = o.landmarks;
   let tmpFile: string | null = null;
   // a drawing the page could not use (an empty mask, a char_cfg.yaml missing joints) fails here, in
@@ -680,7 +658,6 @@ export async function runPuppetServe(o: {
       port: o.port ?? DEFAULT_PUPPET_PORT,
       character: o.character,
       landmarks,
-      files,
     });
   } catch (e) {
     if (tmpFile) fs.rmSync(path.dirname(tmpFile), { recursive: true, force: true });
@@ -792,7 +769,7 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       )
       .argument(
         '[character]',
-        'AnimatedDrawings folder (texture.png, mask.png, char_cfg.yaml) or an image (.png)',
+        'AnimatedDrawings folder (texture.png, mask.png, char_cfg.yaml) or an image (.png, .jpg)',
       )
       .option(
         '--landmarks <recording.json>',
@@ -809,7 +786,7 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       )
       .option(
         '--joints',
-        'draw the joints (coloured by state: measured green, held yellow, inferred orange, rest grey) over the frames',
+        'draw the joints over the frames, coloured by state as in the page: measured green, held amber, parent blue, child purple, torso orange, rest grey',
       )
       .option(
         '--background <colour>',
@@ -820,8 +797,6 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       .option('--set <option=value>', 'a pose option (repeatable), e.g. smoothingMs=60 (POSE.md)', setArg)
       .option('-q, --quiet', 'print nothing but errors'),
   ).action(async (characterArg: string | undefined, opts) => {
-    if (typeof opts.out !== 'string' || opts.out.trim() === '')
-      throw new InvalidArgumentError('--out: empty path; name an output folder');
     if (characterArg !== undefined && opts.landmarks === undefined)
       throw new InvalidArgumentError(
         '--landmarks: name the recording that drives the drawing (or give neither for the embedded default)',
@@ -899,8 +874,6 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
   ).action(async (recordings: string[], opts) => {
     if (opts.seeds !== undefined && opts.noise === undefined)
       throw new InvalidArgumentError('--seeds applies to --noise');
-    if (opts.json !== undefined && opts.json.trim() === '')
-      throw new InvalidArgumentError('--json: empty path');
     const r = await withInterrupts('kind puppet tune', () =>
       runPuppetTune({
         recordings,

@@ -20,9 +20,9 @@ import { runWorkerPool as runPool } from '../io/node/workerPool';
 import { parseRigProfile, type RigProfile } from '../qa';
 import { buildQaFile, type QaClipEntry, type QaFile, qaFileToJson } from '../qa-report';
 import { type ChartAssets, renderQaHtml } from '../qa-report/html';
+import { numberArg, outDirArg } from './args';
 import { checkOutputDir, ensureOutputDir, refuseOverwritingInputs, writeFilesAtomically } from './files';
 import { readJsonArgument } from './jsonArgument';
-import { outDirArg } from './outDirArg';
 import { evaluatePair, QA_WORKER_MARK, type QaJob, type QaWorkerReply } from './qaWorker';
 import { FPS_RANGE, fpsInRange } from './retarget';
 
@@ -367,16 +367,6 @@ export function formatQaSummary(r: QaRunResult, worst = 5): string {
   return lines.join('\n');
 }
 
-function numberOption(name: string, what: string, check: (v: number) => boolean) {
-  return (value: string): number => {
-    const v = Number(value);
-    if (value.trim() === '' || !Number.isFinite(v))
-      throw new InvalidArgumentError(`${name}: '${value}' is not a number`);
-    if (!check(v)) throw new InvalidArgumentError(`${name}: ${value} is out of range (${what})`);
-    return v;
-  };
-}
-
 /**
  * Add `kind qa` to the program. `setExitCode` receives the command's exit code (0, 1 or 3) when the
  * report was written; errors before that are thrown (exit 1 or 2 by `main`).
@@ -397,7 +387,7 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
     .option(
       '--lambda <x>',
       'weight of the hand twist in the wrist measure (default 0.6)',
-      numberOption('--lambda', '0..10', (v) => v >= 0 && v <= 10),
+      numberArg('--lambda', '0..10', (v) => v >= 0 && v <= 10),
     )
     .addOption(
       new Option('--sampling <mode>', 'time matching of the two clips')
@@ -410,18 +400,16 @@ export function registerQaCommand(program: Command, setExitCode: (code: number) 
     .option(
       '--fps <n>',
       'sampling rate for glTF clips with uneven keys',
-      numberOption('--fps', FPS_RANGE.text, fpsInRange),
+      numberArg('--fps', FPS_RANGE.text, fpsInRange),
     )
     .option('--batch', 'compare every clip of two folders (worker threads, one review queue)')
     .option(
       '--jobs <n>',
       'worker threads with --batch (default: the number of CPUs)',
-      numberOption('--jobs', 'a whole number 1..256', (v) => Number.isInteger(v) && v >= 1 && v <= 256),
+      numberArg('--jobs', 'a whole number 1..256', (v) => Number.isInteger(v) && v >= 1 && v <= 256),
     )
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (golden: string, retargeted: string, opts) => {
-      if (typeof opts.out !== 'string' || opts.out.trim() === '')
-        throw new InvalidArgumentError('--out: empty path; name an output folder');
       if (opts.jobs !== undefined && !opts.batch) throw new InvalidArgumentError('--jobs applies to --batch');
       const common: QaOptions = {
         outDir: opts.out,

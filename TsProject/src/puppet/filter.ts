@@ -60,13 +60,14 @@ export class ConfidenceFilter {
    * @param out filtered joints (not inJ). Remembered as the previous value unless commit() replaces it.
    */
   step(inJ: JointSet, dtMs: number, out: JointSet): void {
-    // the time goes through a typed array: a double passed to a call V8 does not inline is boxed per frame
-    this.dtBox[0] = dtMs;
+    // the time goes through a typed array: a double passed to a call V8 does not inline is boxed per frame;
+    // a NaN or negative step counts as 0 (run() and hold() read it there)
+    this.dtBox[0] = Number.isFinite(dtMs) && dtMs > 0 ? dtMs : 0;
     this.run(inJ, out);
   }
 
   private run(inJ: JointSet, out: JointSet): void {
-    const dtMs = this.dtBox[0];
+    const dt = this.dtBox[0];
     const o = this.options;
     const thr = o.visibilityThreshold;
     computeBodyScale(inJ, thr);
@@ -74,7 +75,6 @@ export class ConfidenceFilter {
     if (s0 > 0) this.bodyScale = this.bodyScale > 0 ? this.bodyScale + 0.2 * (s0 - this.bodyScale) : s0;
     const jump = o.outlierJump * this.bodyScale;
     const jump2 = jump * jump;
-    const dt = Number.isFinite(dtMs) && dtMs > 0 ? dtMs : 0;
     const prev = this.prev;
     const speedAlpha = 1 - Math.exp(-dt / SPEED_TAU_MS);
     for (let j = 0; j < J; j++) {
@@ -167,10 +167,9 @@ export class ConfidenceFilter {
     this.heldCount[j] = 0;
   }
 
-  /** Keep the previous value of joint j; the frame's time step is dtBox[0] (as run() reads it). */
+  /** Keep the previous value of joint j; the frame's time step is dtBox[0], as run() reads it. */
   private hold(j: number, out: JointSet): void {
-    const dtMs = this.dtBox[0];
-    const dt = Number.isFinite(dtMs) && dtMs > 0 ? dtMs : 0;
+    const dt = this.dtBox[0];
     const p = this.prev;
     out.x[j] = p.x[j];
     out.y[j] = p.y[j];

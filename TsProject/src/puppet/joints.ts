@@ -24,6 +24,7 @@
  * Pose space: y down, aspect-correct (types.ts header): image landmarks as (x * width, y * height) pixels, or
  * world landmarks as (x, y) metres.
  */
+import { personSpace } from './landmarks';
 import type { PoseOptions } from './options';
 import { type JointSet, JointStateCode, type Landmark, type PoseFrame, type PuppetJointName } from './types';
 
@@ -184,17 +185,14 @@ export function landmarksToJoints(
   const world = frame.worldLandmarks;
   const hasImage = lms !== undefined && lms.length === N;
   const hasWorld = world !== undefined && world.length === N;
-  let useWorld: boolean;
-  if (options.space === 'image') useWorld = false;
-  else if (options.space === 'world') useWorld = true;
-  // auto: the image landmarks when the frame has them; the world ones only when it has no image
-  // landmarks at all (`landmarks: []` is a frame with no person, whatever else it carries)
-  else useWorld = lms === undefined && hasWorld;
-  info.space = useWorld ? 'world' : 'image';
+  // the image landmarks, or the world ones (landmarks.ts personSpace: the same rule for every caller)
+  const found = personSpace(frame, options.space);
+  const useWorld = found === 'world';
+  info.space = found ?? (options.space === 'world' ? 'world' : 'image');
   info.visibilityUnknown = false;
   info.bodyScale = 0;
   const src = useWorld ? world : lms;
-  if (!(useWorld ? hasWorld : hasImage) || src === undefined) {
+  if (found === null || src === undefined) {
     info.personFound = false;
     out.confidence.fill(0);
     out.state.fill(JointStateCode.Measured);

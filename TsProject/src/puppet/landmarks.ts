@@ -36,16 +36,24 @@ export function makeLandmark(
 }
 
 /**
- * Whether the pose side finds a person in `frame` in this pose space (joints.ts `landmarksToJoints`): 33
- * image landmarks; with 'auto' also 33 world landmarks in a frame without a `landmarks` field; with
- * 'world' 33 world landmarks.
+ * Where the pose side finds the person of `frame` (joints.ts `landmarksToJoints` reads it from there):
+ * 'image' for 33 image landmarks; with space 'auto', 'world' for 33 world landmarks in a frame without a
+ * `landmarks` field (`landmarks: []` is a frame with no person, whatever else it carries); with 'world',
+ * 'world' for 33 world landmarks; null when there is no person in that space.
  */
+export function personSpace(
+  frame: PoseFrame,
+  space: 'auto' | 'image' | 'world' = 'auto',
+): 'image' | 'world' | null {
+  const world = frame.worldLandmarks?.length === POSE_LANDMARK_COUNT;
+  if (space === 'world') return world ? 'world' : null;
+  if (frame.landmarks?.length === POSE_LANDMARK_COUNT) return 'image';
+  return space === 'auto' && frame.landmarks === undefined && world ? 'world' : null;
+}
+
+/** Whether the pose side finds a person in `frame` in this pose space ({@link personSpace}). */
 export function frameHasPerson(frame: PoseFrame, space: 'auto' | 'image' | 'world' = 'auto'): boolean {
-  if (space === 'world') return frame.worldLandmarks?.length === POSE_LANDMARK_COUNT;
-  if (frame.landmarks?.length === POSE_LANDMARK_COUNT) return true;
-  return (
-    space === 'auto' && frame.landmarks === undefined && frame.worldLandmarks?.length === POSE_LANDMARK_COUNT
-  );
+  return personSpace(frame, space) !== null;
 }
 
 /** A frame with both landmark fields present (undefined when absent): see {@link makeLandmark}. */

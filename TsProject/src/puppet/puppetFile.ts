@@ -192,6 +192,8 @@ export class PuppetRecorder {
     character: Character;
     input: { source: string; image: { width: number; height: number } };
     frame: PuppetFile['frame'];
+    /** The figures, when the caller has them already from {@link stats} (its lag search is not cheap). */
+    stats?: PuppetStats;
   }): PuppetFile {
     const c = o.character;
     const rest = c.restJoints;
@@ -229,7 +231,7 @@ export class PuppetRecorder {
           state: JOINT_STATES[this.drawing[f].state[j]],
         })),
       })),
-      stats: this.stats(),
+      stats: o.stats ?? this.stats(),
     };
     return file;
   }
