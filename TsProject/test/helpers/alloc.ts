@@ -1,28 +1,94 @@
 /**
  * Bytes allocated on the JS heap per call of `fn`: the growth of V8's new space (where every new object
- * and boxed number is allocated) over `n` calls, after a warm-up that lets the JIT optimise `fn`;
- * the smallest of three tries (a try during which a scavenge emptied new space reads low, never high,
- * and is discarded by taking the smallest non-negative reading). New space only: code the JIT compiles
- * and objects promoted by a collection are not counted, so compiling `fn` does not look like
- * allocation. A single allocated object is >= 16 bytes, so per-call allocation reads >= 16 here, and
- * allocation-free code reads close to 0.
+ * and boxed number is allocated) over `n` calls, after a warm-up that lets the JIT optimise `fn` and
+ * everything it calls; the smallest of three tries (a try during which a scavenge emptied new space reads
+ * low, never high, and is discarded by taking the smallest non-negative reading). New space only: code
+ * the JIT compiles and objects promoted by a collection are not counted, so compiling `fn` does not look
+ * like allocation. A single allocated object is >= 16 bytes, so per-call allocation reads >= 16 / call,
+ * and allocation-free code reads below 0.05 (the fixed cost of reading the heap statistics, measured once with an
+ * empty function, is taken off).
+ *
+ * Deterministic with respect to when V8 optimises: it runs only in a process started by `runAllocProbe`
+ * (./allocProbe), whose flags make V8 compile optimised code on the main thread
+ * (`--no-concurrent-recompilation`, `--no-concurrent-osr`). V8 decides to optimise a function from the
+ * bytecode it has executed (its interrupt budget), not from the clock, so after the warm-up the same
+ * functions are optimised on a loaded machine as on a quiet one; with background compilation (V8's
+ * default) a busy machine delays the optimised code and the measured windows can still run baseline code,
+ * which boxes every double it computes (issue 26: the hub read 16.7 B/frame under jest's workers).
+ * After the warm-up `fn` itself is optimised explicitly (`%OptimizeFunctionOnNextCall`, natives syntax).
+ * Throws when called elsewhere (e.g. in a jest worker), so no test can measure the machine's load.
  */
 import * as v8 from 'node:v8';
+
+/** The V8 flags `runAllocProbe` starts a probe process with (see the module comment). */
+export const ALLOC_PROBE_FLAGS = [
+  '--expose-gc',
+  '--allow-natives-syntax',
+  '--no-concurrent-recompilation',
+  '--no-concurrent-osr',
+] as const;
 
 function newSpaceUsed(): number {
   for (const s of v8.getHeapSpaceStatistics()) if (s.space_name === 'new_space') return s.space_used_size;
   return 0;
 }
 
+type Natives = { prepare: (f: () => void) => void; optimizeNext: (f: () => void) => void };
+let natives: Natives | null = null;
+
+function requireDeterministicProcess(): Natives {
+  if (natives) return natives;
+  const missing = ALLOC_PROBE_FLAGS.filter((f) => !process.execArgv.includes(f));
+  if (missing.length > 0 || typeof (globalThis as { gc?: unknown }).gc !== 'function') {
+    throw new Error(
+      `bytesPerCall: this process lacks ${missing.join(' ') || '--expose-gc'}; measure allocation through ` +
+        'runAllocProbe (test/helpers/allocProbe), where V8 optimises on the main thread and the reading ' +
+        'does not depend on how busy the machine is',
+    );
+  }
+  // Natives syntax is parsed only in code compiled at run time (the bundler cannot read `%F(...)`).
+  natives = {
+    prepare: new Function('f', '%PrepareFunctionForOptimization(f);') as Natives['prepare'],
+    optimizeNext: new Function('f', '%OptimizeFunctionOnNextCall(f);') as Natives['optimizeNext'],
+  };
+  return natives;
+}
+
+/** New-space growth over one window of `n` calls, after a full collection. */
+function window(fn: () => void, n: number): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  const before = newSpaceUsed();
+  for (let i = 0; i < n; i++) fn();
+  return newSpaceUsed() - before;
+}
+
+let overhead = -1;
+
+/** The fixed bytes one window reads with nothing in it (the statistics objects `newSpaceUsed` makes). */
+function windowOverhead(): number {
+  if (overhead >= 0) return overhead;
+  const empty = () => {};
+  for (let i = 0; i < 1000; i++) empty();
+  let least = Number.POSITIVE_INFINITY;
+  for (let t = 0; t < 3; t++) {
+    const g = window(empty, 1000);
+    if (g >= 0 && g < least) least = g;
+  }
+  overhead = Number.isFinite(least) ? least : 0;
+  return overhead;
+}
+
 export function bytesPerCall(fn: () => void, n = 20000): number {
+  const { prepare, optimizeNext } = requireDeterministicProcess();
+  const fixed = windowOverhead();
+  prepare(fn);
   for (let i = 0; i < 5 * n; i++) fn();
+  optimizeNext(fn);
+  fn();
   const tries: number[] = [];
   for (let t = 0; t < 3; t++) {
-    (globalThis as { gc?: () => void }).gc?.();
-    const before = newSpaceUsed();
-    for (let i = 0; i < n; i++) fn();
-    const grown = newSpaceUsed() - before;
-    if (grown >= 0) tries.push(grown / n);
+    const grown = window(fn, n);
+    if (grown >= 0) tries.push(Math.max(0, grown - fixed) / n);
   }
   return tries.length > 0 ? Math.min(...tries) : 0;
 }
