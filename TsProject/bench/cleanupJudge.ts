@@ -12,7 +12,9 @@
  * the command wrote, so whatever the command does inside is what is judged.
  *
  * Printed: a per-take table of the clean takes per model, a pooled summary per degradation kind and over
- * everything, and the detector table (precision/recall/F1 against the reference contacts). Options:
+ * everything (sums over takes; the noise copies dominate the slide sums, so the share removed is also
+ * given with every set weighted equally), and the detector table (precision/recall/F1 against the
+ * reference contacts, pooled over frames). Options:
  *   --json FILE       write every figure (per take, kind and model, and the pooled ones) to FILE
  *   --models a,b      contact models to run (default: rule, and learned when `kind cleanup --help` lists it)
  *   --kinds a,b       clean,noise,drift,shift,fps25,fps30,uneven (default: all)
@@ -465,6 +467,14 @@ export async function runCleanupJudge(args: string[]): Promise<void> {
       ];
       console.log(`\n== ${model}: pooled per set`);
       console.log(pooledRows(groups[model]));
+      // the sums are dominated by the noise copies (1 cm white noise moves a planted foot ~1.8 cm a frame):
+      // also the removed share with every set weighted equally
+      const sets = groups[model].filter((g) => o.kinds.includes(g.name as Kind) && g.p.takes > 0);
+      const mean = (k: 'heel' | 'toe' | 'pooled') =>
+        sets.reduce((acc, g) => acc + g.p.slide[k].removedPercent, 0) / Math.max(1, sets.length);
+      console.log(
+        `  slide removed with the ${sets.length} sets weighted equally: support ${pct(mean('pooled'))} (heel ${pct(mean('heel'))}, toe ${pct(mean('toe'))})`,
+      );
       const all = groups[model][groups[model].length - 1].p;
       console.log(
         `  worst jump: ${f1(all.jump.maxCm)} cm at ${all.jump.where}; straightest new knee: ${f1(all.knees.worstDeg)}° at ${all.knees.where || '-'}; ` +

@@ -15,6 +15,7 @@ import {
   eulerToQuat,
   footContact,
   hashSeed,
+  hipsAndHead,
   legTrack,
   mapReference,
   measureCleanup,
@@ -597,7 +598,7 @@ const FK_TAKES = [
 ];
 
 describeWithData('judge: forward kinematics agrees with src on the real takes', () => {
-  it.each(FK_TAKES)('%s: leg joints within 1e-4 m on every frame', (take) => {
+  it.each(FK_TAKES)('%s: hips and leg joints within 1e-4 m on every frame', (take) => {
     const text = fs.readFileSync(dataPath(take), 'utf8');
     const b: BvhText = read(text, take);
     const { frame } = legTrack(b);
@@ -614,6 +615,7 @@ describeWithData('judge: forward kinematics agrees with src on the real takes', 
       const l = frame.legs[s];
       return [l.hip, l.knee, l.ankle, ...(l.toe >= 0 ? [l.toe] : [])];
     });
+    joints.push(hipsAndHead(b, frame.legs).hips);
     let worst = 0;
     for (let f = 0; f < b.frameCount; f++) {
       forwardKinematics(

@@ -234,6 +234,8 @@ export interface LegTrack {
   up: UpAxis;
   /** Per side and point: `Float64Array(frameCount * 3)` world positions, metres, the file's axes. */
   points: Record<Side, Record<LegPointName, Float64Array>>;
+  /** The hips joint (nearest common ancestor of the hip joints), `Float64Array(frameCount * 3)`. */
+  hips: Float64Array;
 }
 
 /** How a take was read: shared by a source and its cleaned copy (same skeleton). */
@@ -276,8 +278,16 @@ export function legTrack(
       toe: pick(toePointSources(bvh, leg, world)),
     };
   }
+  const { hips } = hipsAndHead(bvh, legs);
   return {
-    track: { frameCount: F, frameTime: bvh.frameTime, scale: unit.scale, up, points },
+    track: {
+      frameCount: F,
+      frameTime: bvh.frameTime,
+      scale: unit.scale,
+      up,
+      points,
+      hips: pick([Math.max(0, hips)]),
+    },
     frame: { legs, scale: unit.scale, unitRule: unit.rule, up },
   };
 }

@@ -40,6 +40,15 @@
  * The level used to measure penetration, `groundLevel`, is L(f) where it is defined and otherwise the
  * L of the nearest frame in time that has one (a foot in the air is held to the level it last or next
  * rests at).
+ *
+ * What it finds on the shared takes (checked frame by frame on printed heights and speeds): in the
+ * Bandai walk each stance is one contact run per point (left foot frames 45-59 of a 32-frame cycle, the
+ * heel supporting to frame 56, then the toe); the feet of the 33 takes are in contact on 5-100 % of the
+ * frames (a high-kick dance 5-10 %, a standing basketball dribble 98-100 %); CMU 001_08 (iClone) has
+ * contacts on the ground and on a platform 0.9 m up the child climbs onto, CMU 01_14 on the ground and
+ * 1.45 m up where the feet hook over a bar. Known limits: a heel held still on tiptoe for more than
+ * 0.25 s becomes a heel contact at the raised level (the toe is in contact too, so the foot's contact is
+ * right; only the supporting point is the heel); a 30 fps run's stance is 2-3 still frames per point.
  */
 import { type LegTrack, SIDES, type Side } from './legs';
 
