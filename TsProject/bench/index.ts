@@ -8,6 +8,8 @@
  * (`npm run bench -- live`);
  * `filter-sweep` runs the source filter's parameter sweep instead (bench/filterSweep.ts; the README's table);
  * `cleanup-table` prints the README's per-take table of `kind cleanup` instead (bench/cleanupTable.ts);
+ * `cleanup-judge [--json FILE] [...]` judges `kind cleanup` from outside instead (bench/cleanupJudge.ts: the
+ * built command over every shared take and degraded copies, measured with test/helpers/judge);
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
  * ~5 s on the first (or given) take, for `node --cpu-prof dist/bench.cjs --profile ...`.
  * Data: /work/shared/data (or $KIND_SHARED_DATA); falls back to the embedded default sample with a note.
@@ -15,6 +17,7 @@
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { parseBvh } from '../src/io/bvh';
 import { runCleanupBench } from './cleanupBench';
+import { runCleanupJudge } from './cleanupJudge';
 import { runCleanupTable } from './cleanupTable';
 import { runContactBench } from './contactBench';
 import { runFilterSweep } from './filterSweep';
@@ -54,6 +57,10 @@ async function main(): Promise<void> {
   }
   if (args[0] === 'cleanup-table') {
     await runCleanupTable();
+    return;
+  }
+  if (args[0] === 'cleanup-judge') {
+    await runCleanupJudge(args.slice(1));
     return;
   }
   const pi = args.indexOf('--profile');
