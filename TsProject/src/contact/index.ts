@@ -6,6 +6,7 @@
  */
 export * from './features';
 export * from './floor';
+export * from './ground';
 export * from './mlp';
 export { loadShippedContactModel, SHIPPED_MODEL_INFO } from './model/weights';
 export * from './probabilities';

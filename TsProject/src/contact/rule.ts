@@ -25,10 +25,14 @@ function sigmoid(x: number): number {
   return 1 / (1 + Math.exp(-x));
 }
 
-/** Rule probability of one grid frame from its features at `k` (see the module doc). */
-export function ruleProbability(features: Float32Array, k: number): number {
-  const ah = features[k];
-  const th = features[k + 1];
+/**
+ * Rule probability of one grid frame from its features at `k` (see the module doc). `ground`: the
+ * local ground at this frame above the contact level, leg lengths (./ground.ts; 0 = the take's contact
+ * level, as the features measure heights): heights are taken above it.
+ */
+export function ruleProbability(features: Float32Array, k: number, ground = 0): number {
+  const ah = features[k] - ground;
+  const th = features[k + 1] - ground;
   const useToe = th < ah;
   const hgt = useToe ? th : ah;
   const spd = useToe ? features[k + 3] : features[k + 2];
@@ -37,10 +41,15 @@ export function ruleProbability(features: Float32Array, k: number): number {
   return Math.min(ph, pv);
 }
 
-/** Rule probabilities of one foot over the grid (`Float32Array(G)`). */
-export function ruleGrid(features: Float32Array, gridCount: number): Float32Array {
+/**
+ * Rule probabilities of one foot over the grid (`Float32Array(G)`). `ground` (optional,
+ * `Float32Array(G)`, leg lengths): the local ground per grid frame (./ground.ts `localGround`); without
+ * it every height is measured from the take's one contact level (the labels the model was trained on).
+ */
+export function ruleGrid(features: Float32Array, gridCount: number, ground?: Float32Array): Float32Array {
   const out = new Float32Array(gridCount);
-  for (let g = 0; g < gridCount; g++) out[g] = ruleProbability(features, g * FEATURE_COUNT);
+  for (let g = 0; g < gridCount; g++)
+    out[g] = ruleProbability(features, g * FEATURE_COUNT, ground ? ground[g] : 0);
   return out;
 }
 
