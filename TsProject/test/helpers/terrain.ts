@@ -6,8 +6,8 @@
  * How (independent of the contact detector and of the cleanup): a foot's stances are its runs of
  * frames where the ankle or the toe moves slower than 0.25 m/s (over +-1/60 s) for at least 1/12 s.
  * A stance standing at horizontal position p (the median of its lower joint) is raised by
- * `height(p)`; between two stances the raise moves from one to the next with a smoothstep over the
- * swing; the hips are raised by the smaller raise of the two feet (the body rides on the lower foot).
+ * `height(p)`; between two stances the raise moves from one to the next with the foot's horizontal
+ * progress from one stance to the next (a smoothstep in time when the foot steps in place); the hips are raised by the smaller raise of the two feet (the body rides on the lower foot).
  * Each leg is then solved (src/ik LegDLS, the cleanup's solver) so its ankle reaches its source
  * position plus its raise, and the foot keeps its source world rotation (toes follow the foot).
  * Y-up and Z-up takes both work (the up axis is the take's, from hips to head).
@@ -88,22 +88,44 @@ export function terrainClip(clip: Clip, height: (p: [number, number, number]) =>
         v.sort((a, b) => a - b);
         return v[v.length >> 1];
       }) as [number, number, number];
-      return { ...r, raise: height(med) };
+      return { ...r, at: med, raise: height(med) };
     });
-    st[foot] = list;
     const o = new Float64Array(F);
+    const flat = (a: number[], b: number[]) => {
+      let d = 0;
+      for (let c = 0; c < 3; c++) d += (a[c] - b[c]) * (a[c] - b[c]);
+      const v = (a[0] - b[0]) * up[0] + (a[1] - b[1]) * up[1] + (a[2] - b[2]) * up[2];
+      return Math.sqrt(Math.max(0, d - v * v));
+    };
     if (list.length > 0) {
+      // before the first stance and after the last, the foot goes on toward where it is at the take's
+      // first (last) frame, on the ground there
+      const end = (f: number) => {
+        const at = [0, 1, 2].map((c) => low[3 * f + c]) as [number, number, number];
+        return { start: f, end: f + 1, at, raise: height(at) };
+      };
+      if (list[0].start > 0) list.unshift(end(0));
+      if (list[list.length - 1].end < F) list.push(end(F - 1));
       for (let f = 0; f < F; f++) {
         const next = list.findIndex((r) => r.end > f);
         if (next < 0) o[f] = list[list.length - 1].raise;
         else if (f >= list[next].start || next === 0) o[f] = list[next].raise;
         else {
+          // in the swing: by the horizontal progress from one stance to the next (on a slope the foot
+          // follows the ground), by time when the foot steps in place
           const a = list[next - 1];
           const b = list[next];
-          o[f] = a.raise + (b.raise - a.raise) * smooth((f - a.end + 1) / (b.start - a.end + 1));
+          const total = flat(a.at, b.at);
+          const p = [0, 1, 2].map((c) => low[3 * f + c]);
+          const u =
+            total > 0.05
+              ? Math.max(0, Math.min(1, flat(p, a.at) / total))
+              : smooth((f - a.end + 1) / (b.start - a.end + 1));
+          o[f] = a.raise + (b.raise - a.raise) * u;
         }
       }
     }
+    st[foot] = list.filter((r) => r.end - r.start > 1).map(({ start, end, raise }) => ({ start, end, raise }));
     raise[foot] = o;
   }
   const out: Clip = { ...clip, rotations: clip.rotations.slice(), translations: clip.translations.slice() };
