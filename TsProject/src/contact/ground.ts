@@ -7,7 +7,7 @@
  * On the 60 Hz feature grid, per foot (heights are the features' `min(ankle, toe)` above the take's
  * contact levels, in leg lengths L):
  * 1. Still runs: grid frames where the lower joint moves horizontally slower than {@link GROUND_STILL}
- *    and the ankle vertically slower than it (gaps of up to {@link GROUND_GAP} frames bridged), for at
+ *    and the ankle vertically slower than it (gaps of up to {@link GROUND_GAP} frames at one level bridged), for at
  *    least {@link GROUND_MIN_RUN} frames (0.15 s). A
  *    foot in free flight cannot stay that still for that long (gravity changes its vertical speed by
  *    1.5 m/s in 0.15 s), so a run is a foot held still: on something, or held up in the air.
@@ -20,8 +20,9 @@
  *    `fitGroundPatches`, planes `n.p + d = 0`, tolerance `GROUND_SNAP`); a run that failed step 2 but
  *    lies on a patch of at least 2 accepted runs, within {@link GROUND_RADIUS} of one of them, is ground
  *    too (`plane`: a foot set down beside one that stood there).
- * 4. Ground per grid frame: the level of the foot's accepted run nearest in time (0 for a floor run, and
- *    0 when the foot has none). The rule then measures heights above it (./rule.ts).
+ * 4. Ground per grid frame: the level of the foot's accepted run nearest in time (0 for a floor run), if
+ *    it is at most {@link GROUND_REACH} frames (0.5 s) away; else 0, the take's contact level (a level
+ *    seen once does not reach across the whole take). The rule then measures heights above it (./rule.ts).
  *
  * Engine-free; set-up time code (allocates its result).
  */
@@ -39,6 +40,8 @@ export const GROUND_GAP = 3;
 export const GROUND_MIN_RUN = 9;
 /** Frames of a run during which the foot must carry the body alone (0.1 s at 60 Hz). */
 export const GROUND_SUPPORT = 6;
+/** Grid frames (0.5 s at 60 Hz) over which a run's level is the foot's ground before and after it. */
+export const GROUND_REACH = 30;
 /** A run this close to the contact level (leg lengths, 0.03 L = 2.7 cm at L = 0.9 m) is on the floor. */
 export const GROUND_SNAP = RULE_HEIGHT / 2;
 /** Largest distance (leg lengths) from an accepted run at which a patch vouches for another run. */
@@ -103,11 +106,12 @@ function footGrid(features: Float32Array, G: number): FootGrid {
     still[g] = h < GROUND_STILL && Math.abs(features[k + 4]) < GROUND_STILL ? 1 : 0;
   }
   // a stance is not perfectly still (a rolling heel, marker noise): gaps of up to GROUND_GAP frames
-  // between still frames are bridged
+  // between still frames at one level (within GROUND_SNAP) are bridged; a jump to another level is not
   let last = -1;
   for (let g = 0; g < G; g++) {
     if (!still[g]) continue;
-    if (last >= 0 && g - last - 1 <= GROUND_GAP) still.fill(1, last + 1, g);
+    if (last >= 0 && g - last - 1 <= GROUND_GAP && Math.abs(low[g] - low[last]) <= GROUND_SNAP)
+      still.fill(1, last + 1, g);
     last = g;
   }
   return { low, still, toe };
@@ -206,7 +210,8 @@ function groundSeries(runs: readonly GroundRun[], foot: FootSide, G: number, L: 
   for (let g = 0; g < G; g++) {
     while (j + 1 < mine.length && mine[j].end <= g && mine[j + 1].start - g < g - (mine[j].end - 1)) j++;
     const r = mine[j];
-    out[g] = r.ground === 'floor' ? 0 : r.level / L;
+    const away = g < r.start ? r.start - g : g >= r.end ? g - r.end + 1 : 0;
+    out[g] = r.ground === 'floor' || away > GROUND_REACH ? 0 : r.level / L;
   }
   return out;
 }
