@@ -125,7 +125,9 @@ export function terrainClip(clip: Clip, height: (p: [number, number, number]) =>
         }
       }
     }
-    st[foot] = list.filter((r) => r.end - r.start > 1).map(({ start, end, raise }) => ({ start, end, raise }));
+    st[foot] = list
+      .filter((r) => r.end - r.start > 1)
+      .map(({ start, end, raise }) => ({ start, end, raise }));
     raise[foot] = o;
   }
   const out: Clip = { ...clip, rotations: clip.rotations.slice(), translations: clip.translations.slice() };
