@@ -107,11 +107,13 @@ canvas.path { cursor: grab; }
 /**
  * Plain ES2017 for the page: `paths(data, state)` draws the section. `data.feet[foot]` carries `before`,
  * `after` ({u, v} per frame), `contact` and `views` (the {@link segmentViews} of the foot, as arrays).
- * It adds to `state.canvases`, and sets `state.paths` to one entry per panel `{foot, index, pxPerCm}`.
+ * It adds to `state.canvases`, sets `state.paths` to one entry per panel `{foot, index, pxPerCm}` and
+ * keeps `state.overview[foot]` at the overview's current pixels per centimetre (it changes as it zooms).
  */
 export const PATHS_SCRIPT = `
   function paths() {
     state.paths = [];
+    state.overview = {};
     function draw(c, d, view, w, h, opts) {
       var r = window.devicePixelRatio || 1;
       c.width = Math.round(w * r); c.height = Math.round(h * r);
@@ -163,6 +165,7 @@ export const PATHS_SCRIPT = `
       var W = c.clientWidth || 600, H = 320;
       function redraw() {
         var pxPerCm = draw(c, d, view, W, H, { anchors: true, gridCm: niceBar(view.span * 100 / 3) });
+        state.overview[foot] = pxPerCm;
         var g = c.getContext('2d');
         g.fillStyle = '#333'; g.font = '12px sans-serif';
         g.fillText(foot + ' ankle (floor plane, ' + (view.span * 100).toFixed(view.span < 0.2 ? 1 : 0) + ' cm across, ' + pxPerCm.toFixed(1) + ' px/cm)', 8, 14);
