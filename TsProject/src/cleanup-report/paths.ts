@@ -90,7 +90,7 @@ export function segmentViews(file: CleanupFile, series: CleanupSeries): Record<F
 /** The section's HTML: per foot, the overview canvas and a grid of segment panels (filled by the script). */
 export function pathsSectionHtml(): string {
   return `<section id="paths"><h2>Ankle paths from above: before (grey) and after (blue); contact frames dotted</h2>
-<p class="muted">Overview per foot at equal aspect: wheel to zoom about the pointer, drag to pan, double-click to reset. Below it, every contact segment on its own scale (grid and bar in centimetres; ✕ the anchor; the slide over the segment before → after).</p>
+<p class="muted">Overview per foot at equal aspect: wheel to zoom about the pointer, drag to pan, double-click to reset. Below it, every contact segment on its own scale (grid and bar in centimetres; red ✕ the anchor; the slide over the segment before → after).</p>
 <div class="paths"><canvas class="path" data-foot="left"></canvas><canvas class="path" data-foot="right"></canvas></div>
 <div class="seg-feet"><div class="seg-grid" data-foot="left"></div><div class="seg-grid" data-foot="right"></div></div></section>`;
 }
@@ -136,14 +136,16 @@ export const PATHS_SCRIPT = `
         g.fillStyle = color;
         for (var f = f0; f < f1; f++) if (d.contact[f]) g.fillRect(px(ser.u[f]) - 1.5, py(ser.v[f]) - 1.5, 3, 3);
       }
+      if (opts.anchor) {
+        // under the paths, so a foot pinned on it stays visible
+        var ax = px(opts.anchor[0]), ay = py(opts.anchor[1]);
+        g.strokeStyle = '#d33'; g.lineWidth = 1.5; g.beginPath();
+        g.moveTo(ax - 5, ay - 5); g.lineTo(ax + 5, ay + 5); g.moveTo(ax - 5, ay + 5); g.lineTo(ax + 5, ay - 5); g.stroke();
+      }
       line(d.before, '#999');
       line(d.after, '#1f5fbf');
       g.fillStyle = '#333'; g.strokeStyle = '#333'; g.font = '11px sans-serif';
       if (opts.anchors) d.views.forEach(function (s) { g.fillText(String(s[0] + 1), px(s[7]) + 3, py(s[8]) - 3); });
-      if (opts.anchor) {
-        var ax = px(opts.anchor[0]), ay = py(opts.anchor[1]);
-        g.beginPath(); g.moveTo(ax - 4, ay - 4); g.lineTo(ax + 4, ay + 4); g.moveTo(ax - 4, ay + 4); g.lineTo(ax + 4, ay - 4); g.stroke();
-      }
       var bar = opts.barCm || niceBar(view.span * 100 / 3);
       var bl = bar / 100 * k;
       g.lineWidth = 2; g.beginPath(); g.moveTo(6, h - 8); g.lineTo(6 + bl, h - 8); g.stroke();

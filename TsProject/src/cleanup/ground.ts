@@ -3,22 +3,23 @@
  * take's ground levels, and heights above the local ground for the metrics (penetration, skating).
  *
  * Each segment (anchors.ts) is a contact point: the horizontal position of the foot's lowest joint (ankle
- * or toe, per frame; the median over the segment) and its contact height (the median height of that joint
- * over the segment's stable frames, above the global floor). The
- * points of both feet are split into ground patches (src/core `fitGroundPatches`: flat or tilted planes
- * `n.p + d = 0`, tolerance `stepTolerance`; a tilted patch needs at least 3 contacts that agree on it); a
- * patch is one ground level. Every segment stands at its own height (the foot is pinned where it rests,
- * not moved onto a fitted plane), on a plane of its level's orientation through its contact point: on a
- * slope the toe's ground is higher or lower than the heel's. On a flat level, a segment within
- * `stepTolerance` of the floor stands on the floor (height 0), as before. The segment's `ground`, `lift`,
- * `ankleHeight` and `anchor` are set from that ({@link settleOnGround}).
+ * or toe, per frame; the median over the segment) and its ground height above the global floor: 0 for a
+ * segment anchors.ts put on the floor (its contact within `stepTolerance` of it), else the segment's own
+ * low level, the {@link GROUND_QUANTILE} quantile of its lowest joint's height over its frames (a heel or
+ * a toe raised within the contact, a relevé, stays above its ground instead of half of it counting as
+ * below a median). The points of both feet are split into ground patches (src/core `fitGroundPatches`:
+ * flat or tilted planes `n.p + d = 0`, tolerance `stepTolerance`; a tilted patch needs at least 3
+ * contacts that agree on it); a patch is one ground level. The ground of each segment is a plane of its
+ * level's orientation through its contact point: on a slope the toe's ground is higher or lower than the
+ * heel's. Only the segments' `ground` is set here ({@link settleOnGround}): no foot is moved onto a fitted
+ * plane, each contact is pinned at its own height (anchors.ts, cleanup.ts).
  *
- * Local ground per frame ({@link footGround}): inside a segment, the segment's plane; between two
- * segments of the foot, the lower of the two planes at the joint (a foot in the air between a box and the
- * floor is measured against the floor); before the first and after the last, the lower of that segment's
- * plane and the global floor (the take's ends may stand where no contact was found: a T-pose frame 0); a
- * foot with no segment, the global floor. Penetration is the depth of the foot's lowest joint (ankle or toe)
- * below it.
+ * Local ground per frame ({@link footGround}): inside a segment, the segment's plane; elsewhere the lowest
+ * of the planes of the foot's segments before and after the frame and the global floor, at the joint (a
+ * foot in the air between two contacts on a climbing frame may pass over the floor under it, and a take's
+ * ends may stand where no contact was found: a T-pose frame 0); a foot with no segment, the global floor.
+ * Penetration is the depth of the foot's lowest joint (ankle or toe) below it: below the contact's own
+ * ground during a contact, below every ground around it between contacts.
  *
  * Engine-free; set-up and report time code (allocates).
  */
@@ -60,20 +61,18 @@ function median(values: number[]): number {
   return s.length % 2 ? s[m] : 0.5 * (s[m - 1] + s[m]);
 }
 
-/** Move a segment to stand on `ground` (metres above the floor), keeping its contact height. */
-function setGround(s: SegmentAnchor, ground: number, n: readonly number[]): void {
-  const contact = s.ground + s.lift;
-  const lift = contact - ground;
-  const dh = s.lift - lift;
-  s.ground = ground;
-  s.lift = lift;
-  s.ankleHeight += dh;
-  for (let k = 0; k < 3; k++) s.anchor[k] += n[k] * dh;
+/** The `q`-quantile (0..1) of `values` (nearest rank). */
+function quantile(values: number[], q: number): number {
+  const s = values.slice().sort((a, b) => a - b);
+  return s[Math.max(0, Math.min(s.length - 1, Math.floor(q * (s.length - 1))))];
 }
+
+/** Share of a segment's frames below its ground level (its lowest joint's 10th percentile). */
+export const GROUND_QUANTILE = 0.1;
 
 /**
  * Find the ground levels of the segments of both feet and set each segment's ground (see the module doc).
- * Edits the anchors in place (`ground`, `lift`, `ankleHeight`, `anchor`).
+ * Edits the anchors' `ground` in place (never their anchor, height or lift: no foot is moved by it).
  * @param stepTolerance metres: the patch tolerance, and a flat level this near the floor is the floor.
  */
 export function settleOnGround(
@@ -91,15 +90,20 @@ export function settleOnGround(
     anchors[foot].forEach((s, index) => {
       const xs: number[] = [];
       const ys: number[] = [];
+      const hs: number[] = [];
       for (let f = s.start; f < s.end; f++) {
         const o = 3 * f;
-        const p =
-          tr.toe && floorHeight(floor, tr.toe, o) < floorHeight(floor, tr.ankle, o) ? tr.toe : tr.ankle;
+        const ha = floorHeight(floor, tr.ankle, o);
+        const ht = tr.toe ? floorHeight(floor, tr.toe, o) : Infinity;
+        const p = tr.toe && ht < ha ? tr.toe : tr.ankle;
         xs.push(e1[0] * p[o] + e1[1] * p[o + 1] + e1[2] * p[o + 2]);
         ys.push(e2[0] * p[o] + e2[1] * p[o + 1] + e2[2] * p[o + 2]);
+        hs.push(Math.min(ha, ht));
       }
       refs.push({ foot, index });
-      points.push({ x: median(xs), y: median(ys), h: s.ground + s.lift });
+      // a segment anchors.ts put on the floor stays there; any other stands on its own low level
+      const h = s.ground === 0 ? 0 : Math.min(s.ground, quantile(hs, GROUND_QUANTILE));
+      points.push({ x: median(xs), y: median(ys), h });
     });
   }
   const segmentLevel = { left: anchors.left.map(() => -1), right: anchors.right.map(() => -1) };
@@ -118,9 +122,9 @@ export function settleOnGround(
     const grounds: number[] = [];
     for (const m of p.members) {
       const q = points[m];
-      const g = !tilted && Math.abs(q.h) <= stepTolerance ? 0 : q.h;
+      const g = q.h;
       const { foot, index } = refs[m];
-      setGround(anchors[foot][index], g, n);
+      anchors[foot][index].ground = g;
       grounds.push(g);
       // the level's orientation through the segment's own contact point (at height g above the floor)
       let d = 0;
@@ -224,10 +228,13 @@ function jointAbove(g: FootGround, floor: FloorEstimate, p: Float64Array, f: num
   const a = g.before[f];
   const b = g.after[f];
   const o = 3 * f;
-  // before the first segment and after the last, the floor stands in for the unknown side
-  const ha = a >= 0 ? above(g, a, p, o) : floorHeight(floor, p, o);
-  const hb = b >= 0 ? above(g, b, p, o) : floorHeight(floor, p, o);
-  return Math.max(ha, hb); // above the lower plane = the larger height
+  const hf = floorHeight(floor, p, o);
+  if (a >= 0 && a === b) return above(g, a, p, o);
+  // between contacts the foot may pass over ground no contact stood on (a lower step, the floor under
+  // a climbing frame): the lowest of the grounds around it and the floor (above it = the largest height)
+  const ha = a >= 0 ? above(g, a, p, o) : hf;
+  const hb = b >= 0 ? above(g, b, p, o) : hf;
+  return Math.max(ha, hb, hf);
 }
 
 /**
