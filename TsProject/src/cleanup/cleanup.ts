@@ -1,10 +1,11 @@
 /**
  * Foot-slide cleanup of a clip from per-foot contact probabilities (issue 11, points 4-10).
  *
- * Pipeline: segments (segments.ts) -> anchors (anchors.ts) on their local ground (ground.ts) -> per frame, for every foot with a
- * correction weight > 0: optional root correction, then damped-least-squares leg IK (src/ik/dls.ts)
- * toward the foot's target, blended by the weight, written back as local rotations of the thigh, shin
- * and foot (the foot keeps its source world rotation) -> metrics before and after (metrics.ts).
+ * Pipeline: segments (segments.ts) -> anchors (anchors.ts) and their ground levels (ground.ts) -> per
+ * frame, for every foot with a correction weight > 0: optional root correction, then
+ * damped-least-squares leg IK (src/ik/dls.ts) toward the foot's target, blended by the weight, written
+ * back as local rotations of the thigh, shin and foot (the foot keeps its source world rotation) ->
+ * metrics before and after (metrics.ts; penetration below the local ground).
  *
  * Target of the ankle at frame t of segment s: horizontally the anchor; vertically the source ankle's
  * height above the floor minus the segment's `lift` (so the foot stands on the segment's ground level),
