@@ -1,10 +1,11 @@
 /**
  * Foot-slide cleanup of a clip from per-foot contact probabilities (issue 11, points 4-10).
  *
- * Pipeline: segments (segments.ts) -> anchors (anchors.ts) -> per frame, for every foot with a
- * correction weight > 0: optional root correction, then damped-least-squares leg IK (src/ik/dls.ts)
- * toward the foot's target, blended by the weight, written back as local rotations of the thigh, shin
- * and foot (the foot keeps its source world rotation) -> metrics before and after (metrics.ts).
+ * Pipeline: segments (segments.ts) -> anchors (anchors.ts) and their ground levels (ground.ts) -> per
+ * frame, for every foot with a correction weight > 0: optional root correction, then
+ * damped-least-squares leg IK (src/ik/dls.ts) toward the foot's target, blended by the weight, written
+ * back as local rotations of the thigh, shin and foot (the foot keeps its source world rotation) ->
+ * metrics before and after (metrics.ts; penetration below the local ground).
  *
  * Target of the ankle at frame t of segment s: horizontally the anchor; vertically the source ankle's
  * height above the floor minus the segment's `lift` (so the foot stands on the segment's ground level),
@@ -47,6 +48,7 @@ import {
 import { LegDLS } from '../ik/dls';
 import { type SegmentAnchor, segmentAnchor } from './anchors';
 import { checkFloor } from './floor';
+import { footGround, type GroundModel, settleOnGround } from './ground';
 import {
   DEFAULT_THRESHOLDS,
   type FootMetrics,
@@ -171,6 +173,8 @@ export interface CleanupResult {
   scale: number;
   /** Root correction applied: frames moved and the largest offset, metres. */
   root: { frames: number; maxOffset: number };
+  /** The ground levels the segments stand on (ground.ts); penetration is measured against them. */
+  ground: GroundModel;
 }
 
 const FEET: readonly FootName[] = ['left', 'right'];
@@ -238,6 +242,13 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     };
     segIndex[foot] = segment;
   }
+  // every segment stands on its local ground: its own level, or the plane several segments agree on
+  const ground = settleOnGround(
+    { left: feet.left.segments, right: feet.right.segments },
+    before,
+    floor,
+    stepTolerance,
+  );
 
   const out: Clip = {
     name: clip.name,
@@ -286,8 +297,9 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const limits: LimitRange[] = [];
   for (const foot of FEET) {
     const c = feet[foot].contact;
-    metricsBefore[foot] = footMetrics(before[foot], c, floor, clip.frameTime, scale, thresholds);
-    metricsAfter[foot] = footMetrics(after[foot], c, floor, clip.frameTime, scale, thresholds);
+    const fg = footGround(ground, foot, feet[foot].segments, F);
+    metricsBefore[foot] = footMetrics(before[foot], c, floor, clip.frameTime, scale, thresholds, fg);
+    metricsAfter[foot] = footMetrics(after[foot], c, floor, clip.frameTime, scale, thresholds, fg);
     const a = before[foot].ankle;
     const jump = new Uint8Array(F);
     for (let f = 1; f < F; f++)
@@ -334,6 +346,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     legLength,
     scale,
     root: { frames: rootFrames, maxOffset: rootMax },
+    ground,
   };
 }
 

@@ -19,6 +19,15 @@ export {
 } from './cleanup';
 export { checkFloor, floorBasis, floorHeight, horizontalDistance, projectOnFloor } from './floor';
 export {
+  describeGround,
+  type FootGround,
+  footGround,
+  type GroundLevel,
+  type GroundModel,
+  localContactHeight,
+  settleOnGround,
+} from './ground';
+export {
   DEFAULT_THRESHOLDS,
   type FootMetrics,
   footMetrics,
