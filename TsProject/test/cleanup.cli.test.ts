@@ -296,5 +296,5 @@ describeWithData('kind cleanup --batch and kind retarget --cleanup', () => {
     expect(fs.readFileSync(path.join(clean, 'dataset-1_walk_normal_001.bvh'), 'utf8')).not.toBe(
       fs.readFileSync(path.join(plain, 'dataset-1_walk_normal_001.bvh'), 'utf8'),
     );
-  }, 60000);
+  });
 });

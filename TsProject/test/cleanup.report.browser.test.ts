@@ -106,5 +106,5 @@ describeBrowser('cleanup.html in headless Chromium', () => {
     expect(await page.locator('table.metrics tbody tr').count()).toBeGreaterThanOrEqual(10);
     await page.screenshot({ path: path.join(tmp, 'page.png'), fullPage: true });
     await page.close();
-  }, 60000);
+  });
 });

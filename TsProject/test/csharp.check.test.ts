@@ -80,7 +80,7 @@ const RUNTIME_ASMDEF = 'Runtime/Kind.Retargeting.Runtime.asmdef';
       expect(r.out).toContain(
         'skip [Mono player] Kind.Retargeting.Editor (not built for WindowsStandalone64',
       );
-    }, 180_000);
+    });
 
     it("the IL2CPP flavour compiles against PuerTS's IL2CPP JsEnv: a call only the reflection JsEnv has fails there alone", () => {
       // JsEnv.ClearModuleCache() exists in Runtime/Src/Default/JsEnv.cs, not in Runtime/Src/IL2Cpp/JsEnv.cs.
@@ -105,7 +105,7 @@ const RUNTIME_ASMDEF = 'Runtime/Kind.Retargeting.Runtime.asmdef';
       expect(r.out).toMatch(
         /FAIL \[IL2CPP player \(PuerTS IL2CPP optimisation, the default\)\] Kind\.Retargeting\.Runtime[^\n]*\n(?:[^\n]*\n)?[^\n]*KindBridge\.cs\(\d+,\d+\): error CS1061: Type `Puerts\.JsEnv' does not contain a definition for `ClearModuleCache'/,
       );
-    }, 180_000);
+    });
 
     it('follows the asmdef references: without com.tencent.puerts.core in them the runtime cannot see Puerts', () => {
       const r = withPlanted(
@@ -119,7 +119,7 @@ const RUNTIME_ASMDEF = 'Runtime/Kind.Retargeting.Runtime.asmdef';
       expect(r.out).toMatch(
         /FAIL \[Editor\] Kind\.Retargeting\.Runtime[^\n]*\n[\s\S]*error CS0246: The type or namespace name `Puerts' could not be found/,
       );
-    }, 120_000);
+    });
 
     it('rejects an asmdef reference that no asmdef defines (the old check passed -r:OptiTrack.dll that none declares)', () => {
       const r = withPlanted(
@@ -133,7 +133,7 @@ const RUNTIME_ASMDEF = 'Runtime/Kind.Retargeting.Runtime.asmdef';
       expect(r.out).toContain(
         `asmdef ${RUNTIME_ASMDEF}: references 'OptiTrack', which no asmdef of the package or of the packages its package.json declares defines`,
       );
-    }, 60_000);
+    });
 
     it("the OptiTrack source cannot live in the runtime asmdef: the plugin's loose scripts are in Assembly-CSharp", () => {
       const r = withPlanted(
@@ -149,7 +149,7 @@ const RUNTIME_ASMDEF = 'Runtime/Kind.Retargeting.Runtime.asmdef';
       expect(r.out).toMatch(
         /FAIL \[Editor\] Kind\.Retargeting\.Runtime[\s\S]*error CS0246: The type or namespace name `OptitrackStreamingClient' could not be found/,
       );
-    }, 120_000);
+    });
 
     it('a package.json without the PuerTS dependency cannot reference its asmdef', () => {
       const r = withPlanted(
@@ -163,6 +163,6 @@ const RUNTIME_ASMDEF = 'Runtime/Kind.Retargeting.Runtime.asmdef';
       expect(r.out).toContain(
         "references 'com.tencent.puerts.core', which no asmdef of the package or of the packages its package.json declares defines",
       );
-    }, 60_000);
+    });
   },
 );

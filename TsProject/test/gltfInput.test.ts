@@ -652,7 +652,7 @@ describe('glTF input: malformed JSON gives a GltfError naming the field', () => 
     // the corruptions exercise both outcomes, and most rejections name a JSON pointer
     expect(stats.ok).toBeGreaterThan(0);
     expect(stats.pointer).toBeGreaterThan(stats.other);
-  }, 60000);
+  });
 });
 
 describe('glTF input: non-finite numbers and zero rotations', () => {

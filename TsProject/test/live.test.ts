@@ -289,5 +289,5 @@ describeData('startLive on a real take onto two avatars', () => {
       viewer?.close();
       await live.close();
     }
-  }, 240000);
+  });
 });

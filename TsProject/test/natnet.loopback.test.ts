@@ -205,7 +205,7 @@ d('NatNet loopback with a real take', () => {
       });
       await client.connect({ serverAddress: '127.0.0.1', commandPort: port });
       const wait = async (n: number) => {
-        const end = Date.now() + 10000;
+        const end = Date.now() + 120_000;
         while (frames < n && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
       };
       await wait(20);
@@ -277,7 +277,7 @@ describe('NatNet loopback on the embedded default walk', () => {
   });
 
   /** Wait (polling) until `cond` holds, at most `ms`. */
-  const until = async (cond: () => boolean, ms = 30000) => {
+  const until = async (cond: () => boolean, ms = 120_000) => {
     const end = Date.now() + ms;
     while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
   };

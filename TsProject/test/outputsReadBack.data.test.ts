@@ -129,7 +129,7 @@ describeWithData('retarget outputs read back with their humanoid map (every avat
       fs.rmSync(dir, { recursive: true, force: true });
     }
     expect(skinless).toBeGreaterThanOrEqual(1); // the VRM 1.0 sample
-  }, 240_000);
+  });
 
   it('the skinless VRM 1.0 sample: the warning names the bone its meshes hang from', async () => {
     const f =

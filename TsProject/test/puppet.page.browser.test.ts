@@ -58,7 +58,7 @@ type Win = { kindPuppet: KindPuppetApi };
 let tmp: string;
 let server: PuppetServer;
 
-async function waitFor(page: Page, fn: string, timeout = 60000): Promise<void> {
+async function waitFor(page: Page, fn: string, timeout = 300_000): Promise<void> {
   await page.waitForFunction(fn, undefined, { timeout, polling: 100 });
 }
 
@@ -223,7 +223,7 @@ describeBrowser('puppet page, recorded landmark files (no camera)', () => {
     fs.writeFileSync(file, syntheticRecording());
     await page.setInputFiles('#recordingFile', file);
     // played in real time, looping: wait for more than one pass
-    await waitFor(page, 'window.kindPuppet.frames > 100', 30000);
+    await waitFor(page, 'window.kindPuppet.frames > 100');
     const got = await page.evaluate(() => {
       const k = (window as unknown as Win).kindPuppet;
       return { h: k.history, figures: k.figures(), shown: k.shown(), skinned: k.skinned(), source: k.source };
@@ -374,11 +374,11 @@ describeBrowser('puppet page, fake webcam from the real squat video', () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
       page.on('pageerror', (e) => pageErrors.push(String(e)));
       await page.goto(`${server.url}?character=/chars/char1/&backend=legacy&complexity=0&source=camera`);
-      await waitFor(page, "window.kindPuppet && window.kindPuppet.source === 'camera'", 60000);
-      await waitFor(page, 'window.kindPuppet.frames >= 3', 60000);
+      await waitFor(page, "window.kindPuppet && window.kindPuppet.source === 'camera'");
+      await waitFor(page, 'window.kindPuppet.frames >= 3');
       await page.evaluate(() => (window as unknown as Win).kindPuppet.startRecording());
       // a whole pass of the 13 s video at about 1 inference per second on this machine
-      await waitFor(page, 'window.kindPuppet.frames >= 18', 120000);
+      await waitFor(page, 'window.kindPuppet.frames >= 18');
       const json = await page.evaluate(() => (window as unknown as Win).kindPuppet.stopRecording(false));
       await page.waitForTimeout(300); // one refresh of the figures
       const got = await page.evaluate(() => {

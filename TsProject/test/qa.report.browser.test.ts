@@ -116,7 +116,7 @@ describeBrowser('QA report in headless Chromium', () => {
       return route.abort();
     });
     await page.goto(`file://${html}`);
-    await page.waitForFunction('window.__qa && window.__qa.done === true', undefined, { timeout: 30000 });
+    await page.waitForFunction('window.__qa && window.__qa.done === true', undefined, { timeout: 300_000 });
   });
 
   afterAll(async () => {

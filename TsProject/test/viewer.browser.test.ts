@@ -28,7 +28,7 @@ if (!fs.existsSync(CHROMIUM)) console.warn(`[skip] viewer browser test: ${CHROMI
 
 type Win = { kindViewer: KindViewerApi };
 
-async function waitFor(page: Page, fn: string, timeout = 30000): Promise<void> {
+async function waitFor(page: Page, fn: string, timeout = 300_000): Promise<void> {
   await page.waitForFunction(fn, undefined, { timeout, polling: 50 });
 }
 
