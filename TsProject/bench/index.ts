@@ -8,6 +8,8 @@
  * (`npm run bench -- live`);
  * `filter-sweep` runs the source filter's parameter sweep instead (bench/filterSweep.ts; the README's table);
  * `cleanup-table` prints the README's per-take table of `kind cleanup` instead (bench/cleanupTable.ts);
+ * `cleanup-steps [--json f] [--blend-seconds s] [--rate own|25|both]` runs the outside check of the cleanup's
+ * leg motion (bench/cleanupSteps.ts: per leg joint and frame, how much more the cleaned take moves than the source);
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
  * ~5 s on the first (or given) take, for `node --cpu-prof dist/bench.cjs --profile ...`.
  * Data: /work/shared/data (or $KIND_SHARED_DATA); falls back to the embedded default sample with a note.
@@ -15,6 +17,7 @@
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { parseBvh } from '../src/io/bvh';
 import { runCleanupBench } from './cleanupBench';
+import { runCleanupSteps } from './cleanupSteps';
 import { runCleanupTable } from './cleanupTable';
 import { runContactBench } from './contactBench';
 import { runFilterSweep } from './filterSweep';
@@ -50,6 +53,10 @@ async function main(): Promise<void> {
   }
   if (args[0] === 'filter-sweep') {
     await runFilterSweep();
+    return;
+  }
+  if (args[0] === 'cleanup-steps') {
+    await runCleanupSteps(args.slice(1));
     return;
   }
   if (args[0] === 'cleanup-table') {
