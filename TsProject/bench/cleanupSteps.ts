@@ -14,9 +14,13 @@
  * and reports its maximum and the number of joint-frames over 3 cm. The slide in contact is the
  * horizontal path of the source and of the cleaned ankle (perpendicular to the detector's floor normal)
  * over frame pairs where the detector's probability is >= 0.5 at both frames: the detector's contacts,
- * not the cleanup's segments. Also the largest displacement |p_after - p_source| of any leg joint.
+ * not the cleanup's segments; and over this check's own reference contacts, independent of both
+ * detectors: frame pairs where the source ankle is within 4 cm of its take's 5th-percentile height
+ * (along the detector's floor normal) and slower than 0.25 m/s at both frames. Also the largest
+ * displacement |p_after - p_source| of any leg joint.
  *
- * Run: `npm run bench -- cleanup-steps [--json out.json] [--blend-seconds s] [--rate own|25|both]`.
+ * Run: `npm run bench -- cleanup-steps [--json out.json] [--blend-seconds s] [--set option=number]...
+ * [--rate own|25|both] [--quiet]` (`--set` passes a cleanupClip option, e.g. `--set maxContactTravel=0.2`).
  * Not a test: it takes minutes.
  */
 import fs from 'node:fs';
@@ -124,8 +128,15 @@ export interface StepRow {
   /** Ankle slide in the detector's contacts, metres (both feet): source, cleaned. */
   slideSource: number;
   slideAfter: number;
+  /** Ankle slide over this check's own reference contacts (source ankle low and slow), metres: source, cleaned. */
+  refSlideSource: number;
+  refSlideAfter: number;
   /** Largest |p_after - p_source| of a leg joint, metres. */
   maxShift: number;
+  /** Leg-frames (per leg) where some joint of that leg moved more than 1 mm from the source. */
+  touched: number;
+  /** Leg-frames in all (2 per frame). */
+  legFrames: number;
   error?: string;
 }
 
@@ -152,8 +163,13 @@ function measure(
     perJoint: {},
     slideSource: 0,
     slideAfter: 0,
+    refSlideSource: 0,
+    refSlideAfter: 0,
     maxShift: 0,
+    touched: 0,
+    legFrames: 2 * F,
   };
+  const touched = { left: new Uint8Array(F), right: new Uint8Array(F) };
   const items: { name: string; bone: number; side: 'left' | 'right' }[] = [];
   for (const [name, l, r] of JOINTS) {
     if (sk.humanoid[l] >= 0) items.push({ name, bone: sk.humanoid[l], side: 'left' });
@@ -182,6 +198,7 @@ function measure(
         pa[3 * f + 2] - pb[3 * f + 2],
       );
       if (s > row.maxShift) row.maxShift = s;
+      if (s > 0.001) touched[it.side][f] = 1;
       if (f === 0) continue;
       const e = d(pa, f, f - 1) - d(pb, f, f - 1);
       if (e > m) m = e;
@@ -200,8 +217,26 @@ function measure(
         row.slideSource += hd(pb, f, f - 1);
         row.slideAfter += hd(pa, f, f - 1);
       }
+      // reference contacts of this check: the source ankle low (within 4 cm of its take's 5th percentile
+      // height along the floor normal) and slow (under 0.25 m/s, central difference) at both frames
+      const h = new Float64Array(F);
+      for (let f = 0; f < F; f++)
+        h[f] = pb[3 * f] * normal[0] + pb[3 * f + 1] * normal[1] + pb[3 * f + 2] * normal[2];
+      const low = Float64Array.from(h).sort()[Math.floor(0.05 * (F - 1))] + 0.04;
+      const still = new Uint8Array(F);
+      for (let f = 0; f < F; f++) {
+        const a = Math.max(0, f - 1);
+        const b = Math.min(F - 1, f + 1);
+        still[f] = h[f] <= low && d(pb, b, a) / ((b - a) * source.frameTime) < 0.25 ? 1 : 0;
+      }
+      for (let f = 1; f < F; f++) {
+        if (!(still[f] && still[f - 1])) continue;
+        row.refSlideSource += hd(pb, f, f - 1);
+        row.refSlideAfter += hd(pa, f, f - 1);
+      }
     }
   });
+  for (const side of ['left', 'right'] as const) for (const t of touched[side]) row.touched += t;
   return row;
 }
 
@@ -225,13 +260,20 @@ export async function runCleanupSteps(args: string[]): Promise<StepRow[]> {
   const rate = opt('--rate') ?? 'both';
   const options: Record<string, unknown> = {};
   if (blend !== undefined) options.blendSeconds = Number(blend);
+  // any other cleanupClip option: --set name=value (numbers)
+  args.forEach((a, i) => {
+    if (a !== '--set') return;
+    const [k, v] = args[i + 1].split('=');
+    options[k] = Number(v);
+  });
+  const quiet = args.includes('--quiet');
   const takes = fs.existsSync(SHARED_DATA) ? listBvh(SHARED_DATA) : [];
   const sources = { rule: contactSource({ model: 'rule' }), learned: contactSource({ model: 'learned' }) };
   const rows: StepRow[] = [];
   console.log(
-    '| take | fps | model | frames | max excess cm (where) | joint-frames > 3 cm | ankle slide in contact cm source -> after | max joint shift cm |',
+    '| take | fps | model | frames | max excess cm (where) | joint-frames > 3 cm | ankle slide in detector contacts cm source -> after | ankle slide in reference contacts cm | max joint shift cm |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const take of takes) {
     let clip: Clip;
     try {
@@ -267,16 +309,21 @@ export async function runCleanupSteps(args: string[]): Promise<StepRow[]> {
             perJoint: {},
             slideSource: 0,
             slideAfter: 0,
+            refSlideSource: 0,
+            refSlideAfter: 0,
             maxShift: 0,
+            touched: 0,
+            legFrames: 0,
             error: (e as Error).message,
           };
         }
         rows.push(row);
-        console.log(
-          row.error
-            ? `| ${take} | ${row.fps.toFixed(0)} | ${model} | ${row.frames} | error: ${row.error} | | | |`
-            : `| ${take} | ${row.fps.toFixed(0)} | ${model} | ${row.frames} | ${(row.maxExcess * 100).toFixed(1)} (${row.where}) | ${row.over} | ${(row.slideSource * 100).toFixed(1)} -> ${(row.slideAfter * 100).toFixed(1)} | ${(row.maxShift * 100).toFixed(1)} |`,
-        );
+        if (!quiet)
+          console.log(
+            row.error
+              ? `| ${take} | ${row.fps.toFixed(0)} | ${model} | ${row.frames} | error: ${row.error} | | | |`
+              : `| ${take} | ${row.fps.toFixed(0)} | ${model} | ${row.frames} | ${(row.maxExcess * 100).toFixed(1)} (${row.where}) | ${row.over} | ${(row.slideSource * 100).toFixed(1)} -> ${(row.slideAfter * 100).toFixed(1)} | ${(row.refSlideSource * 100).toFixed(1)} -> ${(row.refSlideAfter * 100).toFixed(1)} | ${(row.maxShift * 100).toFixed(1)} |`,
+          );
       }
     }
   }
@@ -290,8 +337,11 @@ export async function runCleanupSteps(args: string[]): Promise<StepRow[]> {
       const over = g.reduce((a, r) => a + r.over, 0);
       const sb = g.reduce((a, r) => a + r.slideSource, 0);
       const sa = g.reduce((a, r) => a + r.slideAfter, 0);
+      const rb = g.reduce((a, r) => a + r.refSlideSource, 0);
+      const ra = g.reduce((a, r) => a + r.refSlideAfter, 0);
+      const tc = g.reduce((a, r) => a + r.touched, 0) / g.reduce((a, r) => a + r.legFrames, 0);
       console.log(
-        `${group === '25' ? 'resampled to 25 fps' : 'own rates'}, ${model}: ${g.length} rows; max excess ${(max.maxExcess * 100).toFixed(1)} cm (${max.take} @ ${max.fps.toFixed(0)} fps, ${max.where}); joint-frames > 3 cm: ${over}; ankle slide in contact ${(sb * 100).toFixed(1)} -> ${(sa * 100).toFixed(1)} cm`,
+        `${group === '25' ? 'resampled to 25 fps' : 'own rates'}, ${model}: ${g.length} rows; max excess ${(max.maxExcess * 100).toFixed(1)} cm (${max.take} @ ${max.fps.toFixed(0)} fps, ${max.where}); joint-frames > 3 cm: ${over}; ankle slide in the detector's contacts ${(sb * 100).toFixed(1)} -> ${(sa * 100).toFixed(1)} cm, in the reference contacts ${(rb * 100).toFixed(1)} -> ${(ra * 100).toFixed(1)} cm; leg-frames touched ${(tc * 100).toFixed(1)}%`,
       );
     }
   }

@@ -11,13 +11,22 @@
  * raised further if the foot's lowest joint would go below that level. The source's vertical motion
  * (heel strike, heel off) is kept, the horizontal slide removed.
  *
- * Blending (point 7): the weight w (1 inside a segment, smoothstep ramps of `blendFrames60` frames at
- * 60 fps before each start and after each end, segments.ts) scales the correction: the solved thigh and
- * knee rotation deltas `D` become `slerp(identity, D, w)` (shortest path), so w = 0 leaves the leg bit
- * for bit and w = 1 pins it. A ramp never crosses a jump of the source ankle (a step faster than
- * `maxFootSpeed`, e.g. a T-pose frame 0 standing metres away, or a cut): from that frame outward the
- * weight is 0, so such a frame is never pulled toward an anchor. Frames with w = 0 on both feet are not touched at all (their local
- * rotations and translations stay bit-equal to the input).
+ * Guards (issue 20, item 6; guards.ts): frames of a detected contact whose source ankle is farther than
+ * `maxContactTravel` from the anchor are cut out of it (the contact is shortened or split, each piece
+ * anchored again) and go to the review list with the reason.
+ *
+ * Blending (point 7; issue 20, item 3; transitions.ts): the weight w scales the correction: the solved
+ * thigh and knee rotation deltas `D` become `slerp(identity, D, w)` (shortest path), so w = 0 leaves the
+ * leg bit for bit and w = 1 pins it. Ramps in and out span at least `blendSeconds` whatever the rate and
+ * carry the contact edge's correction (target = source ankle + the edge's offset) rather than pulling
+ * toward the anchor; they are lengthened, bridged across a short gap, or the contact shortened, so the
+ * ankle's correction never changes faster than `maxCorrectionSpeed`. A ramp never crosses a jump of the
+ * source ankle (a step faster than `maxFootSpeed`, e.g. a T-pose frame 0 standing metres away, or a
+ * cut). After the frames are cleaned, every leg joint is checked by forward kinematics: where one would
+ * move more than `maxJointStep` per frame beyond the source's own motion, the pin is eased there
+ * (transitions.ts `limitJointSteps`) and the frames go to the review list. Frames with w = 0 on both
+ * feet are not touched at all (their local rotations and translations stay bit-equal to the input).
+ * Frames where a leg joint ends farther than `reviewJointShift` from the source are listed for review.
  *
  * Root correction (point 8): off by default. When on, and only on frames where BOTH feet are in contact
  * (inside a segment each: double support, not the blend ramps around it), the hips move horizontally by
@@ -47,21 +56,26 @@ import {
 import { LegDLS } from '../ik/dls';
 import { type SegmentAnchor, segmentAnchor } from './anchors';
 import { checkFloor } from './floor';
+import { jointShiftRanges, splitTravellingSegments } from './guards';
+import { type FootIkStats, hingeAxisLocal, ikStats, type LimitRange, limitRanges } from './legStats';
+import { DEFAULT_THRESHOLDS, type FootMetrics, footMetrics, type MetricThresholds } from './metrics';
+import { contactSegments, type SegmentOptions, smoothstep } from './segments';
+import { type LegBones, legBones, legTracks, restLegLength } from './tracks';
 import {
-  DEFAULT_THRESHOLDS,
-  type FootMetrics,
-  footMetrics,
-  kneeAngleDeg,
-  type MetricThresholds,
-} from './metrics';
-import { contactSegments, framesAtRate, type SegmentOptions, segmentWeights, smoothstep } from './segments';
-import { type LegBones, type LegTrack, legBones, legTracks, restLegLength } from './tracks';
+  DEFAULT_BLEND_SECONDS,
+  DEFAULT_MAX_CORRECTION_SPEED,
+  DEFAULT_MAX_JOINT_STEP,
+  limitJointSteps,
+  planTransitions,
+  rampFramesFor,
+} from './transitions';
 import {
   CleanupError,
   type FloorEstimate,
   type FootName,
   type FrameRange,
   REFERENCE_LEG_LENGTH,
+  type ReviewRange,
 } from './types';
 
 export interface CleanupOptions extends SegmentOptions {
@@ -75,8 +89,36 @@ export interface CleanupOptions extends SegmentOptions {
    * of each double support spans ceil(1.5 rootMaxOffset / rootMaxStep) frames at 60 fps.
    */
   rootMaxStep?: number;
-  /** Blend ramp length in frames at 60 fps (scaled with the rate). Default 4. */
+  /**
+   * Shortest blend ramp in and out of a contact, seconds (the same time at any frame rate; longer where
+   * the correction speed needs it). Default 0.15 (transitions.ts says how it was chosen).
+   */
+  blendSeconds?: number;
+  /** Deprecated: a ramp of this many frames at 60 fps, i.e. `blendSeconds = (blendFrames60 + 1) / 60`. */
   blendFrames60?: number;
+  /**
+   * Speed at which the ankle's correction may change, m/s at a 0.9 m leg (scaled), and never more than
+   * 0.8 `maxJointStep` per frame. Default 1.0 (transitions.ts says how it was chosen).
+   */
+  maxCorrectionSpeed?: number;
+  /**
+   * No hip, knee, ankle or toe moves more than this per frame beyond the source's own motion at that
+   * frame, metres (not scaled: a bound checked on every frame). Default 0.03.
+   */
+  maxJointStep?: number;
+  /**
+   * A contact's frames whose source ankle is farther than this from the anchor (horizontally) are not
+   * pinned (guards.ts), metres at a 0.9 m leg (scaled). Default 0.25: more than any rule contact's
+   * travel on the shared BVH takes (at most 20.1 cm at their own rates, 21.6 cm resampled to 25 fps; 99th
+   * percentile 14.9 cm), so it acts on contacts that span real motion (the learned contacts of CMU 02_03
+   * at 25 fps: 43-58 cm); 0.15 cost up to 31% more slide over the outside check's reference contacts (learned contacts, own rates).
+   */
+  maxContactTravel?: number;
+  /**
+   * Frames where the cleanup moves a leg joint (hip, knee, ankle, toe) farther than this from the source
+   * are listed for review, metres at a 0.9 m leg (scaled). Default 0.15 (a sixth of the leg).
+   */
+  reviewJointShift?: number;
   /**
    * A source ankle step faster than this (m/s at a 0.9 m leg, scaled) is a jump in the take (a T-pose
    * frame, a cut), not motion: blend ramps stop there. Default 10.
@@ -111,45 +153,31 @@ export interface FootCleanup {
   contact: Uint8Array;
   /** Final segments with their anchors, sorted, end exclusive. */
   segments: SegmentAnchor[];
-  /** Ranges left for review (not fixed). */
-  review: FrameRange[];
+  /** Ranges left for review, each with its reason (sorted by start). */
+  review: ReviewRange[];
   /** Contact pieces too short to pin (segments.ts step 4): detected, not fixed. */
   short: FrameRange[];
-  /** Correction weight per frame (segments.ts `segmentWeights`). */
+  /** Correction weight per frame (transitions.ts `planTransitions`, eased by `limitJointSteps`). */
   weight: Float32Array;
 }
 
-export interface JointRotationStats {
-  /** Degrees. */
-  maxDeg: number;
-  /** Degrees, over the changed frames. */
-  meanDeg: number;
-}
-
-export interface FootIkStats {
-  /** Frames whose leg was changed (weight > 0). */
-  framesChanged: number;
-  /** Change of the local rotation of the hip (thigh), knee (shin) and ankle (foot) bones. */
-  hip: JointRotationStats;
-  knee: JointRotationStats;
-  ankle: JointRotationStats;
-  /** Knee joint position change, metres. */
-  kneeShiftMax: number;
-  kneeShiftMean: number;
-  /**
-   * Frames whose knee angle jump exceeds the source's at that frame by more than `kneePopMargin60`
-   * (scaled); a frame where the source itself jumps (an ankle step faster than `maxFootSpeed`) is not
-   * counted.
-   */
-  kneePops: number;
-}
-
-export interface LimitRange extends FrameRange {
-  foot: FootName;
-  /** 'outOfReach': the anchor was beyond the allowed hip-ankle distance, the foot left the pin. */
-  kind: 'outOfReach' | 'kneeLimit';
-  /** Largest distance of the solved ankle from its target over the range, metres (full weight). */
-  maxPinError: number;
+/** The transitions' settings at this take's rate and leg, and what the joint-step check found. */
+export interface TransitionStats {
+  /** Shortest blend, seconds, and the ramp frames it gives at this rate. */
+  blendSeconds: number;
+  rampFrames: number;
+  /** The correction's speed limit, m/s (scaled with the leg), and per frame, metres. */
+  maxCorrectionSpeed: number;
+  stepLimit: number;
+  /** The bound per frame beyond the source's motion, metres. */
+  maxJointStep: number;
+  /** Guard and review distances, metres (scaled with the leg). */
+  maxContactTravel: number;
+  reviewJointShift: number;
+  /** Per foot: frames whose weight the joint-step check lowered. */
+  eased: Record<FootName, number>;
+  /** Per foot: the largest step of a leg joint beyond the source's at a frame, metres, after cleanup. */
+  maxStepExcess: Record<FootName, number>;
 }
 
 export interface CleanupResult {
@@ -158,8 +186,8 @@ export interface CleanupResult {
   feet: { left: FootCleanup; right: FootCleanup };
   /** The floor used (normal made unit). */
   floor: FloorEstimate;
-  /** Review ranges of both feet. */
-  review: (FrameRange & { foot: FootName })[];
+  /** Review ranges of both feet, with their reasons, sorted by start. */
+  review: (ReviewRange & { foot: FootName })[];
   /** Both feet's short contact pieces (not fixed), sorted by start. */
   short: (FrameRange & { foot: FootName })[];
   metrics: { before: Record<FootName, FootMetrics>; after: Record<FootName, FootMetrics> };
@@ -171,7 +199,10 @@ export interface CleanupResult {
   scale: number;
   /** Root correction applied: frames moved and the largest offset, metres. */
   root: { frames: number; maxOffset: number };
+  transitions: TransitionStats;
 }
+
+export type { FootIkStats, JointRotationStats, LimitRange } from './legStats';
 
 const FEET: readonly FootName[] = ['left', 'right'];
 
@@ -201,7 +232,19 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   if (!(legLength > 0)) throw new CleanupError(`clip '${clip.name}': the legs have zero rest length`);
   const scale = legLength / REFERENCE_LEG_LENGTH;
   const thresholds = { ...DEFAULT_THRESHOLDS, ...options.thresholds };
-  const blend = framesAtRate(options.blendFrames60 ?? 4, clip.frameTime, 1);
+  const blendSeconds =
+    options.blendSeconds ??
+    (options.blendFrames60 !== undefined ? (options.blendFrames60 + 1) / 60 : DEFAULT_BLEND_SECONDS);
+  const rampFrames = rampFramesFor(blendSeconds, clip.frameTime);
+  const maxJointStep = options.maxJointStep ?? DEFAULT_MAX_JOINT_STEP;
+  const speed = (options.maxCorrectionSpeed ?? DEFAULT_MAX_CORRECTION_SPEED) * scale;
+  const stepLimit = Math.min(speed * clip.frameTime, 0.8 * maxJointStep);
+  const maxTravel = (options.maxContactTravel ?? 0.25) * scale;
+  const reviewShift = (options.reviewJointShift ?? 0.15) * scale;
+  if (!(blendSeconds >= 0) || !(stepLimit > 0) || !(maxTravel > 0) || !(reviewShift > 0))
+    throw new CleanupError(
+      'options: blendSeconds must be >= 0; maxCorrectionSpeed, maxJointStep, maxContactTravel and reviewJointShift > 0',
+    );
   const stepTolerance = (options.stepTolerance ?? 0.03) * scale;
   const rootCap = (options.rootMaxOffset ?? 0.03) * scale;
   const rootStep = (options.rootMaxStep ?? 0.003) * scale * Math.max(1e-9, clip.frameTime * 60);
@@ -210,7 +253,8 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
 
   const before = legTracks(clip, bones);
   const feet = {} as Record<FootName, FootCleanup>;
-  const segIndex = {} as Record<FootName, Int32Array>;
+  const plans = {} as Record<FootName, ReturnType<typeof planTransitions>>;
+  const jumps = {} as Record<FootName, Uint8Array>;
   for (const foot of FEET) {
     const p = input.probabilities[foot];
     if (!p || p.length !== F)
@@ -223,20 +267,41 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     } catch (e) {
       throw new CleanupError(`probabilities.${foot}: ${(e as Error).message}`);
     }
-    const anchors = seg.segments.map((s) => segmentAnchor(before[foot], s, floor, stepTolerance));
+    const tr = before[foot];
+    const guarded = splitTravellingSegments(tr, seg.segments, floor, maxTravel, seg.minFrames, (r) =>
+      segmentAnchor(tr, r, floor, stepTolerance),
+    );
+    jumps[foot] = jumpFrames(tr.ankle, maxStep);
+    const plan = planTransitions({
+      track: tr,
+      segments: guarded.segments,
+      floor,
+      jump: jumps[foot],
+      rampFrames,
+      stepLimit,
+      minFrames: seg.minFrames,
+      speedText: `${speed.toFixed(2)} m/s`,
+    });
+    plans[foot] = plan;
     const contact = new Uint8Array(F);
-    for (const s of anchors) contact.fill(1, s.start, s.end);
-    const { weight, segment } = segmentWeights(anchors, F, blend);
-    cutRampsAtJumps(weight, segment, anchors, before[foot].ankle, maxStep);
+    for (const s of plan.segments) contact.fill(1, s.start, s.end);
+    const band = options.reviewBand ?? [0.45, 0.65];
     feet[foot] = {
       probability: Float32Array.from(p),
       contact,
-      segments: anchors,
-      review: seg.review,
+      segments: plan.segments,
+      review: [
+        ...seg.review.map((r) => ({
+          ...r,
+          reason: 'reviewBand' as const,
+          detail: `the contact probability stayed in the review band ${band[0]}-${band[1]}: not fixed`,
+        })),
+        ...guarded.review,
+        ...plan.review,
+      ],
       short: seg.short,
-      weight,
+      weight: plan.weight,
     };
-    segIndex[foot] = segment;
   }
 
   const out: Clip = {
@@ -259,7 +324,9 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     return {
       bones: bones[foot],
       weight: feet[foot].weight,
-      segment: segIndex[foot],
+      segment: plans[foot].segment,
+      ramp: plans[foot].ramp,
+      offset: plans[foot].offset,
       segments: data,
       hinge: hingeAxisLocal(clip, bones[foot], before[foot]),
       solver: new LegDLS({ stretchMargin: options.stretchMargin }),
@@ -273,13 +340,39 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const pinner = new FootPinner(clip, out, legs, floor, rootWeight, rootCap);
   pinner.planRootOffsets(rootStep);
   for (let f = 0; f < F; f++) pinner.apply(f);
-  const limitKind = { left: legs[0].limitKind, right: legs[1].limitKind };
-  const pinError = { left: legs[0].pinError, right: legs[1].pinError };
   const rootFrames = pinner.rootStats[0];
   const rootMax = pinner.rootStats[1];
+  const after = legTracks(out, bones);
+  const steps = limitJointSteps({
+    src: clip,
+    out,
+    legs: FEET.map((foot) => ({
+      foot,
+      bones: bones[foot],
+      weight: feet[foot].weight,
+      corr: plans[foot].corr,
+      before: before[foot],
+      after: after[foot],
+    })),
+    bound: maxJointStep,
+    stepLimit,
+    apply: (f) => pinner.apply(f),
+    resetFrame: (f) => {
+      for (const leg of legs) {
+        leg.limitKind[f] = 0;
+        leg.pinError[f] = 0;
+      }
+    },
+  });
+  const limitKind = { left: legs[0].limitKind, right: legs[1].limitKind };
+  const pinError = { left: legs[0].pinError, right: legs[1].pinError };
+  FEET.forEach((foot, i) => {
+    const r = feet[foot].review;
+    r.push(...steps.review[i], ...jointShiftRanges(before[foot], after[foot], reviewShift, foot));
+    r.sort((a, b) => a.start - b.start);
+  });
 
   // report
-  const after = legTracks(out, bones);
   const metricsBefore = {} as Record<FootName, FootMetrics>;
   const metricsAfter = {} as Record<FootName, FootMetrics>;
   const ik = {} as Record<FootName, FootIkStats>;
@@ -288,32 +381,17 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     const c = feet[foot].contact;
     metricsBefore[foot] = footMetrics(before[foot], c, floor, clip.frameTime, scale, thresholds);
     metricsAfter[foot] = footMetrics(after[foot], c, floor, clip.frameTime, scale, thresholds);
-    const a = before[foot].ankle;
-    const jump = new Uint8Array(F);
-    for (let f = 1; f < F; f++)
-      jump[f] =
-        Math.hypot(a[3 * f] - a[3 * f - 3], a[3 * f + 1] - a[3 * f - 2], a[3 * f + 2] - a[3 * f - 1]) >
-        maxStep
-          ? 1
-          : 0;
-    ik[foot] = ikStats(clip, out, bones[foot], before[foot], after[foot], feet[foot].weight, popMargin, jump);
-    let start = -1;
-    for (let f = 0; f <= F; f++) {
-      const k = f < F ? limitKind[foot][f] : 0;
-      if (start >= 0 && (k !== limitKind[foot][start] || f === F)) {
-        let m = 0;
-        for (let t = start; t < f; t++) m = Math.max(m, pinError[foot][t]);
-        limits.push({
-          foot,
-          start,
-          end: f,
-          kind: limitKind[foot][start] === 1 ? 'outOfReach' : 'kneeLimit',
-          maxPinError: m,
-        });
-        start = -1;
-      }
-      if (start < 0 && k !== 0) start = f;
-    }
+    ik[foot] = ikStats(
+      clip,
+      out,
+      bones[foot],
+      before[foot],
+      after[foot],
+      feet[foot].weight,
+      popMargin,
+      jumps[foot],
+    );
+    limits.push(...limitRanges(foot, limitKind[foot], pinError[foot]));
   }
   limits.sort((a, b) => a.start - b.start);
   const review = FEET.flatMap((foot) => feet[foot].review.map((r) => ({ foot, ...r }))).sort(
@@ -334,46 +412,30 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     legLength,
     scale,
     root: { frames: rootFrames, maxOffset: rootMax },
+    transitions: {
+      blendSeconds,
+      rampFrames,
+      maxCorrectionSpeed: speed,
+      stepLimit,
+      maxJointStep,
+      maxContactTravel: maxTravel,
+      reviewJointShift: reviewShift,
+      eased: { left: steps.eased[0], right: steps.eased[1] },
+      maxStepExcess: { left: steps.maxExcess[0], right: steps.maxExcess[1] },
+    },
   };
 }
 
-/**
- * Stop every blend ramp at a jump of the source ankle: walking outward from a segment's first (last)
- * frame, the first step longer than `maxStep` metres and every ramp frame beyond it get weight 0 and
- * segment -1. Set-up time; edits `weight` and `segment` in place.
- */
-function cutRampsAtJumps(
-  weight: Float32Array,
-  segment: Int32Array,
-  segments: readonly FrameRange[],
-  ankle: Float64Array,
-  maxStep: number,
-): void {
-  const step = (a: number, b: number) =>
-    Math.hypot(
-      ankle[3 * a] - ankle[3 * b],
-      ankle[3 * a + 1] - ankle[3 * b + 1],
-      ankle[3 * a + 2] - ankle[3 * b + 2],
-    );
-  const F = weight.length;
-  segments.forEach((s, i) => {
-    let cut = false;
-    for (let t = s.start - 1; t >= 0 && segment[t] === i; t--) {
-      if (!cut && step(t, t + 1) > maxStep) cut = true;
-      if (cut) {
-        weight[t] = 0;
-        segment[t] = -1;
-      }
-    }
-    cut = false;
-    for (let t = s.end; t < F && segment[t] === i; t++) {
-      if (!cut && step(t - 1, t) > maxStep) cut = true;
-      if (cut) {
-        weight[t] = 0;
-        segment[t] = -1;
-      }
-    }
-  });
+/** Per frame t: 1 when the ankle's step from t-1 to t is longer than `maxStep` metres (a jump of the take). */
+function jumpFrames(ankle: Float64Array, maxStep: number): Uint8Array {
+  const a = ankle;
+  const jump = new Uint8Array(a.length / 3);
+  for (let f = 1; f < jump.length; f++)
+    jump[f] =
+      Math.hypot(a[3 * f] - a[3 * f - 3], a[3 * f + 1] - a[3 * f - 2], a[3 * f + 2] - a[3 * f - 1]) > maxStep
+        ? 1
+        : 0;
+  return jump;
 }
 
 /** Per-segment data in {@link PinLeg.segments}: anchor xyz, ankleHeight, ground, lift. */
@@ -386,8 +448,16 @@ export interface PinLeg {
   weight: Float32Array;
   /** Segment index per frame (-1 where the weight is 0). */
   segment: Int32Array;
+  /**
+   * Per frame, 1 on ramp and bridge frames (transitions.ts): their target is the source ankle plus
+   * `offset`, not the segment's anchor. Absent: every frame with a weight uses its segment's anchor.
+   */
+  ramp?: Uint8Array;
+  /** World offset of the ankle's target on ramp frames, metres, 3 per frame. */
+  offset?: Float64Array;
   /** `Float64Array(6 * segments)`: anchor x, y, z, ankle height, ground, lift per segment. */
   segments: Float64Array;
+
   /** The knee's bend axis in the thigh's frame (used when a source leg is straight). */
   hinge: Float64Array;
   solver: LegDLS;
@@ -549,19 +619,24 @@ export class FootPinner {
       const sd = leg.segments;
       const so = SEG_STRIDE * leg.segment[f];
       const e3 = 3 * b.end;
-      // target: anchor horizontally; source height minus the segment's lift, kept on its ground level
-      const lift = sd[so + 5];
-      const ground = sd[so + 4];
-      let h = nrm[0] * wp[e3] + nrm[1] * wp[e3 + 1] + nrm[2] * wp[e3 + 2] + fd - lift;
-      let low = h;
-      if (b.toe >= 0) {
-        const t3 = 3 * b.toe;
-        const ht = nrm[0] * wp[t3] + nrm[1] * wp[t3 + 1] + nrm[2] * wp[t3 + 2] + fd - lift;
-        if (ht < low) low = ht;
+      if (leg.ramp !== undefined && leg.offset !== undefined && leg.ramp[f] === 1) {
+        // ramp or bridge: the contact edge's correction carried on the source (transitions.ts)
+        for (let k = 0; k < 3; k++) target[k] = wp[e3 + k] + leg.offset[3 * f + k];
+      } else {
+        // target: anchor horizontally; source height minus the segment's lift, kept on its ground level
+        const lift = sd[so + 5];
+        const ground = sd[so + 4];
+        let h = nrm[0] * wp[e3] + nrm[1] * wp[e3 + 1] + nrm[2] * wp[e3 + 2] + fd - lift;
+        let low = h;
+        if (b.toe >= 0) {
+          const t3 = 3 * b.toe;
+          const ht = nrm[0] * wp[t3] + nrm[1] * wp[t3 + 1] + nrm[2] * wp[t3 + 2] + fd - lift;
+          if (ht < low) low = ht;
+        }
+        if (low < ground) h += ground - low;
+        const dh = h - sd[so + 3];
+        for (let k = 0; k < 3; k++) target[k] = sd[so + k] + nrm[k] * dh;
       }
-      if (low < ground) h += ground - low;
-      const dh = h - sd[so + 3];
-      for (let k = 0; k < 3; k++) target[k] = sd[so + k] + nrm[k] * dh;
       vrotate(axis, 0, wr, 4 * b.upper, leg.hinge, 0);
       const dls = leg.solver;
       dls.solve(wp, 3 * b.upper, wp, 3 * b.lower, wp, e3, target, 0, axis, 0);
@@ -630,109 +705,4 @@ function powUnit(q: Float64Array, o: number, wo: number): void {
   q[o + 1] = y * k;
   q[o + 2] = z * k;
   q[o + 3] = Math.cos(half);
-}
-
-/** The knee's bend axis in the thigh's frame, from the source frame where the leg is most bent. */
-function hingeAxisLocal(clip: Clip, b: LegBones, tr: LegTrack): Float64Array {
-  let best = -1;
-  let bestF = 0;
-  const c = new Float64Array(3);
-  for (let f = 0; f < clip.frameCount; f++) {
-    const o = 3 * f;
-    const tx = tr.knee[o] - tr.hip[o];
-    const ty = tr.knee[o + 1] - tr.hip[o + 1];
-    const tz = tr.knee[o + 2] - tr.hip[o + 2];
-    const ux = tr.ankle[o] - tr.knee[o];
-    const uy = tr.ankle[o + 1] - tr.knee[o + 1];
-    const uz = tr.ankle[o + 2] - tr.knee[o + 2];
-    const x = ty * uz - tz * uy;
-    const y = tz * ux - tx * uz;
-    const z = tx * uy - ty * ux;
-    const l = Math.sqrt(x * x + y * y + z * z);
-    if (l > best) {
-      best = l;
-      bestF = f;
-      c[0] = x / (l || 1);
-      c[1] = y / (l || 1);
-      c[2] = z / (l || 1);
-    }
-  }
-  const n = clip.skeleton.boneCount;
-  const rot = clip.rotations.subarray(4 * bestF * n, 4 * (bestF + 1) * n);
-  const pos = clip.translations.subarray(3 * bestF * n, 3 * (bestF + 1) * n);
-  const wr = new Float64Array(4 * n);
-  const wp = new Float64Array(3 * n);
-  forwardKinematics(clip.skeleton, rot, pos, wr, wp);
-  const out = new Float64Array(3);
-  vrotateConj(out, 0, wr, 4 * b.upper, c, 0);
-  return out;
-}
-
-function ikStats(
-  src: Clip,
-  out: Clip,
-  b: LegBones,
-  before: LegTrack,
-  after: LegTrack,
-  weight: Float32Array,
-  popMargin: number,
-  jump: Uint8Array,
-): FootIkStats {
-  const n = src.skeleton.boneCount;
-  const stats = [b.upper, b.lower, b.end].map(() => ({ maxDeg: 0, sum: 0 }));
-  let changed = 0;
-  let shiftMax = 0;
-  let shiftSum = 0;
-  let pops = 0;
-  for (let f = 0; f < src.frameCount; f++) {
-    if (f > 0 && !jump[f]) {
-      const jb = Math.abs(kneeAngleDeg(before, f) - kneeAngleDeg(before, f - 1));
-      const ja = Math.abs(kneeAngleDeg(after, f) - kneeAngleDeg(after, f - 1));
-      if (ja > jb + popMargin) pops++;
-    }
-    if (weight[f] === 0) continue;
-    changed++;
-    [b.upper, b.lower, b.end].forEach((bone, j) => {
-      const o = 4 * (f * n + bone);
-      // angle of conj(a) b from its vector part and w (acos of a dot product is noisy near 1)
-      const r = src.rotations;
-      const q = out.rotations;
-      const ax = r[o];
-      const ay = r[o + 1];
-      const az = r[o + 2];
-      const aw = r[o + 3];
-      const bx = q[o];
-      const by = q[o + 1];
-      const bz = q[o + 2];
-      const bw = q[o + 3];
-      const x = aw * bx - ax * bw - ay * bz + az * by;
-      const y = aw * by - ay * bw - az * bx + ax * bz;
-      const z = aw * bz - az * bw - ax * by + ay * bx;
-      const w = aw * bw + ax * bx + ay * by + az * bz;
-      const deg = (2 * Math.atan2(Math.sqrt(x * x + y * y + z * z), Math.abs(w)) * 180) / Math.PI;
-      stats[j].maxDeg = Math.max(stats[j].maxDeg, deg);
-      stats[j].sum += deg;
-    });
-    const o = 3 * f;
-    const s = Math.hypot(
-      after.knee[o] - before.knee[o],
-      after.knee[o + 1] - before.knee[o + 1],
-      after.knee[o + 2] - before.knee[o + 2],
-    );
-    shiftMax = Math.max(shiftMax, s);
-    shiftSum += s;
-  }
-  const js = (j: number): JointRotationStats => ({
-    maxDeg: stats[j].maxDeg,
-    meanDeg: changed ? stats[j].sum / changed : 0,
-  });
-  return {
-    framesChanged: changed,
-    hip: js(0),
-    knee: js(1),
-    ankle: js(2),
-    kneeShiftMax: shiftMax,
-    kneeShiftMean: changed ? shiftSum / changed : 0,
-    kneePops: pops,
-  };
 }

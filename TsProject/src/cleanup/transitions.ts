@@ -1,0 +1,619 @@
+/**
+ * Transitions of the foot pin in time, and a bound on how fast the correction moves a leg (issue 20,
+ * item 3). Engine-free; set-up code (allocates its plan once per leg), plus the check-and-ease loop
+ * {@link limitJointSteps} run once after the frames are cleaned.
+ *
+ * The correction of the ankle at frame t is `c(t) = target(t) - source(t)` (world metres). A leg joint
+ * moves, from frame t-1 to t, by `|d_source + d_c| <= |d_source| + |d_c|`: if the correction changes by
+ * at most `L` per frame, no joint moves more than `L` beyond what the source moved at that frame. The
+ * plan keeps the ankle's correction within `L = stepLimit` per frame (a speed: `maxCorrectionSpeed`
+ * times the frame time), and {@link limitJointSteps} checks every leg joint afterwards (hip, knee,
+ * ankle, toe, by forward kinematics of the output) against the hard bound `maxJointStep` and eases
+ * the pin where one would exceed it.
+ *
+ * Per segment (its anchor fixed, anchors.ts), per frame:
+ * - inside: the pinned target (the anchor horizontally, the source's height on the segment's ground,
+ *   the same target as FootPinner.apply); weight 1. Its correction changes by the source's horizontal
+ *   step (the foot stays put: it moves less than the source) and the vertical raise kept on the ground.
+ * - ramp out, after the last frame `e - 1` (and mirrored, ramp in before the first frame): the edge's
+ *   correction `c_e = c(e - 1)` is carried, not re-aimed at the anchor: target `source(t) + c_e`, blended
+ *   by the weight `w_k = smoothstep(1 - k / (b + 1))` at frame `e - 1 + k`, k = 1..b. The correction
+ *   changes by at most `1.5 |c_e| / (b + 1)` per frame (smoothstep's largest slope, 1.5): with
+ *   `b >= ceil(1.5 |c_e| / L) - 1` it stays within `L` whatever the source does (a foot pulled toward its
+ *   anchor while the source swings away would lag behind and catch up in one frame at the ramp's end:
+ *   11.8 cm on the Bandai kick at 30 fps). Ramps span at least `blendSeconds` (`b >= ceil(blendSeconds /
+ *   dt) - 1` frames, so the blend takes the same time at any rate) and end at a jump of the source (a
+ *   step faster than `maxFootSpeed`: a T-pose frame 0, a cut), which they never cross.
+ * - bridge: when the gap between two contacts is too short for both ramps but long enough to carry the
+ *   correction from one contact's last frame to the next one's first within `L`, the gap's frames get
+ *   weight 1 and the offset `c_out + smoothstep(k / (g + 1)) (c_in - c_out)`.
+ * - otherwise the contact is shortened, one frame at a time on the side that needs more frames (its
+ *   edge moves inward, where the source is nearer the anchor and the needed ramp shorter), until its
+ *   transitions fit; shortened frames go to the review list (`shortened`), and a contact left shorter
+ *   than `minFrames` is dropped (`dropped`). Nothing snaps.
+ *
+ * Default blend duration ({@link DEFAULT_BLEND_SECONDS}, 0.15 s), chosen from data (bench/cleanupSteps.ts,
+ * the outside check, over every BVH take of the shared data at its own rate and resampled to 25 fps,
+ * rule and learned contacts): from 0.10 to 0.30 s the ankle slide over that check's reference contacts
+ * stays flat (rule, own rates: 100.9, 100.8, 100.8, 100.8 cm for 0.10, 0.15, 0.20, 0.30 s), the slide
+ * over the detector's contacts falls 2-3% per 0.05 s (618.9, 601.9, 588.9, 579.2 cm) while the share
+ * of leg-frames the cleanup touches rises 3.5 points per 0.05 s (63.3, 66.8, 70.3, 74.8%; main's 4-frame
+ * ramps: 60.5%); 0.15 s takes the larger first gain and is at least 100 ms with room for both ramps
+ * in a walk's swing (0.35-0.45 s): 3 ramp frames at 25 fps, 8 at 60 fps, 17 at 120 fps. Longer carries
+ * get longer ramps from the speed limit.
+ *
+ * Default correction speed ({@link DEFAULT_MAX_CORRECTION_SPEED}, 1.0 m/s at a 0.9 m leg, scaled with
+ * the leg), and never more than 0.8 `maxJointStep` (2.4 cm) in one frame, which binds below 42 fps
+ * (0.6 m/s at 25 fps): the rest of the bound is left for the knee, whose motion is not linear in the
+ * ankle's. The same check at 0.5, 0.75, 1.0 and 1.5 m/s: slide over the reference contacts 109.2,
+ * 103.4, 100.8, 97.3 cm (rule, own rates; main: 91.0); faster releases fit more of the held correction
+ * into the swing instead of shortening the contact.
+ */
+import { type Clip, forwardKinematics, readFrame } from '../core';
+import type { SegmentAnchor } from './anchors';
+import { floorHeight } from './floor';
+import { rangesOf } from './guards';
+import { smoothstep } from './segments';
+import type { LegBones, LegTrack } from './tracks';
+import type { FloorEstimate, FootName, FrameRange, ReviewRange } from './types';
+
+/** Shortest blend ramp, seconds (see the module doc). */
+export const DEFAULT_BLEND_SECONDS = 0.15;
+/** Speed at which the correction may change, m/s at a 0.9 m leg (scaled). */
+export const DEFAULT_MAX_CORRECTION_SPEED = 1.0;
+/** Hard bound: no leg joint moves more than this per frame beyond the source's own motion, metres. */
+export const DEFAULT_MAX_JOINT_STEP = 0.03;
+
+/** Ramp frames for a blend of `seconds` at `frameTime`: the ramp spans `(b + 1)` frame steps >= seconds. */
+export function rampFramesFor(seconds: number, frameTime: number): number {
+  return Math.max(1, Math.ceil(seconds / frameTime - 1 - 1e-9));
+}
+
+/**
+ * The ankle's correction at frame f for segment `seg`: `out[o..o+2] = target - source ankle`, where the
+ * target is FootPinner.apply's: the anchor horizontally; vertically the source ankle's height minus the
+ * segment's `lift`, raised when the foot's lowest joint (ankle or toe) would go below its ground level.
+ */
+export function pinCorrection(
+  track: LegTrack,
+  seg: SegmentAnchor,
+  floor: FloorEstimate,
+  f: number,
+  out: Float64Array,
+  o = 0,
+): void {
+  const n = floor.normal;
+  const a = track.ankle;
+  let h = floorHeight(floor, a, 3 * f) - seg.lift;
+  let low = h;
+  if (track.toe) low = Math.min(low, floorHeight(floor, track.toe, 3 * f) - seg.lift);
+  if (low < seg.ground) h += seg.ground - low;
+  const dh = h - seg.ankleHeight;
+  for (let k = 0; k < 3; k++) out[o + k] = seg.anchor[k] + n[k] * dh - a[3 * f + k];
+}
+
+export interface TransitionInput {
+  track: LegTrack;
+  /** Contact segments with their anchors, sorted, disjoint. */
+  segments: readonly SegmentAnchor[];
+  floor: FloorEstimate;
+  /** Per frame t: 1 when the source ankle's step from t-1 to t is a jump (not motion). */
+  jump: Uint8Array;
+  /** Shortest ramp, frames ({@link rampFramesFor}). */
+  rampFrames: number;
+  /** Largest change of the correction per frame, metres. */
+  stepLimit: number;
+  /** Shortest contact kept, frames. */
+  minFrames: number;
+  /** The speed limit in words for the review details (e.g. "0.50 m/s"). */
+  speedText: string;
+}
+
+export interface TransitionPlan {
+  /** Per frame: the correction's weight (slerp of the solved rotation deltas, FootPinner). */
+  weight: Float32Array;
+  /** Per frame: the segment whose data the frame uses, -1 where the weight is 0. */
+  segment: Int32Array;
+  /** Per frame: 1 on ramp and bridge frames (target = source ankle + `offset`), 0 inside a contact. */
+  ramp: Uint8Array;
+  /** Per frame: the carried correction, world metres (3 per frame; ramp and bridge frames). */
+  offset: Float64Array;
+  /** Per frame: the ankle's full-weight correction length, metres (for easing the weights). */
+  corr: Float32Array;
+  /** The segments kept (shortened where needed), sorted. */
+  segments: SegmentAnchor[];
+  /** `shortened` and `dropped` review ranges, sorted. */
+  review: ReviewRange[];
+}
+
+const len = (v: Float64Array) => Math.hypot(v[0], v[1], v[2]);
+
+/** Plan the weights, ramps, bridges and shortened contacts of one leg (see the module doc). */
+export function planTransitions(input: TransitionInput): TransitionPlan {
+  const { track, floor, jump, rampFrames, stepLimit, minFrames } = input;
+  const F = jump.length;
+  const segs = input.segments.map((s) => ({ ...s }));
+  const orig = new Map(segs.map((s) => [s, { start: s.start, end: s.end, why: ['', ''] }]));
+  // nextJump[f]: first t >= f whose step (t-1, t) is a jump, else F; prevJump[f]: last t <= f, else -1
+  const nextJump = new Int32Array(F + 1).fill(F);
+  for (let f = F - 1; f >= 0; f--) nextJump[f] = jump[f] ? f : nextJump[f + 1];
+  const prevJump = new Int32Array(F + 1).fill(-1);
+  for (let f = 0; f <= F; f++) prevJump[f] = f < F && jump[f] ? f : f > 0 ? prevJump[f - 1] : -1;
+  const cIn = new Float64Array(3);
+  const cOut = new Float64Array(3);
+  const d = new Float64Array(3);
+  const e1 = new Float64Array(3);
+  const e2 = new Float64Array(3);
+  const need = (c: number) => Math.max(0, Math.ceil((1.5 * c) / stepLimit - 1e-9) - 1);
+  const review: ReviewRange[] = [];
+  const cm = (m: number) => (m * 100).toFixed(1);
+
+  type Gap = { bOut: number; bIn: number; bridge: boolean };
+  let gaps: Gap[] = [];
+  const passes = segs.length; // each pass drops at most one segment
+  for (let pass = 0; pass <= passes; pass++) {
+    gaps = [];
+    let dropped = -1;
+    for (let i = 0; i <= segs.length && dropped < 0; i++) {
+      const P = i > 0 ? segs[i - 1] : null;
+      const N = i < segs.length ? segs[i] : null;
+      for (;;) {
+        const e = P ? P.end : 0;
+        const s = N ? N.start : F;
+        if (P) pinCorrection(track, P, floor, P.end - 1, cOut);
+        if (N) pinCorrection(track, N, floor, N.start, cIn);
+        const nOut = P ? need(len(cOut)) : 0;
+        const nIn = N ? need(len(cIn)) : 0;
+        const jo = nextJump[e];
+        const ji = prevJump[s];
+        let gap: Gap | null = null;
+        let short: 'P' | 'N' | null = null;
+        let why = '';
+        // a jump of the source bounds a ramp (it never crosses one); past a clip end a ramp is cut freely
+        const jumpOut = P !== null && jo < (N ? s + 1 : F);
+        const jumpIn = N !== null && ji >= (P ? e : 0);
+        if (!P && !N) gap = { bOut: 0, bIn: 0, bridge: false };
+        else if (!P || !N || jumpOut) {
+          const aOut = jumpOut ? jo - e : Number.POSITIVE_INFINITY;
+          const aIn = jumpIn ? s - ji : Number.POSITIVE_INFINITY;
+          const okOut = !P || nOut <= aOut;
+          const okIn = !N || nIn <= aIn;
+          if (okOut && okIn)
+            gap = {
+              bOut: P ? Math.min(aOut, Math.max(rampFrames, nOut)) : 0,
+              bIn: N ? Math.min(aIn, Math.max(rampFrames, nIn)) : 0,
+              bridge: false,
+            };
+          else {
+            short = okOut ? 'N' : 'P';
+            why = `a jump of the source ${short === 'P' ? `${aOut} frame(s) after it` : `${aIn} frame(s) before it`}`;
+          }
+        } else {
+          const g = s - e;
+          const wOut = Math.max(rampFrames, nOut);
+          const wIn = Math.max(rampFrames, nIn);
+          if (wOut + wIn <= g) gap = { bOut: wOut, bIn: wIn, bridge: false };
+          else if (nOut + nIn <= g) {
+            const bOut = Math.min(wOut, Math.max(nOut, g - wIn, nOut + ((g - nOut - nIn) >> 1)));
+            gap = { bOut, bIn: Math.min(wIn, g - bOut), bridge: false };
+          } else {
+            for (let k = 0; k < 3; k++) d[k] = cIn[k] - cOut[k];
+            if (need(len(d)) <= g) gap = { bOut: 0, bIn: 0, bridge: true };
+            else {
+              short = nOut >= nIn ? 'P' : 'N';
+              why = `the ${g}-frame gap to the ${short === 'P' ? 'next' : 'previous'} contact`;
+            }
+          }
+        }
+        if (gap) {
+          gaps.push(gap);
+          break;
+        }
+        const seg = (short === 'P' ? P : N) as SegmentAnchor;
+        const o = orig.get(seg);
+        if (o) {
+          const side = short === 'P' ? 1 : 0;
+          if (!o.why[side])
+            o.why[side] =
+              `the ankle is ${cm(len(short === 'P' ? cOut : cIn))} cm from its pinned place at the contact's ${side ? 'last' : 'first'} frame; blending that at ${input.speedText} needs ${side ? nOut : nIn} frame(s), and ${why} leaves fewer`;
+        }
+        if (short === 'P') seg.end--;
+        else seg.start++;
+        if (seg.end - seg.start < minFrames) {
+          dropped = i - (short === 'P' ? 1 : 0);
+          break;
+        }
+      }
+    }
+    if (dropped < 0) break;
+    const gone = segs.splice(dropped, 1)[0];
+    const o = orig.get(gone) as { start: number; end: number; why: string[] };
+    review.push({
+      start: o.start,
+      end: o.end,
+      reason: 'dropped',
+      detail: `contact not pinned: ${o.why.filter((w) => w).join('; ')}; what is left is shorter than ${minFrames} frame(s)`,
+    });
+  }
+
+  const weight = new Float32Array(F);
+  const segment = new Int32Array(F).fill(-1);
+  const ramp = new Uint8Array(F);
+  const offset = new Float64Array(3 * F);
+  const corr = new Float32Array(F);
+  segs.forEach((seg, i) => {
+    for (let t = seg.start; t < seg.end; t++) {
+      weight[t] = 1;
+      segment[t] = i;
+      pinCorrection(track, seg, floor, t, d);
+      corr[t] = len(d);
+    }
+    const before = gaps[i];
+    const after = gaps[i + 1];
+    if (!before.bridge) {
+      pinCorrection(track, seg, floor, seg.start, cIn);
+      const b = Math.min(before.bIn, seg.start);
+      const a = landingSpan(track, seg, floor, b, stepLimit);
+      for (let k = 1; k <= b; k++) {
+        const t = seg.start - k;
+        weight[t] = smoothstep(1 - k / (b + 1));
+        segment[t] = i;
+        ramp[t] = 1;
+        rampInOffset(track, seg, floor, k, a, cIn, d);
+        offset.set(d, 3 * t);
+        corr[t] = len(d);
+      }
+    }
+    pinCorrection(track, seg, floor, seg.end - 1, cOut);
+    if (!after.bridge) {
+      const b = after.bOut;
+      for (let k = 1; k <= b && seg.end - 1 + k < F; k++) {
+        const t = seg.end - 1 + k;
+        weight[t] = smoothstep(1 - k / (b + 1));
+        segment[t] = i;
+        ramp[t] = 1;
+        withHeightAt(track, seg, floor, t, cOut, 0, d);
+        offset.set(d, 3 * t);
+        corr[t] = len(d);
+      }
+    } else {
+      const next = segs[i + 1];
+      pinCorrection(track, next, floor, next.start, cIn);
+      const g = next.start - seg.end;
+      for (let k = 1; k <= g; k++) {
+        const t = seg.end - 1 + k;
+        const u = smoothstep(k / (g + 1));
+        weight[t] = 1;
+        segment[t] = 2 * k <= g ? i : i + 1;
+        ramp[t] = 1;
+        for (let j = 0; j < 3; j++) d[j] = cOut[j] + u * (cIn[j] - cOut[j]);
+        // the height logic of each contact, blended like the rest
+        withHeightAt(track, seg, floor, t, d, 0, e1);
+        withHeightAt(track, next, floor, t, d, 0, e2);
+        for (let j = 0; j < 3; j++) offset[3 * t + j] = e1[j] + u * (e2[j] - e1[j]);
+        corr[t] = Math.hypot(offset[3 * t], offset[3 * t + 1], offset[3 * t + 2]);
+      }
+    }
+  });
+  for (const seg of segs) {
+    const o = orig.get(seg);
+    if (!o) continue;
+    if (seg.start > o.start)
+      review.push({
+        start: o.start,
+        end: seg.start,
+        reason: 'shortened',
+        detail: `contact shortened by ${seg.start - o.start} frame(s) at its start: ${o.why[0]}`,
+      });
+    if (seg.end < o.end)
+      review.push({
+        start: seg.end,
+        end: o.end,
+        reason: 'shortened',
+        detail: `contact shortened by ${o.end - seg.end} frame(s) at its end: ${o.why[1]}`,
+      });
+  }
+  review.sort((a, b) => a.start - b.start);
+  return { weight, segment, ramp, offset, corr, segments: segs, review };
+}
+
+/**
+ * The offset of ramp-in frame `start - k` with a landing span `a`: `c_in + alpha_k (c_pin(t) - c_in)`,
+ * `alpha_k = smoothstep(1 - k / (a + 1))` for k <= a, else 0, where `c_pin(t)` is the full pin's
+ * correction at t: over the last `a` frames before the contact the foot is drawn toward where the pin
+ * will hold it (it lands on its anchor rather than sliding in with the source).
+ */
+function rampInOffset(
+  track: LegTrack,
+  seg: SegmentAnchor,
+  floor: FloorEstimate,
+  k: number,
+  a: number,
+  cIn: Float64Array,
+  out: Float64Array,
+): void {
+  const alpha = k <= a ? smoothstep(1 - k / (a + 1)) : 0;
+  pinCorrection(track, seg, floor, seg.start - k, out);
+  for (let j = 0; j < 3; j++) out[j] = cIn[j] + alpha * (out[j] - cIn[j]);
+  withHeightAt(track, seg, floor, seg.start - k, out, 0, out);
+}
+
+/**
+ * `out = horizontal part of v[o..] + n * (the pin's vertical correction at frame t)`: a carried offset
+ * keeps its horizontal part, and its height follows the contact's own rule at that frame (the source
+ * height minus the segment's `lift`, raised to keep the lowest joint on the ground), so a ramp never
+ * pushes the foot below the ground the pin keeps it on. In place allowed (`out` may be `v`).
+ */
+function withHeightAt(
+  track: LegTrack,
+  seg: SegmentAnchor,
+  floor: FloorEstimate,
+  t: number,
+  v: Float64Array,
+  o: number,
+  out: Float64Array,
+): void {
+  const n = floor.normal;
+  const a = track.ankle;
+  let h = floorHeight(floor, a, 3 * t) - seg.lift;
+  let low = h;
+  if (track.toe) low = Math.min(low, floorHeight(floor, track.toe, 3 * t) - seg.lift);
+  if (low < seg.ground) h += seg.ground - low;
+  const vert = h - floorHeight(floor, a, 3 * t);
+  const along = n[0] * v[o] + n[1] * v[o + 1] + n[2] * v[o + 2];
+  for (let j = 0; j < 3; j++) out[j] = v[o + j] - along * n[j] + vert * n[j];
+}
+
+/**
+ * The longest landing span `a <= b` (frames, {@link rampInOffset}) whose ramp in keeps the ankle within
+ * `stepLimit` of the source's own step at every frame pair of the ramp and into the contact's first
+ * frame, by the linear model `ankle(t) ~ source(t) + w(t) offset(t)`; 0 (the edge's offset carried
+ * unchanged, which the plan already keeps within the limit) when none is.
+ */
+function landingSpan(
+  track: LegTrack,
+  seg: SegmentAnchor,
+  floor: FloorEstimate,
+  b: number,
+  stepLimit: number,
+): number {
+  const cIn = new Float64Array(3);
+  pinCorrection(track, seg, floor, seg.start, cIn);
+  const prev = new Float64Array(3);
+  const cur = new Float64Array(3);
+  const p = track.ankle;
+  for (let a = b; a > 0; a--) {
+    let ok = true;
+    // from the free frame before the ramp (offset 0) to the contact's first frame (offset c_in)
+    for (let k = b + 1; k >= 1 && ok; k--) {
+      const t = seg.start - k + 1;
+      if (t - 1 < 0) continue;
+      if (k === b + 1) prev.fill(0);
+      else {
+        rampInOffset(track, seg, floor, k, a, cIn, prev);
+        const w = smoothstep(1 - k / (b + 1));
+        for (let j = 0; j < 3; j++) prev[j] *= w;
+      }
+      if (k === 1) cur.set(cIn);
+      else {
+        rampInOffset(track, seg, floor, k - 1, a, cIn, cur);
+        const w = smoothstep(1 - (k - 1) / (b + 1));
+        for (let j = 0; j < 3; j++) cur[j] *= w;
+      }
+      const dx = p[3 * t] - p[3 * t - 3];
+      const dy = p[3 * t + 1] - p[3 * t - 2];
+      const dz = p[3 * t + 2] - p[3 * t - 1];
+      const moved = Math.hypot(dx + cur[0] - prev[0], dy + cur[1] - prev[1], dz + cur[2] - prev[2]);
+      ok = moved - Math.hypot(dx, dy, dz) <= stepLimit;
+    }
+    if (ok) return a;
+  }
+  return 0;
+}
+
+/**
+ * Lower weights so that `|w(t) - w(t-1)| <= step / max(corr(t-1), corr(t))` (one pass forward, one
+ * backward; weights only go down): the correction `~ w c` then changes by at most `step` per frame from
+ * the weight. In place; returns whether any weight changed.
+ */
+export function easeWeights(weight: Float32Array, corr: Float32Array, step: number): boolean {
+  let changed = false;
+  const F = weight.length;
+  const lim = (t: number) => step / Math.max(corr[t - 1], corr[t], 1e-9);
+  for (let t = 1; t < F; t++) {
+    const cap = weight[t - 1] + lim(t);
+    if (weight[t] > cap) {
+      weight[t] = cap;
+      changed = true;
+    }
+  }
+  for (let t = F - 2; t >= 0; t--) {
+    const cap = weight[t + 1] + lim(t + 1);
+    if (weight[t] > cap) {
+      weight[t] = cap;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+const JOINTS = ['hip', 'knee', 'ankle', 'toe'] as const;
+
+/**
+ * Largest `|after(t) - after(t-1)| - |source(t) - source(t-1)|` over the leg's joints (hip, knee,
+ * ankle, toe) at frame t >= 1, metres, and the joint (index into hip, knee, ankle, toe).
+ */
+export function legStepExcess(
+  before: LegTrack,
+  after: LegTrack,
+  t: number,
+): { excess: number; joint: number } {
+  let best = Number.NEGATIVE_INFINITY;
+  let joint = 0;
+  const a = 3 * t;
+  const b = a - 3;
+  const src = [before.hip, before.knee, before.ankle, before.toe];
+  const out = [after.hip, after.knee, after.ankle, after.toe];
+  for (let j = 0; j < 4; j++) {
+    const p = src[j];
+    const q = out[j];
+    if (!p || !q) continue;
+    const e =
+      Math.hypot(q[a] - q[b], q[a + 1] - q[b + 1], q[a + 2] - q[b + 2]) -
+      Math.hypot(p[a] - p[b], p[a + 1] - p[b + 1], p[a + 2] - p[b + 2]);
+    if (e > best) {
+      best = e;
+      joint = j;
+    }
+  }
+  return { excess: best, joint };
+}
+
+export interface StepLimitLeg {
+  foot: FootName;
+  bones: LegBones;
+  /** The planned weights; lowered in place where a joint would step too far. */
+  weight: Float32Array;
+  /** The ankle's full-weight correction length per frame (TransitionPlan.corr). */
+  corr: Float32Array;
+  before: LegTrack;
+  /** World tracks of the cleaned clip; kept up to date in place. */
+  after: LegTrack;
+}
+
+export interface StepLimitResult {
+  /** Per leg: `jointStep` review ranges (frames whose weight was lowered), with the excess that caused it. */
+  review: ReviewRange[][];
+  /** Per leg: frames whose weight was lowered. */
+  eased: number[];
+  /** Per leg: the largest excess left (metres; <= bound unless `unresolved`). */
+  maxExcess: number[];
+  /** Joint-frames over the bound left after the last round (0 unless the root correction moves the legs). */
+  unresolved: number;
+}
+
+/**
+ * Check every leg joint of the cleaned clip against `bound` (metres per frame beyond the source's own
+ * motion, {@link legStepExcess}) and ease the pin where it is exceeded: the weights at both frames of
+ * each offending pair are halved and the ramp around them smoothed ({@link easeWeights}), those frames
+ * are cleaned again (`out`'s frame reset to the source's, then `apply`), and the check repeats; from the
+ * seventh round the whole run of non-zero weights around an offending pair is set to 0 (that leg's
+ * frames are then the source's), and after ten rounds every weight of a leg still offending. Set-up
+ * code (allocates per round).
+ * @param apply cleans frame f of `out` again with the current weights (FootPinner.apply).
+ * @param resetFrame clears per-frame bookkeeping of frame f before it is cleaned again.
+ */
+export function limitJointSteps(args: {
+  src: Clip;
+  out: Clip;
+  legs: StepLimitLeg[];
+  bound: number;
+  stepLimit: number;
+  apply: (f: number) => void;
+  resetFrame: (f: number) => void;
+}): StepLimitResult {
+  const { src, out, legs, bound, stepLimit } = args;
+  const F = src.frameCount;
+  const n = src.skeleton.boneCount;
+  const planned = legs.map((l) => l.weight.slice());
+  const cause = legs.map(() => new Float32Array(F));
+  const causeJoint = legs.map(() => new Uint8Array(F));
+  const rot = new Float64Array(4 * n);
+  const pos = new Float64Array(3 * n);
+  const wr = new Float64Array(4 * n);
+  const wp = new Float64Array(3 * n);
+  const ROUNDS = 10;
+  let unresolved = 0;
+  for (let round = 0; round <= ROUNDS; round++) {
+    const redo = new Uint8Array(F);
+    unresolved = 0;
+    legs.forEach((leg, li) => {
+      const w = leg.weight;
+      const old = w.slice();
+      let bad = false;
+      for (let t = 1; t < F; t++) {
+        const { excess, joint } = legStepExcess(leg.before, leg.after, t);
+        if (!(excess > bound)) continue;
+        bad = true;
+        unresolved++;
+        if (round === ROUNDS) continue;
+        for (const u of [t - 1, t]) {
+          if (excess > cause[li][u]) {
+            cause[li][u] = excess;
+            causeJoint[li][u] = joint;
+          }
+        }
+        if (round < 6) {
+          w[t - 1] *= 0.5;
+          w[t] *= 0.5;
+        } else {
+          let a = w[t - 1] > 0 ? t - 1 : t;
+          let b = t;
+          while (a > 0 && w[a - 1] > 0) a--;
+          while (b + 1 < F && w[b + 1] > 0) b++;
+          w.fill(0, a, b + 1);
+        }
+      }
+      if (round === ROUNDS - 1 && bad) w.fill(0);
+      if (!bad) return;
+      easeWeights(w, leg.corr, stepLimit);
+      for (let t = 0; t < F; t++) if (w[t] !== old[t]) redo[t] = 1;
+    });
+    if (unresolved === 0 || round === ROUNDS) break;
+    for (let f = 0; f < F; f++) {
+      if (!redo[f]) continue;
+      out.rotations.set(src.rotations.subarray(4 * n * f, 4 * n * (f + 1)), 4 * n * f);
+      out.translations.set(src.translations.subarray(3 * n * f, 3 * n * (f + 1)), 3 * n * f);
+      args.resetFrame(f);
+      args.apply(f);
+      readFrame(out, f, rot, pos);
+      forwardKinematics(out.skeleton, rot, pos, wr, wp);
+      for (const leg of legs) {
+        const b = leg.bones;
+        const tr = leg.after;
+        for (let k = 0; k < 3; k++) {
+          tr.hip[3 * f + k] = wp[3 * b.upper + k];
+          tr.knee[3 * f + k] = wp[3 * b.lower + k];
+          tr.ankle[3 * f + k] = wp[3 * b.end + k];
+          if (tr.toe) tr.toe[3 * f + k] = wp[3 * b.toe + k];
+        }
+      }
+    }
+  }
+  const review: ReviewRange[][] = [];
+  const eased: number[] = [];
+  const maxExcess: number[] = [];
+  legs.forEach((leg, li) => {
+    const lowered = new Uint8Array(F);
+    let count = 0;
+    for (let t = 0; t < F; t++)
+      if (leg.weight[t] < planned[li][t]) {
+        lowered[t] = 1;
+        count++;
+      }
+    eased.push(count);
+    let m = 0;
+    for (let t = 1; t < F; t++) m = Math.max(m, legStepExcess(leg.before, leg.after, t).excess);
+    maxExcess.push(m);
+    review.push(
+      rangesOf(lowered).map((r: FrameRange) => {
+        let e = 0;
+        let j = 0;
+        for (let t = r.start; t < r.end; t++)
+          if (cause[li][t] > e) {
+            e = cause[li][t];
+            j = causeJoint[li][t];
+          }
+        return {
+          ...r,
+          reason: 'jointStep' as const,
+          detail:
+            e > 0
+              ? `the ${leg.foot} ${JOINTS[j]} would move ${(e * 100).toFixed(1)} cm more than the source in one frame (bound ${(bound * 100).toFixed(1)} cm): the pin is eased here`
+              : `the pin is eased here so that a neighbouring frame stays within ${(bound * 100).toFixed(1)} cm per frame`,
+        };
+      }),
+    );
+  });
+  return { review, eased, maxExcess, unresolved };
+}
