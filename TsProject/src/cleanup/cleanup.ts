@@ -11,9 +11,9 @@
  * raised further if the foot's lowest joint would go below that level. The source's vertical motion
  * (heel strike, heel off) is kept, the horizontal slide removed.
  *
- * Guards (issue 20, item 6; guards.ts): frames of a detected contact whose source ankle is farther than
- * `maxContactTravel` from the anchor are cut out of it (the contact is shortened or split, each piece
- * anchored again) and go to the review list with the reason.
+ * Guards (issue 20, item 6; guards.ts): a detected contact inside which the source ankle travels more
+ * than `maxContactTravel` loses its fastest frames until every piece stays within it (the contact is
+ * shortened or split, each piece anchored again); the frames cut go to the review list with the reason.
  *
  * Blending (point 7; issue 20, item 3; transitions.ts): the weight w scales the correction: the solved
  * thigh and knee rotation deltas `D` become `slerp(identity, D, w)` (shortest path), so w = 0 leaves the
@@ -107,11 +107,11 @@ export interface CleanupOptions extends SegmentOptions {
    */
   maxJointStep?: number;
   /**
-   * A contact's frames whose source ankle is farther than this from the anchor (horizontally) are not
-   * pinned (guards.ts), metres at a 0.9 m leg (scaled). Default 0.25: more than any rule contact's
-   * travel on the shared BVH takes (at most 20.1 cm at their own rates, 21.6 cm resampled to 25 fps; 99th
-   * percentile 14.9 cm), so it acts on contacts that span real motion (the learned contacts of CMU 02_03
-   * at 25 fps: 43-58 cm); 0.15 cost up to 31% more slide over the outside check's reference contacts (learned contacts, own rates).
+   * A contact inside which the source ankle travels farther than this (its horizontal extent) is cut
+   * until every piece stays within it (guards.ts), metres at a 0.9 m leg (scaled). Default 0.30: more
+   * than any rule contact's extent on the shared BVH takes (at most 27.6 cm, 99th percentile 22.4 cm
+   * at their own rates; at most 22.0 cm resampled to 25 fps), so it acts on contacts that span real
+   * motion (the learned contacts of CMU 02_03 at 25 fps: 60-112 cm).
    */
   maxContactTravel?: number;
   /**
@@ -239,7 +239,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const maxJointStep = options.maxJointStep ?? DEFAULT_MAX_JOINT_STEP;
   const speed = (options.maxCorrectionSpeed ?? DEFAULT_MAX_CORRECTION_SPEED) * scale;
   const stepLimit = Math.min(speed * clip.frameTime, 0.8 * maxJointStep);
-  const maxTravel = (options.maxContactTravel ?? 0.25) * scale;
+  const maxTravel = (options.maxContactTravel ?? 0.3) * scale;
   const reviewShift = (options.reviewJointShift ?? 0.15) * scale;
   if (!(blendSeconds >= 0) || !(stepLimit > 0) || !(maxTravel > 0) || !(reviewShift > 0))
     throw new CleanupError(

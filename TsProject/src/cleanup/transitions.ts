@@ -24,9 +24,10 @@
  *   11.8 cm on the Bandai kick at 30 fps). Ramps span at least `blendSeconds` (`b >= ceil(blendSeconds /
  *   dt) - 1` frames, so the blend takes the same time at any rate) and end at a jump of the source (a
  *   step faster than `maxFootSpeed`: a T-pose frame 0, a cut), which they never cross.
- * - bridge: when the gap between two contacts is too short for both ramps but long enough to carry the
- *   correction from one contact's last frame to the next one's first within `L`, the gap's frames get
- *   weight 1 and the offset `c_out + smoothstep(k / (g + 1)) (c_in - c_out)`.
+ * - bridge: when the gap between two contacts is too short for both full-length ramps but long enough
+ *   to carry the correction from one contact's last frame to the next one's first within `L`, the gap's
+ *   frames get weight 1 and the offset `c_out + smoothstep(k / (g + 1)) (c_in - c_out)`; otherwise
+ *   shorter ramps, when each still keeps within `L`.
  * - otherwise the contact is shortened, one frame at a time on the side that needs more frames (its
  *   edge moves inward, where the source is nearer the anchor and the needed ramp shorter), until its
  *   transitions fit; shortened frames go to the review list (`shortened`), and a contact left shorter
@@ -192,17 +193,16 @@ export function planTransitions(input: TransitionInput): TransitionPlan {
           const g = s - e;
           const wOut = Math.max(rampFrames, nOut);
           const wIn = Math.max(rampFrames, nIn);
+          for (let k = 0; k < 3; k++) d[k] = cIn[k] - cOut[k];
           if (wOut + wIn <= g) gap = { bOut: wOut, bIn: wIn, bridge: false };
+          else if (need(len(d)) <= g) gap = { bOut: 0, bIn: 0, bridge: true };
           else if (nOut + nIn <= g) {
+            // ramps shorter than the blend duration, still within the speed limit
             const bOut = Math.min(wOut, Math.max(nOut, g - wIn, nOut + ((g - nOut - nIn) >> 1)));
             gap = { bOut, bIn: Math.min(wIn, g - bOut), bridge: false };
           } else {
-            for (let k = 0; k < 3; k++) d[k] = cIn[k] - cOut[k];
-            if (need(len(d)) <= g) gap = { bOut: 0, bIn: 0, bridge: true };
-            else {
-              short = nOut >= nIn ? 'P' : 'N';
-              why = `the ${g}-frame gap to the ${short === 'P' ? 'next' : 'previous'} contact`;
-            }
+            short = nOut >= nIn ? 'P' : 'N';
+            why = `the ${g}-frame gap to the ${short === 'P' ? 'next' : 'previous'} contact`;
           }
         }
         if (gap) {
@@ -414,7 +414,7 @@ function landingSpan(
 /**
  * Lower weights so that `|w(t) - w(t-1)| <= step / max(corr(t-1), corr(t))` (one pass forward, one
  * backward; weights only go down): the correction `~ w c` then changes by at most `step` per frame from
- * the weight. In place; returns whether any weight changed.
+ * the weight. In place; returns whether any weight changed (by more than 1e-6: the weights are float32).
  */
 export function easeWeights(weight: Float32Array, corr: Float32Array, step: number): boolean {
   let changed = false;
@@ -422,14 +422,14 @@ export function easeWeights(weight: Float32Array, corr: Float32Array, step: numb
   const lim = (t: number) => step / Math.max(corr[t - 1], corr[t], 1e-9);
   for (let t = 1; t < F; t++) {
     const cap = weight[t - 1] + lim(t);
-    if (weight[t] > cap) {
+    if (weight[t] > cap + 1e-6) {
       weight[t] = cap;
       changed = true;
     }
   }
   for (let t = F - 2; t >= 0; t--) {
     const cap = weight[t + 1] + lim(t + 1);
-    if (weight[t] > cap) {
+    if (weight[t] > cap + 1e-6) {
       weight[t] = cap;
       changed = true;
     }
@@ -441,12 +441,14 @@ const JOINTS = ['hip', 'knee', 'ankle', 'toe'] as const;
 
 /**
  * Largest `|after(t) - after(t-1)| - |source(t) - source(t-1)|` over the leg's joints (hip, knee,
- * ankle, toe) at frame t >= 1, metres, and the joint (index into hip, knee, ankle, toe).
+ * ankle, toe; from index `first`) at frame t >= 1, metres, and the joint (index into hip, knee,
+ * ankle, toe).
  */
 export function legStepExcess(
   before: LegTrack,
   after: LegTrack,
   t: number,
+  first = 0,
 ): { excess: number; joint: number } {
   let best = Number.NEGATIVE_INFINITY;
   let joint = 0;
@@ -454,7 +456,7 @@ export function legStepExcess(
   const b = a - 3;
   const src = [before.hip, before.knee, before.ankle, before.toe];
   const out = [after.hip, after.knee, after.ankle, after.toe];
-  for (let j = 0; j < 4; j++) {
+  for (let j = first; j < 4; j++) {
     const p = src[j];
     const q = out[j];
     if (!p || !q) continue;
@@ -486,15 +488,19 @@ export interface StepLimitResult {
   review: ReviewRange[][];
   /** Per leg: frames whose weight was lowered. */
   eased: number[];
-  /** Per leg: the largest excess left (metres; <= bound unless `unresolved`). */
+  /**
+   * Per leg: the largest excess left over hip, knee, ankle and toe (metres; <= bound unless
+   * `unresolved`, or the root correction's own step is larger).
+   */
   maxExcess: number[];
   /** Joint-frames over the bound left after the last round (0 unless the root correction moves the legs). */
   unresolved: number;
 }
 
 /**
- * Check every leg joint of the cleaned clip against `bound` (metres per frame beyond the source's own
- * motion, {@link legStepExcess}) and ease the pin where it is exceeded: the weights at both frames of
+ * Check the knee, ankle and toe of the cleaned clip against `bound` (metres per frame beyond the
+ * source's own motion, {@link legStepExcess}; the hip joint moves only with the root correction, whose
+ * step `rootMaxStep` bounds) and ease the pin where it is exceeded: the weights at both frames of
  * each offending pair are halved and the ramp around them smoothed ({@link easeWeights}), those frames
  * are cleaned again (`out`'s frame reset to the source's, then `apply`), and the check repeats; from the
  * seventh round the whole run of non-zero weights around an offending pair is set to 0 (that leg's
@@ -532,7 +538,9 @@ export function limitJointSteps(args: {
       const old = w.slice();
       let bad = false;
       for (let t = 1; t < F; t++) {
-        const { excess, joint } = legStepExcess(leg.before, leg.after, t);
+        // the hip joint moves only with the root correction (its own step limit, rootMaxStep): easing
+        // the leg cannot change it
+        const { excess, joint } = legStepExcess(leg.before, leg.after, t, 1);
         if (!(excess > bound)) continue;
         bad = true;
         unresolved++;
