@@ -40,7 +40,8 @@ const DIRECTIONS = 16;
 /**
  * Cut each contact segment until the source ankle's horizontal extent inside every piece is at most
  * `maxTravel` metres (see the module doc): while a piece's extent is larger, its frame with the fastest
- * horizontal ankle motion (central difference) is cut and the two sides are checked on their own.
+ * horizontal ankle motion (central difference; of frames as fast within 0.1%, the one nearest an end of
+ * the piece) is cut and the two sides are checked on their own.
  * The extent is the largest spread of the ankle's positions projected on 16 directions of the floor
  * plane, every 11.25 degrees, divided by cos(5.625 degrees) (so never below the largest distance
  * between two of them, and at most 0.5% above it). Pieces shorter
@@ -106,8 +107,16 @@ export function splitTravellingSegments(
         kept.push(anchorOf(r));
         continue;
       }
-      let t = r.start;
-      for (let f = r.start + 1; f < r.end; f++) if (speed(f) > speed(t)) t = f;
+      // the fastest frame; among frames as fast within 0.1% (a steady slide), the one nearest an end of
+      // the piece (the earlier on a tie), so float noise does not pick the frame and the middle is kept
+      let top = 0;
+      for (let f = r.start; f < r.end; f++) top = Math.max(top, speed(f));
+      let t = -1;
+      for (let f = r.start; f < r.end; f++) {
+        if (speed(f) < top * (1 - 1e-3)) continue;
+        const edge = Math.min(f - r.start, r.end - 1 - f);
+        if (t < 0 || edge < Math.min(t - r.start, r.end - 1 - t)) t = f;
+      }
       cut[t] = 1;
       spread[t] = whole;
       stack.push({ start: r.start, end: t }, { start: t + 1, end: r.end });
