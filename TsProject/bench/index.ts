@@ -10,6 +10,8 @@
  * `cleanup-table` prints the README's per-take table of `kind cleanup` instead (bench/cleanupTable.ts);
  * `cleanup-steps [--json f] [--blend-seconds s] [--rate own|25|both]` runs the outside check of the cleanup's
  * leg motion (bench/cleanupSteps.ts: per leg joint and frame, how much more the cleaned take moves than the source);
+ * `cleanup-judge [--json FILE] [...]` judges `kind cleanup` from outside instead (bench/cleanupJudge.ts: the
+ * built command over every shared take and degraded copies, measured with test/helpers/judge);
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
  * ~5 s on the first (or given) take, for `node --cpu-prof dist/bench.cjs --profile ...`.
  * Data: /work/shared/data (or $KIND_SHARED_DATA); falls back to the embedded default sample with a note.
@@ -17,6 +19,7 @@
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { parseBvh } from '../src/io/bvh';
 import { runCleanupBench } from './cleanupBench';
+import { runCleanupJudge } from './cleanupJudge';
 import { runCleanupSteps } from './cleanupSteps';
 import { runCleanupTable } from './cleanupTable';
 import { runContactBench } from './contactBench';
@@ -61,6 +64,10 @@ async function main(): Promise<void> {
   }
   if (args[0] === 'cleanup-table') {
     await runCleanupTable();
+    return;
+  }
+  if (args[0] === 'cleanup-judge') {
+    await runCleanupJudge(args.slice(1));
     return;
   }
   const pi = args.indexOf('--profile');

@@ -5,19 +5,22 @@
  * `cleanup.json` (see {@link CleanupFile}): frames, frame time, the floor (plane `n.p + d = 0` in the
  * clip's world frame, metres, and its height along the normal), per foot the contact probability per
  * frame (rounded to 1e-4), the final contact 0/1 per frame, the segments `[start, end)` (end
- * exclusive) with their anchors, the review ranges; the review list of both feet, the frames where IK
- * hit a limit, the metrics before and after per foot (src/cleanup `footMetrics`), IK rotation figures.
+ * exclusive) with their anchors and ground level, the review ranges; the review list of both feet, the
+ * frames where IK hit a limit, the metrics before and after per foot (src/cleanup `footMetrics`), IK
+ * rotation figures, and the ground levels the contacts stand on.
  *
- * Versions: 1 (issue 11). 2 (issue 20, items 3 and 6) adds fields and renames none, so a reader of
- * version 1 reads version 2: every review range (`review` and `feet.<side>.review`) gains `reason`
- * (src/cleanup `ReviewReason`: 'reviewBand', 'travel', 'shortened', 'dropped', 'jointStep',
- * 'jointShift') and `detail` (a sentence with the figures); the review list now also carries the
- * contact frames cut by the guards, the shortened and dropped contacts, the frames where the pin was
- * eased and those where a leg joint moved far from the source; and `transitions` gives the blend and
- * speed settings at the take's rate and the largest step of a leg joint beyond the source's.
+ * Versions: 1 (issue 11). 2 (issue 20) adds fields and renames none, so a reader of version 1 reads
+ * version 2: every review range (`review` and `feet.<side>.review`) gains `reason` (src/cleanup
+ * `ReviewReason`: 'reviewBand', 'travel', 'shortened', 'dropped', 'jointStep', 'jointShift') and
+ * `detail` (a sentence with the figures); the review list now also carries the contact frames cut by
+ * the guards, the shortened and dropped contacts, the frames where the pin was eased and those where a
+ * leg joint moved far from the source; `transitions` gives the blend and speed settings at the take's
+ * rate and the largest step of a leg joint beyond the source's (items 3 and 6); segments' `level` and
+ * the take's `ground` give the ground levels (item 4).
  */
 import {
   type CleanupResult,
+  describeGround,
   type FloorEstimate,
   type FootIkStats,
   type FootMetrics,
@@ -56,6 +59,8 @@ export interface CleanupSegmentJson {
   ground: number;
   /** How far the foot was lowered to stand on its ground, metres. */
   lift: number;
+  /** The ground level it stands on: index into `ground.levels` (added in issue 20; -1 when unknown). */
+  level: number;
 }
 
 export interface CleanupFootJson {
@@ -114,6 +119,25 @@ export interface CleanupFile {
   /** Frames whose output differs from the input (any bone). */
   framesChanged: number;
   warnings: string[];
+  /**
+   * The ground the contacts stand on (added in issue 20; src/cleanup ground.ts): one level per ground
+   * patch (a plane `n.p + d = 0` several contacts agree on, or one contact's own level), lowest first,
+   * with its height above the floor at its contacts (metres), its tilt (degrees) and how many segments
+   * stand on it; `spread` the highest minus the lowest segment ground (metres); `note` the one line the
+   * terminal and the page print ("contacts on 3 ground levels, 27 cm apart"), null on one flat floor.
+   * Penetration in `metrics` is measured against this local ground.
+   */
+  ground: {
+    levels: {
+      height: number;
+      normal: [number, number, number];
+      d: number;
+      tiltDeg: number;
+      segments: number;
+    }[];
+    spread: number;
+    note: string | null;
+  };
 }
 
 const FEET: readonly FootName[] = ['left', 'right'];
@@ -174,13 +198,14 @@ export function buildCleanupFile(args: {
     feet[foot] = {
       probability: Array.from(c.probability, (p) => r(p, 4)),
       contact: Array.from(c.contact),
-      segments: c.segments.map((s) => ({
+      segments: c.segments.map((s, i) => ({
         start: s.start,
         end: s.end,
         anchor: [r(s.anchor[0], 6), r(s.anchor[1], 6), r(s.anchor[2], 6)],
         ankleHeight: r(s.ankleHeight, 6),
         ground: r(s.ground, 6),
         lift: r(s.lift, 6),
+        level: result.ground.segmentLevel[foot][i] ?? -1,
       })),
       review: c.review.map((x) => ({ start: x.start, end: x.end, reason: x.reason, detail: x.detail })),
       short: c.short.map((x) => ({ start: x.start, end: x.end })),
@@ -222,6 +247,17 @@ export function buildCleanupFile(args: {
     transitions: result.transitions,
     framesChanged,
     warnings: args.warnings ?? [],
+    ground: {
+      levels: result.ground.levels.map((l) => ({
+        height: r(l.height, 6),
+        normal: [r(l.normal[0], 6), r(l.normal[1], 6), r(l.normal[2], 6)],
+        d: r(l.d, 6),
+        tiltDeg: r(l.tiltDeg, 3),
+        segments: l.segments.length,
+      })),
+      spread: r(result.ground.spread, 6),
+      note: describeGround(result.ground),
+    },
   };
 }
 

@@ -1,10 +1,11 @@
 /**
  * Foot-slide cleanup of a clip from per-foot contact probabilities (issue 11, points 4-10).
  *
- * Pipeline: segments (segments.ts) -> anchors (anchors.ts) -> per frame, for every foot with a
- * correction weight > 0: optional root correction, then damped-least-squares leg IK (src/ik/dls.ts)
- * toward the foot's target, blended by the weight, written back as local rotations of the thigh, shin
- * and foot (the foot keeps its source world rotation) -> metrics before and after (metrics.ts).
+ * Pipeline: segments (segments.ts) -> anchors (anchors.ts) and their ground levels (ground.ts) -> per
+ * frame, for every foot with a correction weight > 0: optional root correction, then
+ * damped-least-squares leg IK (src/ik/dls.ts) toward the foot's target, blended by the weight, written
+ * back as local rotations of the thigh, shin and foot (the foot keeps its source world rotation) ->
+ * metrics before and after (metrics.ts; penetration below the local ground).
  *
  * Target of the ankle at frame t of segment s: horizontally the anchor; vertically the source ankle's
  * height above the floor minus the segment's `lift` (so the foot stands on the segment's ground level),
@@ -56,11 +57,12 @@ import {
 import { LegDLS } from '../ik/dls';
 import { type SegmentAnchor, segmentAnchor } from './anchors';
 import { checkFloor } from './floor';
+import { footGround, type GroundModel, settleOnGround } from './ground';
 import { jointShiftRanges, splitTravellingSegments } from './guards';
 import { type FootIkStats, hingeAxisLocal, ikStats, type LimitRange, limitRanges } from './legStats';
 import { DEFAULT_THRESHOLDS, type FootMetrics, footMetrics, type MetricThresholds } from './metrics';
 import { contactSegments, type SegmentOptions, smoothstep } from './segments';
-import { type LegBones, legBones, legTracks, restLegLength } from './tracks';
+import { type LegBones, type LegTrack, legBones, legTracks, restLegLength } from './tracks';
 import {
   DEFAULT_BLEND_SECONDS,
   DEFAULT_MAX_CORRECTION_SPEED,
@@ -68,6 +70,7 @@ import {
   limitJointSteps,
   planTransitions,
   rampFramesFor,
+  type TransitionPlan,
 } from './transitions';
 import {
   CleanupError,
@@ -199,6 +202,8 @@ export interface CleanupResult {
   scale: number;
   /** Root correction applied: frames moved and the largest offset, metres. */
   root: { frames: number; maxOffset: number };
+  /** The ground levels the segments stand on (ground.ts); penetration is measured against them. */
+  ground: GroundModel;
   transitions: TransitionStats;
 }
 
@@ -253,8 +258,8 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
 
   const before = legTracks(clip, bones);
   const feet = {} as Record<FootName, FootCleanup>;
-  const plans = {} as Record<FootName, ReturnType<typeof planTransitions>>;
   const jumps = {} as Record<FootName, Uint8Array>;
+  const found = {} as Record<FootName, { seg: ReturnType<typeof contactSegments>; guarded: Guarded }>;
   for (const foot of FEET) {
     const p = input.probabilities[foot];
     if (!p || p.length !== F)
@@ -272,22 +277,37 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
       segmentAnchor(tr, r, floor, stepTolerance),
     );
     jumps[foot] = jumpFrames(tr.ankle, maxStep);
-    const plan = planTransitions({
-      track: tr,
-      segments: guarded.segments,
-      floor,
-      jump: jumps[foot],
-      rampFrames,
-      stepLimit,
-      minFrames: seg.minFrames,
-      speedText: `${speed.toFixed(2)} m/s`,
-    });
-    plans[foot] = plan;
+    found[foot] = { seg, guarded };
+  }
+  const {
+    plans,
+    ground,
+    review: planReview,
+  } = planOnGround(
+    before,
+    floor,
+    stepTolerance,
+    { left: found.left.guarded.segments, right: found.right.guarded.segments },
+    (foot, segments) =>
+      planTransitions({
+        track: before[foot],
+        segments,
+        floor,
+        jump: jumps[foot],
+        rampFrames,
+        stepLimit,
+        minFrames: found[foot].seg.minFrames,
+        speedText: `${speed.toFixed(2)} m/s`,
+      }),
+  );
+  const band = options.reviewBand ?? [0.45, 0.65];
+  for (const foot of FEET) {
+    const { seg, guarded } = found[foot];
+    const plan = plans[foot];
     const contact = new Uint8Array(F);
     for (const s of plan.segments) contact.fill(1, s.start, s.end);
-    const band = options.reviewBand ?? [0.45, 0.65];
     feet[foot] = {
-      probability: Float32Array.from(p),
+      probability: Float32Array.from(input.probabilities[foot]),
       contact,
       segments: plan.segments,
       review: [
@@ -297,7 +317,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
           detail: `the contact probability stayed in the review band ${band[0]}-${band[1]}: not fixed`,
         })),
         ...guarded.review,
-        ...plan.review,
+        ...planReview[foot],
       ],
       short: seg.short,
       weight: plan.weight,
@@ -379,8 +399,9 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const limits: LimitRange[] = [];
   for (const foot of FEET) {
     const c = feet[foot].contact;
-    metricsBefore[foot] = footMetrics(before[foot], c, floor, clip.frameTime, scale, thresholds);
-    metricsAfter[foot] = footMetrics(after[foot], c, floor, clip.frameTime, scale, thresholds);
+    const fg = footGround(ground, foot, feet[foot].segments, F);
+    metricsBefore[foot] = footMetrics(before[foot], c, floor, clip.frameTime, scale, thresholds, fg);
+    metricsAfter[foot] = footMetrics(after[foot], c, floor, clip.frameTime, scale, thresholds, fg);
     ik[foot] = ikStats(
       clip,
       out,
@@ -412,6 +433,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     legLength,
     scale,
     root: { frames: rootFrames, maxOffset: rootMax },
+    ground,
     transitions: {
       blendSeconds,
       rampFrames,
@@ -436,6 +458,39 @@ function jumpFrames(ankle: Float64Array, maxStep: number): Uint8Array {
         ? 1
         : 0;
   return jump;
+}
+
+type Guarded = ReturnType<typeof splitTravellingSegments>;
+
+/**
+ * Ground levels (ground.ts) and transitions (transitions.ts) of both feet: the plan uses each segment's
+ * ground, and may shorten or drop segments, whose grounds are then settled again and the plan made
+ * again (at most three rounds; each round's `shortened` and `dropped` ranges are kept). Set-up code.
+ */
+function planOnGround(
+  tracks: Record<FootName, LegTrack>,
+  floor: FloorEstimate,
+  stepTolerance: number,
+  segments: Record<FootName, SegmentAnchor[]>,
+  plan: (foot: FootName, segments: SegmentAnchor[]) => TransitionPlan,
+): { plans: Record<FootName, TransitionPlan>; ground: GroundModel; review: Record<FootName, ReviewRange[]> } {
+  let segs = segments;
+  let ground = settleOnGround(segs, tracks, floor, stepTolerance);
+  const review: Record<FootName, ReviewRange[]> = { left: [], right: [] };
+  let plans = {} as Record<FootName, TransitionPlan>;
+  for (let round = 0; round < 3; round++) {
+    plans = { left: plan('left', segs.left), right: plan('right', segs.right) };
+    for (const foot of FEET) review[foot].push(...plans[foot].review);
+    const same = FEET.every(
+      (f) =>
+        plans[f].segments.length === segs[f].length &&
+        plans[f].segments.every((s, i) => s.start === segs[f][i].start && s.end === segs[f][i].end),
+    );
+    if (same) break;
+    segs = { left: plans.left.segments, right: plans.right.segments };
+    ground = settleOnGround(segs, tracks, floor, stepTolerance);
+  }
+  return { plans, ground, review };
 }
 
 /** Per-segment data in {@link PinLeg.segments}: anchor xyz, ankleHeight, ground, lift. */

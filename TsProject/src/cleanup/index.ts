@@ -20,6 +20,15 @@ export {
   type TransitionStats,
 } from './cleanup';
 export { checkFloor, floorBasis, floorHeight, horizontalDistance, projectOnFloor } from './floor';
+export {
+  describeGround,
+  type FootGround,
+  footGround,
+  type GroundLevel,
+  type GroundModel,
+  localContactHeight,
+  settleOnGround,
+} from './ground';
 export { jointShiftRanges, legJointShift, rangesOf, splitTravellingSegments } from './guards';
 export {
   DEFAULT_THRESHOLDS,

@@ -208,6 +208,10 @@ export function formatCleanupSummary(f: CleanupFile, written: string[]): string 
     `cleaned '${f.clip}' (${f.frames} frames at ${f.fps.toFixed(3)} fps; contacts: ${f.model}; floor ${f.floor.method} at ${f.floor.height.toFixed(3)} m): ` +
       `${f.feet.left.segments.length} left and ${f.feet.right.segments.length} right contact segments, ${f.framesChanged} frames changed`,
   );
+  if (f.ground?.note)
+    lines.push(
+      `  ground: ${f.ground.note} (levels ${f.ground.levels.map((l) => `${(l.height * 100).toFixed(1)}`).join(', ')} cm above the floor); penetration measured against each contact's own ground`,
+    );
   for (const foot of ['left', 'right'] as const) {
     const b = f.metrics.before[foot];
     const a = f.metrics.after[foot];

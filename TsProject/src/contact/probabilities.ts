@@ -4,6 +4,7 @@
  */
 import { type ContactFeatures, contactFeatures, gridToFrames, INPUT_SIZE, writeWindow } from './features';
 import { estimateFloor, type FloorEstimate } from './floor';
+import { type LocalGround, localGround } from './ground';
 import { type ContactModelWeights, checkWeights, mlpForward, mlpScratch } from './mlp';
 import { ruleGrid } from './rule';
 import type { FootTracks } from './tracks';
@@ -14,6 +15,8 @@ export interface ContactProbabilities {
   right: Float32Array;
   model: 'rule' | 'learned';
   floor: FloorEstimate;
+  /** The rule's local ground (./ground.ts), when the rule measured heights above it. */
+  ground?: LocalGround;
 }
 
 /**
@@ -30,16 +33,28 @@ export function contactWindows(features: ContactFeatures): Float32Array {
   return out;
 }
 
-/** Rule-baseline probabilities (see ./rule.ts) per foot per frame. `floor` defaults to {@link estimateFloor}. */
-export function ruleContactProbabilities(tracks: FootTracks, floor?: FloorEstimate): ContactProbabilities {
+/**
+ * Rule-baseline probabilities (see ./rule.ts) per foot per frame, heights measured above the local
+ * ground (./ground.ts: a still foot carrying the body is on the ground at its own level, so raised
+ * ground, steps and a drifting floor are contacts). `floor` defaults to {@link estimateFloor}.
+ * `options.localGround: false` measures every height from the take's one contact level instead (the
+ * rule as the model's training labels use it).
+ */
+export function ruleContactProbabilities(
+  tracks: FootTracks,
+  floor?: FloorEstimate,
+  options: { localGround?: boolean } = {},
+): ContactProbabilities {
   const fl = floor ?? estimateFloor(tracks);
   const feats = contactFeatures(tracks, fl);
   const G = feats.gridCount;
+  const ground = options.localGround === false ? undefined : localGround(tracks, fl, feats);
   return {
-    left: gridToFrames(ruleGrid(feats.left, G), tracks.frameCount, tracks.frameTime),
-    right: gridToFrames(ruleGrid(feats.right, G), tracks.frameCount, tracks.frameTime),
+    left: gridToFrames(ruleGrid(feats.left, G, ground?.left), tracks.frameCount, tracks.frameTime),
+    right: gridToFrames(ruleGrid(feats.right, G, ground?.right), tracks.frameCount, tracks.frameTime),
     model: 'rule',
     floor: fl,
+    ...(ground ? { ground } : {}),
   };
 }
 
