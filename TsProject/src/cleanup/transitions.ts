@@ -252,14 +252,15 @@ export function planTransitions(input: TransitionInput): TransitionPlan {
     const after = gaps[i + 1];
     if (!before.bridge) {
       pinCorrection(track, seg, floor, seg.start, cIn);
-      const b = Math.min(before.bIn, seg.start);
-      const a = landingSpan(track, seg, floor, b, stepLimit);
-      for (let k = 1; k <= b; k++) {
+      // a ramp cut by the clip's first frame keeps its planned slope (no frame pair beyond it to bound)
+      const b = before.bIn;
+      const a = edgeSpan(track, seg, floor, 'in', b, stepLimit);
+      for (let k = 1; k <= b && seg.start - k >= 0; k++) {
         const t = seg.start - k;
         weight[t] = smoothstep(1 - k / (b + 1));
         segment[t] = i;
         ramp[t] = 1;
-        rampInOffset(track, seg, floor, k, a, cIn, d);
+        edgeOffset(track, seg, floor, 'in', k, a, cIn, d);
         offset.set(d, 3 * t);
         corr[t] = len(d);
       }
@@ -267,12 +268,13 @@ export function planTransitions(input: TransitionInput): TransitionPlan {
     pinCorrection(track, seg, floor, seg.end - 1, cOut);
     if (!after.bridge) {
       const b = after.bOut;
+      const a = edgeSpan(track, seg, floor, 'out', b, stepLimit);
       for (let k = 1; k <= b && seg.end - 1 + k < F; k++) {
         const t = seg.end - 1 + k;
         weight[t] = smoothstep(1 - k / (b + 1));
         segment[t] = i;
         ramp[t] = 1;
-        withHeightAt(track, seg, floor, t, cOut, 0, d);
+        edgeOffset(track, seg, floor, 'out', k, a, cOut, d);
         offset.set(d, 3 * t);
         corr[t] = len(d);
       }
@@ -317,25 +319,36 @@ export function planTransitions(input: TransitionInput): TransitionPlan {
   return { weight, segment, ramp, offset, corr, segments: segs, review };
 }
 
+/** Which edge of a contact a ramp belongs to: before its first frame ('in') or after its last ('out'). */
+type Edge = 'in' | 'out';
+
+/** The frame of ramp frame k (1 = next to the contact) on `edge` of `seg`. */
+const rampFrame = (seg: FrameRange, edge: Edge, k: number) =>
+  edge === 'in' ? seg.start - k : seg.end - 1 + k;
+
 /**
- * The offset of ramp-in frame `start - k` with a landing span `a`: `c_in + alpha_k (c_pin(t) - c_in)`,
- * `alpha_k = smoothstep(1 - k / (a + 1))` for k <= a, else 0, where `c_pin(t)` is the full pin's
- * correction at t: over the last `a` frames before the contact the foot is drawn toward where the pin
- * will hold it (it lands on its anchor rather than sliding in with the source).
+ * The offset of ramp frame k on `edge` with an edge span `a`: `c_e + alpha_k (c_pin(t) - c_e)`,
+ * `alpha_k = smoothstep(1 - k / (a + 1))` for k <= a, else 0, where `c_e` is the correction at the
+ * contact's edge frame and `c_pin(t)` the full pin's correction at t, its height from the contact's own
+ * rule at t: over the `a` frames next to the contact the foot is drawn toward where the pin holds it
+ * (it lands on its anchor rather than sliding in with the source, and leaves it rather than being
+ * carried off with it).
  */
-function rampInOffset(
+function edgeOffset(
   track: LegTrack,
   seg: SegmentAnchor,
   floor: FloorEstimate,
+  edge: Edge,
   k: number,
   a: number,
-  cIn: Float64Array,
+  cEdge: Float64Array,
   out: Float64Array,
 ): void {
+  const t = rampFrame(seg, edge, k);
   const alpha = k <= a ? smoothstep(1 - k / (a + 1)) : 0;
-  pinCorrection(track, seg, floor, seg.start - k, out);
-  for (let j = 0; j < 3; j++) out[j] = cIn[j] + alpha * (out[j] - cIn[j]);
-  withHeightAt(track, seg, floor, seg.start - k, out, 0, out);
+  pinCorrection(track, seg, floor, t, out);
+  for (let j = 0; j < 3; j++) out[j] = cEdge[j] + alpha * (out[j] - cEdge[j]);
+  withHeightAt(track, seg, floor, t, out, 0, out);
 }
 
 /**
@@ -365,45 +378,47 @@ function withHeightAt(
 }
 
 /**
- * The longest landing span `a <= b` (frames, {@link rampInOffset}) whose ramp in keeps the ankle within
- * `stepLimit` of the source's own step at every frame pair of the ramp and into the contact's first
- * frame, by the linear model `ankle(t) ~ source(t) + w(t) offset(t)`; 0 (the edge's offset carried
- * unchanged, which the plan already keeps within the limit) when none is.
+ * The longest edge span `a <= b` (frames, {@link edgeOffset}) whose ramp of `b` frames on `edge` keeps
+ * the ankle within `stepLimit` of the source's own step at every frame pair from the contact's edge
+ * frame to the first free frame, by the linear model `ankle(t) ~ source(t) + w(t) offset(t)`; 0 (the
+ * edge's offset carried unchanged, which the plan already keeps within the limit) when none is.
  */
-function landingSpan(
+function edgeSpan(
   track: LegTrack,
   seg: SegmentAnchor,
   floor: FloorEstimate,
+  edge: Edge,
   b: number,
   stepLimit: number,
 ): number {
-  const cIn = new Float64Array(3);
-  pinCorrection(track, seg, floor, seg.start, cIn);
-  const prev = new Float64Array(3);
-  const cur = new Float64Array(3);
+  const F = track.ankle.length / 3;
+  const cEdge = new Float64Array(3);
+  pinCorrection(track, seg, floor, edge === 'in' ? seg.start : seg.end - 1, cEdge);
+  const at = new Float64Array(3);
+  const next = new Float64Array(3);
   const p = track.ankle;
+  // the effective correction of ramp frame k (0: the contact's edge frame, b + 1: the free frame)
+  const effective = (k: number, a: number, out: Float64Array) => {
+    if (k === 0) out.set(cEdge);
+    else if (k > b) out.fill(0);
+    else {
+      edgeOffset(track, seg, floor, edge, k, a, cEdge, out);
+      const w = smoothstep(1 - k / (b + 1));
+      for (let j = 0; j < 3; j++) out[j] *= w;
+    }
+  };
   for (let a = b; a > 0; a--) {
     let ok = true;
-    // from the free frame before the ramp (offset 0) to the contact's first frame (offset c_in)
-    for (let k = b + 1; k >= 1 && ok; k--) {
-      const t = seg.start - k + 1;
-      if (t - 1 < 0) continue;
-      if (k === b + 1) prev.fill(0);
-      else {
-        rampInOffset(track, seg, floor, k, a, cIn, prev);
-        const w = smoothstep(1 - k / (b + 1));
-        for (let j = 0; j < 3; j++) prev[j] *= w;
-      }
-      if (k === 1) cur.set(cIn);
-      else {
-        rampInOffset(track, seg, floor, k - 1, a, cIn, cur);
-        const w = smoothstep(1 - (k - 1) / (b + 1));
-        for (let j = 0; j < 3; j++) cur[j] *= w;
-      }
-      const dx = p[3 * t] - p[3 * t - 3];
-      const dy = p[3 * t + 1] - p[3 * t - 2];
-      const dz = p[3 * t + 2] - p[3 * t - 1];
-      const moved = Math.hypot(dx + cur[0] - prev[0], dy + cur[1] - prev[1], dz + cur[2] - prev[2]);
+    for (let k = 0; k <= b && ok; k++) {
+      const t0 = rampFrame(seg, edge, k);
+      const t1 = rampFrame(seg, edge, k + 1);
+      if (t1 < 0 || t1 >= F) break;
+      effective(k, a, at);
+      effective(k + 1, a, next);
+      const dx = p[3 * t1] - p[3 * t0];
+      const dy = p[3 * t1 + 1] - p[3 * t0 + 1];
+      const dz = p[3 * t1 + 2] - p[3 * t0 + 2];
+      const moved = Math.hypot(dx + next[0] - at[0], dy + next[1] - at[1], dz + next[2] - at[2]);
       ok = moved - Math.hypot(dx, dy, dz) <= stepLimit;
     }
     if (ok) return a;
