@@ -104,7 +104,8 @@ describe('a take whose contacts stand on two ground levels', () => {
     for (const k of earlier) expect(Object.keys(json)).toContain(k);
     // version 2 (issue 20): fields added (review reasons, transitions, ground levels), none renamed
     expect(json.version).toBe(2);
-    for (const r of json.review) expect(Object.keys(r)).toEqual(expect.arrayContaining(['foot', 'start', 'end']));
+    for (const r of json.review)
+      expect(Object.keys(r)).toEqual(expect.arrayContaining(['foot', 'start', 'end']));
     expect(Object.keys(json.feet.left.segments[0]).sort()).toEqual(
       ['anchor', 'ankleHeight', 'end', 'ground', 'level', 'lift', 'start'].sort(),
     );

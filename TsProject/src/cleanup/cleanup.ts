@@ -105,8 +105,10 @@ export interface CleanupOptions extends SegmentOptions {
    */
   maxCorrectionSpeed?: number;
   /**
-   * No hip, knee, ankle or toe moves more than this per frame beyond the source's own motion at that
-   * frame, metres (not scaled: a bound checked on every frame). Default 0.03.
+   * No knee, ankle or toe moves more than this per frame beyond the source's own motion at that frame,
+   * metres at a 0.9 m leg or longer (a shorter leg gets proportionally less, never a longer one more: at
+   * most this in the take's metres, and the same share of the body when a take's unit is read wrong).
+   * Checked on every frame by forward kinematics. Default 0.03 (the issue's bound).
    */
   maxJointStep?: number;
   /**
@@ -241,7 +243,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     options.blendSeconds ??
     (options.blendFrames60 !== undefined ? (options.blendFrames60 + 1) / 60 : DEFAULT_BLEND_SECONDS);
   const rampFrames = rampFramesFor(blendSeconds, clip.frameTime);
-  const maxJointStep = options.maxJointStep ?? DEFAULT_MAX_JOINT_STEP;
+  const maxJointStep = (options.maxJointStep ?? DEFAULT_MAX_JOINT_STEP) * Math.min(1, scale);
   const speed = (options.maxCorrectionSpeed ?? DEFAULT_MAX_CORRECTION_SPEED) * scale;
   const stepLimit = Math.min(speed * clip.frameTime, 0.8 * maxJointStep);
   const maxTravel = (options.maxContactTravel ?? 0.3) * scale;
