@@ -7,23 +7,28 @@
  * moves, from frame t-1 to t, by `|d_source + d_c| <= |d_source| + |d_c|`: if the correction changes by
  * at most `L` per frame, no joint moves more than `L` beyond what the source moved at that frame. The
  * plan keeps the ankle's correction within `L = stepLimit` per frame (a speed: `maxCorrectionSpeed`
- * times the frame time), and {@link limitJointSteps} checks every leg joint afterwards (hip, knee,
- * ankle, toe, by forward kinematics of the output) against the hard bound `maxJointStep` and eases
- * the pin where one would exceed it.
+ * times the frame time, and at most 0.8 `maxJointStep`), and {@link limitJointSteps} checks the knee,
+ * ankle and toe afterwards (forward kinematics of the output) against the hard bound `maxJointStep`
+ * and eases the pin where one would exceed it (the knee's motion is not linear in the ankle's).
  *
  * Per segment (its anchor fixed, anchors.ts), per frame:
  * - inside: the pinned target (the anchor horizontally, the source's height on the segment's ground,
  *   the same target as FootPinner.apply); weight 1. Its correction changes by the source's horizontal
  *   step (the foot stays put: it moves less than the source) and the vertical raise kept on the ground.
  * - ramp out, after the last frame `e - 1` (and mirrored, ramp in before the first frame): the edge's
- *   correction `c_e = c(e - 1)` is carried, not re-aimed at the anchor: target `source(t) + c_e`, blended
- *   by the weight `w_k = smoothstep(1 - k / (b + 1))` at frame `e - 1 + k`, k = 1..b. The correction
- *   changes by at most `1.5 |c_e| / (b + 1)` per frame (smoothstep's largest slope, 1.5): with
- *   `b >= ceil(1.5 |c_e| / L) - 1` it stays within `L` whatever the source does (a foot pulled toward its
- *   anchor while the source swings away would lag behind and catch up in one frame at the ramp's end:
- *   11.8 cm on the Bandai kick at 30 fps). Ramps span at least `blendSeconds` (`b >= ceil(blendSeconds /
- *   dt) - 1` frames, so the blend takes the same time at any rate) and end at a jump of the source (a
- *   step faster than `maxFootSpeed`: a T-pose frame 0, a cut), which they never cross.
+ *   correction `c_e = c(e - 1)` is carried, not re-aimed at the anchor: target `source(t) + c_e` (its
+ *   horizontal part; its height from the contact's own rule at t, so a ramp never pushes the foot below
+ *   the ground the pin keeps it on), blended by the weight `w_k = smoothstep(1 - k / (b + 1))` at frame
+ *   `e - 1 + k`, k = 1..b. The correction changes by at most `1.5 |c_e| / (b + 1)` per frame
+ *   (smoothstep's largest slope, 1.5): with `b >= ceil(1.5 |c_e| / L) - 1` it stays within `L` whatever
+ *   the source does (a foot pulled toward its anchor while the source swings away lags behind and
+ *   catches up in one frame at the ramp's end: 11.8 cm on a Bandai take at 30 fps). Over the `a <= b`
+ *   frames next to the contact the carried offset leans toward the full pin's (`edgeOffset`: the foot
+ *   lands on its anchor, and leaves it, rather than sliding with the source), `a` the longest span that
+ *   keeps the ankle within `L` of the source's step by the linear model. Ramps span at least
+ *   `blendSeconds` (`b >= ceil(blendSeconds / dt) - 1` frames, so the blend takes the same time at any
+ *   rate) and end at a jump of the source (a step faster than `maxFootSpeed`: a T-pose frame 0, a cut),
+ *   which they never cross.
  * - bridge: when the gap between two contacts is too short for both full-length ramps but long enough
  *   to carry the correction from one contact's last frame to the next one's first within `L`, the gap's
  *   frames get weight 1 and the offset `c_out + smoothstep(k / (g + 1)) (c_in - c_out)`; otherwise
@@ -33,22 +38,23 @@
  *   transitions fit; shortened frames go to the review list (`shortened`), and a contact left shorter
  *   than `minFrames` is dropped (`dropped`). Nothing snaps.
  *
- * Default blend duration ({@link DEFAULT_BLEND_SECONDS}, 0.15 s), chosen from data (bench/cleanupSteps.ts,
- * the outside check, over every BVH take of the shared data at its own rate and resampled to 25 fps,
- * rule and learned contacts): from 0.10 to 0.30 s the ankle slide over that check's reference contacts
- * stays flat (rule, own rates: 100.9, 100.8, 100.8, 100.8 cm for 0.10, 0.15, 0.20, 0.30 s), the slide
- * over the detector's contacts falls 2-3% per 0.05 s (618.9, 601.9, 588.9, 579.2 cm) while the share
- * of leg-frames the cleanup touches rises 3.5 points per 0.05 s (63.3, 66.8, 70.3, 74.8%; main's 4-frame
- * ramps: 60.5%); 0.15 s takes the larger first gain and is at least 100 ms with room for both ramps
- * in a walk's swing (0.35-0.45 s): 3 ramp frames at 25 fps, 8 at 60 fps, 17 at 120 fps. Longer carries
- * get longer ramps from the speed limit.
+ * Default blend duration ({@link DEFAULT_BLEND_SECONDS}, 0.15 s), chosen from data with the outside
+ * check (bench/cleanupSteps.ts: every BVH take of the shared data at its own rate and resampled to
+ * 25 fps, rule and learned contacts; 0.10, 0.15, 0.20, 0.30 s): the ankle slide over that check's own
+ * reference contacts does not depend on it (rule, own rates: 99.6, 99.6, 99.6, 99.4 cm), the slide over
+ * the detector's contacts is least at 0.15 s at the takes' own rates (rule 608.5, 602.4, 612.9, 637.5
+ * cm; learned 938.3, 931.4, 935.5, 938.8 cm) and within 0.5% of its least at 25 fps (rule 520.8, 501.5,
+ * 498.8, 521.0 cm), and the share of leg-frames the cleanup touches grows 4 points per 0.05 s (69.4,
+ * 73.1, 77.1, 83.1%). 0.15 s is 3 ramp frames at 25 fps, 4 at 30, 8 at 60, 17 at 120, room for both
+ * ramps in a walk's swing (0.35-0.45 s); larger carried offsets get longer ramps from the speed limit.
  *
  * Default correction speed ({@link DEFAULT_MAX_CORRECTION_SPEED}, 1.0 m/s at a 0.9 m leg, scaled with
  * the leg), and never more than 0.8 `maxJointStep` (2.4 cm) in one frame, which binds below 42 fps
- * (0.6 m/s at 25 fps): the rest of the bound is left for the knee, whose motion is not linear in the
- * ankle's. The same check at 0.5, 0.75, 1.0 and 1.5 m/s: slide over the reference contacts 109.2,
- * 103.4, 100.8, 97.3 cm (rule, own rates; main: 91.0); faster releases fit more of the held correction
- * into the swing instead of shortening the contact.
+ * (0.6 m/s at 25 fps): the rest of the bound is left for the knee. The same check at 0.5, 0.75, 1.0 and
+ * 1.5 m/s: slide over the reference contacts 106.2, 101.4, 99.6, 96.6 cm (rule, own rates; main before
+ * this change 89.2); faster releases fit more of a held correction into the swing instead of
+ * shortening the contact, and move a foot in contact faster while they do: 1.0 m/s is where the gain
+ * levels off.
  */
 import { type Clip, forwardKinematics, readFrame } from '../core';
 import type { SegmentAnchor } from './anchors';
