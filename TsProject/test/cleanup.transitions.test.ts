@@ -28,6 +28,7 @@ import {
   quat64,
   readFrame,
 } from '../src/core';
+import { runAllocProbe } from './helpers/allocProbe';
 import { makeHumanoid } from './helpers/humanoid';
 
 const LEG_JOINTS = [
@@ -434,5 +435,37 @@ describe('property: no leg joint steps more than the bound beyond the source', (
       ),
       { numRuns: 40, seed: 20 },
     );
+  });
+});
+
+describe('per-frame step on ramp frames', () => {
+  test('FootPinner.apply allocates nothing on ramp and bridge frames (target = source + carried offset)', () => {
+    const helper = require.resolve('./helpers/humanoid');
+    const src = require('node:path').resolve(__dirname, '../src');
+    const r = runAllocProbe(`
+      import { makeHumanoid } from ${JSON.stringify(helper)};
+      import { createClip, HumanBodyBones as H } from ${JSON.stringify(`${src}/core`)};
+      import { FootPinner, legBones, segmentWeights } from ${JSON.stringify(`${src}/cleanup`)};
+      import { LegDLS } from ${JSON.stringify(`${src}/ik`)};
+      const s = makeHumanoid();
+      const F = 60;
+      const clip = createClip(s, F, 1 / 60);
+      const n = s.boneCount;
+      for (let f = 0; f < F; f++) clip.translations[3 * (f * n + s.humanoid[H.Hips]) + 2] = 0.02 * f;
+      const out = { ...clip, rotations: clip.rotations.slice(), translations: clip.translations.slice() };
+      const leg = (foot) => {
+        const { weight, segment } = segmentWeights([{ start: 10, end: 50 }], F, 4);
+        const ramp = new Uint8Array(F);
+        ramp.fill(1, 6, 10);
+        ramp.fill(1, 50, 54);
+        const offset = new Float64Array(3 * F).fill(0.01);
+        return { bones: legBones(s, foot), weight, segment, ramp, offset, segments: new Float64Array([0.05, 0.1, 0.6, 0.1, 0, 0]),
+          hinge: new Float64Array([1, 0, 0]), solver: new LegDLS(), limitKind: new Uint8Array(F), pinError: new Float32Array(F) };
+      };
+      const pinner = new FootPinner(clip, out, [leg('left'), leg('right')], { normal: [0, 1, 0], d: 0, method: 'percentile' }, null, 0.02);
+      let f = 6;
+      result.apply = bytesPerCall(() => { pinner.apply(f); f = f === 53 ? 6 : f + 1; }, 5000);
+    `);
+    expect(r.apply).toBeLessThan(16);
   });
 });
