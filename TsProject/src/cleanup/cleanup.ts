@@ -467,8 +467,9 @@ type Guarded = ReturnType<typeof splitTravellingSegments>;
 
 /**
  * Ground levels (ground.ts) and transitions (transitions.ts) of both feet: the plan uses each segment's
- * ground, and may shorten or drop segments, whose grounds are then settled again and the plan made
- * again (at most three rounds; each round's `shortened` and `dropped` ranges are kept). Set-up code.
+ * ground, and may shorten or drop segments, whose grounds are then settled again, and the plan made
+ * again if a kept segment's ground moved (at most three rounds; each round's `shortened` and `dropped`
+ * ranges are kept). Set-up code.
  */
 function planOnGround(
   tracks: Record<FootName, LegTrack>,
@@ -491,7 +492,10 @@ function planOnGround(
     );
     if (same) break;
     segs = { left: plans.left.segments, right: plans.right.segments };
+    const used = FEET.map((f) => segs[f].map((x) => x.ground));
     ground = settleOnGround(segs, tracks, floor, stepTolerance);
+    // the plan stands when no kept segment's ground moved (the usual case: on the floor, or its own level)
+    if (FEET.every((f, i) => segs[f].every((x, k) => x.ground === used[i][k]))) break;
   }
   return { plans, ground, review };
 }

@@ -471,25 +471,29 @@ export function legStepExcess(
   t: number,
   first = 0,
 ): { excess: number; joint: number } {
-  let best = Number.NEGATIVE_INFINITY;
-  let joint = 0;
+  const r = STEP_RESULT;
+  r.excess = Number.NEGATIVE_INFINITY;
+  r.joint = 0;
+  if (first <= 0) stepOf(before.hip, after.hip, t, 0);
+  if (first <= 1) stepOf(before.knee, after.knee, t, 1);
+  if (first <= 2) stepOf(before.ankle, after.ankle, t, 2);
+  if (before.toe && after.toe) stepOf(before.toe, after.toe, t, 3);
+  return { excess: r.excess, joint: r.joint };
+}
+
+/** Scratch of {@link legStepExcess} (no array per call: it runs on every frame of every check round). */
+const STEP_RESULT = { excess: 0, joint: 0 };
+
+function stepOf(p: Float64Array, q: Float64Array, t: number, joint: number): void {
   const a = 3 * t;
   const b = a - 3;
-  const src = [before.hip, before.knee, before.ankle, before.toe];
-  const out = [after.hip, after.knee, after.ankle, after.toe];
-  for (let j = first; j < 4; j++) {
-    const p = src[j];
-    const q = out[j];
-    if (!p || !q) continue;
-    const e =
-      Math.hypot(q[a] - q[b], q[a + 1] - q[b + 1], q[a + 2] - q[b + 2]) -
-      Math.hypot(p[a] - p[b], p[a + 1] - p[b + 1], p[a + 2] - p[b + 2]);
-    if (e > best) {
-      best = e;
-      joint = j;
-    }
+  const e =
+    Math.hypot(q[a] - q[b], q[a + 1] - q[b + 1], q[a + 2] - q[b + 2]) -
+    Math.hypot(p[a] - p[b], p[a + 1] - p[b + 1], p[a + 2] - p[b + 2]);
+  if (e > STEP_RESULT.excess) {
+    STEP_RESULT.excess = e;
+    STEP_RESULT.joint = joint;
   }
-  return { excess: best, joint };
 }
 
 export interface StepLimitLeg {
