@@ -57,7 +57,7 @@ import {
 import { LegDLS } from '../ik/dls';
 import { type SegmentAnchor, segmentAnchor } from './anchors';
 import { checkFloor } from './floor';
-import { footGround, type GroundModel, settleOnGround } from './ground';
+import { footGround, type GroundModel } from './ground';
 import { jointShiftRanges, splitTravellingSegments } from './guards';
 import { type FootIkStats, hingeAxisLocal, ikStats, type LimitRange, limitRanges } from './legStats';
 import { DEFAULT_THRESHOLDS, type FootMetrics, footMetrics, type MetricThresholds } from './metrics';
@@ -67,7 +67,9 @@ import {
   DEFAULT_BLEND_SECONDS,
   DEFAULT_MAX_CORRECTION_SPEED,
   DEFAULT_MAX_JOINT_STEP,
+  jumpFrames,
   limitJointSteps,
+  planOnGround,
   planTransitions,
   rampFramesFor,
   type TransitionPlan,
@@ -239,49 +241,13 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const legLength = restLegLength(skel, bones);
   if (!(legLength > 0)) throw new CleanupError(`clip '${clip.name}': the legs have zero rest length`);
   const scale = legLength / REFERENCE_LEG_LENGTH;
-  const thresholds = { ...DEFAULT_THRESHOLDS, ...options.thresholds };
-  const blendSeconds =
-    options.blendSeconds ??
-    (options.blendFrames60 !== undefined ? (options.blendFrames60 + 1) / 60 : DEFAULT_BLEND_SECONDS);
-  const rampFrames = rampFramesFor(blendSeconds, clip.frameTime);
-  const maxJointStep = (options.maxJointStep ?? DEFAULT_MAX_JOINT_STEP) * Math.min(1, scale);
-  const speed = (options.maxCorrectionSpeed ?? DEFAULT_MAX_CORRECTION_SPEED) * scale;
-  const stepLimit = Math.min(speed * clip.frameTime, 0.8 * maxJointStep);
-  const maxTravel = (options.maxContactTravel ?? 0.3) * scale;
-  const reviewShift = (options.reviewJointShift ?? 0.15) * scale;
-  if (!(blendSeconds >= 0) || !(stepLimit > 0) || !(maxTravel > 0) || !(reviewShift > 0))
-    throw new CleanupError(
-      'options: blendSeconds must be >= 0; maxCorrectionSpeed, maxJointStep, maxContactTravel and reviewJointShift > 0',
-    );
-  const stepTolerance = (options.stepTolerance ?? 0.03) * scale;
-  const rootCap = (options.rootMaxOffset ?? 0.03) * scale;
-  const rootStep = (options.rootMaxStep ?? 0.003) * scale * Math.max(1e-9, clip.frameTime * 60);
-  const popMargin = (options.kneePopMargin60 ?? 5) * Math.max(1, 60 * clip.frameTime);
-  const maxStep = (options.maxFootSpeed ?? 10) * scale * clip.frameTime;
+  const set = settingsAt(options, scale, clip.frameTime);
+  const { thresholds, stepTolerance, rootCap, rootStep, popMargin } = set;
+  const { blendSeconds, rampFrames, maxJointStep, speed, stepLimit, maxTravel, reviewShift } = set;
 
   const before = legTracks(clip, bones);
   const feet = {} as Record<FootName, FootCleanup>;
-  const jumps = {} as Record<FootName, Uint8Array>;
-  const found = {} as Record<FootName, { seg: ReturnType<typeof contactSegments>; guarded: Guarded }>;
-  for (const foot of FEET) {
-    const p = input.probabilities[foot];
-    if (!p || p.length !== F)
-      throw new CleanupError(
-        `probabilities.${foot}: length ${p?.length} does not match the clip's ${F} frames`,
-      );
-    let seg: ReturnType<typeof contactSegments>;
-    try {
-      seg = contactSegments(p, clip.frameTime, options);
-    } catch (e) {
-      throw new CleanupError(`probabilities.${foot}: ${(e as Error).message}`);
-    }
-    const tr = before[foot];
-    const guarded = splitTravellingSegments(tr, seg.segments, floor, maxTravel, seg.minFrames, (r) =>
-      segmentAnchor(tr, r, floor, stepTolerance),
-    );
-    jumps[foot] = jumpFrames(tr.ankle, maxStep);
-    found[foot] = { seg, guarded };
-  }
+  const { found, jumps } = findContacts(input, options, before, floor, set);
   const {
     plans,
     ground,
@@ -303,29 +269,8 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
         speedText: `${speed.toFixed(2)} m/s`,
       }),
   );
-  const band = options.reviewBand ?? [0.45, 0.65];
-  for (const foot of FEET) {
-    const { seg, guarded } = found[foot];
-    const plan = plans[foot];
-    const contact = new Uint8Array(F);
-    for (const s of plan.segments) contact.fill(1, s.start, s.end);
-    feet[foot] = {
-      probability: Float32Array.from(input.probabilities[foot]),
-      contact,
-      segments: plan.segments,
-      review: [
-        ...seg.review.map((r) => ({
-          ...r,
-          reason: 'reviewBand' as const,
-          detail: `the contact probability stayed in the review band ${band[0]}-${band[1]}: not fixed`,
-        })),
-        ...guarded.review,
-        ...planReview[foot],
-      ],
-      short: seg.short,
-      weight: plan.weight,
-    };
-  }
+  for (const foot of FEET)
+    feet[foot] = footCleanup(input.probabilities[foot], found[foot], plans[foot], planReview[foot], options);
 
   const out: Clip = {
     name: clip.name,
@@ -335,28 +280,9 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     rotations: clip.rotations.slice(),
     translations: clip.translations.slice(),
   };
-  const legs = FEET.map((foot) => {
-    const segs = feet[foot].segments;
-    const data = new Float64Array(SEG_STRIDE * segs.length);
-    segs.forEach((s, i) => {
-      data.set(s.anchor, SEG_STRIDE * i);
-      data[SEG_STRIDE * i + 3] = s.ankleHeight;
-      data[SEG_STRIDE * i + 4] = s.ground;
-      data[SEG_STRIDE * i + 5] = s.lift;
-    });
-    return {
-      bones: bones[foot],
-      weight: feet[foot].weight,
-      segment: plans[foot].segment,
-      ramp: plans[foot].ramp,
-      offset: plans[foot].offset,
-      segments: data,
-      hinge: hingeAxisLocal(clip, bones[foot], before[foot]),
-      solver: new LegDLS({ stretchMargin: options.stretchMargin }),
-      limitKind: new Uint8Array(F),
-      pinError: new Float32Array(F),
-    };
-  }) as [PinLeg, PinLeg];
+  const legs = FEET.map((foot) =>
+    pinLeg(clip, bones[foot], before[foot], feet[foot], plans[foot], options.stretchMargin),
+  ) as [PinLeg, PinLeg];
   const rootWeight = options.rootCorrection
     ? doubleSupportWeights(feet.left.contact, feet.right.contact, Math.ceil((1.5 * rootCap) / rootStep))
     : null;
@@ -366,34 +292,9 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const rootFrames = pinner.rootStats[0];
   const rootMax = pinner.rootStats[1];
   const after = legTracks(out, bones);
-  const steps = limitJointSteps({
-    src: clip,
-    out,
-    legs: FEET.map((foot) => ({
-      foot,
-      bones: bones[foot],
-      weight: feet[foot].weight,
-      corr: plans[foot].corr,
-      before: before[foot],
-      after: after[foot],
-    })),
-    bound: maxJointStep,
-    stepLimit,
-    apply: (f) => pinner.apply(f),
-    resetFrame: (f) => {
-      for (const leg of legs) {
-        leg.limitKind[f] = 0;
-        leg.pinError[f] = 0;
-      }
-    },
-  });
+  const steps = checkSteps(clip, out, bones, before, after, feet, plans, legs, pinner, set);
   const limitKind = { left: legs[0].limitKind, right: legs[1].limitKind };
   const pinError = { left: legs[0].pinError, right: legs[1].pinError };
-  FEET.forEach((foot, i) => {
-    const r = feet[foot].review;
-    r.push(...steps.review[i], ...jointShiftRanges(before[foot], after[foot], reviewShift, foot));
-    r.sort((a, b) => a.start - b.start);
-  });
 
   // report
   const metricsBefore = {} as Record<FootName, FootMetrics>;
@@ -405,16 +306,8 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     const fg = footGround(ground, foot, feet[foot].segments, F);
     metricsBefore[foot] = footMetrics(before[foot], c, floor, clip.frameTime, scale, thresholds, fg);
     metricsAfter[foot] = footMetrics(after[foot], c, floor, clip.frameTime, scale, thresholds, fg);
-    ik[foot] = ikStats(
-      clip,
-      out,
-      bones[foot],
-      before[foot],
-      after[foot],
-      feet[foot].weight,
-      popMargin,
-      jumps[foot],
-    );
+    const w = feet[foot].weight;
+    ik[foot] = ikStats(clip, out, bones[foot], before[foot], after[foot], w, popMargin, jumps[foot]);
     limits.push(...limitRanges(foot, limitKind[foot], pinError[foot]));
   }
   limits.sort((a, b) => a.start - b.start);
@@ -451,54 +344,185 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   };
 }
 
-/** Per frame t: 1 when the ankle's step from t-1 to t is longer than `maxStep` metres (a jump of the take). */
-function jumpFrames(ankle: Float64Array, maxStep: number): Uint8Array {
-  const a = ankle;
-  const jump = new Uint8Array(a.length / 3);
-  for (let f = 1; f < jump.length; f++)
-    jump[f] =
-      Math.hypot(a[3 * f] - a[3 * f - 3], a[3 * f + 1] - a[3 * f - 2], a[3 * f + 2] - a[3 * f - 1]) > maxStep
-        ? 1
-        : 0;
-  return jump;
+/** The options at this take's leg scale and frame time (metres, frames); checks them. */
+function settingsAt(options: CleanupOptions, scale: number, frameTime: number) {
+  const blendSeconds =
+    options.blendSeconds ??
+    (options.blendFrames60 !== undefined ? (options.blendFrames60 + 1) / 60 : DEFAULT_BLEND_SECONDS);
+  const maxJointStep = (options.maxJointStep ?? DEFAULT_MAX_JOINT_STEP) * Math.min(1, scale);
+  const speed = (options.maxCorrectionSpeed ?? DEFAULT_MAX_CORRECTION_SPEED) * scale;
+  const set = {
+    thresholds: { ...DEFAULT_THRESHOLDS, ...options.thresholds },
+    blendSeconds,
+    rampFrames: rampFramesFor(blendSeconds, frameTime),
+    maxJointStep,
+    speed,
+    stepLimit: Math.min(speed * frameTime, 0.8 * maxJointStep),
+    maxTravel: (options.maxContactTravel ?? 0.3) * scale,
+    reviewShift: (options.reviewJointShift ?? 0.15) * scale,
+    stepTolerance: (options.stepTolerance ?? 0.03) * scale,
+    rootCap: (options.rootMaxOffset ?? 0.03) * scale,
+    rootStep: (options.rootMaxStep ?? 0.003) * scale * Math.max(1e-9, frameTime * 60),
+    popMargin: (options.kneePopMargin60 ?? 5) * Math.max(1, 60 * frameTime),
+    maxStep: (options.maxFootSpeed ?? 10) * scale * frameTime,
+  };
+  if (!(blendSeconds >= 0) || !(set.stepLimit > 0) || !(set.maxTravel > 0) || !(set.reviewShift > 0))
+    throw new CleanupError(
+      'options: blendSeconds must be >= 0; maxCorrectionSpeed, maxJointStep, maxContactTravel and reviewJointShift > 0',
+    );
+  return set;
+}
+
+/**
+ * Per foot: the contact segments of its probabilities (segments.ts), cut by the travel guard
+ * (guards.ts), and the frames where the source ankle jumps.
+ * @throws CleanupError naming the foot for probabilities of the wrong length or out of range.
+ */
+function findContacts(
+  input: CleanupInput,
+  options: CleanupOptions,
+  before: Record<FootName, LegTrack>,
+  floor: FloorEstimate,
+  set: ReturnType<typeof settingsAt>,
+): {
+  found: Record<FootName, { seg: ReturnType<typeof contactSegments>; guarded: Guarded }>;
+  jumps: Record<FootName, Uint8Array>;
+} {
+  const { clip } = input;
+  const F = clip.frameCount;
+  const jumps = {} as Record<FootName, Uint8Array>;
+  const found = {} as Record<FootName, { seg: ReturnType<typeof contactSegments>; guarded: Guarded }>;
+  for (const foot of FEET) {
+    const p = input.probabilities[foot];
+    if (!p || p.length !== F)
+      throw new CleanupError(
+        `probabilities.${foot}: length ${p?.length} does not match the clip's ${F} frames`,
+      );
+    let seg: ReturnType<typeof contactSegments>;
+    try {
+      seg = contactSegments(p, clip.frameTime, options);
+    } catch (e) {
+      throw new CleanupError(`probabilities.${foot}: ${(e as Error).message}`);
+    }
+    const tr = before[foot];
+    const guarded = splitTravellingSegments(tr, seg.segments, floor, set.maxTravel, seg.minFrames, (r) =>
+      segmentAnchor(tr, r, floor, set.stepTolerance),
+    );
+    jumps[foot] = jumpFrames(tr.ankle, set.maxStep);
+    found[foot] = { seg, guarded };
+  }
+  return { found, jumps };
+}
+
+/** One leg's inputs to {@link FootPinner}: its segments' data, weights, ramps, hinge and solver. */
+function pinLeg(
+  clip: Clip,
+  bones: LegBones,
+  before: LegTrack,
+  foot: FootCleanup,
+  plan: TransitionPlan,
+  stretchMargin: number | undefined,
+): PinLeg {
+  const F = clip.frameCount;
+  const segs = foot.segments;
+  const data = new Float64Array(SEG_STRIDE * segs.length);
+  segs.forEach((s, i) => {
+    data.set(s.anchor, SEG_STRIDE * i);
+    data[SEG_STRIDE * i + 3] = s.ankleHeight;
+    data[SEG_STRIDE * i + 4] = s.ground;
+    data[SEG_STRIDE * i + 5] = s.lift;
+  });
+  return {
+    bones,
+    weight: foot.weight,
+    segment: plan.segment,
+    ramp: plan.ramp,
+    offset: plan.offset,
+    segments: data,
+    hinge: hingeAxisLocal(clip, bones, before),
+    solver: new LegDLS({ stretchMargin }),
+    limitKind: new Uint8Array(F),
+    pinError: new Float32Array(F),
+  };
+}
+
+/**
+ * After the frames are cleaned: the joint-step check (transitions.ts `limitJointSteps`, re-cleaning the
+ * frames it eases with `pinner`) and each foot's `jointStep` and `jointShift` review ranges, added to
+ * its review list. Updates `after` and the feet's weights in place.
+ */
+function checkSteps(
+  clip: Clip,
+  out: Clip,
+  bones: Record<FootName, LegBones>,
+  before: Record<FootName, LegTrack>,
+  after: Record<FootName, LegTrack>,
+  feet: Record<FootName, FootCleanup>,
+  plans: Record<FootName, TransitionPlan>,
+  legs: readonly [PinLeg, PinLeg],
+  pinner: FootPinner,
+  set: ReturnType<typeof settingsAt>,
+): ReturnType<typeof limitJointSteps> {
+  const steps = limitJointSteps({
+    src: clip,
+    out,
+    legs: FEET.map((foot) => ({
+      foot,
+      bones: bones[foot],
+      weight: feet[foot].weight,
+      corr: plans[foot].corr,
+      before: before[foot],
+      after: after[foot],
+    })),
+    bound: set.maxJointStep,
+    stepLimit: set.stepLimit,
+    apply: (f) => pinner.apply(f),
+    resetFrame: (f) => {
+      for (const leg of legs) {
+        leg.limitKind[f] = 0;
+        leg.pinError[f] = 0;
+      }
+    },
+  });
+  FEET.forEach((foot, i) => {
+    const r = feet[foot].review;
+    r.push(...steps.review[i], ...jointShiftRanges(before[foot], after[foot], set.reviewShift, foot));
+    r.sort((a, b) => a.start - b.start);
+  });
+  return steps;
+}
+
+/** One foot's {@link FootCleanup} before the frames are cleaned: contacts, segments, weights, review. */
+function footCleanup(
+  probability: ArrayLike<number>,
+  found: { seg: ReturnType<typeof contactSegments>; guarded: Guarded },
+  plan: TransitionPlan,
+  planReview: ReviewRange[],
+  options: CleanupOptions,
+): FootCleanup {
+  const { seg, guarded } = found;
+  const band = options.reviewBand ?? [0.45, 0.65];
+  const contact = new Uint8Array(probability.length);
+  for (const s of plan.segments) contact.fill(1, s.start, s.end);
+  return {
+    probability: Float32Array.from(probability),
+    contact,
+    segments: plan.segments,
+    review: [
+      ...seg.review.map((r) => ({
+        ...r,
+        reason: 'reviewBand' as const,
+        detail: `the contact probability stayed in the review band ${band[0]}-${band[1]}: not fixed`,
+      })),
+      ...guarded.review,
+      ...planReview,
+    ],
+    short: seg.short,
+    weight: plan.weight,
+  };
 }
 
 type Guarded = ReturnType<typeof splitTravellingSegments>;
-
-/**
- * Ground levels (ground.ts) and transitions (transitions.ts) of both feet: the plan uses each segment's
- * ground, and may shorten or drop segments, whose grounds are then settled again, and the plan made
- * again if a kept segment's ground moved (at most three rounds; each round's `shortened` and `dropped`
- * ranges are kept). Set-up code.
- */
-function planOnGround(
-  tracks: Record<FootName, LegTrack>,
-  floor: FloorEstimate,
-  stepTolerance: number,
-  segments: Record<FootName, SegmentAnchor[]>,
-  plan: (foot: FootName, segments: SegmentAnchor[]) => TransitionPlan,
-): { plans: Record<FootName, TransitionPlan>; ground: GroundModel; review: Record<FootName, ReviewRange[]> } {
-  let segs = segments;
-  let ground = settleOnGround(segs, tracks, floor, stepTolerance);
-  const review: Record<FootName, ReviewRange[]> = { left: [], right: [] };
-  let plans = {} as Record<FootName, TransitionPlan>;
-  for (let round = 0; round < 3; round++) {
-    plans = { left: plan('left', segs.left), right: plan('right', segs.right) };
-    for (const foot of FEET) review[foot].push(...plans[foot].review);
-    const same = FEET.every(
-      (f) =>
-        plans[f].segments.length === segs[f].length &&
-        plans[f].segments.every((s, i) => s.start === segs[f][i].start && s.end === segs[f][i].end),
-    );
-    if (same) break;
-    segs = { left: plans.left.segments, right: plans.right.segments };
-    const used = FEET.map((f) => segs[f].map((x) => x.ground));
-    ground = settleOnGround(segs, tracks, floor, stepTolerance);
-    // the plan stands when no kept segment's ground moved (the usual case: on the floor, or its own level)
-    if (FEET.every((f, i) => segs[f].every((x, k) => x.ground === used[i][k]))) break;
-  }
-  return { plans, ground, review };
-}
 
 /** Per-segment data in {@link PinLeg.segments}: anchor xyz, ankleHeight, ground, lift. */
 const SEG_STRIDE = 6;

@@ -59,10 +59,13 @@
 import { type Clip, forwardKinematics, readFrame } from '../core';
 import type { SegmentAnchor } from './anchors';
 import { floorHeight } from './floor';
+import { type GroundModel, settleOnGround } from './ground';
 import { rangesOf } from './guards';
 import { smoothstep } from './segments';
 import type { LegBones, LegTrack } from './tracks';
 import type { FloorEstimate, FootName, FrameRange, ReviewRange } from './types';
+
+const FEET: readonly FootName[] = ['left', 'right'];
 
 /** Shortest blend ramp, seconds (see the module doc). */
 export const DEFAULT_BLEND_SECONDS = 0.15;
@@ -135,27 +138,101 @@ export interface TransitionPlan {
 
 const len = (v: Float64Array) => Math.hypot(v[0], v[1], v[2]);
 
-/** Plan the weights, ramps, bridges and shortened contacts of one leg (see the module doc). */
-export function planTransitions(input: TransitionInput): TransitionPlan {
-  const { track, floor, jump, rampFrames, stepLimit, minFrames } = input;
+/** Ramp lengths at one gap: out of the contact before it, into the one after it, or a bridge over it. */
+interface Gap {
+  bOut: number;
+  bIn: number;
+  bridge: boolean;
+}
+
+/** What {@link decideGap} found: the gap's ramps, or which side must give up a frame and why. */
+type GapDecision = { gap: Gap } | { short: 'P' | 'N'; why: string; need: number; offset: number };
+
+/** The jump index of a leg: `next[f]` the first t >= f whose step (t-1, t) is a jump (else F), `prev[f]` the last t <= f (else -1). */
+function jumpIndex(jump: Uint8Array): { next: Int32Array; prev: Int32Array } {
   const F = jump.length;
-  const segs = input.segments.map((s) => ({ ...s }));
-  const orig = new Map(segs.map((s) => [s, { start: s.start, end: s.end, why: ['', ''] }]));
-  // nextJump[f]: first t >= f whose step (t-1, t) is a jump, else F; prevJump[f]: last t <= f, else -1
-  const nextJump = new Int32Array(F + 1).fill(F);
-  for (let f = F - 1; f >= 0; f--) nextJump[f] = jump[f] ? f : nextJump[f + 1];
-  const prevJump = new Int32Array(F + 1).fill(-1);
-  for (let f = 0; f <= F; f++) prevJump[f] = f < F && jump[f] ? f : f > 0 ? prevJump[f - 1] : -1;
+  const next = new Int32Array(F + 1).fill(F);
+  for (let f = F - 1; f >= 0; f--) next[f] = jump[f] ? f : next[f + 1];
+  const prev = new Int32Array(F + 1).fill(-1);
+  for (let f = 0; f <= F; f++) prev[f] = f < F && jump[f] ? f : f > 0 ? prev[f - 1] : -1;
+  return { next, prev };
+}
+
+/**
+ * The ramps at the gap between contacts P and N (either may be null: a clip end), see the module doc:
+ * full-length ramps if both fit, else a bridge, else shorter ramps within the speed limit; a jump of
+ * the source bounds each ramp and forbids a bridge; past a clip end a ramp is cut freely.
+ */
+function decideGap(
+  input: TransitionInput,
+  jumps: { next: Int32Array; prev: Int32Array },
+  P: SegmentAnchor | null,
+  N: SegmentAnchor | null,
+): GapDecision {
+  const { track, floor, rampFrames, stepLimit } = input;
+  const F = input.jump.length;
+  const need = (c: number) => Math.max(0, Math.ceil((1.5 * c) / stepLimit - 1e-9) - 1);
   const cIn = new Float64Array(3);
   const cOut = new Float64Array(3);
+  const e = P ? P.end : 0;
+  const s = N ? N.start : F;
+  if (P) pinCorrection(track, P, floor, P.end - 1, cOut);
+  if (N) pinCorrection(track, N, floor, N.start, cIn);
+  const nOut = P ? need(len(cOut)) : 0;
+  const nIn = N ? need(len(cIn)) : 0;
+  const shortP = (why: string): GapDecision => ({ short: 'P', why, need: nOut, offset: len(cOut) });
+  const shortN = (why: string): GapDecision => ({ short: 'N', why, need: nIn, offset: len(cIn) });
+  const jo = jumps.next[e];
+  const ji = jumps.prev[s];
+  const jumpOut = P !== null && jo < (N ? s + 1 : F);
+  const jumpIn = N !== null && ji >= (P ? e : 0);
+  if (!P && !N) return { gap: { bOut: 0, bIn: 0, bridge: false } };
+  if (!P || !N || jumpOut) {
+    const aOut = jumpOut ? jo - e : Number.POSITIVE_INFINITY;
+    const aIn = jumpIn ? s - ji : Number.POSITIVE_INFINITY;
+    if (P && nOut > aOut) return shortP(`a jump of the source ${aOut} frame(s) after it`);
+    if (N && nIn > aIn) return shortN(`a jump of the source ${aIn} frame(s) before it`);
+    return {
+      gap: {
+        bOut: P ? Math.min(aOut, Math.max(rampFrames, nOut)) : 0,
+        bIn: N ? Math.min(aIn, Math.max(rampFrames, nIn)) : 0,
+        bridge: false,
+      },
+    };
+  }
+  const g = s - e;
+  const wOut = Math.max(rampFrames, nOut);
+  const wIn = Math.max(rampFrames, nIn);
   const d = new Float64Array(3);
-  const e1 = new Float64Array(3);
-  const e2 = new Float64Array(3);
-  const need = (c: number) => Math.max(0, Math.ceil((1.5 * c) / stepLimit - 1e-9) - 1);
+  for (let k = 0; k < 3; k++) d[k] = cIn[k] - cOut[k];
+  if (wOut + wIn <= g) return { gap: { bOut: wOut, bIn: wIn, bridge: false } };
+  if (need(len(d)) <= g) return { gap: { bOut: 0, bIn: 0, bridge: true } };
+  if (nOut + nIn <= g) {
+    // ramps shorter than the blend duration, still within the speed limit
+    const bOut = Math.min(wOut, Math.max(nOut, g - wIn, nOut + ((g - nOut - nIn) >> 1)));
+    return { gap: { bOut, bIn: Math.min(wIn, g - bOut), bridge: false } };
+  }
+  return nOut >= nIn
+    ? shortP(`the ${g}-frame gap to the next contact`)
+    : shortN(`the ${g}-frame gap to the previous contact`);
+}
+
+/**
+ * Shorten (one frame at a time, on the side {@link decideGap} names) and drop contacts until every gap's
+ * transitions fit. Returns the kept segments (copies), each gap's ramps (`segments.length + 1`, the one
+ * before each segment and after the last) and the `shortened` and `dropped` review ranges.
+ */
+function fitTransitions(input: TransitionInput): {
+  segs: SegmentAnchor[];
+  gaps: Gap[];
+  review: ReviewRange[];
+} {
+  const { minFrames } = input;
+  const jumps = jumpIndex(input.jump);
+  const segs = input.segments.map((s) => ({ ...s }));
+  const orig = new Map(segs.map((s) => [s, { start: s.start, end: s.end, why: ['', ''] }]));
   const review: ReviewRange[] = [];
   const cm = (m: number) => (m * 100).toFixed(1);
-
-  type Gap = { bOut: number; bIn: number; bridge: boolean };
   let gaps: Gap[] = [];
   const passes = segs.length; // each pass drops at most one segment
   for (let pass = 0; pass <= passes; pass++) {
@@ -165,68 +242,21 @@ export function planTransitions(input: TransitionInput): TransitionPlan {
       const P = i > 0 ? segs[i - 1] : null;
       const N = i < segs.length ? segs[i] : null;
       for (;;) {
-        const e = P ? P.end : 0;
-        const s = N ? N.start : F;
-        if (P) pinCorrection(track, P, floor, P.end - 1, cOut);
-        if (N) pinCorrection(track, N, floor, N.start, cIn);
-        const nOut = P ? need(len(cOut)) : 0;
-        const nIn = N ? need(len(cIn)) : 0;
-        const jo = nextJump[e];
-        const ji = prevJump[s];
-        let gap: Gap | null = null;
-        let short: 'P' | 'N' | null = null;
-        let why = '';
-        // a jump of the source bounds a ramp (it never crosses one); past a clip end a ramp is cut freely
-        const jumpOut = P !== null && jo < (N ? s + 1 : F);
-        const jumpIn = N !== null && ji >= (P ? e : 0);
-        if (!P && !N) gap = { bOut: 0, bIn: 0, bridge: false };
-        else if (!P || !N || jumpOut) {
-          const aOut = jumpOut ? jo - e : Number.POSITIVE_INFINITY;
-          const aIn = jumpIn ? s - ji : Number.POSITIVE_INFINITY;
-          const okOut = !P || nOut <= aOut;
-          const okIn = !N || nIn <= aIn;
-          if (okOut && okIn)
-            gap = {
-              bOut: P ? Math.min(aOut, Math.max(rampFrames, nOut)) : 0,
-              bIn: N ? Math.min(aIn, Math.max(rampFrames, nIn)) : 0,
-              bridge: false,
-            };
-          else {
-            short = okOut ? 'N' : 'P';
-            why = `a jump of the source ${short === 'P' ? `${aOut} frame(s) after it` : `${aIn} frame(s) before it`}`;
-          }
-        } else {
-          const g = s - e;
-          const wOut = Math.max(rampFrames, nOut);
-          const wIn = Math.max(rampFrames, nIn);
-          for (let k = 0; k < 3; k++) d[k] = cIn[k] - cOut[k];
-          if (wOut + wIn <= g) gap = { bOut: wOut, bIn: wIn, bridge: false };
-          else if (need(len(d)) <= g) gap = { bOut: 0, bIn: 0, bridge: true };
-          else if (nOut + nIn <= g) {
-            // ramps shorter than the blend duration, still within the speed limit
-            const bOut = Math.min(wOut, Math.max(nOut, g - wIn, nOut + ((g - nOut - nIn) >> 1)));
-            gap = { bOut, bIn: Math.min(wIn, g - bOut), bridge: false };
-          } else {
-            short = nOut >= nIn ? 'P' : 'N';
-            why = `the ${g}-frame gap to the ${short === 'P' ? 'next' : 'previous'} contact`;
-          }
-        }
-        if (gap) {
-          gaps.push(gap);
+        const d = decideGap(input, jumps, P, N);
+        if ('gap' in d) {
+          gaps.push(d.gap);
           break;
         }
-        const seg = (short === 'P' ? P : N) as SegmentAnchor;
+        const seg = (d.short === 'P' ? P : N) as SegmentAnchor;
         const o = orig.get(seg);
-        if (o) {
-          const side = short === 'P' ? 1 : 0;
-          if (!o.why[side])
-            o.why[side] =
-              `the ankle is ${cm(len(short === 'P' ? cOut : cIn))} cm from its pinned place at the contact's ${side ? 'last' : 'first'} frame; blending that at ${input.speedText} needs ${side ? nOut : nIn} frame(s), and ${why} leaves fewer`;
-        }
-        if (short === 'P') seg.end--;
+        const side = d.short === 'P' ? 1 : 0;
+        if (o && !o.why[side])
+          o.why[side] =
+            `the ankle is ${cm(d.offset)} cm from its pinned place at the contact's ${side ? 'last' : 'first'} frame; blending that at ${input.speedText} needs ${d.need} frame(s), and ${d.why} leaves fewer`;
+        if (d.short === 'P') seg.end--;
         else seg.start++;
         if (seg.end - seg.start < minFrames) {
-          dropped = i - (short === 'P' ? 1 : 0);
+          dropped = i - side;
           break;
         }
       }
@@ -241,68 +271,6 @@ export function planTransitions(input: TransitionInput): TransitionPlan {
       detail: `contact not pinned: ${o.why.filter((w) => w).join('; ')}; what is left is shorter than ${minFrames} frame(s)`,
     });
   }
-
-  const weight = new Float32Array(F);
-  const segment = new Int32Array(F).fill(-1);
-  const ramp = new Uint8Array(F);
-  const offset = new Float64Array(3 * F);
-  const corr = new Float32Array(F);
-  segs.forEach((seg, i) => {
-    for (let t = seg.start; t < seg.end; t++) {
-      weight[t] = 1;
-      segment[t] = i;
-      pinCorrection(track, seg, floor, t, d);
-      corr[t] = len(d);
-    }
-    const before = gaps[i];
-    const after = gaps[i + 1];
-    if (!before.bridge) {
-      pinCorrection(track, seg, floor, seg.start, cIn);
-      // a ramp cut by the clip's first frame keeps its planned slope (no frame pair beyond it to bound)
-      const b = before.bIn;
-      const a = edgeSpan(track, seg, floor, 'in', b, stepLimit);
-      for (let k = 1; k <= b && seg.start - k >= 0; k++) {
-        const t = seg.start - k;
-        weight[t] = smoothstep(1 - k / (b + 1));
-        segment[t] = i;
-        ramp[t] = 1;
-        edgeOffset(track, seg, floor, 'in', k, a, cIn, d);
-        offset.set(d, 3 * t);
-        corr[t] = len(d);
-      }
-    }
-    pinCorrection(track, seg, floor, seg.end - 1, cOut);
-    if (!after.bridge) {
-      const b = after.bOut;
-      const a = edgeSpan(track, seg, floor, 'out', b, stepLimit);
-      for (let k = 1; k <= b && seg.end - 1 + k < F; k++) {
-        const t = seg.end - 1 + k;
-        weight[t] = smoothstep(1 - k / (b + 1));
-        segment[t] = i;
-        ramp[t] = 1;
-        edgeOffset(track, seg, floor, 'out', k, a, cOut, d);
-        offset.set(d, 3 * t);
-        corr[t] = len(d);
-      }
-    } else {
-      const next = segs[i + 1];
-      pinCorrection(track, next, floor, next.start, cIn);
-      const g = next.start - seg.end;
-      for (let k = 1; k <= g; k++) {
-        const t = seg.end - 1 + k;
-        const u = smoothstep(k / (g + 1));
-        weight[t] = 1;
-        segment[t] = 2 * k <= g ? i : i + 1;
-        ramp[t] = 1;
-        for (let j = 0; j < 3; j++) d[j] = cOut[j] + u * (cIn[j] - cOut[j]);
-        // the height logic of each contact, blended like the rest
-        withHeightAt(track, seg, floor, t, d, 0, e1);
-        withHeightAt(track, next, floor, t, d, 0, e2);
-        for (let j = 0; j < 3; j++) offset[3 * t + j] = e1[j] + u * (e2[j] - e1[j]);
-        corr[t] = Math.hypot(offset[3 * t], offset[3 * t + 1], offset[3 * t + 2]);
-      }
-    }
-  });
   for (const seg of segs) {
     const o = orig.get(seg);
     if (!o) continue;
@@ -322,6 +290,74 @@ export function planTransitions(input: TransitionInput): TransitionPlan {
       });
   }
   review.sort((a, b) => a.start - b.start);
+  return { segs, gaps, review };
+}
+
+/** Plan the weights, ramps, bridges and shortened contacts of one leg (see the module doc). */
+export function planTransitions(input: TransitionInput): TransitionPlan {
+  const { track, floor, stepLimit } = input;
+  const F = input.jump.length;
+  const { segs, gaps, review } = fitTransitions(input);
+  const cIn = new Float64Array(3);
+  const cOut = new Float64Array(3);
+  const d = new Float64Array(3);
+  const e1 = new Float64Array(3);
+  const e2 = new Float64Array(3);
+  const weight = new Float32Array(F);
+  const segment = new Int32Array(F).fill(-1);
+  const ramp = new Uint8Array(F);
+  const offset = new Float64Array(3 * F);
+  const corr = new Float32Array(F);
+  const setRamp = (t: number, w: number, i: number, v: Float64Array) => {
+    weight[t] = w;
+    segment[t] = i;
+    ramp[t] = 1;
+    offset.set(v, 3 * t);
+    corr[t] = len(v);
+  };
+  segs.forEach((seg, i) => {
+    for (let t = seg.start; t < seg.end; t++) {
+      weight[t] = 1;
+      segment[t] = i;
+      pinCorrection(track, seg, floor, t, d);
+      corr[t] = len(d);
+    }
+    const before = gaps[i];
+    const after = gaps[i + 1];
+    if (!before.bridge) {
+      pinCorrection(track, seg, floor, seg.start, cIn);
+      // a ramp cut by the clip's first frame keeps its planned slope (no frame pair beyond it to bound)
+      const b = before.bIn;
+      const a = edgeSpan(track, seg, floor, 'in', b, stepLimit);
+      for (let k = 1; k <= b && seg.start - k >= 0; k++) {
+        edgeOffset(track, seg, floor, 'in', k, a, cIn, d);
+        setRamp(seg.start - k, smoothstep(1 - k / (b + 1)), i, d);
+      }
+    }
+    pinCorrection(track, seg, floor, seg.end - 1, cOut);
+    if (!after.bridge) {
+      const b = after.bOut;
+      const a = edgeSpan(track, seg, floor, 'out', b, stepLimit);
+      for (let k = 1; k <= b && seg.end - 1 + k < F; k++) {
+        edgeOffset(track, seg, floor, 'out', k, a, cOut, d);
+        setRamp(seg.end - 1 + k, smoothstep(1 - k / (b + 1)), i, d);
+      }
+      return;
+    }
+    const next = segs[i + 1];
+    pinCorrection(track, next, floor, next.start, cIn);
+    const g = next.start - seg.end;
+    for (let k = 1; k <= g; k++) {
+      const t = seg.end - 1 + k;
+      const u = smoothstep(k / (g + 1));
+      for (let j = 0; j < 3; j++) d[j] = cOut[j] + u * (cIn[j] - cOut[j]);
+      // the height logic of each contact, blended like the rest
+      withHeightAt(track, seg, floor, t, d, 0, e1);
+      withHeightAt(track, next, floor, t, d, 0, e2);
+      for (let j = 0; j < 3; j++) d[j] = e1[j] + u * (e2[j] - e1[j]);
+      setRamp(t, 1, 2 * k <= g ? i : i + 1, d);
+    }
+  });
   return { weight, segment, ramp, offset, corr, segments: segs, review };
 }
 
@@ -613,6 +649,18 @@ export function limitJointSteps(args: {
       }
     }
   }
+  return { ...easedReport(legs, planned, cause, causeJoint, bound), unresolved };
+}
+
+/** The `jointStep` review ranges, eased frame counts and largest excess left of {@link limitJointSteps}. */
+function easedReport(
+  legs: StepLimitLeg[],
+  planned: Float32Array[],
+  cause: Float32Array[],
+  causeJoint: Uint8Array[],
+  bound: number,
+): Omit<StepLimitResult, 'unresolved'> {
+  const F = planned.length > 0 ? planned[0].length : 0;
   const review: ReviewRange[][] = [];
   const eased: number[] = [];
   const maxExcess: number[] = [];
@@ -648,5 +696,52 @@ export function limitJointSteps(args: {
       }),
     );
   });
-  return { review, eased, maxExcess, unresolved };
+  return { review, eased, maxExcess };
+}
+
+/** Per frame t: 1 when the ankle's step from t-1 to t is longer than `maxStep` metres (a jump of the take). */
+export function jumpFrames(ankle: Float64Array, maxStep: number): Uint8Array {
+  const a = ankle;
+  const jump = new Uint8Array(a.length / 3);
+  for (let f = 1; f < jump.length; f++)
+    jump[f] =
+      Math.hypot(a[3 * f] - a[3 * f - 3], a[3 * f + 1] - a[3 * f - 2], a[3 * f + 2] - a[3 * f - 1]) > maxStep
+        ? 1
+        : 0;
+  return jump;
+}
+
+/**
+ * Ground levels (ground.ts) and transitions (transitions.ts) of both feet: the plan uses each segment's
+ * ground, and may shorten or drop segments, whose grounds are then settled again, and the plan made
+ * again if a kept segment's ground moved (at most three rounds; each round's `shortened` and `dropped`
+ * ranges are kept). Set-up code.
+ */
+export function planOnGround(
+  tracks: Record<FootName, LegTrack>,
+  floor: FloorEstimate,
+  stepTolerance: number,
+  segments: Record<FootName, SegmentAnchor[]>,
+  plan: (foot: FootName, segments: SegmentAnchor[]) => TransitionPlan,
+): { plans: Record<FootName, TransitionPlan>; ground: GroundModel; review: Record<FootName, ReviewRange[]> } {
+  let segs = segments;
+  let ground = settleOnGround(segs, tracks, floor, stepTolerance);
+  const review: Record<FootName, ReviewRange[]> = { left: [], right: [] };
+  let plans = {} as Record<FootName, TransitionPlan>;
+  for (let round = 0; round < 3; round++) {
+    plans = { left: plan('left', segs.left), right: plan('right', segs.right) };
+    for (const foot of FEET) review[foot].push(...plans[foot].review);
+    const same = FEET.every(
+      (f) =>
+        plans[f].segments.length === segs[f].length &&
+        plans[f].segments.every((s, i) => s.start === segs[f][i].start && s.end === segs[f][i].end),
+    );
+    if (same) break;
+    segs = { left: plans.left.segments, right: plans.right.segments };
+    const used = FEET.map((f) => segs[f].map((x) => x.ground));
+    ground = settleOnGround(segs, tracks, floor, stepTolerance);
+    // the plan stands when no kept segment's ground moved (the usual case: on the floor, or its own level)
+    if (FEET.every((f, i) => segs[f].every((x, k) => x.ground === used[i][k]))) break;
+  }
+  return { plans, ground, review };
 }
