@@ -8,6 +8,8 @@
  * (`npm run bench -- live`);
  * `filter-sweep` runs the source filter's parameter sweep instead (bench/filterSweep.ts; the README's table);
  * `cleanup-table` prints the README's per-take table of `kind cleanup` instead (bench/cleanupTable.ts);
+ * `cleanup-steps [--json f] [--blend-seconds s] [--rate own|25|both]` runs the outside check of the cleanup's
+ * leg motion (bench/cleanupSteps.ts: per leg joint and frame, how much more the cleaned take moves than the source);
  * `cleanup-judge [--json FILE] [...]` judges `kind cleanup` from outside instead (bench/cleanupJudge.ts: the
  * built command over every shared take and degraded copies, measured with test/helpers/judge);
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
@@ -18,6 +20,7 @@ import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { parseBvh } from '../src/io/bvh';
 import { runCleanupBench } from './cleanupBench';
 import { runCleanupJudge } from './cleanupJudge';
+import { runCleanupSteps } from './cleanupSteps';
 import { runCleanupTable } from './cleanupTable';
 import { runContactBench } from './contactBench';
 import { runFilterSweep } from './filterSweep';
@@ -53,6 +56,10 @@ async function main(): Promise<void> {
   }
   if (args[0] === 'filter-sweep') {
     await runFilterSweep();
+    return;
+  }
+  if (args[0] === 'cleanup-steps') {
+    await runCleanupSteps(args.slice(1));
     return;
   }
   if (args[0] === 'cleanup-table') {

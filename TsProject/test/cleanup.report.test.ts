@@ -102,7 +102,10 @@ describe('a take whose contacts stand on two ground levels', () => {
       'warnings',
     ];
     for (const k of earlier) expect(Object.keys(json)).toContain(k);
-    expect(json.version).toBe(1);
+    // version 2 (issue 20): fields added (review reasons, transitions, ground levels), none renamed
+    expect(json.version).toBe(2);
+    for (const r of json.review)
+      expect(Object.keys(r)).toEqual(expect.arrayContaining(['foot', 'start', 'end']));
     expect(Object.keys(json.feet.left.segments[0]).sort()).toEqual(
       ['anchor', 'ankleHeight', 'end', 'ground', 'level', 'lift', 'start'].sort(),
     );

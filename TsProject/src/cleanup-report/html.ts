@@ -93,6 +93,18 @@ function rangeTable(
   );
 }
 
+/** The transitions line: blend, speed limit, joint-step bound and what was found (cleanup.json version 2). */
+function transitionFacts(file: CleanupFile): string {
+  const t = file.transitions;
+  if (!t) return '';
+  const worst = Math.max(t.maxStepExcess.left, t.maxStepExcess.right);
+  return (
+    `<p class="facts">blends of at least ${fmt(t.blendSeconds, 2)} s (${t.rampFrames} frames here) · correction at most ${fmt(t.maxCorrectionSpeed, 2)} m/s, ${fmt(t.stepLimit * 100, 2)} cm per frame · ` +
+    `no leg joint more than ${fmt(t.maxJointStep * 100, 1)} cm per frame beyond the source's motion (largest here ${fmt(worst * 100, 2)} cm; pin eased on ${t.eased.left} left and ${t.eased.right} right frames) · ` +
+    `a contact inside which the source ankle travels over ${fmt(t.maxContactTravel * 100, 1)} cm loses its fastest frames · joints moved over ${fmt(t.reviewJointShift * 100, 1)} cm are listed for review</p>`
+  );
+}
+
 /** The HTML page for a cleanup.json and its series. `assets`: uPlot's script and style sheet, inlined. */
 export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, assets: ChartAssets): string {
   const title = `Foot-slide cleanup: ${file.clip}`;
@@ -101,7 +113,8 @@ export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, asse
     `<p class="facts">input <code>${escapeHtml(file.input)}</code> · output <code>${escapeHtml(file.output)}</code></p>` +
     `<p class="facts">${file.frames} frames at ${fmt(file.fps, 3)} fps · contacts: ${escapeHtml(file.model)} model · ` +
     `segments left ${seg('left')}, right ${seg('right')} · floor ${escapeHtml(file.floor.method)} n = [${file.floor.normal.map((v) => fmt(v, 3)).join(', ')}], height ${fmt(file.floor.height, 4)} m · ` +
-    `leg ${fmt(file.legLength, 3)} m · ${file.framesChanged} frames changed · review band ${file.options.reviewBand.join('–')} · root correction ${file.options.rootCorrection ? `on (${file.root.frames} frames, max ${fmt(file.root.maxOffset * 100, 2)} cm)` : 'off'}</p>`;
+    `leg ${fmt(file.legLength, 3)} m · ${file.framesChanged} frames changed · review band ${file.options.reviewBand.join('–')} · root correction ${file.options.rootCorrection ? `on (${file.root.frames} frames, max ${fmt(file.root.maxOffset * 100, 2)} cm)` : 'off'}</p>` +
+    transitionFacts(file);
   const ground = file.ground;
   const groundFacts =
     ground?.note != null
@@ -118,7 +131,11 @@ export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, asse
       : `<ul class="notes">${file.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>`;
   const review = rangeTable(
     [
-      ...file.review.map((x) => ({ ...x, what: 'probability stayed in the review band: not fixed' })),
+      // version 1 files carry no reason: their review ranges were all the review band's
+      ...file.review.map((x) => ({
+        ...x,
+        what: `${x.reason ?? 'reviewBand'}: ${x.detail ?? 'probability stayed in the review band: not fixed'}`,
+      })),
       ...(file.short ?? []).map((x) => ({ ...x, what: 'contact too short to pin: not fixed' })),
     ].sort((a, b) => a.start - b.start),
     file.frameTime,

@@ -8,6 +8,15 @@
  * exclusive) with their anchors and ground level, the review ranges; the review list of both feet, the
  * frames where IK hit a limit, the metrics before and after per foot (src/cleanup `footMetrics`), IK
  * rotation figures, and the ground levels the contacts stand on.
+ *
+ * Versions: 1 (issue 11). 2 (issue 20) adds fields and renames none, so a reader of version 1 reads
+ * version 2: every review range (`review` and `feet.<side>.review`) gains `reason` (src/cleanup
+ * `ReviewReason`: 'reviewBand', 'travel', 'shortened', 'dropped', 'jointStep', 'jointShift') and
+ * `detail` (a sentence with the figures); the review list now also carries the contact frames cut by
+ * the guards, the shortened and dropped contacts, the frames where the pin was eased and those where a
+ * leg joint moved far from the source; `transitions` gives the blend and speed settings at the take's
+ * rate and the largest step of a leg joint beyond the source's (items 3 and 6); segments' `level` and
+ * the take's `ground` give the ground levels (item 4).
  */
 import {
   type CleanupResult,
@@ -22,10 +31,21 @@ import {
   type LimitRange,
   legBones,
   legTracks,
+  type ReviewReason,
+  type TransitionStats,
 } from '../cleanup';
 import type { Clip } from '../core';
 
-export const CLEANUP_FILE_VERSION = 1;
+export const CLEANUP_FILE_VERSION = 2;
+
+/** A review range in cleanup.json: frames `[start, end)`, why, and a sentence with the figures (version 2). */
+export interface CleanupReviewJson {
+  start: number;
+  /** Exclusive. */
+  end: number;
+  reason: ReviewReason;
+  detail: string;
+}
 
 export interface CleanupSegmentJson {
   start: number;
@@ -49,8 +69,8 @@ export interface CleanupFootJson {
   /** 1 on frames inside a final segment, else 0. */
   contact: number[];
   segments: CleanupSegmentJson[];
-  /** Ranges whose probability stayed in the review band (not fixed), end exclusive. */
-  review: { start: number; end: number }[];
+  /** Ranges left for a person, end exclusive, each with its reason (version 2; see {@link CleanupReviewJson}). */
+  review: CleanupReviewJson[];
   /** Contact pieces too short to pin (under 5 frames at 60 fps, scaled): detected, not fixed. */
   short: { start: number; end: number }[];
 }
@@ -81,8 +101,8 @@ export interface CleanupFile {
   legs: Record<FootName, { upperLeg: string; lowerLeg: string; foot: string; toes: string | null }>;
   floor: FloorEstimate & { height: number };
   feet: Record<FootName, CleanupFootJson>;
-  /** Ranges of both feet left for a person, sorted by start. */
-  review: { foot: FootName; start: number; end: number }[];
+  /** Ranges of both feet left for a person, sorted by start, each with its reason. */
+  review: (CleanupReviewJson & { foot: FootName })[];
   /** Both feet's contact pieces too short to pin (not fixed), sorted by start. */
   short: { foot: FootName; start: number; end: number }[];
   /** Ranges where IK hit a limit: 'outOfReach' (the foot left its pin) or 'kneeLimit'. */
@@ -90,6 +110,12 @@ export interface CleanupFile {
   metrics: { before: Record<FootName, FootMetrics>; after: Record<FootName, FootMetrics> };
   ik: Record<FootName, FootIkStats>;
   root: { frames: number; maxOffset: number };
+  /**
+   * Version 2: blend and correction-speed settings at this take's rate and leg, the guard and review
+   * distances, and per foot the frames whose pin was eased and the largest step of a leg joint beyond
+   * the source's (metres).
+   */
+  transitions: TransitionStats;
   /** Frames whose output differs from the input (any bone). */
   framesChanged: number;
   warnings: string[];
@@ -181,7 +207,7 @@ export function buildCleanupFile(args: {
         lift: r(s.lift, 6),
         level: result.ground.segmentLevel[foot][i] ?? -1,
       })),
-      review: c.review.map((x) => ({ start: x.start, end: x.end })),
+      review: c.review.map((x) => ({ start: x.start, end: x.end, reason: x.reason, detail: x.detail })),
       short: c.short.map((x) => ({ start: x.start, end: x.end })),
     };
   }
@@ -206,12 +232,19 @@ export function buildCleanupFile(args: {
     legs,
     floor: { ...result.floor, height: -result.floor.d },
     feet,
-    review: result.review.map((x) => ({ foot: x.foot, start: x.start, end: x.end })),
+    review: result.review.map((x) => ({
+      foot: x.foot,
+      start: x.start,
+      end: x.end,
+      reason: x.reason,
+      detail: x.detail,
+    })),
     short: result.short.map((x) => ({ foot: x.foot, start: x.start, end: x.end })),
     limits: result.limits,
     metrics: result.metrics,
     ik: result.ik,
     root: result.root,
+    transitions: result.transitions,
     framesChanged,
     warnings: args.warnings ?? [],
     ground: {

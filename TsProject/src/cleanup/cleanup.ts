@@ -12,13 +12,22 @@
  * raised further if the foot's lowest joint would go below that level. The source's vertical motion
  * (heel strike, heel off) is kept, the horizontal slide removed.
  *
- * Blending (point 7): the weight w (1 inside a segment, smoothstep ramps of `blendFrames60` frames at
- * 60 fps before each start and after each end, segments.ts) scales the correction: the solved thigh and
- * knee rotation deltas `D` become `slerp(identity, D, w)` (shortest path), so w = 0 leaves the leg bit
- * for bit and w = 1 pins it. A ramp never crosses a jump of the source ankle (a step faster than
- * `maxFootSpeed`, e.g. a T-pose frame 0 standing metres away, or a cut): from that frame outward the
- * weight is 0, so such a frame is never pulled toward an anchor. Frames with w = 0 on both feet are not touched at all (their local
- * rotations and translations stay bit-equal to the input).
+ * Guards (issue 20, item 6; guards.ts): a detected contact inside which the source ankle travels more
+ * than `maxContactTravel` loses its fastest frames until every piece stays within it (the contact is
+ * shortened or split, each piece anchored again); the frames cut go to the review list with the reason.
+ *
+ * Blending (point 7; issue 20, item 3; transitions.ts): the weight w scales the correction: the solved
+ * thigh and knee rotation deltas `D` become `slerp(identity, D, w)` (shortest path), so w = 0 leaves the
+ * leg bit for bit and w = 1 pins it. Ramps in and out span at least `blendSeconds` whatever the rate and
+ * carry the contact edge's correction (target = source ankle + the edge's offset) rather than pulling
+ * toward the anchor; they are lengthened, bridged across a short gap, or the contact shortened, so the
+ * ankle's correction never changes faster than `maxCorrectionSpeed`. A ramp never crosses a jump of the
+ * source ankle (a step faster than `maxFootSpeed`, e.g. a T-pose frame 0 standing metres away, or a
+ * cut). After the frames are cleaned, every leg joint is checked by forward kinematics: where one would
+ * move more than `maxJointStep` per frame beyond the source's own motion, the pin is eased there
+ * (transitions.ts `limitJointSteps`) and the frames go to the review list. Frames with w = 0 on both
+ * feet are not touched at all (their local rotations and translations stay bit-equal to the input).
+ * Frames where a leg joint ends farther than `reviewJointShift` from the source are listed for review.
  *
  * Root correction (point 8): off by default. When on, and only on frames where BOTH feet are in contact
  * (inside a segment each: double support, not the blend ramps around it), the hips move horizontally by
@@ -48,22 +57,30 @@ import {
 import { LegDLS } from '../ik/dls';
 import { type SegmentAnchor, segmentAnchor } from './anchors';
 import { checkFloor } from './floor';
-import { footGround, type GroundModel, settleOnGround } from './ground';
-import {
-  DEFAULT_THRESHOLDS,
-  type FootMetrics,
-  footMetrics,
-  kneeAngleDeg,
-  type MetricThresholds,
-} from './metrics';
-import { contactSegments, framesAtRate, type SegmentOptions, segmentWeights, smoothstep } from './segments';
+import { footGround, type GroundModel } from './ground';
+import { jointShiftRanges, splitTravellingSegments } from './guards';
+import { type FootIkStats, hingeAxisLocal, ikStats, type LimitRange, limitRanges } from './legStats';
+import { DEFAULT_THRESHOLDS, type FootMetrics, footMetrics, type MetricThresholds } from './metrics';
+import { contactSegments, type SegmentOptions, smoothstep } from './segments';
 import { type LegBones, type LegTrack, legBones, legTracks, restLegLength } from './tracks';
+import {
+  DEFAULT_BLEND_SECONDS,
+  DEFAULT_MAX_CORRECTION_SPEED,
+  DEFAULT_MAX_JOINT_STEP,
+  jumpFrames,
+  limitJointSteps,
+  planOnGround,
+  planTransitions,
+  rampFramesFor,
+  type TransitionPlan,
+} from './transitions';
 import {
   CleanupError,
   type FloorEstimate,
   type FootName,
   type FrameRange,
   REFERENCE_LEG_LENGTH,
+  type ReviewRange,
 } from './types';
 
 export interface CleanupOptions extends SegmentOptions {
@@ -77,8 +94,39 @@ export interface CleanupOptions extends SegmentOptions {
    * of each double support spans ceil(1.5 rootMaxOffset / rootMaxStep) frames at 60 fps.
    */
   rootMaxStep?: number;
-  /** Blend ramp length in frames at 60 fps (scaled with the rate). Default 4. */
+  /**
+   * Shortest blend ramp in and out of a contact, seconds (the same time at any frame rate; longer where
+   * the correction speed needs it). Default 0.15 (transitions.ts says how it was chosen).
+   */
+  blendSeconds?: number;
+  /** Deprecated: a ramp of this many frames at 60 fps, i.e. `blendSeconds = (blendFrames60 + 1) / 60`. */
   blendFrames60?: number;
+  /**
+   * Speed at which the ankle's correction may change, m/s at a 0.9 m leg (scaled), and never more than
+   * 0.8 `maxJointStep` per frame. Default 1.0 (transitions.ts says how it was chosen).
+   */
+  maxCorrectionSpeed?: number;
+  /**
+   * No knee, ankle or toe moves more than this per frame beyond the source's own motion at that frame,
+   * metres at a 0.9 m leg or longer (a shorter leg gets proportionally less, never a longer one more: at
+   * most this in the take's metres, and the same share of the body when a take's unit is read wrong).
+   * Checked on every frame by forward kinematics. Default 0.03 (the issue's bound).
+   */
+  maxJointStep?: number;
+  /**
+   * A contact inside which the source ankle travels farther than this (its horizontal extent) is cut
+   * until every piece stays within it (guards.ts), metres at a 0.9 m leg (scaled). Default 0.30: more
+   * than any rule contact's extent on the shared BVH takes (at most 27.6 cm, 99th percentile 23.0 cm at
+   * their own rates; at most 22.0 cm resampled to 25 fps), so it acts on contacts that span real motion
+   * (the learned contacts of CMU 02_03 at 25 fps: 67-112 cm; 5 learned contacts in all at own rates, 1
+   * at 25 fps).
+   */
+  maxContactTravel?: number;
+  /**
+   * Frames where the cleanup moves a leg joint (hip, knee, ankle, toe) farther than this from the source
+   * are listed for review, metres at a 0.9 m leg (scaled). Default 0.15 (a sixth of the leg).
+   */
+  reviewJointShift?: number;
   /**
    * A source ankle step faster than this (m/s at a 0.9 m leg, scaled) is a jump in the take (a T-pose
    * frame, a cut), not motion: blend ramps stop there. Default 10.
@@ -113,45 +161,31 @@ export interface FootCleanup {
   contact: Uint8Array;
   /** Final segments with their anchors, sorted, end exclusive. */
   segments: SegmentAnchor[];
-  /** Ranges left for review (not fixed). */
-  review: FrameRange[];
+  /** Ranges left for review, each with its reason (sorted by start). */
+  review: ReviewRange[];
   /** Contact pieces too short to pin (segments.ts step 4): detected, not fixed. */
   short: FrameRange[];
-  /** Correction weight per frame (segments.ts `segmentWeights`). */
+  /** Correction weight per frame (transitions.ts `planTransitions`, eased by `limitJointSteps`). */
   weight: Float32Array;
 }
 
-export interface JointRotationStats {
-  /** Degrees. */
-  maxDeg: number;
-  /** Degrees, over the changed frames. */
-  meanDeg: number;
-}
-
-export interface FootIkStats {
-  /** Frames whose leg was changed (weight > 0). */
-  framesChanged: number;
-  /** Change of the local rotation of the hip (thigh), knee (shin) and ankle (foot) bones. */
-  hip: JointRotationStats;
-  knee: JointRotationStats;
-  ankle: JointRotationStats;
-  /** Knee joint position change, metres. */
-  kneeShiftMax: number;
-  kneeShiftMean: number;
-  /**
-   * Frames whose knee angle jump exceeds the source's at that frame by more than `kneePopMargin60`
-   * (scaled); a frame where the source itself jumps (an ankle step faster than `maxFootSpeed`) is not
-   * counted.
-   */
-  kneePops: number;
-}
-
-export interface LimitRange extends FrameRange {
-  foot: FootName;
-  /** 'outOfReach': the anchor was beyond the allowed hip-ankle distance, the foot left the pin. */
-  kind: 'outOfReach' | 'kneeLimit';
-  /** Largest distance of the solved ankle from its target over the range, metres (full weight). */
-  maxPinError: number;
+/** The transitions' settings at this take's rate and leg, and what the joint-step check found. */
+export interface TransitionStats {
+  /** Shortest blend, seconds, and the ramp frames it gives at this rate. */
+  blendSeconds: number;
+  rampFrames: number;
+  /** The correction's speed limit, m/s (scaled with the leg), and per frame, metres. */
+  maxCorrectionSpeed: number;
+  stepLimit: number;
+  /** The bound per frame beyond the source's motion, metres. */
+  maxJointStep: number;
+  /** Guard and review distances, metres (scaled with the leg). */
+  maxContactTravel: number;
+  reviewJointShift: number;
+  /** Per foot: frames whose weight the joint-step check lowered. */
+  eased: Record<FootName, number>;
+  /** Per foot: the largest step of a leg joint beyond the source's at a frame, metres, after cleanup. */
+  maxStepExcess: Record<FootName, number>;
 }
 
 export interface CleanupResult {
@@ -160,8 +194,8 @@ export interface CleanupResult {
   feet: { left: FootCleanup; right: FootCleanup };
   /** The floor used (normal made unit). */
   floor: FloorEstimate;
-  /** Review ranges of both feet. */
-  review: (FrameRange & { foot: FootName })[];
+  /** Review ranges of both feet, with their reasons, sorted by start. */
+  review: (ReviewRange & { foot: FootName })[];
   /** Both feet's short contact pieces (not fixed), sorted by start. */
   short: (FrameRange & { foot: FootName })[];
   metrics: { before: Record<FootName, FootMetrics>; after: Record<FootName, FootMetrics> };
@@ -175,7 +209,10 @@ export interface CleanupResult {
   root: { frames: number; maxOffset: number };
   /** The ground levels the segments stand on (ground.ts); penetration is measured against them. */
   ground: GroundModel;
+  transitions: TransitionStats;
 }
+
+export type { FootIkStats, JointRotationStats, LimitRange } from './legStats';
 
 const FEET: readonly FootName[] = ['left', 'right'];
 
@@ -204,51 +241,36 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const legLength = restLegLength(skel, bones);
   if (!(legLength > 0)) throw new CleanupError(`clip '${clip.name}': the legs have zero rest length`);
   const scale = legLength / REFERENCE_LEG_LENGTH;
-  const thresholds = { ...DEFAULT_THRESHOLDS, ...options.thresholds };
-  const blend = framesAtRate(options.blendFrames60 ?? 4, clip.frameTime, 1);
-  const stepTolerance = (options.stepTolerance ?? 0.03) * scale;
-  const rootCap = (options.rootMaxOffset ?? 0.03) * scale;
-  const rootStep = (options.rootMaxStep ?? 0.003) * scale * Math.max(1e-9, clip.frameTime * 60);
-  const popMargin = (options.kneePopMargin60 ?? 5) * Math.max(1, 60 * clip.frameTime);
-  const maxStep = (options.maxFootSpeed ?? 10) * scale * clip.frameTime;
+  const set = settingsAt(options, scale, clip.frameTime);
+  const { thresholds, stepTolerance, rootCap, rootStep, popMargin } = set;
+  const { blendSeconds, rampFrames, maxJointStep, speed, stepLimit, maxTravel, reviewShift } = set;
 
   const before = legTracks(clip, bones);
   const feet = {} as Record<FootName, FootCleanup>;
-  const segIndex = {} as Record<FootName, Int32Array>;
-  for (const foot of FEET) {
-    const p = input.probabilities[foot];
-    if (!p || p.length !== F)
-      throw new CleanupError(
-        `probabilities.${foot}: length ${p?.length} does not match the clip's ${F} frames`,
-      );
-    let seg: ReturnType<typeof contactSegments>;
-    try {
-      seg = contactSegments(p, clip.frameTime, options);
-    } catch (e) {
-      throw new CleanupError(`probabilities.${foot}: ${(e as Error).message}`);
-    }
-    const anchors = seg.segments.map((s) => segmentAnchor(before[foot], s, floor, stepTolerance));
-    const contact = new Uint8Array(F);
-    for (const s of anchors) contact.fill(1, s.start, s.end);
-    const { weight, segment } = segmentWeights(anchors, F, blend);
-    cutRampsAtJumps(weight, segment, anchors, before[foot].ankle, maxStep);
-    feet[foot] = {
-      probability: Float32Array.from(p),
-      contact,
-      segments: anchors,
-      review: seg.review,
-      short: seg.short,
-      weight,
-    };
-    segIndex[foot] = segment;
-  }
-  // every segment stands on its local ground: its own level, or the plane several segments agree on
-  const ground = settleOnGround(
-    { left: feet.left.segments, right: feet.right.segments },
+  const { found, jumps } = findContacts(input, options, before, floor, set);
+  const {
+    plans,
+    ground,
+    review: planReview,
+  } = planOnGround(
     before,
     floor,
     stepTolerance,
+    { left: found.left.guarded.segments, right: found.right.guarded.segments },
+    (foot, segments) =>
+      planTransitions({
+        track: before[foot],
+        segments,
+        floor,
+        jump: jumps[foot],
+        rampFrames,
+        stepLimit,
+        minFrames: found[foot].seg.minFrames,
+        speedText: `${speed.toFixed(2)} m/s`,
+      }),
   );
+  for (const foot of FEET)
+    feet[foot] = footCleanup(input.probabilities[foot], found[foot], plans[foot], planReview[foot], options);
 
   const out: Clip = {
     name: clip.name,
@@ -258,39 +280,23 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     rotations: clip.rotations.slice(),
     translations: clip.translations.slice(),
   };
-  const legs = FEET.map((foot) => {
-    const segs = feet[foot].segments;
-    const data = new Float64Array(SEG_STRIDE * segs.length);
-    segs.forEach((s, i) => {
-      data.set(s.anchor, SEG_STRIDE * i);
-      data[SEG_STRIDE * i + 3] = s.ankleHeight;
-      data[SEG_STRIDE * i + 4] = s.ground;
-      data[SEG_STRIDE * i + 5] = s.lift;
-    });
-    return {
-      bones: bones[foot],
-      weight: feet[foot].weight,
-      segment: segIndex[foot],
-      segments: data,
-      hinge: hingeAxisLocal(clip, bones[foot], before[foot]),
-      solver: new LegDLS({ stretchMargin: options.stretchMargin }),
-      limitKind: new Uint8Array(F),
-      pinError: new Float32Array(F),
-    };
-  }) as [PinLeg, PinLeg];
+  const legs = FEET.map((foot) =>
+    pinLeg(clip, bones[foot], before[foot], feet[foot], plans[foot], options.stretchMargin),
+  ) as [PinLeg, PinLeg];
   const rootWeight = options.rootCorrection
     ? doubleSupportWeights(feet.left.contact, feet.right.contact, Math.ceil((1.5 * rootCap) / rootStep))
     : null;
   const pinner = new FootPinner(clip, out, legs, floor, rootWeight, rootCap);
   pinner.planRootOffsets(rootStep);
   for (let f = 0; f < F; f++) pinner.apply(f);
-  const limitKind = { left: legs[0].limitKind, right: legs[1].limitKind };
-  const pinError = { left: legs[0].pinError, right: legs[1].pinError };
   const rootFrames = pinner.rootStats[0];
   const rootMax = pinner.rootStats[1];
+  const after = legTracks(out, bones);
+  const steps = checkSteps(clip, out, bones, before, after, feet, plans, legs, pinner, set);
+  const limitKind = { left: legs[0].limitKind, right: legs[1].limitKind };
+  const pinError = { left: legs[0].pinError, right: legs[1].pinError };
 
   // report
-  const after = legTracks(out, bones);
   const metricsBefore = {} as Record<FootName, FootMetrics>;
   const metricsAfter = {} as Record<FootName, FootMetrics>;
   const ik = {} as Record<FootName, FootIkStats>;
@@ -300,32 +306,9 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     const fg = footGround(ground, foot, feet[foot].segments, F);
     metricsBefore[foot] = footMetrics(before[foot], c, floor, clip.frameTime, scale, thresholds, fg);
     metricsAfter[foot] = footMetrics(after[foot], c, floor, clip.frameTime, scale, thresholds, fg);
-    const a = before[foot].ankle;
-    const jump = new Uint8Array(F);
-    for (let f = 1; f < F; f++)
-      jump[f] =
-        Math.hypot(a[3 * f] - a[3 * f - 3], a[3 * f + 1] - a[3 * f - 2], a[3 * f + 2] - a[3 * f - 1]) >
-        maxStep
-          ? 1
-          : 0;
-    ik[foot] = ikStats(clip, out, bones[foot], before[foot], after[foot], feet[foot].weight, popMargin, jump);
-    let start = -1;
-    for (let f = 0; f <= F; f++) {
-      const k = f < F ? limitKind[foot][f] : 0;
-      if (start >= 0 && (k !== limitKind[foot][start] || f === F)) {
-        let m = 0;
-        for (let t = start; t < f; t++) m = Math.max(m, pinError[foot][t]);
-        limits.push({
-          foot,
-          start,
-          end: f,
-          kind: limitKind[foot][start] === 1 ? 'outOfReach' : 'kneeLimit',
-          maxPinError: m,
-        });
-        start = -1;
-      }
-      if (start < 0 && k !== 0) start = f;
-    }
+    const w = feet[foot].weight;
+    ik[foot] = ikStats(clip, out, bones[foot], before[foot], after[foot], w, popMargin, jumps[foot]);
+    limits.push(...limitRanges(foot, limitKind[foot], pinError[foot]));
   }
   limits.sort((a, b) => a.start - b.start);
   const review = FEET.flatMap((foot) => feet[foot].review.map((r) => ({ foot, ...r }))).sort(
@@ -347,47 +330,199 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     scale,
     root: { frames: rootFrames, maxOffset: rootMax },
     ground,
+    transitions: {
+      blendSeconds,
+      rampFrames,
+      maxCorrectionSpeed: speed,
+      stepLimit,
+      maxJointStep,
+      maxContactTravel: maxTravel,
+      reviewJointShift: reviewShift,
+      eased: { left: steps.eased[0], right: steps.eased[1] },
+      maxStepExcess: { left: steps.maxExcess[0], right: steps.maxExcess[1] },
+    },
+  };
+}
+
+/** The options at this take's leg scale and frame time (metres, frames); checks them. */
+function settingsAt(options: CleanupOptions, scale: number, frameTime: number) {
+  const blendSeconds =
+    options.blendSeconds ??
+    (options.blendFrames60 !== undefined ? (options.blendFrames60 + 1) / 60 : DEFAULT_BLEND_SECONDS);
+  const maxJointStep = (options.maxJointStep ?? DEFAULT_MAX_JOINT_STEP) * Math.min(1, scale);
+  const speed = (options.maxCorrectionSpeed ?? DEFAULT_MAX_CORRECTION_SPEED) * scale;
+  const set = {
+    thresholds: { ...DEFAULT_THRESHOLDS, ...options.thresholds },
+    blendSeconds,
+    rampFrames: rampFramesFor(blendSeconds, frameTime),
+    maxJointStep,
+    speed,
+    stepLimit: Math.min(speed * frameTime, 0.8 * maxJointStep),
+    maxTravel: (options.maxContactTravel ?? 0.3) * scale,
+    reviewShift: (options.reviewJointShift ?? 0.15) * scale,
+    stepTolerance: (options.stepTolerance ?? 0.03) * scale,
+    rootCap: (options.rootMaxOffset ?? 0.03) * scale,
+    rootStep: (options.rootMaxStep ?? 0.003) * scale * Math.max(1e-9, frameTime * 60),
+    popMargin: (options.kneePopMargin60 ?? 5) * Math.max(1, 60 * frameTime),
+    maxStep: (options.maxFootSpeed ?? 10) * scale * frameTime,
+  };
+  if (!(blendSeconds >= 0) || !(set.stepLimit > 0) || !(set.maxTravel > 0) || !(set.reviewShift > 0))
+    throw new CleanupError(
+      'options: blendSeconds must be >= 0; maxCorrectionSpeed, maxJointStep, maxContactTravel and reviewJointShift > 0',
+    );
+  return set;
+}
+
+/**
+ * Per foot: the contact segments of its probabilities (segments.ts), cut by the travel guard
+ * (guards.ts), and the frames where the source ankle jumps.
+ * @throws CleanupError naming the foot for probabilities of the wrong length or out of range.
+ */
+function findContacts(
+  input: CleanupInput,
+  options: CleanupOptions,
+  before: Record<FootName, LegTrack>,
+  floor: FloorEstimate,
+  set: ReturnType<typeof settingsAt>,
+): {
+  found: Record<FootName, { seg: ReturnType<typeof contactSegments>; guarded: Guarded }>;
+  jumps: Record<FootName, Uint8Array>;
+} {
+  const { clip } = input;
+  const F = clip.frameCount;
+  const jumps = {} as Record<FootName, Uint8Array>;
+  const found = {} as Record<FootName, { seg: ReturnType<typeof contactSegments>; guarded: Guarded }>;
+  for (const foot of FEET) {
+    const p = input.probabilities[foot];
+    if (!p || p.length !== F)
+      throw new CleanupError(
+        `probabilities.${foot}: length ${p?.length} does not match the clip's ${F} frames`,
+      );
+    let seg: ReturnType<typeof contactSegments>;
+    try {
+      seg = contactSegments(p, clip.frameTime, options);
+    } catch (e) {
+      throw new CleanupError(`probabilities.${foot}: ${(e as Error).message}`);
+    }
+    const tr = before[foot];
+    const guarded = splitTravellingSegments(tr, seg.segments, floor, set.maxTravel, seg.minFrames, (r) =>
+      segmentAnchor(tr, r, floor, set.stepTolerance),
+    );
+    jumps[foot] = jumpFrames(tr.ankle, set.maxStep);
+    found[foot] = { seg, guarded };
+  }
+  return { found, jumps };
+}
+
+/** One leg's inputs to {@link FootPinner}: its segments' data, weights, ramps, hinge and solver. */
+function pinLeg(
+  clip: Clip,
+  bones: LegBones,
+  before: LegTrack,
+  foot: FootCleanup,
+  plan: TransitionPlan,
+  stretchMargin: number | undefined,
+): PinLeg {
+  const F = clip.frameCount;
+  const segs = foot.segments;
+  const data = new Float64Array(SEG_STRIDE * segs.length);
+  segs.forEach((s, i) => {
+    data.set(s.anchor, SEG_STRIDE * i);
+    data[SEG_STRIDE * i + 3] = s.ankleHeight;
+    data[SEG_STRIDE * i + 4] = s.ground;
+    data[SEG_STRIDE * i + 5] = s.lift;
+  });
+  return {
+    bones,
+    weight: foot.weight,
+    segment: plan.segment,
+    ramp: plan.ramp,
+    offset: plan.offset,
+    segments: data,
+    hinge: hingeAxisLocal(clip, bones, before),
+    solver: new LegDLS({ stretchMargin }),
+    limitKind: new Uint8Array(F),
+    pinError: new Float32Array(F),
   };
 }
 
 /**
- * Stop every blend ramp at a jump of the source ankle: walking outward from a segment's first (last)
- * frame, the first step longer than `maxStep` metres and every ramp frame beyond it get weight 0 and
- * segment -1. Set-up time; edits `weight` and `segment` in place.
+ * After the frames are cleaned: the joint-step check (transitions.ts `limitJointSteps`, re-cleaning the
+ * frames it eases with `pinner`) and each foot's `jointStep` and `jointShift` review ranges, added to
+ * its review list. Updates `after` and the feet's weights in place.
  */
-function cutRampsAtJumps(
-  weight: Float32Array,
-  segment: Int32Array,
-  segments: readonly FrameRange[],
-  ankle: Float64Array,
-  maxStep: number,
-): void {
-  const step = (a: number, b: number) =>
-    Math.hypot(
-      ankle[3 * a] - ankle[3 * b],
-      ankle[3 * a + 1] - ankle[3 * b + 1],
-      ankle[3 * a + 2] - ankle[3 * b + 2],
-    );
-  const F = weight.length;
-  segments.forEach((s, i) => {
-    let cut = false;
-    for (let t = s.start - 1; t >= 0 && segment[t] === i; t--) {
-      if (!cut && step(t, t + 1) > maxStep) cut = true;
-      if (cut) {
-        weight[t] = 0;
-        segment[t] = -1;
+function checkSteps(
+  clip: Clip,
+  out: Clip,
+  bones: Record<FootName, LegBones>,
+  before: Record<FootName, LegTrack>,
+  after: Record<FootName, LegTrack>,
+  feet: Record<FootName, FootCleanup>,
+  plans: Record<FootName, TransitionPlan>,
+  legs: readonly [PinLeg, PinLeg],
+  pinner: FootPinner,
+  set: ReturnType<typeof settingsAt>,
+): ReturnType<typeof limitJointSteps> {
+  const steps = limitJointSteps({
+    src: clip,
+    out,
+    legs: FEET.map((foot) => ({
+      foot,
+      bones: bones[foot],
+      weight: feet[foot].weight,
+      corr: plans[foot].corr,
+      before: before[foot],
+      after: after[foot],
+    })),
+    bound: set.maxJointStep,
+    stepLimit: set.stepLimit,
+    apply: (f) => pinner.apply(f),
+    resetFrame: (f) => {
+      for (const leg of legs) {
+        leg.limitKind[f] = 0;
+        leg.pinError[f] = 0;
       }
-    }
-    cut = false;
-    for (let t = s.end; t < F && segment[t] === i; t++) {
-      if (!cut && step(t - 1, t) > maxStep) cut = true;
-      if (cut) {
-        weight[t] = 0;
-        segment[t] = -1;
-      }
-    }
+    },
   });
+  FEET.forEach((foot, i) => {
+    const r = feet[foot].review;
+    r.push(...steps.review[i], ...jointShiftRanges(before[foot], after[foot], set.reviewShift, foot));
+    r.sort((a, b) => a.start - b.start);
+  });
+  return steps;
 }
+
+/** One foot's {@link FootCleanup} before the frames are cleaned: contacts, segments, weights, review. */
+function footCleanup(
+  probability: ArrayLike<number>,
+  found: { seg: ReturnType<typeof contactSegments>; guarded: Guarded },
+  plan: TransitionPlan,
+  planReview: ReviewRange[],
+  options: CleanupOptions,
+): FootCleanup {
+  const { seg, guarded } = found;
+  const band = options.reviewBand ?? [0.45, 0.65];
+  const contact = new Uint8Array(probability.length);
+  for (const s of plan.segments) contact.fill(1, s.start, s.end);
+  return {
+    probability: Float32Array.from(probability),
+    contact,
+    segments: plan.segments,
+    review: [
+      ...seg.review.map((r) => ({
+        ...r,
+        reason: 'reviewBand' as const,
+        detail: `the contact probability stayed in the review band ${band[0]}-${band[1]}: not fixed`,
+      })),
+      ...guarded.review,
+      ...planReview,
+    ],
+    short: seg.short,
+    weight: plan.weight,
+  };
+}
+
+type Guarded = ReturnType<typeof splitTravellingSegments>;
 
 /** Per-segment data in {@link PinLeg.segments}: anchor xyz, ankleHeight, ground, lift. */
 const SEG_STRIDE = 6;
@@ -399,8 +534,16 @@ export interface PinLeg {
   weight: Float32Array;
   /** Segment index per frame (-1 where the weight is 0). */
   segment: Int32Array;
+  /**
+   * Per frame, 1 on ramp and bridge frames (transitions.ts): their target is the source ankle plus
+   * `offset`, not the segment's anchor. Absent: every frame with a weight uses its segment's anchor.
+   */
+  ramp?: Uint8Array;
+  /** World offset of the ankle's target on ramp frames, metres, 3 per frame. */
+  offset?: Float64Array;
   /** `Float64Array(6 * segments)`: anchor x, y, z, ankle height, ground, lift per segment. */
   segments: Float64Array;
+
   /** The knee's bend axis in the thigh's frame (used when a source leg is straight). */
   hinge: Float64Array;
   solver: LegDLS;
@@ -562,19 +705,24 @@ export class FootPinner {
       const sd = leg.segments;
       const so = SEG_STRIDE * leg.segment[f];
       const e3 = 3 * b.end;
-      // target: anchor horizontally; source height minus the segment's lift, kept on its ground level
-      const lift = sd[so + 5];
-      const ground = sd[so + 4];
-      let h = nrm[0] * wp[e3] + nrm[1] * wp[e3 + 1] + nrm[2] * wp[e3 + 2] + fd - lift;
-      let low = h;
-      if (b.toe >= 0) {
-        const t3 = 3 * b.toe;
-        const ht = nrm[0] * wp[t3] + nrm[1] * wp[t3 + 1] + nrm[2] * wp[t3 + 2] + fd - lift;
-        if (ht < low) low = ht;
+      if (leg.ramp !== undefined && leg.offset !== undefined && leg.ramp[f] === 1) {
+        // ramp or bridge: the contact edge's correction carried on the source (transitions.ts)
+        for (let k = 0; k < 3; k++) target[k] = wp[e3 + k] + leg.offset[3 * f + k];
+      } else {
+        // target: anchor horizontally; source height minus the segment's lift, kept on its ground level
+        const lift = sd[so + 5];
+        const ground = sd[so + 4];
+        let h = nrm[0] * wp[e3] + nrm[1] * wp[e3 + 1] + nrm[2] * wp[e3 + 2] + fd - lift;
+        let low = h;
+        if (b.toe >= 0) {
+          const t3 = 3 * b.toe;
+          const ht = nrm[0] * wp[t3] + nrm[1] * wp[t3 + 1] + nrm[2] * wp[t3 + 2] + fd - lift;
+          if (ht < low) low = ht;
+        }
+        if (low < ground) h += ground - low;
+        const dh = h - sd[so + 3];
+        for (let k = 0; k < 3; k++) target[k] = sd[so + k] + nrm[k] * dh;
       }
-      if (low < ground) h += ground - low;
-      const dh = h - sd[so + 3];
-      for (let k = 0; k < 3; k++) target[k] = sd[so + k] + nrm[k] * dh;
       vrotate(axis, 0, wr, 4 * b.upper, leg.hinge, 0);
       const dls = leg.solver;
       dls.solve(wp, 3 * b.upper, wp, 3 * b.lower, wp, e3, target, 0, axis, 0);
@@ -643,109 +791,4 @@ function powUnit(q: Float64Array, o: number, wo: number): void {
   q[o + 1] = y * k;
   q[o + 2] = z * k;
   q[o + 3] = Math.cos(half);
-}
-
-/** The knee's bend axis in the thigh's frame, from the source frame where the leg is most bent. */
-function hingeAxisLocal(clip: Clip, b: LegBones, tr: LegTrack): Float64Array {
-  let best = -1;
-  let bestF = 0;
-  const c = new Float64Array(3);
-  for (let f = 0; f < clip.frameCount; f++) {
-    const o = 3 * f;
-    const tx = tr.knee[o] - tr.hip[o];
-    const ty = tr.knee[o + 1] - tr.hip[o + 1];
-    const tz = tr.knee[o + 2] - tr.hip[o + 2];
-    const ux = tr.ankle[o] - tr.knee[o];
-    const uy = tr.ankle[o + 1] - tr.knee[o + 1];
-    const uz = tr.ankle[o + 2] - tr.knee[o + 2];
-    const x = ty * uz - tz * uy;
-    const y = tz * ux - tx * uz;
-    const z = tx * uy - ty * ux;
-    const l = Math.sqrt(x * x + y * y + z * z);
-    if (l > best) {
-      best = l;
-      bestF = f;
-      c[0] = x / (l || 1);
-      c[1] = y / (l || 1);
-      c[2] = z / (l || 1);
-    }
-  }
-  const n = clip.skeleton.boneCount;
-  const rot = clip.rotations.subarray(4 * bestF * n, 4 * (bestF + 1) * n);
-  const pos = clip.translations.subarray(3 * bestF * n, 3 * (bestF + 1) * n);
-  const wr = new Float64Array(4 * n);
-  const wp = new Float64Array(3 * n);
-  forwardKinematics(clip.skeleton, rot, pos, wr, wp);
-  const out = new Float64Array(3);
-  vrotateConj(out, 0, wr, 4 * b.upper, c, 0);
-  return out;
-}
-
-function ikStats(
-  src: Clip,
-  out: Clip,
-  b: LegBones,
-  before: LegTrack,
-  after: LegTrack,
-  weight: Float32Array,
-  popMargin: number,
-  jump: Uint8Array,
-): FootIkStats {
-  const n = src.skeleton.boneCount;
-  const stats = [b.upper, b.lower, b.end].map(() => ({ maxDeg: 0, sum: 0 }));
-  let changed = 0;
-  let shiftMax = 0;
-  let shiftSum = 0;
-  let pops = 0;
-  for (let f = 0; f < src.frameCount; f++) {
-    if (f > 0 && !jump[f]) {
-      const jb = Math.abs(kneeAngleDeg(before, f) - kneeAngleDeg(before, f - 1));
-      const ja = Math.abs(kneeAngleDeg(after, f) - kneeAngleDeg(after, f - 1));
-      if (ja > jb + popMargin) pops++;
-    }
-    if (weight[f] === 0) continue;
-    changed++;
-    [b.upper, b.lower, b.end].forEach((bone, j) => {
-      const o = 4 * (f * n + bone);
-      // angle of conj(a) b from its vector part and w (acos of a dot product is noisy near 1)
-      const r = src.rotations;
-      const q = out.rotations;
-      const ax = r[o];
-      const ay = r[o + 1];
-      const az = r[o + 2];
-      const aw = r[o + 3];
-      const bx = q[o];
-      const by = q[o + 1];
-      const bz = q[o + 2];
-      const bw = q[o + 3];
-      const x = aw * bx - ax * bw - ay * bz + az * by;
-      const y = aw * by - ay * bw - az * bx + ax * bz;
-      const z = aw * bz - az * bw - ax * by + ay * bx;
-      const w = aw * bw + ax * bx + ay * by + az * bz;
-      const deg = (2 * Math.atan2(Math.sqrt(x * x + y * y + z * z), Math.abs(w)) * 180) / Math.PI;
-      stats[j].maxDeg = Math.max(stats[j].maxDeg, deg);
-      stats[j].sum += deg;
-    });
-    const o = 3 * f;
-    const s = Math.hypot(
-      after.knee[o] - before.knee[o],
-      after.knee[o + 1] - before.knee[o + 1],
-      after.knee[o + 2] - before.knee[o + 2],
-    );
-    shiftMax = Math.max(shiftMax, s);
-    shiftSum += s;
-  }
-  const js = (j: number): JointRotationStats => ({
-    maxDeg: stats[j].maxDeg,
-    meanDeg: changed ? stats[j].sum / changed : 0,
-  });
-  return {
-    framesChanged: changed,
-    hip: js(0),
-    knee: js(1),
-    ankle: js(2),
-    kneeShiftMax: shiftMax,
-    kneeShiftMean: changed ? shiftSum / changed : 0,
-    kneePops: pops,
-  };
 }

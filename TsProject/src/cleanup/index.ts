@@ -1,7 +1,8 @@
 /**
  * Foot-slide cleanup (issue 11): contact segments from per-foot contact probabilities, anchors,
- * damped-least-squares leg IK with smoothstep blending, optional capped root correction, and the
- * metrics before/after. Engine-free (no Node or DOM API). Contact probabilities come from src/contact.
+ * damped-least-squares leg IK with smoothstep blending in time and a bound on each joint's step (issue
+ * 20), guards against travelling contacts, optional capped root correction, and the metrics
+ * before/after. Engine-free (no Node or DOM API). Contact probabilities come from src/contact.
  */
 export { contactHeight, type SegmentAnchor, segmentAnchor } from './anchors';
 export {
@@ -16,6 +17,7 @@ export {
   type JointRotationStats,
   type LimitRange,
   type PinLeg,
+  type TransitionStats,
 } from './cleanup';
 export { checkFloor, floorBasis, floorHeight, horizontalDistance, projectOnFloor } from './floor';
 export {
@@ -27,6 +29,7 @@ export {
   localContactHeight,
   settleOnGround,
 } from './ground';
+export { jointShiftRanges, legJointShift, rangesOf, splitTravellingSegments } from './guards';
 export {
   DEFAULT_THRESHOLDS,
   type FootMetrics,
@@ -44,9 +47,26 @@ export {
 } from './segments';
 export { type LegBones, type LegTrack, legBones, legTracks, restLegLength } from './tracks';
 export {
+  DEFAULT_BLEND_SECONDS,
+  DEFAULT_MAX_CORRECTION_SPEED,
+  DEFAULT_MAX_JOINT_STEP,
+  easeWeights,
+  legStepExcess,
+  limitJointSteps,
+  pinCorrection,
+  planTransitions,
+  rampFramesFor,
+  type StepLimitLeg,
+  type StepLimitResult,
+  type TransitionInput,
+  type TransitionPlan,
+} from './transitions';
+export {
   CleanupError,
   type FloorEstimate,
   type FootName,
   type FrameRange,
   REFERENCE_LEG_LENGTH,
+  type ReviewRange,
+  type ReviewReason,
 } from './types';

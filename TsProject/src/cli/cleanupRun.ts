@@ -223,12 +223,17 @@ export function formatCleanupSummary(f: CleanupFile, written: string[]): string 
         `IK knee max ${f.ik[foot].knee.maxDeg.toFixed(1)} deg, ${f.ik[foot].kneePops} knee pops`,
     );
   }
+  const t = f.transitions;
+  lines.push(
+    `  transitions: blends of at least ${t.blendSeconds.toFixed(2)} s (${t.rampFrames} frames), correction at most ${t.maxCorrectionSpeed.toFixed(2)} m/s (${(t.stepLimit * 100).toFixed(1)} cm per frame); ` +
+      `largest leg-joint step beyond the source's ${(Math.max(t.maxStepExcess.left, t.maxStepExcess.right) * 100).toFixed(1)} cm (bound ${(t.maxJointStep * 100).toFixed(1)}), pin eased on ${t.eased.left + t.eased.right} frames`,
+  );
   lines.push(
     `  review: ${
       f.review.length === 0
         ? 'nothing'
         : f.review
-            .map((r) => `${r.foot} ${r.start}-${r.end - 1}`)
+            .map((r) => `${r.foot} ${r.start}-${r.end - 1} ${r.reason ?? 'reviewBand'}`)
             .slice(0, 6)
             .join(', ') + (f.review.length > 6 ? `, ... (${f.review.length} in cleanup.json)` : '')
     }; ` +
