@@ -11,25 +11,10 @@
 import * as path from 'node:path';
 import { bytesPerCall } from './helpers/alloc';
 import { runAllocProbe } from './helpers/allocProbe';
+import { hubProbe } from './helpers/hubProbe';
 
-const HUB = path.resolve(__dirname, '../src/rig');
 const HUB_FILE = path.resolve(__dirname, '../src/rig/hub.ts');
-const HUMANOID = path.resolve(__dirname, 'helpers/humanoid');
 
-/** The hub probe of test/hub.test.ts: four-limb IK, fingers and props, the heaviest per-frame path. */
-const hubProbe = (n: number) => `
-  import { RetargetHub } from ${JSON.stringify(HUB)};
-  import { makeHumanoid } from ${JSON.stringify(HUMANOID)};
-  const src = makeHumanoid({ spineBones: 4 });
-  const tgt = makeHumanoid({ pose: 'A', legs: 1.1 });
-  const hub = new RetargetHub(src, tgt, { ik: 'auto', fingers: 'none' });
-  hub.calibrate({ rotations: src.restRotations, translations: src.restTranslations });
-  hub.fingers.applyPreset('left', 'rock');
-  hub.props.add('ball', 'Object', [0.5, 1, 0.3]);
-  hub.props.add('chair', 'Chair', [0, 0.5, -0.3]);
-  const rot = new Float32Array(src.restRotations), pos = new Float32Array(src.restTranslations);
-  result.update = bytesPerCall(() => hub.update(rot, pos, 1 / 60), ${n});
-`;
 const HUB_PROBE = hubProbe(3000);
 
 /** One Float64Array(3) per frame at the top of RetargetHub.update, kept alive so no compiler removes it. */

@@ -2,7 +2,6 @@
  * The live retargeting hub: frame order, IK on four limbs, calibrations, live parameters, settings,
  * and allocation-free updates.
  */
-import * as path from 'node:path';
 import { quat } from 'gl-matrix';
 import {
   angleBetween,
@@ -17,6 +16,7 @@ import {
 import { Retargeter } from '../src/retarget';
 import { HubError, RetargetHub } from '../src/rig';
 import { runAllocProbe } from './helpers/allocProbe';
+import { hubProbe } from './helpers/hubProbe';
 import { makeHumanoid } from './helpers/humanoid';
 
 function frame(clip: Clip, f: number) {
@@ -419,19 +419,7 @@ describe('RetargetHub live parameters and calibration', () => {
 
 describe('RetargetHub per-frame cost', () => {
   it('update allocates nothing with four-limb IK, fingers (preset) and props on (plain Node process)', () => {
-    const r = runAllocProbe(`
-      import { RetargetHub } from ${JSON.stringify(path.resolve(__dirname, '../src/rig'))};
-      import { makeHumanoid } from ${JSON.stringify(path.resolve(__dirname, 'helpers/humanoid'))};
-      const src = makeHumanoid({ spineBones: 4 });
-      const tgt = makeHumanoid({ pose: 'A', legs: 1.1 });
-      const hub = new RetargetHub(src, tgt, { ik: 'auto', fingers: 'none' });
-      hub.calibrate({ rotations: src.restRotations, translations: src.restTranslations });
-      hub.fingers.applyPreset('left', 'rock');
-      hub.props.add('ball', 'Object', [0.5, 1, 0.3]);
-      hub.props.add('chair', 'Chair', [0, 0.5, -0.3]);
-      const rot = new Float32Array(src.restRotations), pos = new Float32Array(src.restTranslations);
-      result.update = bytesPerCall(() => hub.update(rot, pos, 1 / 60), 3000);
-    `);
+    const r = runAllocProbe(hubProbe(3000));
     expect(r.update).toBeLessThan(1);
   });
 });
