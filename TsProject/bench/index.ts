@@ -8,6 +8,8 @@
  * (`npm run bench -- live`);
  * `filter-sweep` runs the source filter's parameter sweep instead (bench/filterSweep.ts; the README's table);
  * `cleanup-table` prints the README's per-take table of `kind cleanup` instead (bench/cleanupTable.ts);
+ * `support-slide [rule|learned] [height speed]` checks the slide of the supporting point (heel or toe) before and after
+ * `kind cleanup` from outside, over every BVH of the shared data (bench/supportSlide.ts);
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
  * ~5 s on the first (or given) take, for `node --cpu-prof dist/bench.cjs --profile ...`.
  * Data: /work/shared/data (or $KIND_SHARED_DATA); falls back to the embedded default sample with a note.
@@ -26,6 +28,7 @@ import { runPuppetBench } from './puppetBench';
 import { runPuppetPoseBench } from './puppetPoseBench';
 import { runQaBench } from './qaBench';
 import { profileRetarget, runRetargetBench } from './retargetBench';
+import { runSupportSlide } from './supportSlide';
 
 function profileParse(side: 'ours' | 'three', which: number): void {
   const files = parseBenchFiles();
@@ -54,6 +57,15 @@ async function main(): Promise<void> {
   }
   if (args[0] === 'cleanup-table') {
     await runCleanupTable();
+    return;
+  }
+  if (args[0] === 'support-slide') {
+    const num = (x: string | undefined) =>
+      x !== undefined && Number.isFinite(Number(x)) ? Number(x) : undefined;
+    await runSupportSlide(args[1] === 'learned' ? 'learned' : 'rule', {
+      heightTol: num(args[2]),
+      speedTol: num(args[3]),
+    });
     return;
   }
   const pi = args.indexOf('--profile');

@@ -7,6 +7,15 @@
  * frame (rounded to 1e-4), the final contact 0/1 per frame, the segments `[start, end)` (end
  * exclusive) with their anchors, the review ranges; the review list of both feet, the frames where IK
  * hit a limit, the metrics before and after per foot (src/cleanup `footMetrics`), IK rotation figures.
+ *
+ * Versions: 1 (issue 11) as above. 2 (issue 20): per foot also `heel` and `toe` (the two contact
+ * channels: probability, contact, segments with the anchor of that point, review, short) and `pin` (the
+ * point pinned per frame: 0 none, 1 heel = ankle, 2 toe); per leg `toePoint` ('joint' or 'virtual') and
+ * `toeOffset` (the virtual toe in the foot bone's frame, metres, or null). The version-1 per-foot fields
+ * keep their meaning and are the union of heel and toe: `probability` is the foot's (= max of heel and
+ * toe), `contact` and `segments` the stances (frames where either point is pinned), each segment's
+ * `anchor` the ankle's anchor of its first heel run (the ankle's median on a toe-only stance). A
+ * version-1 reader keeps working.
  */
 import {
   type CleanupResult,
@@ -20,10 +29,11 @@ import {
   type LimitRange,
   legBones,
   legTracks,
+  type PointChannel,
 } from '../cleanup';
 import type { Clip } from '../core';
 
-export const CLEANUP_FILE_VERSION = 1;
+export const CLEANUP_FILE_VERSION = 2;
 
 export interface CleanupSegmentJson {
   start: number;
@@ -39,6 +49,18 @@ export interface CleanupSegmentJson {
   lift: number;
 }
 
+/** One contact channel (heel or toe) of a foot (version 2). */
+export interface CleanupPointJson {
+  /** Contact probability of the point per frame, rounded to 1e-4. */
+  probability: number[];
+  /** 1 on frames inside one of the channel's segments, else 0. */
+  contact: number[];
+  /** The channel's segments, end exclusive, with the point's anchor and the frames it was the one pinned. */
+  segments: { start: number; end: number; anchor: [number, number, number]; pinnedFrames: number }[];
+  review: { start: number; end: number }[];
+  short: { start: number; end: number }[];
+}
+
 export interface CleanupFootJson {
   /** Contact probability per frame, rounded to 1e-4. */
   probability: number[];
@@ -49,6 +71,12 @@ export interface CleanupFootJson {
   review: { start: number; end: number }[];
   /** Contact pieces too short to pin (under 5 frames at 60 fps, scaled): detected, not fixed. */
   short: { start: number; end: number }[];
+  /** Version 2: the heel (ankle joint) channel. */
+  heel: CleanupPointJson;
+  /** Version 2: the toe (toe joint or virtual toe) channel. */
+  toe: CleanupPointJson;
+  /** Version 2: the pinned point per frame: 0 none, 1 heel (ankle), 2 toe. */
+  pin: number[];
 }
 
 export interface CleanupFile {
@@ -74,7 +102,19 @@ export interface CleanupFile {
    */
   unitScale?: number;
   /** Names of the leg bones per foot (skeleton names as in the file); `toes` null when the rig has none. */
-  legs: Record<FootName, { upperLeg: string; lowerLeg: string; foot: string; toes: string | null }>;
+  legs: Record<
+    FootName,
+    {
+      upperLeg: string;
+      lowerLeg: string;
+      foot: string;
+      toes: string | null;
+      /** Version 2: the toe point pinned: the toe joint, or a virtual toe (src/cleanup/toePoint.ts). */
+      toePoint: 'joint' | 'virtual';
+      /** Version 2: the virtual toe's offset in the foot bone's frame, metres (null with a toe joint). */
+      toeOffset: [number, number, number] | null;
+    }
+  >;
   floor: FloorEstimate & { height: number };
   feet: Record<FootName, CleanupFootJson>;
   /** Ranges of both feet left for a person, sorted by start. */
@@ -117,6 +157,21 @@ export function changedFrames(a: Clip, b: Clip): Uint8Array {
   return out;
 }
 
+function pointJson(c: PointChannel): CleanupPointJson {
+  return {
+    probability: Array.from(c.probability, (p) => r(p, 4)),
+    contact: Array.from(c.contact),
+    segments: c.segments.map((s) => ({
+      start: s.start,
+      end: s.end,
+      anchor: [r(s.anchor[0], 6), r(s.anchor[1], 6), r(s.anchor[2], 6)],
+      pinnedFrames: s.pinnedFrames,
+    })),
+    review: c.review.map((x) => ({ start: x.start, end: x.end })),
+    short: c.short.map((x) => ({ start: x.start, end: x.end })),
+  };
+}
+
 /** Build the cleanup.json data of one run. */
 export function buildCleanupFile(args: {
   input: string;
@@ -137,11 +192,14 @@ export function buildCleanupFile(args: {
   for (const foot of FEET) {
     const b = legBones(source.skeleton, foot);
     const name = (i: number) => source.skeleton.names[i];
+    const off = result.feet[foot].toeOffset;
     legs[foot] = {
       upperLeg: name(b.upper),
       lowerLeg: name(b.lower),
       foot: name(b.end),
       toes: b.toe >= 0 ? name(b.toe) : null,
+      toePoint: result.feet[foot].toePoint,
+      toeOffset: off ? [r(off[0], 6), r(off[1], 6), r(off[2], 6)] : null,
     };
   }
   for (const foot of FEET) {
@@ -159,6 +217,9 @@ export function buildCleanupFile(args: {
       })),
       review: c.review.map((x) => ({ start: x.start, end: x.end })),
       short: c.short.map((x) => ({ start: x.start, end: x.end })),
+      heel: pointJson(c.heel),
+      toe: pointJson(c.toe),
+      pin: Array.from(c.pin),
     };
   }
   const changed = changedFrames(source, result.clip);

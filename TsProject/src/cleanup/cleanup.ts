@@ -19,6 +19,17 @@
  * weight is 0, so such a frame is never pulled toward an anchor. Frames with w = 0 on both feet are not touched at all (their local
  * rotations and translations stay bit-equal to the input).
  *
+ * Heel and toe (issue 20, items 1-2): with `points` (heel and toe contact probabilities per foot) the
+ * pinned point follows the contact (./channels.ts, ./pins.ts): the ankle while the heel is down (heel
+ * strike, flat foot: the target above), the toe while only the toe is (heel-off, tiptoe, a kick's
+ * support: ./toePivot.ts pins the toe on its anchor, the ankle follows the source's foot and rotates
+ * about the toe only when the leg cannot reach; the heel is never pulled down). The weight ramps run at
+ * the ends of each stance (the union of heel and toe contact); inside it the anchors are chained so
+ * the switch from heel to toe steps nothing. The toe's target height is the source toe's minus the
+ * stance's lift, raised like the ankle's when the foot's lowest point would go under the ground. A rig
+ * without toe joints pins a virtual toe (./toePoint.ts). Without `points` the ankle is pinned on every
+ * contact frame, as before.
+ *
  * Root correction (point 8): off by default. When on, and only on frames where BOTH feet are in contact
  * (inside a segment each: double support, not the blend ramps around it), the hips move horizontally by
  * the mean horizontal anchor error of the two ankles, capped to `rootMaxOffset` (metres at a 0.9 m leg,
@@ -45,16 +56,15 @@ import {
   vrotateConj,
 } from '../core';
 import { LegDLS } from '../ik/dls';
-import { type SegmentAnchor, segmentAnchor } from './anchors';
+import type { SegmentAnchor } from './anchors';
+import { footChannels, type PointChannel } from './channels';
 import { checkFloor } from './floor';
-import {
-  DEFAULT_THRESHOLDS,
-  type FootMetrics,
-  footMetrics,
-  kneeAngleDeg,
-  type MetricThresholds,
-} from './metrics';
-import { contactSegments, framesAtRate, type SegmentOptions, segmentWeights, smoothstep } from './segments';
+import { type FootIkStats, ikStats } from './ikStats';
+import { DEFAULT_THRESHOLDS, type FootMetrics, footMetrics, type MetricThresholds } from './metrics';
+import { type PinRun, runOfFrames } from './pins';
+import { framesAtRate, type SegmentOptions, segmentWeights, smoothstep } from './segments';
+import { ToePivot } from './toePivot';
+import { toePointAt, toePointTrack, virtualToeOffsets } from './toePoint';
 import { type LegBones, type LegTrack, legBones, legTracks, restLegLength } from './tracks';
 import {
   CleanupError,
@@ -100,6 +110,12 @@ export interface CleanupInput {
   clip: Clip;
   /** Contact probability per frame per foot, in [0, 1], length = frame count. */
   probabilities: { left: ArrayLike<number>; right: ArrayLike<number> };
+  /**
+   * Heel (ankle joint) and toe (toe point) contact probability per frame per foot, in [0, 1], length =
+   * frame count (src/contact `heelToeProbabilities`). Optional: without it the ankle is pinned on every
+   * contact frame of `probabilities` (before issue 20).
+   */
+  points?: Record<FootName, { heel: ArrayLike<number>; toe: ArrayLike<number> }>;
   /** The floor in the clip's world frame (its normal is "up"). */
   floor: FloorEstimate;
 }
@@ -117,32 +133,20 @@ export interface FootCleanup {
   short: FrameRange[];
   /** Correction weight per frame (segments.ts `segmentWeights`). */
   weight: Float32Array;
+  /** The heel channel (the foot's own probability when no `points` were given). */
+  heel: PointChannel;
+  /** The toe channel (all 0 when no `points` were given). */
+  toe: PointChannel;
+  /** Pinned point per frame: 0 none, 1 the heel (ankle), 2 the toe (pins.ts). */
+  pin: Uint8Array;
+  /** The pin runs (pins.ts): which point, its anchor and where it came from. */
+  runs: PinRun[];
+  /** The toe point pinned: the rig's toe joint, or a virtual toe at `toeOffset` in the foot bone's frame (toePoint.ts). */
+  toePoint: 'joint' | 'virtual';
+  toeOffset: [number, number, number] | null;
 }
 
-export interface JointRotationStats {
-  /** Degrees. */
-  maxDeg: number;
-  /** Degrees, over the changed frames. */
-  meanDeg: number;
-}
-
-export interface FootIkStats {
-  /** Frames whose leg was changed (weight > 0). */
-  framesChanged: number;
-  /** Change of the local rotation of the hip (thigh), knee (shin) and ankle (foot) bones. */
-  hip: JointRotationStats;
-  knee: JointRotationStats;
-  ankle: JointRotationStats;
-  /** Knee joint position change, metres. */
-  kneeShiftMax: number;
-  kneeShiftMean: number;
-  /**
-   * Frames whose knee angle jump exceeds the source's at that frame by more than `kneePopMargin60`
-   * (scaled); a frame where the source itself jumps (an ankle step faster than `maxFootSpeed`) is not
-   * counted.
-   */
-  kneePops: number;
-}
+export type { FootIkStats, JointRotationStats } from './ikStats';
 
 export interface LimitRange extends FrameRange {
   foot: FootName;
@@ -182,7 +186,8 @@ const SD = 8; // shin delta, weighted
 const T0 = 12;
 const T1 = 16;
 const WGT = 20; // weight
-const QLEN = 24;
+const DF = 24; // foot world delta (toe pivot), weighted
+const QLEN = 28;
 
 /**
  * Clean one clip (see the module doc).
@@ -211,32 +216,47 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const before = legTracks(clip, bones);
   const feet = {} as Record<FootName, FootCleanup>;
   const segIndex = {} as Record<FootName, Int32Array>;
+  const toeBefore = {} as Record<FootName, Float64Array | null>;
+  const toeOffset = input.points
+    ? virtualToeOffsets(clip, bones, legLength, floor.normal)
+    : { left: null, right: null };
   for (const foot of FEET) {
-    const p = input.probabilities[foot];
-    if (!p || p.length !== F)
-      throw new CleanupError(
-        `probabilities.${foot}: length ${p?.length} does not match the clip's ${F} frames`,
-      );
-    let seg: ReturnType<typeof contactSegments>;
-    try {
-      seg = contactSegments(p, clip.frameTime, options);
-    } catch (e) {
-      throw new CleanupError(`probabilities.${foot}: ${(e as Error).message}`);
-    }
-    const anchors = seg.segments.map((s) => segmentAnchor(before[foot], s, floor, stepTolerance));
+    const pts = input.points?.[foot];
+    const toePoint = !pts ? null : (before[foot].toe ?? toePointTrack(clip, bones[foot], toeOffset[foot]));
+    toeBefore[foot] = toePoint;
+    const ch = footChannels(
+      foot,
+      input.probabilities[foot],
+      pts,
+      before[foot],
+      toePoint,
+      F,
+      clip.frameTime,
+      floor,
+      stepTolerance,
+      options,
+    );
+    const anchors = ch.plan.stances;
     const contact = new Uint8Array(F);
     for (const s of anchors) contact.fill(1, s.start, s.end);
     const { weight, segment } = segmentWeights(anchors, F, blend);
     cutRampsAtJumps(weight, segment, anchors, before[foot].ankle, maxStep);
+    const off = toeOffset[foot];
     feet[foot] = {
-      probability: Float32Array.from(p),
+      probability: Float32Array.from(input.probabilities[foot]),
       contact,
       segments: anchors,
-      review: seg.review,
-      short: seg.short,
+      review: ch.foot.review,
+      short: ch.foot.short,
       weight,
+      heel: ch.heel,
+      toe: ch.toe,
+      pin: ch.plan.pin,
+      runs: ch.plan.runs,
+      toePoint: bones[foot].toe >= 0 ? 'joint' : 'virtual',
+      toeOffset: off ? [off[0], off[1], off[2]] : null,
     };
-    segIndex[foot] = segment;
+    segIndex[foot] = runOfFrames(ch.plan, segment);
   }
 
   const out: Clip = {
@@ -248,13 +268,14 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     translations: clip.translations.slice(),
   };
   const legs = FEET.map((foot) => {
-    const segs = feet[foot].segments;
-    const data = new Float64Array(SEG_STRIDE * segs.length);
-    segs.forEach((s, i) => {
+    const runs = feet[foot].runs;
+    const data = new Float64Array(SEG_STRIDE * runs.length);
+    runs.forEach((s, i) => {
       data.set(s.anchor, SEG_STRIDE * i);
-      data[SEG_STRIDE * i + 3] = s.ankleHeight;
+      data[SEG_STRIDE * i + 3] = s.height;
       data[SEG_STRIDE * i + 4] = s.ground;
       data[SEG_STRIDE * i + 5] = s.lift;
+      data[SEG_STRIDE * i + 6] = s.point === 'toe' ? 1 : 0;
     });
     return {
       bones: bones[foot],
@@ -265,6 +286,8 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
       solver: new LegDLS({ stretchMargin: options.stretchMargin }),
       limitKind: new Uint8Array(F),
       pinError: new Float32Array(F),
+      toeOffset: toeOffset[foot],
+      pivot: new ToePivot(),
     };
   }) as [PinLeg, PinLeg];
   const rootWeight = options.rootCorrection
@@ -286,8 +309,27 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const limits: LimitRange[] = [];
   for (const foot of FEET) {
     const c = feet[foot].contact;
-    metricsBefore[foot] = footMetrics(before[foot], c, floor, clip.frameTime, scale, thresholds);
-    metricsAfter[foot] = footMetrics(after[foot], c, floor, clip.frameTime, scale, thresholds);
+    const tb = toeBefore[foot];
+    const ta = tb && (after[foot].toe ?? toePointTrack(out, bones[foot], toeOffset[foot]));
+    const pin = feet[foot].pin;
+    metricsBefore[foot] = footMetrics(
+      before[foot],
+      c,
+      floor,
+      clip.frameTime,
+      scale,
+      thresholds,
+      tb ? { pin, toe: tb } : undefined,
+    );
+    metricsAfter[foot] = footMetrics(
+      after[foot],
+      c,
+      floor,
+      clip.frameTime,
+      scale,
+      thresholds,
+      ta ? { pin, toe: ta } : undefined,
+    );
     const a = before[foot].ankle;
     const jump = new Uint8Array(F);
     for (let f = 1; f < F; f++)
@@ -376,25 +418,32 @@ function cutRampsAtJumps(
   });
 }
 
-/** Per-segment data in {@link PinLeg.segments}: anchor xyz, ankleHeight, ground, lift. */
-const SEG_STRIDE = 6;
+/** Per-run data in {@link PinLeg.segments}: anchor xyz, anchor height, ground, lift, point (0 heel, 1 toe). */
+const SEG_STRIDE = 7;
 
 /** One leg's per-frame inputs and outputs for {@link FootPinner} (all arrays owned, set up once). */
 export interface PinLeg {
   bones: LegBones;
   /** Correction weight per frame. */
   weight: Float32Array;
-  /** Segment index per frame (-1 where the weight is 0). */
+  /** Pin run index per frame (-1 where the weight is 0). */
   segment: Int32Array;
-  /** `Float64Array(6 * segments)`: anchor x, y, z, ankle height, ground, lift per segment. */
+  /**
+   * `Float64Array(7 * runs)`: per pin run (pins.ts) anchor x, y, z, anchor height, ground, lift, and the
+   * pinned point (0 the ankle, 1 the toe).
+   */
   segments: Float64Array;
   /** The knee's bend axis in the thigh's frame (used when a source leg is straight). */
   hinge: Float64Array;
   solver: LegDLS;
   /** Per frame: 0, 1 = out of reach (the foot left the pin), 2 = knee on a limit. */
   limitKind: Uint8Array;
-  /** Per frame: distance of the full-weight solved ankle from its target, metres. */
+  /** Per frame: distance of the full-weight solved ankle (toe, on a toe pin) from its target, metres. */
   pinError: Float32Array;
+  /** The virtual toe's offset in the foot bone's frame (toePoint.ts), or null: the rig's toe joint. */
+  toeOffset: Float64Array | null;
+  /** The toe-pivot solver (toePivot.ts), used on toe pins. */
+  pivot: ToePivot;
 }
 
 /**
@@ -438,6 +487,7 @@ export class FootPinner {
   private readonly target = new Float64Array(3);
   private readonly axis = new Float64Array(3);
   private readonly vec = new Float64Array(3);
+  private readonly toe = new Float64Array(3);
   private readonly nrm: Float64Array;
   private readonly hips: number;
 
@@ -461,7 +511,7 @@ export class FootPinner {
 
   /**
    * Plan the root correction of every frame (before the frames are cleaned): per frame with a root weight,
-   * the mean horizontal error of both source ankles toward their anchors, capped at `rootCap` and scaled by
+   * the mean horizontal error of both source pinned points (ankle or toe) toward their anchors, capped at `rootCap` and scaled by
    * the weight (the fade in and out of each double support); then the offset's change from frame to frame
    * is limited to `maxStep` per axis of the world, by one pass forward and one backward (each frame is
    * clamped to within `maxStep` of its neighbour already placed, and the runs start and end at 0), so the
@@ -485,8 +535,11 @@ export class FootPinner {
       for (let side = 0; side < 2; side++) {
         const leg = this.legs[side];
         const a = SEG_STRIDE * leg.segment[f];
-        const e = 3 * leg.bones.end;
-        for (let k = 0; k < 3; k++) vec[k] += 0.5 * (leg.segments[a + k] - wp[e + k]);
+        // the pinned point's error: the ankle's, or the toe's on a toe pin
+        if (leg.segments[a + 6] === 1) toePointAt(wr, wp, leg.bones, leg.toeOffset, this.toe, 0);
+        const p = leg.segments[a + 6] === 1 ? this.toe : wp;
+        const e = leg.segments[a + 6] === 1 ? 0 : 3 * leg.bones.end;
+        for (let k = 0; k < 3; k++) vec[k] += 0.5 * (leg.segments[a + k] - p[e + k]);
       }
       const v = vec[0] * nrm[0] + vec[1] * nrm[1] + vec[2] * nrm[2];
       for (let k = 0; k < 3; k++) vec[k] -= v * nrm[k];
@@ -549,6 +602,7 @@ export class FootPinner {
       const sd = leg.segments;
       const so = SEG_STRIDE * leg.segment[f];
       const e3 = 3 * b.end;
+      const onToe = sd[so + 6] === 1;
       // target: anchor horizontally; source height minus the segment's lift, kept on its ground level
       const lift = sd[so + 5];
       const ground = sd[so + 4];
@@ -559,16 +613,35 @@ export class FootPinner {
         const ht = nrm[0] * wp[t3] + nrm[1] * wp[t3 + 1] + nrm[2] * wp[t3 + 2] + fd - lift;
         if (ht < low) low = ht;
       }
+      if (onToe) {
+        // a toe pin: the toe point's height (joint or virtual) is the target's; the ground test stays the
+        // ankle's and the toe joint's (the floor of a rig without toes is its ankles' level), so the foot's
+        // height is the same whichever point is pinned
+        const tp = this.toe;
+        toePointAt(wr, wp, b, leg.toeOffset, tp, 0);
+        h = nrm[0] * tp[0] + nrm[1] * tp[1] + nrm[2] * tp[2] + fd - lift;
+      }
       if (low < ground) h += ground - low;
       const dh = h - sd[so + 3];
       for (let k = 0; k < 3; k++) target[k] = sd[so + k] + nrm[k] * dh;
       vrotate(axis, 0, wr, 4 * b.upper, leg.hinge, 0);
       const dls = leg.solver;
-      dls.solve(wp, 3 * b.upper, wp, 3 * b.lower, wp, e3, target, 0, axis, 0);
-      const r = dls.report;
-      if (r.outOfReach) leg.limitKind[f] = 1;
-      else if (r.kneeAtLimit) leg.limitKind[f] = 2;
-      leg.pinError[f] = r.pinError;
+      if (onToe) {
+        const pv = leg.pivot;
+        pv.solve(dls, wp, 3 * b.upper, wp, 3 * b.lower, wp, e3, this.toe, 0, target, 0, axis, 0);
+        if (pv.report.outOfReach) leg.limitKind[f] = 1;
+        else if (pv.report.kneeAtLimit) leg.limitKind[f] = 2;
+        leg.pinError[f] = pv.report.toeError;
+        q[WGT] = w;
+        qcopy(q, DF, pv.footDelta, 0);
+        powUnit(q, DF, WGT);
+      } else {
+        dls.solve(wp, 3 * b.upper, wp, 3 * b.lower, wp, e3, target, 0, axis, 0);
+        const r = dls.report;
+        if (r.outOfReach) leg.limitKind[f] = 1;
+        else if (r.kneeAtLimit) leg.limitKind[f] = 2;
+        leg.pinError[f] = r.pinError;
+      }
       // weighted deltas: DH = slerp(I, thigh, w), DK = slerp(I, shin * thigh^-1, w), SD = DK * DH
       q[WGT] = w;
       qcopy(q, DH, dls.thighDelta, 0);
@@ -587,10 +660,14 @@ export class FootPinner {
       qmul(q, T0, q, DH, wr, 4 * skel.parents[b.lower]);
       qmul(q, T1, q, SD, wr, l4);
       qmulConj(rot, l4, q, T0, q, T1);
-      // foot local = (SD * parentWorld)^-1 * footWorld (the source world rotation is kept)
+      // foot local = (SD * parentWorld)^-1 * footWorld (the source world rotation is kept), or on a toe
+      // pin (SD * parentWorld)^-1 * DF * footWorld (the foot turned about the toe)
       const f4 = 4 * b.end;
       qmul(q, T0, q, SD, wr, 4 * skel.parents[b.end]);
-      qmulConj(rot, f4, q, T0, wr, f4);
+      if (onToe) {
+        qmul(q, T1, q, DF, wr, f4);
+        qmulConj(rot, f4, q, T0, q, T1);
+      } else qmulConj(rot, f4, q, T0, wr, f4);
       for (let k = 0; k < 4; k++) {
         out.rotations[ro + u4 + k] = rot[u4 + k];
         out.rotations[ro + l4 + k] = rot[l4 + k];
@@ -666,73 +743,4 @@ function hingeAxisLocal(clip: Clip, b: LegBones, tr: LegTrack): Float64Array {
   const out = new Float64Array(3);
   vrotateConj(out, 0, wr, 4 * b.upper, c, 0);
   return out;
-}
-
-function ikStats(
-  src: Clip,
-  out: Clip,
-  b: LegBones,
-  before: LegTrack,
-  after: LegTrack,
-  weight: Float32Array,
-  popMargin: number,
-  jump: Uint8Array,
-): FootIkStats {
-  const n = src.skeleton.boneCount;
-  const stats = [b.upper, b.lower, b.end].map(() => ({ maxDeg: 0, sum: 0 }));
-  let changed = 0;
-  let shiftMax = 0;
-  let shiftSum = 0;
-  let pops = 0;
-  for (let f = 0; f < src.frameCount; f++) {
-    if (f > 0 && !jump[f]) {
-      const jb = Math.abs(kneeAngleDeg(before, f) - kneeAngleDeg(before, f - 1));
-      const ja = Math.abs(kneeAngleDeg(after, f) - kneeAngleDeg(after, f - 1));
-      if (ja > jb + popMargin) pops++;
-    }
-    if (weight[f] === 0) continue;
-    changed++;
-    [b.upper, b.lower, b.end].forEach((bone, j) => {
-      const o = 4 * (f * n + bone);
-      // angle of conj(a) b from its vector part and w (acos of a dot product is noisy near 1)
-      const r = src.rotations;
-      const q = out.rotations;
-      const ax = r[o];
-      const ay = r[o + 1];
-      const az = r[o + 2];
-      const aw = r[o + 3];
-      const bx = q[o];
-      const by = q[o + 1];
-      const bz = q[o + 2];
-      const bw = q[o + 3];
-      const x = aw * bx - ax * bw - ay * bz + az * by;
-      const y = aw * by - ay * bw - az * bx + ax * bz;
-      const z = aw * bz - az * bw - ax * by + ay * bx;
-      const w = aw * bw + ax * bx + ay * by + az * bz;
-      const deg = (2 * Math.atan2(Math.sqrt(x * x + y * y + z * z), Math.abs(w)) * 180) / Math.PI;
-      stats[j].maxDeg = Math.max(stats[j].maxDeg, deg);
-      stats[j].sum += deg;
-    });
-    const o = 3 * f;
-    const s = Math.hypot(
-      after.knee[o] - before.knee[o],
-      after.knee[o + 1] - before.knee[o + 1],
-      after.knee[o + 2] - before.knee[o + 2],
-    );
-    shiftMax = Math.max(shiftMax, s);
-    shiftSum += s;
-  }
-  const js = (j: number): JointRotationStats => ({
-    maxDeg: stats[j].maxDeg,
-    meanDeg: changed ? stats[j].sum / changed : 0,
-  });
-  return {
-    framesChanged: changed,
-    hip: js(0),
-    knee: js(1),
-    ankle: js(2),
-    kneeShiftMax: shiftMax,
-    kneeShiftMean: changed ? shiftSum / changed : 0,
-    kneePops: pops,
-  };
 }

@@ -1,9 +1,11 @@
 /**
- * Foot-slide cleanup (issue 11): contact segments from per-foot contact probabilities, anchors,
+ * Foot-slide cleanup (issue 11; heel and toe pins, issue 20): contact segments from per-foot (and
+ * per heel / toe) contact probabilities, anchors, the pinned point per frame, a toe pivot,
  * damped-least-squares leg IK with smoothstep blending, optional capped root correction, and the
  * metrics before/after. Engine-free (no Node or DOM API). Contact probabilities come from src/contact.
  */
 export { contactHeight, type SegmentAnchor, segmentAnchor } from './anchors';
+export { type FootChannels, footChannels, type PointChannel } from './channels';
 export {
   type CleanupInput,
   type CleanupOptions,
@@ -18,6 +20,7 @@ export {
   type PinLeg,
 } from './cleanup';
 export { checkFloor, floorBasis, floorHeight, horizontalDistance, projectOnFloor } from './floor';
+export { ikStats } from './ikStats';
 export {
   DEFAULT_THRESHOLDS,
   type FootMetrics,
@@ -26,6 +29,17 @@ export {
   type MetricThresholds,
 } from './metrics';
 export {
+  type FootPinPlan,
+  PIN_HEEL,
+  PIN_NONE,
+  PIN_TOE,
+  type PinPoint,
+  type PinRun,
+  type PointSegment,
+  planFootPins,
+  runOfFrames,
+} from './pins';
+export {
   contactSegments,
   framesAtRate,
   type SegmentOptions,
@@ -33,6 +47,15 @@ export {
   segmentWeights,
   smoothstep,
 } from './segments';
+export { ToePivot, type ToePivotOptions, type ToePivotReport } from './toePivot';
+export {
+  toePointAt,
+  toePointTrack,
+  VIRTUAL_TOE_DROP,
+  VIRTUAL_TOE_LENGTH,
+  virtualToeOffsets,
+  virtualToeTracks,
+} from './toePoint';
 export { type LegBones, type LegTrack, legBones, legTracks, restLegLength } from './tracks';
 export {
   CleanupError,

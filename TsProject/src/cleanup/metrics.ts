@@ -3,7 +3,9 @@
  *
  * "Horizontal" is perpendicular to the floor normal; heights are above the floor `n.p + d = 0`.
  * - `meanContactSpeed` S = 1/(N-1) sum ||(p_t - p_{t-1})_horizontal|| / dt over consecutive frame pairs
- *   inside contact segments (N-1 such pairs in all), m/s, of the ankle.
+ *   inside contact segments (N-1 such pairs in all), m/s, of the pinned point: the ankle, or with a
+ *   pin plan (issue 20) the point pinned at frame t (the ankle while the heel is, the toe point while
+ *   the toe is); `slideHeel` and `slideToe` split the slide by that point.
  * - `slideTotal`: sum of those horizontal steps, metres; `slideMaxSegment`: the largest sum within one
  *   segment.
  * - `penetrationMax`: deepest point of the foot's lowest joint (ankle or toe) below the floor over all
@@ -49,6 +51,10 @@ export interface FootMetrics {
   meanContactSpeed: number;
   /** Metres. */
   slideTotal: number;
+  /** Metres: the part of `slideTotal` on frames whose pinned point is the heel (ankle). */
+  slideHeel: number;
+  /** Metres: the part on frames whose pinned point is the toe. */
+  slideToe: number;
   /** Metres. */
   slideMaxSegment: number;
   /** Metres below the floor (>= 0). */
@@ -93,6 +99,8 @@ function hstep(floor: FloorEstimate, p: Float64Array, t: number): number {
  * The metrics of one foot (see the module doc).
  * @param contact per frame, non-zero = in contact (the final segments).
  * @param scale leg length / 0.9 m; thresholds are multiplied by it.
+ * @param pinned the pinned point per frame (1 heel, 2 toe; pins.ts) and the toe point's track
+ *   (`Float64Array(3 * frames)`); without it the ankle is measured on every contact frame.
  */
 export function footMetrics(
   track: LegTrack,
@@ -101,11 +109,13 @@ export function footMetrics(
   frameTime: number,
   scale = 1,
   thresholds: MetricThresholds = DEFAULT_THRESHOLDS,
+  pinned?: { pin: ArrayLike<number>; toe: Float64Array },
 ): FootMetrics {
   const F = contact.length;
   let frames = 0;
   let pairs = 0;
   let slide = 0;
+  let slideToe = 0;
   let seg = 0;
   let segMax = 0;
   let pen = 0;
@@ -122,9 +132,12 @@ export function footMetrics(
     prevKnee = k;
     const step = hstep(floor, track.ankle, t);
     if (contact[t] && contact[t - 1]) {
+      const onToe = pinned !== undefined && pinned.pin[t] === 2;
+      const s = onToe ? hstep(floor, pinned.toe, t) : step;
       pairs++;
-      slide += step;
-      seg += step;
+      slide += s;
+      if (onToe) slideToe += s;
+      seg += s;
       if (seg > segMax) segMax = seg;
     } else seg = 0;
     // skating: the lowest joint at t, its own horizontal step
@@ -143,6 +156,8 @@ export function footMetrics(
     contactFrames: frames,
     meanContactSpeed: S,
     slideTotal: slide,
+    slideHeel: slide - slideToe,
+    slideToe,
     slideMaxSegment: segMax,
     penetrationMax: pen,
     skatingRatio: F > 1 ? skate / (F - 1) : 0,

@@ -154,7 +154,7 @@ export async function cleanTake(
   let result: CleanupResult;
   try {
     result = cleanupClip(
-      { clip, probabilities: { left: est.left, right: est.right }, floor: est.floor },
+      { clip, probabilities: { left: est.left, right: est.right }, points: est.points, floor: est.floor },
       { reviewBand, rootCorrection: job.rootCorrection ?? false },
     );
   } catch (e) {
@@ -201,12 +201,18 @@ export function takeStem(input: string): string {
 
 const pct = (a: number, b: number) => (a > 0 ? `${(100 * (1 - b / a)).toFixed(0)}% less` : 'n/a');
 
+/** Frames (both feet) whose pinned point is `code` (1 heel, 2 toe). */
+const pinned = (f: CleanupFile, code: number) =>
+  f.feet.left.pin.filter((p) => p === code).length + f.feet.right.pin.filter((p) => p === code).length;
+
 /** A few lines about one cleaned take. */
 export function formatCleanupSummary(f: CleanupFile, written: string[]): string {
   const lines: string[] = [];
   lines.push(
     `cleaned '${f.clip}' (${f.frames} frames at ${f.fps.toFixed(3)} fps; contacts: ${f.model}; floor ${f.floor.method} at ${f.floor.height.toFixed(3)} m): ` +
-      `${f.feet.left.segments.length} left and ${f.feet.right.segments.length} right contact segments, ${f.framesChanged} frames changed`,
+      `${f.feet.left.segments.length} left and ${f.feet.right.segments.length} right contact segments ` +
+      `(heel ${f.feet.left.heel.segments.length}/${f.feet.right.heel.segments.length}, toe ${f.feet.left.toe.segments.length}/${f.feet.right.toe.segments.length}; ` +
+      `toe pinned on ${pinned(f, 2)} frames, heel on ${pinned(f, 1)}), ${f.framesChanged} frames changed`,
   );
   for (const foot of ['left', 'right'] as const) {
     const b = f.metrics.before[foot];

@@ -344,7 +344,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     const est = await contactSource({ model: o.cleanup.model, modelFile: o.cleanup.modelFile })(out);
     let cleaned: CleanupResult;
     try {
-      cleaned = cleanupClip({ clip: out, probabilities: est, floor: est.floor });
+      cleaned = cleanupClip({ clip: out, probabilities: est, points: est.points, floor: est.floor });
     } catch (e) {
       if (e instanceof CleanupError) throw new Error(`--cleanup on ${path.basename(o.avatar)}: ${e.message}`);
       throw e;

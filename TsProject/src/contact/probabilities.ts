@@ -4,6 +4,7 @@
  */
 import { type ContactFeatures, contactFeatures, gridToFrames, INPUT_SIZE, writeWindow } from './features';
 import { estimateFloor, type FloorEstimate } from './floor';
+import { type HeelToeProbabilities, heelToeProbabilities } from './heelToe';
 import { type ContactModelWeights, checkWeights, mlpForward, mlpScratch } from './mlp';
 import { ruleGrid } from './rule';
 import type { FootTracks } from './tracks';
@@ -14,6 +15,11 @@ export interface ContactProbabilities {
   right: Float32Array;
   model: 'rule' | 'learned';
   floor: FloorEstimate;
+  /**
+   * Heel and toe contact probability per foot per frame (./heelToe.ts): `left` / `right` split between
+   * the foot's heel (ankle) and toe by the point rule; max(heel, toe) equals the foot's value.
+   */
+  points: HeelToeProbabilities;
 }
 
 /**
@@ -35,12 +41,9 @@ export function ruleContactProbabilities(tracks: FootTracks, floor?: FloorEstima
   const fl = floor ?? estimateFloor(tracks);
   const feats = contactFeatures(tracks, fl);
   const G = feats.gridCount;
-  return {
-    left: gridToFrames(ruleGrid(feats.left, G), tracks.frameCount, tracks.frameTime),
-    right: gridToFrames(ruleGrid(feats.right, G), tracks.frameCount, tracks.frameTime),
-    model: 'rule',
-    floor: fl,
-  };
+  const left = gridToFrames(ruleGrid(feats.left, G), tracks.frameCount, tracks.frameTime);
+  const right = gridToFrames(ruleGrid(feats.right, G), tracks.frameCount, tracks.frameTime);
+  return { left, right, model: 'rule', floor: fl, points: heelToeProbabilities(tracks, fl, { left, right }) };
 }
 
 /** Learned-model probabilities on the grid for both feet (pure TS forward pass): `[left, right]`. */
@@ -75,10 +78,13 @@ export function learnedContactProbabilities(
   const fl = floor ?? estimateFloor(tracks);
   const feats = contactFeatures(tracks, fl);
   const [l, r] = learnedGrid(feats, weights);
+  const left = gridToFrames(l, tracks.frameCount, tracks.frameTime);
+  const right = gridToFrames(r, tracks.frameCount, tracks.frameTime);
   return {
-    left: gridToFrames(l, tracks.frameCount, tracks.frameTime),
-    right: gridToFrames(r, tracks.frameCount, tracks.frameTime),
+    left,
+    right,
     model: 'learned',
     floor: fl,
+    points: heelToeProbabilities(tracks, fl, { left, right }),
   };
 }
