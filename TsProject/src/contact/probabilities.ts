@@ -36,10 +36,19 @@ export function contactWindows(features: ContactFeatures): Float32Array {
   return out;
 }
 
-/** Rule-baseline probabilities (see ./rule.ts) per foot per frame. `floor` defaults to {@link estimateFloor}. */
+/**
+ * Rule-baseline probabilities (see ./rule.ts) per foot per frame. `floor` defaults to {@link estimateFloor}.
+ * On a rig without toe joints the rule's toe is the virtual toe (`toePoint`, issue 20), so a foot on its
+ * toes is in contact there too (the learned model keeps the inputs it was trained on: toe = ankle).
+ */
 export function ruleContactProbabilities(tracks: FootTracks, floor?: FloorEstimate): ContactProbabilities {
   const fl = floor ?? estimateFloor(tracks);
-  const feats = contactFeatures(tracks, fl);
+  const virtualToe = (l: FootTracks['left']) =>
+    l.toe === null && l.toePoint ? { ...l, toe: l.toePoint } : l;
+  const feats = contactFeatures(
+    { ...tracks, left: virtualToe(tracks.left), right: virtualToe(tracks.right) },
+    fl,
+  );
   const G = feats.gridCount;
   const left = gridToFrames(ruleGrid(feats.left, G), tracks.frameCount, tracks.frameTime);
   const right = gridToFrames(ruleGrid(feats.right, G), tracks.frameCount, tracks.frameTime);
