@@ -3,20 +3,26 @@
  * a foot that rolls heel -> flat -> toe while its source slides, a tiptoe stance, a heel-off the leg
  * cannot reach without turning the foot, a rig without toe joints; and the report's version-2 fields.
  */
-import { quat } from 'gl-matrix';
+import { quat, vec3 } from 'gl-matrix';
 import {
   type CleanupResult,
   cleanupClip,
   type FloorEstimate,
   legBones,
   legTracks,
-  toePointTrack,
   VIRTUAL_TOE_DROP,
   VIRTUAL_TOE_LENGTH,
 } from '../src/cleanup';
 import { buildCleanupFile, CLEANUP_FILE_VERSION } from '../src/cleanup-report';
 import { computeFootTracks, ruleContactProbabilities } from '../src/contact';
-import { type Clip, createClip, HumanBodyBones as H, quat64 } from '../src/core';
+import {
+  type Clip,
+  createClip,
+  forwardKinematics,
+  HumanBodyBones as H,
+  quat64,
+  readFrame,
+} from '../src/core';
 import { makeHumanoid } from './helpers/humanoid';
 
 const DEG = Math.PI / 180;
@@ -157,10 +163,38 @@ function rollingProbs() {
   };
 }
 
+/**
+ * The left toe point per frame of the source and the cleaned clip, by core forward kinematics (not the
+ * cleanup's own helpers): the toe joint, or `ankle + R_foot * toeOffset` for a rig without one.
+ */
 function toeTracks(res: CleanupResult, src: Clip) {
-  const b = legBones(src.skeleton, 'left');
-  const off = res.feet.left.toeOffset ? Float64Array.from(res.feet.left.toeOffset) : null;
-  return { before: toePointTrack(src, b, off), after: toePointTrack(res.clip, b, off) };
+  const s = src.skeleton;
+  const n = s.boneCount;
+  const toeBone = s.humanoid[H.LeftToes];
+  const foot = s.humanoid[H.LeftFoot];
+  const off = res.feet.left.toeOffset;
+  const of = (clip: Clip) => {
+    const out = new Float64Array(3 * clip.frameCount);
+    const rot = new Float64Array(4 * n);
+    const pos = new Float64Array(3 * n);
+    const wr = new Float64Array(4 * n);
+    const wp = new Float64Array(3 * n);
+    for (let f = 0; f < clip.frameCount; f++) {
+      readFrame(clip, f, rot, pos);
+      forwardKinematics(s, rot, pos, wr, wp);
+      if (toeBone >= 0) out.set(wp.subarray(3 * toeBone, 3 * toeBone + 3), 3 * f);
+      else {
+        const v = vec3.transformQuat(
+          vec3.create(),
+          off as unknown as vec3,
+          wr.subarray(4 * foot, 4 * foot + 4) as quat,
+        );
+        for (let k = 0; k < 3; k++) out[3 * f + k] = wp[3 * foot + k] + v[k];
+      }
+    }
+    return out;
+  };
+  return { before: of(src), after: of(res.clip) };
 }
 
 describe('heel-off: the toe is pinned and the heel rises as in the source (the source toe slides)', () => {
