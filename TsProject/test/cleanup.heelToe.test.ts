@@ -185,7 +185,7 @@ function toeTracks(res: CleanupResult, src: Clip) {
       if (toeBone >= 0) out.set(wp.subarray(3 * toeBone, 3 * toeBone + 3), 3 * f);
       else {
         const v = vec3.transformQuat(
-          vec3.create(),
+          new Float64Array(3) as unknown as vec3,
           off as unknown as vec3,
           wr.subarray(4 * foot, 4 * foot + 4) as quat,
         );

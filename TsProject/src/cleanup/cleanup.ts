@@ -628,7 +628,7 @@ export class FootPinner {
       const dls = leg.solver;
       if (onToe) {
         const pv = leg.pivot;
-        pv.solve(dls, wp, 3 * b.upper, wp, 3 * b.lower, wp, e3, this.toe, 0, target, 0, axis, 0);
+        pv.solve(dls, wp, 3 * b.upper, wp, 3 * b.lower, wp, e3, this.toe, 0, target, 0, nrm, 0, axis, 0);
         if (pv.report.outOfReach) leg.limitKind[f] = 1;
         else if (pv.report.kneeAtLimit) leg.limitKind[f] = 2;
         leg.pinError[f] = pv.report.toeError;

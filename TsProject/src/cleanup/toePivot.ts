@@ -2,24 +2,28 @@
  * Toe pivot (issue 20, item 2): pin the TOE of a foot whose heel is off the ground and let the ankle
  * rotate about it. Engine-free; allocation-free per solve (scratch owned by the solver).
  *
- * Per frame, given the source hip, knee, ankle and toe (world metres) and the toe's target T:
+ * Per frame, given the source hip, knee, ankle and toe (world metres), up, and the toe's target T:
  * 1. Foot first: the foot keeps its source world rotation, so the ankle's target is `A = T + d` with
  *    `d = ankle - toe` of the source frame: the heel rises and falls exactly as in the source and the
  *    toe lands on T.
  * 2. Leg: the damped-least-squares leg solver ({@link LegDLS}, src/ik/dls.ts, the same limits as the
  *    ankle pin: hinge knee, no over-straightening beyond the source + `stretchMargin`, flexion limit)
  *    solves for A.
- * 3. When A is beyond the leg's allowed hip-ankle distance r (the solver clamped it), the foot rotates
- *    about the toe instead of the toe leaving its anchor: the ankle goes to the point of the circle
- *    {|X - T| = |d|, |X - hip| = r} nearest to A (with u = (hip - T) / D, D = |hip - T|:
- *    X = T + a u + rho v, a = (D^2 + |d|^2 - r^2) / (2 D), rho = sqrt(|d|^2 - a^2), v the unit part of
- *    d perpendicular to u), i.e. the heel rises further, as a real foot does when the leg is short. The
- *    rotation (shortest arc from d to X - T) is capped at `maxSwing` (default 30 deg); past it the toe
- *    leaves the anchor (reported). The leg is solved again for X. The foot's world rotation becomes
- *    `footDelta * source`, so the toe (a child of the foot, or a point fixed in its frame) stays on T.
+ * 3. When A is beyond the leg's allowed hip-ankle distance r (the solver clamped it), the foot pitches
+ *    heel-up about the toe instead of the toe leaving its anchor, as a real foot does when the leg is
+ *    short: a rotation by phi >= 0 about the foot's lateral axis `a = unit(d x up)`, which takes the
+ *    ankle to `X(phi) = T + d cos(phi) + e sin(phi)` (e = a x d: up and over the toe). With g = T - hip,
+ *    `|X - hip|^2 = |g|^2 + |d|^2 + 2 (p cos(phi) + q sin(phi))`, p = g.d, q = g.e, so the reach
+ *    `|X - hip| = r` holds at `phi = phi0 -+ acos(k / R)` (R = hypot(p, q), phi0 = atan2(q, p),
+ *    k = (r^2 - |g|^2 - |d|^2) / 2): the smallest such phi in (0, phiMax] is taken, else the phi in
+ *    [0, phiMax] nearest the hip. phiMax = min(`maxSwing` (default 30 deg), pi - 2 theta), theta the
+ *    source foot's elevation (atan2(d.up, |d x up|)), so the heel never ends lower than in the source.
+ *    The leg is solved again for X; past phiMax the toe leaves the anchor (reported). The foot's world
+ *    rotation becomes `footDelta * source`, so the toe (a child of the foot, or a point fixed in its
+ *    frame) stays on T.
  *    On the other side (the ankle too close to the hip for the knee's flexion limit) the foot is not
- *    rotated: that rotation would push the heel down, and a toe contact never forces the heel down.
- * The result is continuous in the input: at the reach boundary X = A and the rotation is 0.
+ *    rotated: that would push the heel down, and a toe contact never forces the heel down.
+ * The result is continuous in the input: at the reach boundary phi = 0.
  */
 import type { NumArray } from '../core';
 import type { LegDLS } from '../ik/dls';
@@ -33,7 +37,7 @@ export interface ToePivotOptions {
 export interface ToePivotReport {
   /** Distance of the solved toe from its target, metres. */
   toeError: number;
-  /** Rotation of the foot about the toe beyond the source's, radians. */
+  /** Heel-up rotation of the foot about the toe beyond the source's, radians. */
   swing: number;
   /** The toe left its target by more than 1 mm (the leg could not reach even with the foot rotated). */
   outOfReach: boolean;
@@ -44,7 +48,8 @@ export interface ToePivotReport {
 // scratch layout
 const D = 0; // source ankle - toe
 const A = 3; // ankle target
-const SCRATCH = 6;
+const E = 6; // a x d
+const SCRATCH = 9;
 
 /**
  * Toe-pivot solver (see the module doc). One instance per leg; `solve` drives the leg's {@link LegDLS}
@@ -70,6 +75,7 @@ export class ToePivot {
    * @param dls the leg's solver.
    * @param hip source hip joint (array + offset), metres, world; `knee`, `ankle`, `toe` likewise.
    * @param target the toe's target.
+   * @param up unit world up (the floor normal).
    * @param hingeAxis the knee's bend axis (world), as for {@link LegDLS.solve}.
    */
   solve(
@@ -84,6 +90,8 @@ export class ToePivot {
     to: number,
     target: NumArray,
     tgo: number,
+    up: NumArray,
+    uo: number,
     hingeAxis: NumArray,
     hao: number,
   ): void {
@@ -100,69 +108,77 @@ export class ToePivot {
     dls.solve(hip, ho, knee, ko, ankle, ao, s, A, hingeAxis, hao);
     r.swing = 0;
     const dMax = dls.report.maxHipAnkleDistance;
-    let ux = hip[ho] - target[tgo];
-    let uy = hip[ho + 1] - target[tgo + 1];
-    let uz = hip[ho + 2] - target[tgo + 2];
-    const ax = s[A] - hip[ho];
-    const ay = s[A + 1] - hip[ho + 1];
-    const az = s[A + 2] - hip[ho + 2];
-    const dA = Math.sqrt(ax * ax + ay * ay + az * az);
-    const dl2 = s[D] * s[D] + s[D + 1] * s[D + 1] + s[D + 2] * s[D + 2];
-    const Dh = Math.sqrt(ux * ux + uy * uy + uz * uz);
-    if (dls.report.outOfReach && dA > dMax && this.maxSwing > 0 && dl2 > 1e-16 && Dh > 1e-9) {
-      // the circle {|X - T| = |d|, |X - hip| = dMax}: its point nearest A (or the foot pointing at the hip)
-      ux /= Dh;
-      uy /= Dh;
-      uz /= Dh;
-      const du = s[D] * ux + s[D + 1] * uy + s[D + 2] * uz;
-      let vx = s[D] - du * ux;
-      let vy = s[D + 1] - du * uy;
-      let vz = s[D + 2] - du * uz;
-      const vl = Math.sqrt(vx * vx + vy * vy + vz * vz);
-      const dl = Math.sqrt(dl2);
-      let a = (Dh * Dh + dl2 - dMax * dMax) / (2 * Dh);
-      if (a > dl) a = dl;
-      if (a < -dl) a = -dl;
-      const rho = Math.sqrt(Math.max(0, dl2 - a * a));
-      if (vl > 1e-12) {
-        vx /= vl;
-        vy /= vl;
-        vz /= vl;
-      } else vx = vy = vz = 0;
-      // wanted foot vector X - T; shortest arc d -> it
-      const wx = a * ux + rho * vx;
-      const wy = a * uy + rho * vy;
-      const wz = a * uz + rho * vz;
-      const cx = s[D + 1] * wz - s[D + 2] * wy;
-      const cy = s[D + 2] * wx - s[D] * wz;
-      const cz = s[D] * wy - s[D + 1] * wx;
-      const dot = s[D] * wx + s[D + 1] * wy + s[D + 2] * wz;
-      const cl = Math.sqrt(cx * cx + cy * cy + cz * cz);
-      let angle = Math.atan2(cl, dot);
-      if (angle > this.maxSwing) angle = this.maxSwing;
-      if (cl > 1e-12 && angle > 0) {
-        const sh = Math.sin(0.5 * angle) / cl;
-        q[0] = cx * sh;
-        q[1] = cy * sh;
-        q[2] = cz * sh;
-        q[3] = Math.cos(0.5 * angle);
-        r.swing = angle;
-        // rotated foot vector: d' = q d; ankle target T + d'
-        const qx = q[0];
-        const qy = q[1];
-        const qz = q[2];
-        const qw = q[3];
-        const px = s[D];
-        const py = s[D + 1];
-        const pz = s[D + 2];
-        const tx = 2 * (qy * pz - qz * py);
-        const ty = 2 * (qz * px - qx * pz);
-        const tz = 2 * (qx * py - qy * px);
-        s[A] = target[tgo] + px + qw * tx + (qy * tz - qz * ty);
-        s[A + 1] = target[tgo + 1] + py + qw * ty + (qz * tx - qx * tz);
-        s[A + 2] = target[tgo + 2] + pz + qw * tz + (qx * ty - qy * tx);
-        for (let k = 0; k < 3; k++) this.ankleTarget[k] = s[A + k];
-        dls.solve(hip, ho, knee, ko, ankle, ao, s, A, hingeAxis, hao);
+    const gx = target[tgo] - hip[ho];
+    const gy = target[tgo + 1] - hip[ho + 1];
+    const gz = target[tgo + 2] - hip[ho + 2];
+    const dx = s[D];
+    const dy = s[D + 1];
+    const dz = s[D + 2];
+    const ax0 = s[A] - hip[ho];
+    const ay0 = s[A + 1] - hip[ho + 1];
+    const az0 = s[A + 2] - hip[ho + 2];
+    const dA = Math.sqrt(ax0 * ax0 + ay0 * ay0 + az0 * az0);
+    // lateral axis a = unit(d x up), e = a x d
+    const ux = up[uo];
+    const uy = up[uo + 1];
+    const uz = up[uo + 2];
+    let ax = dy * uz - dz * uy;
+    let ay = dz * ux - dx * uz;
+    let az = dx * uy - dy * ux;
+    const al = Math.sqrt(ax * ax + ay * ay + az * az);
+    const dl2 = dx * dx + dy * dy + dz * dz;
+    if (dls.report.outOfReach && dA > dMax && this.maxSwing > 0 && al > 1e-9 * dl2) {
+      ax /= al;
+      ay /= al;
+      az /= al;
+      s[E] = ay * dz - az * dy;
+      s[E + 1] = az * dx - ax * dz;
+      s[E + 2] = ax * dy - ay * dx;
+      // the heel never ends lower than the source's: theta + phi <= pi - theta
+      const theta = Math.atan2(dx * ux + dy * uy + dz * uz, al);
+      let phiMax = Math.PI - 2 * theta;
+      if (phiMax > this.maxSwing) phiMax = this.maxSwing;
+      if (phiMax > 0) {
+        const p = gx * dx + gy * dy + gz * dz;
+        const qq = gx * s[E] + gy * s[E + 1] + gz * s[E + 2];
+        const R = Math.sqrt(p * p + qq * qq);
+        const k = 0.5 * (dMax * dMax - (gx * gx + gy * gy + gz * gz) - dl2);
+        const phi0 = Math.atan2(qq, p);
+        // f(phi) = R cos(phi - phi0); the nearest approach to the hip is at phi0 + pi
+        let phi = -1;
+        if (R > 1e-15 && Math.abs(k) <= R) {
+          const c = Math.acos(k / R);
+          // smallest root in (0, phiMax]: candidates phi0 - c and phi0 + c, taken modulo 2 pi into [0, 2 pi)
+          const TWO_PI = 2 * Math.PI;
+          let r1 = (phi0 - c) % TWO_PI;
+          if (r1 < 0) r1 += TWO_PI;
+          let r2 = (phi0 + c) % TWO_PI;
+          if (r2 < 0) r2 += TWO_PI;
+          if (r1 > 0 && r1 <= phiMax) phi = r1;
+          if (r2 > 0 && r2 <= phiMax && (phi < 0 || r2 < phi)) phi = r2;
+        }
+        if (phi < 0) {
+          // no root in range: the phi of [0, phiMax] with the ankle nearest the hip (smallest f)
+          const fAt = (x: number) => p * Math.cos(x) + qq * Math.sin(x);
+          let m = (phi0 + Math.PI) % (2 * Math.PI);
+          if (m < 0) m += 2 * Math.PI;
+          phi = m <= phiMax ? m : fAt(phiMax) < fAt(0) ? phiMax : 0;
+        }
+        if (phi > 0) {
+          const sh = Math.sin(0.5 * phi);
+          q[0] = ax * sh;
+          q[1] = ay * sh;
+          q[2] = az * sh;
+          q[3] = Math.cos(0.5 * phi);
+          r.swing = phi;
+          const c = Math.cos(phi);
+          const sn = Math.sin(phi);
+          for (let j = 0; j < 3; j++) {
+            s[A + j] = target[tgo + j] + s[D + j] * c + s[E + j] * sn;
+            this.ankleTarget[j] = s[A + j];
+          }
+          dls.solve(hip, ho, knee, ko, ankle, ao, s, A, hingeAxis, hao);
+        }
       }
     }
     // the toe is the solved ankle minus the (rotated) foot vector: its error is the ankle's

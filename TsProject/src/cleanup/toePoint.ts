@@ -3,13 +3,16 @@
  * the rig has one, else a virtual point fixed in the foot bone's frame. Engine-free; set-up time code.
  *
  * Virtual toe (a rig without toe joints, e.g. CMU 10_01 or the DAZ-style takes): the point
- * `ankle + R_foot * offset`, with `offset` in the foot bone's frame built from the leg's own data only
- * (no avatar, no rest pose: rest poses are not flat-footed, iClone's points the foot 87 degrees down):
- * - direction: the body's forward (left hip joint - right hip joint, crossed with up; the character's
- *   left is +X, forward +Z when up is +Y) and up, each expressed in the foot bone's frame and averaged
- *   over the take's flat-stance frames of that foot (the ankle within `0.03 L` of its 5th-percentile
- *   height and slower than `0.3 L/s` horizontally; all frames when fewer than 5 qualify), then made
- *   orthonormal (forward without its up part);
+ * `ankle + R_foot * offset`, with `offset` in the foot bone's frame, from the rig and the take, no avatar:
+ * - forward: the body's forward in the REST pose (left hip joint - right hip joint, crossed with up; the
+ *   character's left is +X, forward +Z when up is +Y) in the foot bone's rest frame: a rest pose stands
+ *   with the feet pointing forward, a take does not (a dancer's feet turn out: the stance average of the
+ *   body's forward in the foot's frame lay 58 deg from the pirouette take's own foot End Site, the rest
+ *   pose's 6 deg);
+ * - up: world up in the foot bone's frame, averaged over the take's flat-stance frames of that foot
+ *   (the ankle within `0.03 L` of its 5th-percentile height and slower than `0.3 L/s` horizontally; the
+ *   rest pose's when fewer than 5 qualify): rest poses are not always flat-footed (iClone's points the
+ *   foot 87 degrees down); forward is made perpendicular to it;
  * - length and drop: the ankle-to-toe-joint distance `VIRTUAL_TOE_LENGTH = 0.15 L` and the drop of
  *   the toe joint below the ankle on a flat foot `VIRTUAL_TOE_DROP = 0.04 L`, L the rest hip-to-ankle
  *   leg length: `offset = L (sqrt(0.15^2 - 0.04^2) forward - 0.04 up)`. Measured on the shared data's
@@ -49,16 +52,26 @@ export function virtualToeOffsets(
   const F = clip.frameCount;
   const wr = new Float64Array(4 * n);
   const wp = new Float64Array(3 * n);
-  // per foot and frame: ankle height, ankle position, forward and up in the foot's frame
+  // per foot and frame: ankle height, ankle position, up in the foot's frame
   const h = { left: new Float64Array(F), right: new Float64Array(F) };
   const pos = { left: new Float64Array(3 * F), right: new Float64Array(3 * F) };
-  const fwd = { left: new Float64Array(3 * F), right: new Float64Array(3 * F) };
   const upl = { left: new Float64Array(3 * F), right: new Float64Array(3 * F) };
-  const v = new Float64Array(3);
   const w = new Float64Array(3);
   const U = Float64Array.from(up);
-  const hipL = bones.left.upper;
-  const hipR = bones.right.upper;
+  // rest pose: forward = (left hip - right hip) x up, and it and up in each foot's rest frame
+  forwardKinematics(s, s.restRotations, s.restTranslations, wr, wp);
+  const hipL = 3 * bones.left.upper;
+  const hipR = 3 * bones.right.upper;
+  const lx = wp[hipL] - wp[hipR];
+  const ly = wp[hipL + 1] - wp[hipR + 1];
+  const lz = wp[hipL + 2] - wp[hipR + 2];
+  const v = Float64Array.of(ly * U[2] - lz * U[1], lz * U[0] - lx * U[2], lx * U[1] - ly * U[0]);
+  const restFwd = { left: new Float64Array(3), right: new Float64Array(3) };
+  const restUp = { left: new Float64Array(3), right: new Float64Array(3) };
+  for (const foot of FEET) {
+    vrotateConj(restFwd[foot], 0, wr, 4 * bones[foot].end, v, 0);
+    vrotateConj(restUp[foot], 0, wr, 4 * bones[foot].end, U, 0);
+  }
   for (let f = 0; f < F; f++) {
     forwardKinematics(
       s,
@@ -67,22 +80,11 @@ export function virtualToeOffsets(
       wr,
       wp,
     );
-    // forward = (left hip - right hip) x up, made unit
-    const lx = wp[3 * hipL] - wp[3 * hipR];
-    const ly = wp[3 * hipL + 1] - wp[3 * hipR + 1];
-    const lz = wp[3 * hipL + 2] - wp[3 * hipR + 2];
-    v[0] = ly * U[2] - lz * U[1];
-    v[1] = lz * U[0] - lx * U[2];
-    v[2] = lx * U[1] - ly * U[0];
-    const vl = Math.hypot(v[0], v[1], v[2]) || 1;
-    for (let k = 0; k < 3; k++) v[k] /= vl;
     for (const foot of FEET) {
       if (bones[foot].toe >= 0) continue;
       const e = bones[foot].end;
       h[foot][f] = U[0] * wp[3 * e] + U[1] * wp[3 * e + 1] + U[2] * wp[3 * e + 2];
       for (let k = 0; k < 3; k++) pos[foot][3 * f + k] = wp[3 * e + k];
-      vrotateConj(w, 0, wr, 4 * e, v, 0);
-      fwd[foot].set(w, 3 * f);
       vrotateConj(w, 0, wr, 4 * e, U, 0);
       upl[foot].set(w, 3 * f);
     }
@@ -105,14 +107,9 @@ export function virtualToeOffsets(
       const speed = Math.hypot(dx, dy, dz) / ((f1 - f0) * clip.frameTime);
       if (h[foot][f] - level <= 0.03 * legLength && speed <= 0.3 * legLength) stance.push(f);
     }
-    const frames = stance.length >= 5 ? stance : Array.from({ length: F }, (_, f) => f);
-    const a = [0, 0, 0];
-    const b = [0, 0, 0];
-    for (const f of frames)
-      for (let k = 0; k < 3; k++) {
-        a[k] += fwd[foot][3 * f + k];
-        b[k] += upl[foot][3 * f + k];
-      }
+    const a = Array.from(restFwd[foot]);
+    const b = stance.length >= 5 ? [0, 0, 0] : Array.from(restUp[foot]);
+    if (stance.length >= 5) for (const f of stance) for (let k = 0; k < 3; k++) b[k] += upl[foot][3 * f + k];
     const bl = Math.hypot(b[0], b[1], b[2]) || 1;
     for (let k = 0; k < 3; k++) b[k] /= bl;
     const ab = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];

@@ -7,8 +7,9 @@
  * is split between its two points by a rule on top of it:
  * - per point, a rule probability from that point alone, as the baseline rule (./rule.ts) but with its
  *   own height and speed: `r = min(sigmoid(s (1 - h / Hp)), sigmoid(s (1 - v / Vp)))`, s = 6, h the
- *   point's height above its contact level (the 5th percentile of that point's height over both feet
- *   and all frames), v its horizontal speed (central difference over +-1/60 s, at least one frame),
+ *   point's height above its contact level (the 5th percentile of that point's height over the foot's
+ *   frames, at most the 5th percentile over both feet plus Hp: marker sets seat one ankle up to 2 cm
+ *   higher than the other, and a foot may stand on its toes all take), v its horizontal speed (central difference over +-1/60 s, at least one frame),
  *   both in leg lengths L. Heel: Hp = `HEEL_HEIGHT` = 0.03 L (2.7 cm at L = 0.9 m) and Vp =
  *   `HEEL_SPEED` = 0.3 L/s: a heel 3 cm up is off the ground (heel-off starts with the heel rising while
  *   the ankle barely moves forward). Toe: the baseline rule's 0.06 L and 0.5 L/s.
@@ -59,17 +60,20 @@ export function pointRuleLogs(
   const n = floor.normal;
   const height = (p: Float64Array, f: number) =>
     n[0] * p[3 * f] + n[1] * p[3 * f + 1] + n[2] * p[3 * f + 2] + floor.d;
-  const levelOf = (a: Float64Array, b: Float64Array) => {
+  // the foot's own level (a marker set can seat one ankle 2 cm higher than the other), but no higher
+  // than both feet's level plus the point's height threshold (a foot on its toes all take long)
+  const levelOf = (a: Float64Array, b: Float64Array, limit: number) => {
     const h = new Float64Array(2 * F);
     for (let f = 0; f < F; f++) {
       h[f] = height(a, f);
       h[F + f] = height(b, f);
     }
-    return quantile(h, 0.05);
+    return Math.min(quantile(h.subarray(0, F), 0.05), quantile(h, 0.05) + limit * L);
   };
-  const heelLevel = levelOf(tracks.left.ankle, tracks.right.ankle);
+  const other = side === 'left' ? tracks.right : tracks.left;
+  const heelLevel = levelOf(tracks[side].ankle, other.ankle, HEEL_HEIGHT);
   const toeOf = (l: FootTracks['left']) => l.toePoint ?? l.toe ?? l.ankle;
-  const toeLevel = levelOf(toeOf(tracks.left), toeOf(tracks.right));
+  const toeLevel = levelOf(toeOf(tracks[side]), toeOf(other), TOE_HEIGHT);
   const k = Math.max(1, Math.round(1 / (60 * tracks.frameTime)));
   const speed = (p: Float64Array, f: number) => {
     const f0 = Math.max(0, f - k);
