@@ -263,7 +263,10 @@ describe('heel-off: the toe is pinned and the heel rises as in the source (the s
     expect(b.slideToe).toBeGreaterThan(0.07);
     expect(a.slideHeel).toBeLessThan(0.002);
     expect(a.slideToe).toBeLessThan(0.002);
-    expect(a.slideTotal).toBeCloseTo(a.slideHeel + a.slideToe, 12);
+    expect(a.pinnedSlide).toBeCloseTo(a.slideHeel + a.slideToe, 12);
+    // the version-1 figure stays the ankle's: it moves during the heel-off (the heel rises and turns
+    // about the toe) while the toe, the supporting point, does not
+    expect(a.slideTotal).toBeGreaterThan(a.pinnedSlide + 0.01);
   });
 });
 

@@ -3,11 +3,14 @@
  *
  * "Horizontal" is perpendicular to the floor normal; heights are above the floor `n.p + d = 0`.
  * - `meanContactSpeed` S = 1/(N-1) sum ||(p_t - p_{t-1})_horizontal|| / dt over consecutive frame pairs
- *   inside contact segments (N-1 such pairs in all), m/s, of the pinned point: the ankle, or with a
- *   pin plan (issue 20) the point pinned at frame t (the ankle while the heel is, the toe point while
- *   the toe is); `slideHeel` and `slideToe` split the slide by that point.
+ *   inside contact segments (N-1 such pairs in all), m/s, of the ankle.
  * - `slideTotal`: sum of those horizontal steps, metres; `slideMaxSegment`: the largest sum within one
  *   segment.
+ * - The supporting point (issue 20): `pinnedSlide`, `pinnedSpeed`, `pinnedSlideMaxSegment` are the same
+ *   figures of the point pinned at frame t (the ankle while the heel is, the toe point while the toe
+ *   is: with a pin plan; else the ankle's figures), and `slideHeel` / `slideToe` split `pinnedSlide` by
+ *   that point. During heel-off the ankle rotates about the pinned toe, so its own slide is not the
+ *   foot's; the warnings 'speed' and 'slide' judge the supporting point.
  * - `penetrationMax`: deepest point of the foot's lowest joint (ankle or toe) below the floor over all
  *   frames, metres (0 when never below).
  * - `skatingRatio`: share of frame pairs where the foot's lowest joint is under `skateHeight` (5 cm)
@@ -51,7 +54,13 @@ export interface FootMetrics {
   meanContactSpeed: number;
   /** Metres. */
   slideTotal: number;
-  /** Metres: the part of `slideTotal` on frames whose pinned point is the heel (ankle). */
+  /** The supporting (pinned) point's slide in contact, metres. */
+  pinnedSlide: number;
+  /** Its mean horizontal speed over the contact pairs, m/s. */
+  pinnedSpeed: number;
+  /** Its largest slide within one segment, metres. */
+  pinnedSlideMaxSegment: number;
+  /** Metres: the part of `pinnedSlide` on frames whose pinned point is the heel (ankle). */
   slideHeel: number;
   /** Metres: the part on frames whose pinned point is the toe. */
   slideToe: number;
@@ -115,8 +124,11 @@ export function footMetrics(
   let frames = 0;
   let pairs = 0;
   let slide = 0;
+  let pinnedSlide = 0;
   let slideToe = 0;
   let seg = 0;
+  let pseg = 0;
+  let psegMax = 0;
   let segMax = 0;
   let pen = 0;
   let skate = 0;
@@ -135,11 +147,14 @@ export function footMetrics(
       const onToe = pinned !== undefined && pinned.pin[t] === 2;
       const s = onToe ? hstep(floor, pinned.toe, t) : step;
       pairs++;
-      slide += s;
-      if (onToe) slideToe += s;
-      seg += s;
+      slide += step;
+      seg += step;
       if (seg > segMax) segMax = seg;
-    } else seg = 0;
+      pinnedSlide += s;
+      if (onToe) slideToe += s;
+      pseg += s;
+      if (pseg > psegMax) psegMax = pseg;
+    } else seg = pseg = 0;
     // skating: the lowest joint at t, its own horizontal step
     let low = track.ankle;
     if (track.toe && floorHeightAt(floor, track.toe, t) < floorHeightAt(floor, track.ankle, t))
@@ -148,15 +163,19 @@ export function footMetrics(
     if (h < thresholds.skateHeight * scale && lowStep / frameTime > thresholds.skateSpeed * scale) skate++;
   }
   const S = pairs > 0 ? slide / pairs / frameTime : 0;
+  const PS = pairs > 0 ? pinnedSlide / pairs / frameTime : 0;
   const warnings: string[] = [];
-  if (S > thresholds.speed * scale) warnings.push('speed');
-  if (segMax > thresholds.slide * scale) warnings.push('slide');
+  if (PS > thresholds.speed * scale) warnings.push('speed');
+  if (psegMax > thresholds.slide * scale) warnings.push('slide');
   if (pen > thresholds.penetration * scale) warnings.push('penetration');
   return {
     contactFrames: frames,
     meanContactSpeed: S,
     slideTotal: slide,
-    slideHeel: slide - slideToe,
+    pinnedSlide,
+    pinnedSpeed: PS,
+    pinnedSlideMaxSegment: psegMax,
+    slideHeel: pinnedSlide - slideToe,
     slideToe,
     slideMaxSegment: segMax,
     penetrationMax: pen,

@@ -218,7 +218,9 @@ export function formatCleanupSummary(f: CleanupFile, written: string[]): string 
     const b = f.metrics.before[foot];
     const a = f.metrics.after[foot];
     lines.push(
-      `  ${foot} foot: slide in contact ${(b.slideTotal * 100).toFixed(1)} -> ${(a.slideTotal * 100).toFixed(1)} cm (${pct(b.slideTotal, a.slideTotal)}), ` +
+      `  ${foot} foot: supporting point's slide in contact ${(b.pinnedSlide * 100).toFixed(1)} -> ${(a.pinnedSlide * 100).toFixed(1)} cm (${pct(b.pinnedSlide, a.pinnedSlide)}; ` +
+        `heel ${(b.slideHeel * 100).toFixed(1)} -> ${(a.slideHeel * 100).toFixed(1)}, toe ${(b.slideToe * 100).toFixed(1)} -> ${(a.slideToe * 100).toFixed(1)}), ` +
+        `ankle ${(b.slideTotal * 100).toFixed(1)} -> ${(a.slideTotal * 100).toFixed(1)} cm, ` +
         `speed S ${b.meanContactSpeed.toFixed(3)} -> ${a.meanContactSpeed.toFixed(3)} m/s, ` +
         `penetration ${(b.penetrationMax * 100).toFixed(1)} -> ${(a.penetrationMax * 100).toFixed(1)} cm, ` +
         `skating ${b.skatingRatio.toFixed(3)} -> ${a.skatingRatio.toFixed(3)}, ` +

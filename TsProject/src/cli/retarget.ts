@@ -520,9 +520,9 @@ export function formatSummary(s: RetargetSummary): string {
   if (s.cleanup) {
     const c = s.cleanup;
     const cm = (w: 'before' | 'after') =>
-      ((c.metrics[w].left.slideTotal + c.metrics[w].right.slideTotal) * 100).toFixed(1);
+      ((c.metrics[w].left.pinnedSlide + c.metrics[w].right.pinnedSlide) * 100).toFixed(1);
     lines.push(
-      `  cleanup (${c.model} contacts): ${c.segments.left} left and ${c.segments.right} right segments, ${c.framesChanged} frames changed; slide in contact ${cm('before')} -> ${cm('after')} cm; ${c.review} review, ${c.limits} IK-limit ranges`,
+      `  cleanup (${c.model} contacts): ${c.segments.left} left and ${c.segments.right} right segments, ${c.framesChanged} frames changed; supporting point's (heel or toe) slide in contact ${cm('before')} -> ${cm('after')} cm; ${c.review} review, ${c.limits} IK-limit ranges`,
     );
   }
   const missing = s.target.missingOptional;
