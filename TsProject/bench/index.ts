@@ -10,6 +10,8 @@
  * `cleanup-table` prints the README's per-take table of `kind cleanup` instead (bench/cleanupTable.ts);
  * `support-slide [rule|learned] [height speed]` checks the slide of the supporting point (heel or toe) before and after
  * `kind cleanup` from outside, over every BVH of the shared data (bench/supportSlide.ts);
+ * `cleanup-judge [--json FILE] [...]` judges `kind cleanup` from outside instead (bench/cleanupJudge.ts: the
+ * built command over every shared take and degraded copies, measured with test/helpers/judge);
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
  * ~5 s on the first (or given) take, for `node --cpu-prof dist/bench.cjs --profile ...`.
  * Data: /work/shared/data (or $KIND_SHARED_DATA); falls back to the embedded default sample with a note.
@@ -17,6 +19,7 @@
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { parseBvh } from '../src/io/bvh';
 import { runCleanupBench } from './cleanupBench';
+import { runCleanupJudge } from './cleanupJudge';
 import { runCleanupTable } from './cleanupTable';
 import { runContactBench } from './contactBench';
 import { runFilterSweep } from './filterSweep';
@@ -66,6 +69,10 @@ async function main(): Promise<void> {
       heightTol: num(args[2]),
       speedTol: num(args[3]),
     });
+    return;
+  }
+  if (args[0] === 'cleanup-judge') {
+    await runCleanupJudge(args.slice(1));
     return;
   }
   const pi = args.indexOf('--profile');

@@ -51,9 +51,15 @@ describe('allocation probe', () => {
       let keep: unknown = null;
       result.none = bytesPerCall(() => { for (let i = 0; i < 64; i++) a[i] = a[i] * 0.5 + i; });
       result.one = bytesPerCall(() => { keep = new Float64Array(3); });
-      result.ten = bytesPerCall(() => { for (let i = 0; i < 10; i++) keep = { x: i, y: keep }; });
+      // ten small objects a call: 20000 calls fill new space several times over, so the windows shrink
+      result.ten = bytesPerCall(() => { for (let i = 0; i < 10; i++) keep = { x: i, y: 0 }; });
+      // a chain kept alive: every object survives and is promoted by the scavenges
+      let chain: unknown = null;
+      result.chain = bytesPerCall(() => { for (let i = 0; i < 10; i++) chain = { x: i, y: chain }; });
+      result.big = bytesPerCall(() => { keep = new Float64Array(100000); }, 50);
       result.keep = keep === null ? 0 : 1;
     `);
+    console.log(`probe readings, B/call: ${JSON.stringify(r)}`);
     // a window's own bookkeeping leaves a few bytes (< 0.01 B/call); one object a call is >= 16
     expect(r.none).toBeLessThan(0.05);
     // a typed array of 3 doubles is a JSTypedArray plus its backing store: well over one object's 16 B
@@ -61,6 +67,10 @@ describe('allocation probe', () => {
     // ten objects of two fields: 10 x (header 12-16 B + 2 fields) at least
     expect(r.ten).toBeGreaterThanOrEqual(10 * 16);
     expect(r.ten).toBeLessThan(10 * 64);
+    expect(r.chain).toBeGreaterThanOrEqual(10 * 16);
+    expect(r.chain).toBeLessThan(10 * 64);
+    // 800 kB a call (a typed array that large lives outside the JS heap: only its header is in new space)
+    expect(r.big).toBeGreaterThanOrEqual(16);
   });
 
   it('reads the hub as allocation-free however late the background compiler would deliver', () => {

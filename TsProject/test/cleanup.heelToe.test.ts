@@ -479,14 +479,10 @@ describe('cleanup.json version 2: heel and toe channels beside the version-1 per
     const foot = json.feet.left;
     for (const k of ['probability', 'contact', 'segments', 'review', 'short']) expect(foot).toHaveProperty(k);
     expect(foot.segments).toHaveLength(1);
-    expect(Object.keys(foot.segments[0]).sort()).toEqual([
-      'anchor',
-      'ankleHeight',
-      'end',
-      'ground',
-      'lift',
-      'start',
-    ]);
+    // version 1's segment fields (and the local ground's `level`, also added in issue 20)
+    expect(Object.keys(foot.segments[0]).sort()).toEqual(
+      ['anchor', 'ankleHeight', 'end', 'ground', 'level', 'lift', 'start'].sort(),
+    );
     for (let f = 0; f < ROLL.F; f++) {
       expect(foot.contact[f]).toBe(foot.heel.contact[f] || foot.toe.contact[f] ? 1 : 0);
       expect(foot.contact[f]).toBe(foot.pin[f] ? 1 : 0);

@@ -1,7 +1,8 @@
 /**
  * cleanup.html in headless Chromium (playwright-core, Debian's /usr/bin/chromium): the page of a real
- * `kind cleanup` run opens offline without errors, draws its timeline, both ankle paths and the four
- * uPlot charts, and shows a clip name with markup as text (nothing runs).
+ * `kind cleanup` run opens offline without errors, draws its timeline, both ankle path overviews (which
+ * zoom with the wheel), one panel per contact segment at that segment's own scale, and the four uPlot
+ * charts, and shows a clip name with markup as text (nothing runs).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -53,8 +54,51 @@ describeBrowser('cleanup.html in headless Chromium', () => {
     await page.waitForFunction(
       () => (window as unknown as { __cleanup?: { done?: boolean } }).__cleanup?.done,
     );
-    const state = await page.evaluate(() => (window as unknown as { __cleanup: object }).__cleanup);
-    expect(state).toEqual({ charts: 4, canvases: 3, errors: [], done: true });
+    const state = await page.evaluate(
+      () =>
+        (
+          window as unknown as {
+            __cleanup: { paths: { foot: string; index: number; pxPerCm: number }[]; canvases: number };
+          }
+        ).__cleanup,
+    );
+    // the timeline, an overview per foot and one panel per contact segment, each on its own scale
+    const json = JSON.parse(fs.readFileSync(path.join(out, 'cleanup.json'), 'utf8'));
+    const segs = json.feet.left.segments.length + json.feet.right.segments.length;
+    expect(state).toEqual({
+      charts: 4,
+      canvases: 3 + segs,
+      errors: [],
+      done: true,
+      paths: expect.any(Array),
+      overview: { left: expect.any(Number), right: expect.any(Number) },
+    });
+    const data = JSON.parse((await page.textContent('#cleanup-data')) ?? '{}') as {
+      feet: Record<string, { views: number[][] }>;
+    };
+    expect(state.paths).toHaveLength(segs);
+    for (const p of state.paths) {
+      const span = data.feet[p.foot].views[p.index][5];
+      expect(p.pxPerCm).toBeCloseTo(150 / (span * 100), 6);
+      expect(p.pxPerCm).toBeGreaterThan(5);
+    }
+    // the overview zooms with the wheel about the pointer (and back on a double click)
+    const zoom = () =>
+      page.evaluate(
+        () => (window as unknown as { __cleanup: { overview: { left: number } } }).__cleanup.overview.left,
+      );
+    const before = await zoom();
+    await page.locator('canvas.path').first().scrollIntoViewIfNeeded();
+    const box = (await page.locator('canvas.path').first().boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, -300);
+    await page.waitForFunction(
+      (b) => (window as unknown as { __cleanup: { overview: { left: number } } }).__cleanup.overview.left > b,
+      before,
+    );
+    expect((await zoom()) / before).toBeGreaterThan(2);
+    await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
+    expect(await zoom()).toBeCloseTo(before, 6);
     expect(errors).toEqual([]);
     expect(requests).toEqual([]);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();

@@ -3,17 +3,20 @@
  * report (src/qa-report, whose escaping helpers and inlined uPlot it shares). Sections: the facts and
  * metrics table (per foot, before / after, warnings), the review list, the frames where IK hit a
  * limit, a timeline (per foot: contact probability, final segments, review and limit ranges; canvas
- * 2D), the ankle trajectories seen from above before and after (canvas 2D, contact frames marked), and
- * horizontal ankle speed and height over time before and after (uPlot).
+ * 2D), the ankle trajectories seen from above before and after (canvas 2D, contact frames marked: a
+ * zoomable overview per foot and one panel per contact segment on its own centimetre scale, ./paths.ts),
+ * and horizontal ankle speed and height over time before and after (uPlot). When the contacts stand on
+ * more than one ground level, the header says so.
  *
  * Every text from files (clip and file names, warnings) is HTML-escaped ({@link escapeHtml}); the page
  * data is JSON with `<`, `>`, `&` escaped ({@link jsonForScript}); the script only sets text through
  * `textContent` and canvas `fillText`. When done it sets `window.__cleanup = { charts, canvases,
- * errors }` (used by the browser test).
+ * errors, paths }` (used by the browser test; `paths`: per segment panel `{foot, index, pxPerCm}`).
  */
 import type { FootMetrics, FootName } from '../cleanup';
 import { type ChartAssets, escapeHtml, jsonForScript } from '../qa-report/html';
 import type { CleanupFile, CleanupSeries } from './index';
+import { PATHS_CSS, PATHS_SCRIPT, pathsSectionHtml, segmentViews, viewsForPage } from './paths';
 
 function inlineSafe(text: string, tag: 'script' | 'style'): string {
   return text.replace(new RegExp(`</(${tag})`, 'gi'), '<\\/$1');
@@ -47,7 +50,7 @@ const METRIC_ROWS: { key: keyof FootMetrics; label: string; unit: string; digits
     { key: 'slideMaxSegment', label: 'ankle: largest slide in one segment', unit: 'm', digits: 4 },
     {
       key: 'penetrationMax',
-      label: 'deepest penetration below the floor',
+      label: 'deepest penetration below the local ground',
       unit: 'm',
       digits: 4,
       warn: 'penetration',
@@ -110,6 +113,16 @@ export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, asse
     `<p class="facts">${file.frames} frames at ${fmt(file.fps, 3)} fps · contacts: ${escapeHtml(file.model)} model · ` +
     `segments left ${seg('left')}, right ${seg('right')} · floor ${escapeHtml(file.floor.method)} n = [${file.floor.normal.map((v) => fmt(v, 3)).join(', ')}], height ${fmt(file.floor.height, 4)} m · ` +
     `leg ${fmt(file.legLength, 3)} m · ${file.framesChanged} frames changed · review band ${file.options.reviewBand.join('–')} · root correction ${file.options.rootCorrection ? `on (${file.root.frames} frames, max ${fmt(file.root.maxOffset * 100, 2)} cm)` : 'off'}</p>`;
+  const ground = file.ground;
+  const groundFacts =
+    ground?.note != null
+      ? `<p class="facts ground">ground: ${escapeHtml(ground.note)} (levels ${ground.levels
+          .map(
+            (l) =>
+              `${fmt(l.height * 100, 1)} cm${l.tiltDeg >= 2 ? ` sloped ${fmt(l.tiltDeg, 1)}°` : ''} ×${l.segments}`,
+          )
+          .join(', ')}); penetration is measured against each contact's own ground</p>`
+      : '';
   const warnings =
     file.warnings.length === 0
       ? ''
@@ -133,6 +146,7 @@ export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, asse
     file.frameTime,
     'IK hit no limit.',
   );
+  const views = segmentViews(file, series);
   const data = {
     frames: file.frames,
     frameTime: file.frameTime,
@@ -147,6 +161,7 @@ export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, asse
           limits: file.limits.filter((l) => l.foot === f).map((l) => [l.start, l.end]),
           before: series.before[f],
           after: series.after[f],
+          views: viewsForPage(views[f]),
         },
       ]),
     ),
@@ -158,16 +173,16 @@ export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, asse
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>${inlineSafe(assets.css, 'style')}</style>
-<style>${inlineSafe(PAGE_CSS, 'style')}</style>
+<style>${inlineSafe(PAGE_CSS + PATHS_CSS, 'style')}</style>
 </head>
 <body>
-<header><h1>${escapeHtml(title)}</h1>${facts}${warnings}</header>
+<header><h1>${escapeHtml(title)}</h1>${facts}${groundFacts}${warnings}</header>
 <section id="metrics"><h2>Metrics per foot, before and after</h2>${metricsTable(file)}
 <p class="muted">Highlighted: over the warning threshold (speed 0.03 m/s, slide 0.05 m, penetration 0.02 m at a 0.9 m leg, scaled to this character: ×${fmt(file.scale, 3)}).</p></section>
 <section id="review"><h2>Review list (${file.review.length + (file.short?.length ?? 0)})</h2>${review}</section>
 <section id="limits"><h2>Frames where IK hit a limit (${file.limits.length})</h2>${limits}</section>
 <section id="timeline-section"><h2>Timeline: contact probability, segments (green), review (orange), IK limits (red)</h2><canvas id="timeline"></canvas></section>
-<section id="paths"><h2>Ankle paths from above: before (grey) and after (blue); contact frames dotted</h2><div class="paths"><canvas class="path" data-foot="left"></canvas><canvas class="path" data-foot="right"></canvas></div></section>
+${pathsSectionHtml()}
 <section id="curves"><h2>Horizontal ankle speed and height over time, before and after</h2><div class="curves" id="curve-host"></div></section>
 <script type="application/json" id="cleanup-data">${jsonForScript(data)}</script>
 <script>${inlineSafe(assets.js, 'script')}</script>
@@ -196,7 +211,7 @@ canvas.path { flex: 1 1 0; width: 50%; height: 320px; border: 1px solid #eee; }
 .curve { flex: 1 1 560px; min-width: 420px; }
 `;
 
-/** Plain ES2017 (no bundling); checked by the browser test. */
+/** Plain ES2017 (no bundling); checked by the browser test. The paths section's script is ./paths.ts. */
 const PAGE_SCRIPT = `
 (function () {
   'use strict';
@@ -237,29 +252,7 @@ const PAGE_SCRIPT = `
     });
     state.canvases++;
   }
-  function paths() {
-    Array.prototype.forEach.call(document.querySelectorAll('canvas.path'), function (c) {
-      var foot = c.getAttribute('data-foot'), d = data.feet[foot];
-      var s = fit(c, 320), g = s.g;
-      var all = d.before.u.concat(d.after.u), allv = d.before.v.concat(d.after.v);
-      var minU = Math.min.apply(null, all), maxU = Math.max.apply(null, all);
-      var minV = Math.min.apply(null, allv), maxV = Math.max.apply(null, allv);
-      var span = Math.max(maxU - minU, maxV - minV, 1e-3), k = Math.min(s.w - 20, s.h - 30) / span;
-      var px = function (u) { return 10 + (u - minU) * k; }, py = function (v) { return 20 + (v - minV) * k; };
-      function line(ser, color) {
-        g.strokeStyle = color; g.lineWidth = 1.2; g.beginPath();
-        ser.u.forEach(function (u, f) { if (f === 0) g.moveTo(px(u), py(ser.v[f])); else g.lineTo(px(u), py(ser.v[f])); });
-        g.stroke();
-        g.fillStyle = color;
-        ser.u.forEach(function (u, f) { if (d.contact[f]) g.fillRect(px(u) - 1.5, py(ser.v[f]) - 1.5, 3, 3); });
-      }
-      line(d.before, '#999');
-      line(d.after, '#1f5fbf');
-      g.fillStyle = '#333'; g.font = '12px sans-serif'; g.fillText(foot + ' ankle (floor plane, ' + span.toFixed(2) + ' m across)', 10, 12);
-      state.canvases++;
-    });
-  }
-  function curves() {
+${PATHS_SCRIPT}  function curves() {
     var host = document.getElementById('curve-host');
     var t = []; for (var f = 0; f < data.frames; f++) t.push(f * data.frameTime);
     FEET.forEach(function (foot) {

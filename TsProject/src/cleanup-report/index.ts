@@ -5,8 +5,9 @@
  * `cleanup.json` (see {@link CleanupFile}): frames, frame time, the floor (plane `n.p + d = 0` in the
  * clip's world frame, metres, and its height along the normal), per foot the contact probability per
  * frame (rounded to 1e-4), the final contact 0/1 per frame, the segments `[start, end)` (end
- * exclusive) with their anchors, the review ranges; the review list of both feet, the frames where IK
- * hit a limit, the metrics before and after per foot (src/cleanup `footMetrics`), IK rotation figures.
+ * exclusive) with their anchors and ground level, the review ranges; the review list of both feet, the
+ * frames where IK hit a limit, the metrics before and after per foot (src/cleanup `footMetrics`), IK
+ * rotation figures, and the ground levels the contacts stand on.
  *
  * Versions: 1 (issue 11) as above. 2 (issue 20): per foot also `heel` and `toe` (the two contact
  * channels: probability, contact, segments with the anchor of that point, review, short) and `pin` (the
@@ -15,10 +16,12 @@
  * keep their meaning and are the union of heel and toe: `probability` is the foot's (= max of heel and
  * toe), `contact` and `segments` the stances (frames where either point is pinned), each segment's
  * `anchor` the ankle's anchor of its first heel run (the ankle's median on a toe-only stance). A
- * version-1 reader keeps working.
+ * version-1 reader keeps working. Issue 20 also added `ground` (the levels the contacts stand on) and a
+ * `level` per segment (fields added to version 1's, no field removed).
  */
 import {
   type CleanupResult,
+  describeGround,
   type FloorEstimate,
   type FootIkStats,
   type FootMetrics,
@@ -47,6 +50,8 @@ export interface CleanupSegmentJson {
   ground: number;
   /** How far the foot was lowered to stand on its ground, metres. */
   lift: number;
+  /** The ground level it stands on: index into `ground.levels` (added in issue 20; -1 when unknown). */
+  level: number;
 }
 
 /** One contact channel (heel or toe) of a foot (version 2). */
@@ -129,6 +134,25 @@ export interface CleanupFile {
   /** Frames whose output differs from the input (any bone). */
   framesChanged: number;
   warnings: string[];
+  /**
+   * The ground the contacts stand on (added in issue 20; src/cleanup ground.ts): one level per ground
+   * patch (a plane `n.p + d = 0` several contacts agree on, or one contact's own level), lowest first,
+   * with its height above the floor at its contacts (metres), its tilt (degrees) and how many segments
+   * stand on it; `spread` the highest minus the lowest segment ground (metres); `note` the one line the
+   * terminal and the page print ("contacts on 3 ground levels, 27 cm apart"), null on one flat floor.
+   * Penetration in `metrics` is measured against this local ground.
+   */
+  ground: {
+    levels: {
+      height: number;
+      normal: [number, number, number];
+      d: number;
+      tiltDeg: number;
+      segments: number;
+    }[];
+    spread: number;
+    note: string | null;
+  };
 }
 
 const FEET: readonly FootName[] = ['left', 'right'];
@@ -207,13 +231,14 @@ export function buildCleanupFile(args: {
     feet[foot] = {
       probability: Array.from(c.probability, (p) => r(p, 4)),
       contact: Array.from(c.contact),
-      segments: c.segments.map((s) => ({
+      segments: c.segments.map((s, i) => ({
         start: s.start,
         end: s.end,
         anchor: [r(s.anchor[0], 6), r(s.anchor[1], 6), r(s.anchor[2], 6)],
         ankleHeight: r(s.ankleHeight, 6),
         ground: r(s.ground, 6),
         lift: r(s.lift, 6),
+        level: result.ground.segmentLevel[foot][i] ?? -1,
       })),
       review: c.review.map((x) => ({ start: x.start, end: x.end })),
       short: c.short.map((x) => ({ start: x.start, end: x.end })),
@@ -251,6 +276,17 @@ export function buildCleanupFile(args: {
     root: result.root,
     framesChanged,
     warnings: args.warnings ?? [],
+    ground: {
+      levels: result.ground.levels.map((l) => ({
+        height: r(l.height, 6),
+        normal: [r(l.normal[0], 6), r(l.normal[1], 6), r(l.normal[2], 6)],
+        d: r(l.d, 6),
+        tiltDeg: r(l.tiltDeg, 3),
+        segments: l.segments.length,
+      })),
+      spread: r(result.ground.spread, 6),
+      note: describeGround(result.ground),
+    },
   };
 }
 

@@ -1,10 +1,11 @@
 /**
  * Foot-slide cleanup of a clip from per-foot contact probabilities (issue 11, points 4-10).
  *
- * Pipeline: segments (segments.ts) -> anchors (anchors.ts) -> per frame, for every foot with a
- * correction weight > 0: optional root correction, then damped-least-squares leg IK (src/ik/dls.ts)
- * toward the foot's target, blended by the weight, written back as local rotations of the thigh, shin
- * and foot (the foot keeps its source world rotation) -> metrics before and after (metrics.ts).
+ * Pipeline: segments (segments.ts) -> anchors (anchors.ts) and their ground levels (ground.ts) -> per
+ * frame, for every foot with a correction weight > 0: optional root correction, then
+ * damped-least-squares leg IK (src/ik/dls.ts) toward the foot's target, blended by the weight, written
+ * back as local rotations of the thigh, shin and foot (the foot keeps its source world rotation) ->
+ * metrics before and after (metrics.ts; penetration below the local ground).
  *
  * Target of the ankle at frame t of segment s: horizontally the anchor; vertically the source ankle's
  * height above the floor minus the segment's `lift` (so the foot stands on the segment's ground level),
@@ -59,6 +60,7 @@ import { LegDLS } from '../ik/dls';
 import type { SegmentAnchor } from './anchors';
 import { footChannels, type PointChannel } from './channels';
 import { checkFloor } from './floor';
+import { footGround, type GroundModel, settleOnGround } from './ground';
 import { type FootIkStats, ikStats } from './ikStats';
 import { DEFAULT_THRESHOLDS, type FootMetrics, footMetrics, type MetricThresholds } from './metrics';
 import { type PinRun, runOfFrames } from './pins';
@@ -175,6 +177,8 @@ export interface CleanupResult {
   scale: number;
   /** Root correction applied: frames moved and the largest offset, metres. */
   root: { frames: number; maxOffset: number };
+  /** The ground levels the segments stand on (ground.ts); penetration is measured against them. */
+  ground: GroundModel;
 }
 
 const FEET: readonly FootName[] = ['left', 'right'];
@@ -258,6 +262,15 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     };
     segIndex[foot] = runOfFrames(ch.plan, segment);
   }
+  // every segment stands on its local ground: its own level, or the plane several segments agree on
+  const ground = settleOnGround(
+    { left: feet.left.segments, right: feet.right.segments },
+    before,
+    floor,
+    stepTolerance,
+  );
+  // the pin runs stand on their stance's ground as settled
+  for (const foot of FEET) for (const r of feet[foot].runs) r.ground = feet[foot].segments[r.stance].ground;
 
   const out: Clip = {
     name: clip.name,
@@ -309,6 +322,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   const limits: LimitRange[] = [];
   for (const foot of FEET) {
     const c = feet[foot].contact;
+    const fg = footGround(ground, foot, feet[foot].segments, F);
     const tb = toeBefore[foot];
     const ta = tb && (after[foot].toe ?? toePointTrack(out, bones[foot], toeOffset[foot]));
     const pin = feet[foot].pin;
@@ -319,6 +333,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
       clip.frameTime,
       scale,
       thresholds,
+      fg,
       tb ? { pin, toe: tb } : undefined,
     );
     metricsAfter[foot] = footMetrics(
@@ -328,6 +343,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
       clip.frameTime,
       scale,
       thresholds,
+      fg,
       ta ? { pin, toe: ta } : undefined,
     );
     const a = before[foot].ankle;
@@ -376,6 +392,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     legLength,
     scale,
     root: { frames: rootFrames, maxOffset: rootMax },
+    ground,
   };
 }
 

@@ -20,6 +20,15 @@ export {
   type PinLeg,
 } from './cleanup';
 export { checkFloor, floorBasis, floorHeight, horizontalDistance, projectOnFloor } from './floor';
+export {
+  describeGround,
+  type FootGround,
+  footGround,
+  type GroundLevel,
+  type GroundModel,
+  localContactHeight,
+  settleOnGround,
+} from './ground';
 export { ikStats } from './ikStats';
 export {
   DEFAULT_THRESHOLDS,

@@ -11,9 +11,11 @@
  *   is: with a pin plan; else the ankle's figures), and `slideHeel` / `slideToe` split `pinnedSlide` by
  *   that point. During heel-off the ankle rotates about the pinned toe, so its own slide is not the
  *   foot's; the warnings 'speed' and 'slide' judge the supporting point.
- * - `penetrationMax`: deepest point of the foot's lowest joint (ankle or toe) below the floor over all
- *   frames, metres (0 when never below).
+ * - `penetrationMax`: deepest point of the foot's lowest joint (ankle or toe) below its local ground over
+ *   all frames, metres (0 when never below): the ground of its contact segments, between two segments
+ *   the lower of theirs (ground.ts `localContactHeight`); the global floor when no local ground is given.
  * - `skatingRatio`: share of frame pairs where the foot's lowest joint is under `skateHeight` (5 cm)
+ *   above the same ground
  *   and moves horizontally faster than `skateSpeed` (0.5 m/s): the foot-skating ratio of
  *   motion-generation papers (e.g. Tevet et al., "Human Motion Diffusion Model", ICLR 2023, and the
  *   GMD/PhysDiff evaluations).
@@ -22,7 +24,7 @@
  * `warnings` names every metric over its threshold (speed 0.03 m/s, slide 0.05 m per segment,
  * penetration 0.02 m).
  */
-import { contactHeight } from './anchors';
+import { type FootGround, localContactHeight } from './ground';
 import type { LegTrack } from './tracks';
 import type { FloorEstimate } from './types';
 
@@ -66,7 +68,7 @@ export interface FootMetrics {
   slideToe: number;
   /** Metres. */
   slideMaxSegment: number;
-  /** Metres below the floor (>= 0). */
+  /** Metres below the local ground (>= 0). */
   penetrationMax: number;
   /** In [0, 1]. */
   skatingRatio: number;
@@ -108,6 +110,7 @@ function hstep(floor: FloorEstimate, p: Float64Array, t: number): number {
  * The metrics of one foot (see the module doc).
  * @param contact per frame, non-zero = in contact (the final segments).
  * @param scale leg length / 0.9 m; thresholds are multiplied by it.
+ * @param ground the foot's local ground (ground.ts `footGround`); without it, the global floor.
  * @param pinned the pinned point per frame (1 heel, 2 toe; pins.ts) and the toe point's track
  *   (`Float64Array(3 * frames)`); without it the ankle is measured on every contact frame.
  */
@@ -118,6 +121,7 @@ export function footMetrics(
   frameTime: number,
   scale = 1,
   thresholds: MetricThresholds = DEFAULT_THRESHOLDS,
+  ground: FootGround | null = null,
   pinned?: { pin: ArrayLike<number>; toe: Float64Array },
 ): FootMetrics {
   const F = contact.length;
@@ -136,7 +140,7 @@ export function footMetrics(
   let prevKnee = kneeAngleDeg(track, 0);
   for (let t = 0; t < F; t++) {
     if (contact[t]) frames++;
-    const h = contactHeight(track, floor, t);
+    const h = localContactHeight(track, floor, ground, t);
     if (-h > pen) pen = -h;
     if (t === 0) continue;
     const k = kneeAngleDeg(track, t);

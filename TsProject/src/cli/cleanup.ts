@@ -145,6 +145,9 @@ export interface BatchEntry {
   ikKneeMaxDeg?: number;
   review?: number;
   limits?: number;
+  /** Ground levels the contacts stand on and the highest minus the lowest, metres (issue 20). */
+  groundLevels?: number;
+  groundSpread?: number;
   outputs?: { bvh: string; json: string; html: string };
 }
 
@@ -188,6 +191,8 @@ function entryOf(name: string, input: string, f: CleanupFile, outputs: BatchEntr
     ikKneeMaxDeg: Math.max(f.ik.left.knee.maxDeg, f.ik.right.knee.maxDeg),
     review: f.review.length,
     limits: f.limits.length,
+    groundLevels: f.ground.levels.length,
+    groundSpread: f.ground.spread,
     outputs,
   };
 }
@@ -210,6 +215,7 @@ export function formatBatchTable(entries: readonly BatchEntry[]): string {
     'pops',
     'review',
     'limits',
+    'ground',
   ];
   const rows = entries.map((e) =>
     e.error
@@ -230,6 +236,9 @@ export function formatBatchTable(entries: readonly BatchEntry[]): string {
           String(e.kneePops),
           String(e.review),
           String(e.limits),
+          e.groundLevels! > 1
+            ? `${e.groundLevels} levels, ${Math.round(e.groundSpread! * 100)} cm`
+            : 'one level',
         ],
   );
   const w = head.map((h, i) =>
@@ -366,6 +375,40 @@ function reviewBandArg(value: string): [number, number] {
   return [v[0], v[1]];
 }
 
+/**
+ * A folder given as the take without `--batch`: a usage error that says how to clean it (the .bvh takes
+ * it holds, counted, and the command line with --batch). Anything else is left to the reader.
+ * @throws InvalidArgumentError (exit 2) when `take` is a folder.
+ */
+export function refuseFolderWithoutBatch(take: string, outDir: string): void {
+  let folder = false;
+  try {
+    folder = fs.statSync(take).isDirectory();
+  } catch {
+    return; // a missing path is named by the reader
+  }
+  if (!folder) return;
+  let n = -1;
+  try {
+    n = listTakes(take).length;
+  } catch {
+    // an unreadable folder: still suggest --batch, without the count
+  }
+  if (n === 0)
+    throw new InvalidArgumentError(
+      `${take}: is a folder with no .bvh takes in it; kind cleanup takes a .bvh file, or with --batch a folder of them`,
+    );
+  const what = n < 0 ? 'a folder' : `a folder of ${n} .bvh take${n === 1 ? '' : 's'}`;
+  throw new InvalidArgumentError(
+    `${take}: is ${what}; to clean every take in it, add --batch: kind cleanup --batch ${quoteArg(take)} -o ${quoteArg(outDir)}`,
+  );
+}
+
+/** A path as a shell word (quoted when it holds spaces or shell characters). */
+function quoteArg(p: string): string {
+  return /^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
+}
+
 /** Add `kind cleanup` to the program; `setExitCode` gets 1 when some take of a batch failed. */
 export function registerCleanupCommand(program: Command, setExitCode: (code: number) => void): void {
   program
@@ -448,6 +491,7 @@ export function registerCleanupCommand(program: Command, setExitCode: (code: num
         return;
       }
       let take = takeArg;
+      if (take) refuseFolderWithoutBatch(take, opts.out);
       if (!take) {
         take = path.join(defaultAssetsDir(), 'default-slide.bvh');
         if (!opts.quiet)

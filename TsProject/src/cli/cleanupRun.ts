@@ -214,6 +214,10 @@ export function formatCleanupSummary(f: CleanupFile, written: string[]): string 
       `(heel ${f.feet.left.heel.segments.length}/${f.feet.right.heel.segments.length}, toe ${f.feet.left.toe.segments.length}/${f.feet.right.toe.segments.length}; ` +
       `toe pinned on ${pinned(f, 2)} frames, heel on ${pinned(f, 1)}), ${f.framesChanged} frames changed`,
   );
+  if (f.ground?.note)
+    lines.push(
+      `  ground: ${f.ground.note} (levels ${f.ground.levels.map((l) => `${(l.height * 100).toFixed(1)}`).join(', ')} cm above the floor); penetration measured against each contact's own ground`,
+    );
   for (const foot of ['left', 'right'] as const) {
     const b = f.metrics.before[foot];
     const a = f.metrics.after[foot];

@@ -20,7 +20,9 @@
  * The learned model (src/contact/mlp.ts, model/contact.onnx) is not retrained for points: it stays the
  * per-foot detector and this rule splits its output.
  */
+import { gridToFrames } from './features';
 import { type FloorEstimate, quantile } from './floor';
+import type { LocalGround } from './ground';
 import { RULE_HEIGHT, RULE_SHARPNESS, RULE_SPEED } from './rule';
 import type { FootTracks } from './tracks';
 
@@ -54,6 +56,7 @@ export function pointRuleLogs(
   tracks: FootTracks,
   floor: FloorEstimate,
   side: 'left' | 'right',
+  ground?: LocalGround,
 ): [Float64Array, Float64Array] {
   const F = tracks.frameCount;
   const L = tracks.legLength;
@@ -92,11 +95,16 @@ export function pointRuleLogs(
   const toe = toeOf(leg);
   const out: [Float64Array, Float64Array] = [new Float64Array(F), new Float64Array(F)];
   const s = RULE_SHARPNESS;
+  // the local ground (./ground.ts, leg lengths above the contact level, per frame), as the foot rule uses
+  // it: the height tested is the lower of the height above the level and the distance from the ground
+  const g = ground ? gridToFrames(ground[side], F, tracks.frameTime) : null;
+  const above = (h: number, f: number) =>
+    g === null || g[f] === 0 ? Math.max(0, h) : Math.min(Math.max(0, h), Math.abs(h - g[f]));
   for (let f = 0; f < F; f++) {
-    const ha = Math.max(0, height(leg.ankle, f) - heelLevel) / L;
+    const ha = above((height(leg.ankle, f) - heelLevel) / L, f);
     const va = speed(leg.ankle, f) / L;
     out[0][f] = Math.min(logSigmoid(s * (1 - ha / HEEL_HEIGHT)), logSigmoid(s * (1 - va / HEEL_SPEED)));
-    const ht = Math.max(0, height(toe, f) - toeLevel) / L;
+    const ht = above((height(toe, f) - toeLevel) / L, f);
     const vt = speed(toe, f) / L;
     out[1][f] = Math.min(logSigmoid(s * (1 - ht / TOE_HEIGHT)), logSigmoid(s * (1 - vt / TOE_SPEED)));
   }
@@ -106,15 +114,18 @@ export function pointRuleLogs(
 /**
  * Heel and toe probabilities of both feet: the per-foot probabilities `foot` split by the point rule
  * (see the module doc). `foot.left` / `foot.right`: `ArrayLike<number>` of length frameCount in [0, 1].
+ * `ground`: the rule's local ground (./ground.ts); the points' heights are then measured from it as the
+ * foot rule measures them (on a raised stance the heel and the toe compare as on the floor).
  */
 export function heelToeProbabilities(
   tracks: FootTracks,
   floor: FloorEstimate,
   foot: { left: ArrayLike<number>; right: ArrayLike<number> },
+  ground?: LocalGround,
 ): HeelToeProbabilities {
   const F = tracks.frameCount;
   const split = (side: 'left' | 'right'): PointProbabilities => {
-    const [lh, lt] = pointRuleLogs(tracks, floor, side);
+    const [lh, lt] = pointRuleLogs(tracks, floor, side, ground);
     const p = foot[side];
     const heel = new Float32Array(F);
     const toe = new Float32Array(F);

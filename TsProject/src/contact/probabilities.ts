@@ -4,6 +4,7 @@
  */
 import { type ContactFeatures, contactFeatures, gridToFrames, INPUT_SIZE, writeWindow } from './features';
 import { estimateFloor, type FloorEstimate } from './floor';
+import { type LocalGround, localGround } from './ground';
 import { type HeelToeProbabilities, heelToeProbabilities } from './heelToe';
 import { type ContactModelWeights, checkWeights, mlpForward, mlpScratch } from './mlp';
 import { ruleGrid } from './rule';
@@ -15,6 +16,8 @@ export interface ContactProbabilities {
   right: Float32Array;
   model: 'rule' | 'learned';
   floor: FloorEstimate;
+  /** The rule's local ground (./ground.ts), when the rule measured heights above it. */
+  ground?: LocalGround;
   /**
    * Heel and toe contact probability per foot per frame (./heelToe.ts): `left` / `right` split between
    * the foot's heel (ankle) and toe by the point rule; max(heel, toe) equals the foot's value.
@@ -37,22 +40,36 @@ export function contactWindows(features: ContactFeatures): Float32Array {
 }
 
 /**
- * Rule-baseline probabilities (see ./rule.ts) per foot per frame. `floor` defaults to {@link estimateFloor}.
- * On a rig without toe joints the rule's toe is the virtual toe (`toePoint`, issue 20), so a foot on its
- * toes is in contact there too (the learned model keeps the inputs it was trained on: toe = ankle).
+ * Rule-baseline probabilities (see ./rule.ts) per foot per frame, heights measured above the local
+ * ground (./ground.ts: a still foot carrying the body is on the ground at its own level, so raised
+ * ground, steps and a drifting floor are contacts). `floor` defaults to {@link estimateFloor}.
+ * `options.localGround: false` measures every height from the take's one contact level instead (the
+ * rule as the model's training labels use it). On a rig without toe joints the rule's toe is the
+ * virtual toe (`toePoint`, issue 20), so a foot on its toes is in contact there too (the learned model
+ * keeps the inputs it was trained on: toe = ankle).
  */
-export function ruleContactProbabilities(tracks: FootTracks, floor?: FloorEstimate): ContactProbabilities {
+export function ruleContactProbabilities(
+  tracks: FootTracks,
+  floor?: FloorEstimate,
+  options: { localGround?: boolean } = {},
+): ContactProbabilities {
   const fl = floor ?? estimateFloor(tracks);
   const virtualToe = (l: FootTracks['left']) =>
     l.toe === null && l.toePoint ? { ...l, toe: l.toePoint } : l;
-  const feats = contactFeatures(
-    { ...tracks, left: virtualToe(tracks.left), right: virtualToe(tracks.right) },
-    fl,
-  );
+  const vtracks = { ...tracks, left: virtualToe(tracks.left), right: virtualToe(tracks.right) };
+  const feats = contactFeatures(vtracks, fl);
   const G = feats.gridCount;
-  const left = gridToFrames(ruleGrid(feats.left, G), tracks.frameCount, tracks.frameTime);
-  const right = gridToFrames(ruleGrid(feats.right, G), tracks.frameCount, tracks.frameTime);
-  return { left, right, model: 'rule', floor: fl, points: heelToeProbabilities(tracks, fl, { left, right }) };
+  const ground = options.localGround === false ? undefined : localGround(vtracks, fl, feats);
+  const left = gridToFrames(ruleGrid(feats.left, G, ground?.left), tracks.frameCount, tracks.frameTime);
+  const right = gridToFrames(ruleGrid(feats.right, G, ground?.right), tracks.frameCount, tracks.frameTime);
+  return {
+    left,
+    right,
+    model: 'rule',
+    floor: fl,
+    ...(ground ? { ground } : {}),
+    points: heelToeProbabilities(tracks, fl, { left, right }, ground),
+  };
 }
 
 /** Learned-model probabilities on the grid for both feet (pure TS forward pass): `[left, right]`. */

@@ -3,7 +3,8 @@
  *
  * Rule (per foot, per 60 Hz grid frame, from {@link contactFeatures}): the foot's lower joint (ankle or
  * toe, whichever is nearer its contact level) must be within `RULE_HEIGHT` leg lengths of its contact
- * level AND that joint's horizontal speed below `RULE_SPEED` leg lengths per second. Both thresholds
+ * level (the local ground of ./ground.ts when given: a still foot's own level on steps and raised
+ * ground) AND that joint's horizontal speed below `RULE_SPEED` leg lengths per second. Both thresholds
  * scale with the character (features are in leg lengths). Soft version, so it is a probability:
  * `P = min(sigmoid(s (1 - h / RULE_HEIGHT)), sigmoid(s (1 - v / RULE_SPEED)))` with s = RULE_SHARPNESS;
  * P >= 0.5 exactly when both thresholds hold.
@@ -25,22 +26,35 @@ function sigmoid(x: number): number {
   return 1 / (1 + Math.exp(-x));
 }
 
-/** Rule probability of one grid frame from its features at `k` (see the module doc). */
-export function ruleProbability(features: Float32Array, k: number): number {
+/**
+ * Rule probability of one grid frame from its features at `k` (see the module doc). `ground`: the
+ * local ground at this frame above the contact level, leg lengths (./ground.ts; 0 = the take's contact
+ * level, as the features measure heights). The height tested is the lower of the foot's height above the
+ * contact level (0 below it: the level is the lowest the feet go) and its distance from the local ground,
+ * above or below (a foot rising from the floor toward a box is not on the box until it reaches it). So
+ * the local ground only adds contacts: P is never below the one-level rule's (`ground` 0).
+ */
+export function ruleProbability(features: Float32Array, k: number, ground = 0): number {
   const ah = features[k];
   const th = features[k + 1];
   const useToe = th < ah;
-  const hgt = useToe ? th : ah;
+  const h = useToe ? th : ah;
+  const hgt = ground === 0 ? Math.max(0, h) : Math.min(Math.max(0, h), Math.abs(h - ground));
   const spd = useToe ? features[k + 3] : features[k + 2];
-  const ph = sigmoid(RULE_SHARPNESS * (1 - Math.max(0, hgt) / RULE_HEIGHT));
+  const ph = sigmoid(RULE_SHARPNESS * (1 - hgt / RULE_HEIGHT));
   const pv = sigmoid(RULE_SHARPNESS * (1 - spd / RULE_SPEED));
   return Math.min(ph, pv);
 }
 
-/** Rule probabilities of one foot over the grid (`Float32Array(G)`). */
-export function ruleGrid(features: Float32Array, gridCount: number): Float32Array {
+/**
+ * Rule probabilities of one foot over the grid (`Float32Array(G)`). `ground` (optional,
+ * `Float32Array(G)`, leg lengths): the local ground per grid frame (./ground.ts `localGround`); without
+ * it every height is measured from the take's one contact level (the labels the model was trained on).
+ */
+export function ruleGrid(features: Float32Array, gridCount: number, ground?: Float32Array): Float32Array {
   const out = new Float32Array(gridCount);
-  for (let g = 0; g < gridCount; g++) out[g] = ruleProbability(features, g * FEATURE_COUNT);
+  for (let g = 0; g < gridCount; g++)
+    out[g] = ruleProbability(features, g * FEATURE_COUNT, ground ? ground[g] : 0);
   return out;
 }
 

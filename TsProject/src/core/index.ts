@@ -1,6 +1,7 @@
-/** Core: HumanBodyBones, skeletons, clips, forward kinematics and quaternion helpers. Engine-free. */
+/** Core: HumanBodyBones, skeletons, clips, forward kinematics, quaternion helpers and ground patches. Engine-free. */
 export * from './clip';
 export * from './flat';
+export * from './groundPatches';
 export * from './humanBodyBones';
 export * from './json';
 export * from './oneEuro';

@@ -1,10 +1,10 @@
 /**
  * Bytes allocated on the JS heap per call of `fn`: the growth of V8's new space (where every new object
- * and boxed number is allocated) over `n` calls, after a warm-up that lets the JIT optimise `fn` and
- * everything it calls; the smallest of three tries (a try during which a scavenge emptied new space reads
- * low, never high, and is discarded by taking the smallest non-negative reading). New space only: code
- * the JIT compiles and objects promoted by a collection are not counted, so compiling `fn` does not look
- * like allocation. A single allocated object is >= 16 bytes, so per-call allocation reads >= 16 / call,
+ * and boxed number is allocated) over a window of `n` calls, after a warm-up that lets the JIT optimise
+ * `fn` and everything it calls; the smallest of three windows. Only windows in which no collection ran
+ * are read (v8.GCProfiler sees every scavenge): a call that allocates enough to fill new space within `n`
+ * calls is read over a window halved until none runs, so a real allocation never reads low. New space
+ * only: code the JIT compiles is not counted, so compiling `fn` does not look like allocation. A single allocated object is >= 16 bytes, so per-call allocation reads >= 16 / call,
  * and allocation-free code reads below 0.05 (the fixed cost of reading the heap statistics, measured once with an
  * empty function, is taken off).
  *
@@ -54,12 +54,34 @@ function requireDeterministicProcess(): Natives {
   return natives;
 }
 
-/** New-space growth over one window of `n` calls, after a full collection. */
-function window(fn: () => void, n: number): number {
+/**
+ * New-space growth over one window of `m` calls, after a full collection, and whether a collection ran
+ * inside the window (v8.GCProfiler): a scavenge in the window empties new space part-way, so its growth
+ * says nothing about what the calls allocated, and the window is not used.
+ */
+function window(fn: () => void, m: number): { grown: number; collected: boolean } {
   (globalThis as { gc?: () => void }).gc?.();
+  const profiler = new v8.GCProfiler();
+  profiler.start();
   const before = newSpaceUsed();
-  for (let i = 0; i < n; i++) fn();
-  return newSpaceUsed() - before;
+  for (let i = 0; i < m; i++) fn();
+  const grown = newSpaceUsed() - before;
+  const collected = (profiler.stop()?.statistics.length ?? 0) > 0;
+  return { grown, collected };
+}
+
+/**
+ * Growth of the first window of `m`, `m / 2`, `m / 4`, ... calls in which no collection ran (a call that
+ * allocates more than new space holds fills it in every window: an error).
+ */
+function cleanWindow(fn: () => void, n: number): { grown: number; calls: number } {
+  for (let m = n; m >= 1; m = Math.floor(m / 2)) {
+    const w = window(fn, m);
+    if (!w.collected && w.grown >= 0) return { grown: w.grown, calls: m };
+  }
+  throw new Error(
+    'bytesPerCall: a collection ran in every window down to one call (a call allocates megabytes)',
+  );
 }
 
 let overhead = -1;
@@ -70,11 +92,8 @@ function windowOverhead(): number {
   const empty = () => {};
   for (let i = 0; i < 1000; i++) empty();
   let least = Number.POSITIVE_INFINITY;
-  for (let t = 0; t < 3; t++) {
-    const g = window(empty, 1000);
-    if (g >= 0 && g < least) least = g;
-  }
-  overhead = Number.isFinite(least) ? least : 0;
+  for (let t = 0; t < 3; t++) least = Math.min(least, cleanWindow(empty, 1000).grown);
+  overhead = least;
   return overhead;
 }
 
@@ -85,10 +104,10 @@ export function bytesPerCall(fn: () => void, n = 20000): number {
   for (let i = 0; i < 5 * n; i++) fn();
   optimizeNext(fn);
   fn();
-  const tries: number[] = [];
+  let least = Number.POSITIVE_INFINITY;
   for (let t = 0; t < 3; t++) {
-    const grown = window(fn, n);
-    if (grown >= 0) tries.push(Math.max(0, grown - fixed) / n);
+    const w = cleanWindow(fn, n);
+    least = Math.min(least, Math.max(0, w.grown - fixed) / w.calls);
   }
-  return tries.length > 0 ? Math.min(...tries) : 0;
+  return least;
 }
