@@ -639,6 +639,8 @@ export class FootPinner {
         h = nrm[0] * tp[0] + nrm[1] * tp[1] + nrm[2] * tp[2] + fd - lift;
       }
       if (low < ground) h += ground - low;
+      // how far the toe may rise back toward its source height when the leg cannot reach (toePivot.ts)
+      leg.pivot.slack[0] = lift - (low < ground ? ground - low : 0);
       const dh = h - sd[so + 3];
       for (let k = 0; k < 3; k++) target[k] = sd[so + k] + nrm[k] * dh;
       vrotate(axis, 0, wr, 4 * b.upper, leg.hinge, 0);

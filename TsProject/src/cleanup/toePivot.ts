@@ -9,7 +9,13 @@
  * 2. Leg: the damped-least-squares leg solver ({@link LegDLS}, src/ik/dls.ts, the same limits as the
  *    ankle pin: hinge knee, no over-straightening beyond the source + `stretchMargin`, flexion limit)
  *    solves for A.
- * 3. When A is beyond the leg's allowed hip-ankle distance r (the solver clamped it), the foot pitches
+ * 3. When A is beyond the leg's allowed hip-ankle distance r (the solver clamped it), the toe's target
+ *    first rises toward the source toe's own height, by at most {@link ToePivot.slack} (the stance's
+ *    lowering, `lift`, that put the foot on its ground): the smallest rise s along up with
+ *    `|A + s up - hip| = r` (`s = -b - sqrt(b^2 - c)`, b = up.(A - hip), c = |A - hip|^2 - r^2), or
+ *    all of the slack when that is not enough. A source toe is never pushed below where it was to stand
+ *    a foot lower than the leg reaches: the toe stays where the source had it, horizontally pinned.
+ * 4. When that is not enough either, the foot pitches
  *    heel-up about the toe instead of the toe leaving its anchor, as a real foot does when the leg is
  *    short: a rotation by phi >= 0 about the foot's lateral axis `a = unit(d x up)`, which takes the
  *    ankle to `X(phi) = T + d cos(phi) + e sin(phi)` (e = a x d: up and over the toe). With g = T - hip,
@@ -35,7 +41,7 @@ export interface ToePivotOptions {
 
 /** Figures of the last {@link ToePivot.solve} (overwritten each call). */
 export interface ToePivotReport {
-  /** Distance of the solved toe from its target, metres. */
+  /** Distance of the solved toe from its target (raised by the slack used: {@link ToePivot.toeTarget}), metres. */
   toeError: number;
   /** Heel-up rotation of the foot about the toe beyond the source's, radians. */
   swing: number;
@@ -49,7 +55,8 @@ export interface ToePivotReport {
 const D = 0; // source ankle - toe
 const A = 3; // ankle target
 const E = 6; // a x d
-const SCRATCH = 9;
+const T = 9; // toe target (raised by the slack used)
+const SCRATCH = 12;
 
 /**
  * Toe-pivot solver (see the module doc). One instance per leg; `solve` drives the leg's {@link LegDLS}
@@ -60,6 +67,13 @@ export class ToePivot {
   readonly footDelta = new Float64Array([0, 0, 0, 1]);
   /** The ankle target the leg was solved for last, metres. */
   readonly ankleTarget = new Float64Array(3);
+  /** The toe target used last (the given one, raised by the slack used), metres. */
+  readonly toeTarget = new Float64Array(3);
+  /**
+   * Set by the caller before each {@link solve}: how far (metres, along up) the toe's target may rise
+   * toward the source toe's height when the leg cannot reach (step 3); 0 = not at all.
+   */
+  readonly slack = new Float64Array(1);
   readonly report: ToePivotReport = { toeError: 0, swing: 0, outOfReach: false, kneeAtLimit: false };
   private readonly s = new Float64Array(SCRATCH);
   private readonly maxSwing: number;
@@ -102,15 +116,46 @@ export class ToePivot {
     q[3] = 1;
     for (let k = 0; k < 3; k++) {
       s[D + k] = ankle[ao + k] - toe[to + k];
-      s[A + k] = target[tgo + k] + s[D + k];
-      this.ankleTarget[k] = s[A + k];
+      s[T + k] = target[tgo + k];
+      s[A + k] = s[T + k] + s[D + k];
     }
     dls.solve(hip, ho, knee, ko, ankle, ao, s, A, hingeAxis, hao);
     r.swing = 0;
     const dMax = dls.report.maxHipAnkleDistance;
-    const gx = target[tgo] - hip[ho];
-    const gy = target[tgo + 1] - hip[ho + 1];
-    const gz = target[tgo + 2] - hip[ho + 2];
+    const slack = this.slack[0];
+    if (dls.report.outOfReach && slack > 0) {
+      // step 3: raise the toe's target along up, at most by the slack
+      const ex = s[A] - hip[ho];
+      const ey = s[A + 1] - hip[ho + 1];
+      const ez = s[A + 2] - hip[ho + 2];
+      const b = ex * up[uo] + ey * up[uo + 1] + ez * up[uo + 2];
+      const c = ex * ex + ey * ey + ez * ez - dMax * dMax;
+      // beyond reach (c > 0) with the ankle below the hip (b < 0): rising brings it nearer, until -b
+      let rise = 0;
+      let reached = false;
+      if (c > 0 && b < 0) {
+        const disc = b * b - c;
+        if (disc >= 0) {
+          const root = -b - Math.sqrt(disc);
+          reached = root <= slack;
+          rise = reached ? root : slack;
+        } else rise = -b < slack ? -b : slack;
+      }
+      if (rise > 0) {
+        for (let k = 0; k < 3; k++) {
+          s[T + k] += rise * up[uo + k];
+          s[A + k] += rise * up[uo + k];
+        }
+        dls.solve(hip, ho, knee, ko, ankle, ao, s, A, hingeAxis, hao);
+      }
+      if (reached) {
+        this.finish(dls);
+        return;
+      }
+    }
+    const gx = s[T] - hip[ho];
+    const gy = s[T + 1] - hip[ho + 1];
+    const gz = s[T + 2] - hip[ho + 2];
     const dx = s[D];
     const dy = s[D + 1];
     const dz = s[D + 2];
@@ -173,13 +218,21 @@ export class ToePivot {
           r.swing = phi;
           const c = Math.cos(phi);
           const sn = Math.sin(phi);
-          for (let j = 0; j < 3; j++) {
-            s[A + j] = target[tgo + j] + s[D + j] * c + s[E + j] * sn;
-            this.ankleTarget[j] = s[A + j];
-          }
+          for (let j = 0; j < 3; j++) s[A + j] = s[T + j] + s[D + j] * c + s[E + j] * sn;
           dls.solve(hip, ho, knee, ko, ankle, ao, s, A, hingeAxis, hao);
         }
       }
+    }
+    this.finish(dls);
+  }
+
+  /** The report and the targets used, after the leg's last solve. */
+  private finish(dls: LegDLS): void {
+    const s = this.s;
+    const r = this.report;
+    for (let k = 0; k < 3; k++) {
+      this.ankleTarget[k] = s[A + k];
+      this.toeTarget[k] = s[T + k];
     }
     // the toe is the solved ankle minus the (rotated) foot vector: its error is the ankle's
     r.toeError = dls.report.pinError;
