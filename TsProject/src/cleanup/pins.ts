@@ -21,10 +21,14 @@
  *    the previous point to the new one at frame s - 1 (heel -> toe: `T = A + (toe - ankle)(s - 1)`;
  *    toe -> heel: `A = T + (ankle - toe)(s - 1)`), which is where the new point already stands in the
  *    output at s - 1 (the foot keeps its source rotation), so it stays there.
+ * 4. A stance of several runs is then centred as one: all its anchors move by the same horizontal
+ *    vector, minus the median over the stance's frames of the correction the pins ask for (anchor -
+ *    source point), as a one-segment stance's median anchor is centred: a long stance of a drifting take
+ *    is not pinned where it began (a standing take with 5 cm/s of root drift ended 93 cm from its first
+ *    anchor). The chain's relative vectors, and so the continuity at each switch, are kept.
  */
-
 import { type SegmentAnchor, segmentAnchor } from './anchors';
-import { floorHeight } from './floor';
+import { floorBasis, floorHeight } from './floor';
 import type { LegTrack } from './tracks';
 import type { FloorEstimate, FrameRange } from './types';
 
@@ -202,6 +206,11 @@ export function planFootPins(
       });
       first = false;
     }
+    // 4. a stance of several runs is centred as one: its chain is shifted so that the median over the
+    // stance of the horizontal correction (anchor - source point) is 0 (a long stance on a drifting take
+    // is not pinned where it began)
+    const first0 = runs.findIndex((r) => r.stance === si);
+    if (runs.length - first0 > 1) centreChain(runs, first0, track, toePoint, floor);
     // the union segment's ankle anchor: its first heel run's, else the ankle's median (a toe-only stance)
     const h = runs.find((r) => r.stance === si && r.point === 'heel');
     if (h && h.anchor !== stance.anchor) {
@@ -230,6 +239,43 @@ export function planFootPins(
     heel: pointSegments(heel, 'heel'),
     toe: toePoint ? pointSegments(toe, 'toe') : [],
   };
+}
+
+/**
+ * Shift the anchors of runs `from..` (one stance) horizontally by minus the median over their frames of
+ * the correction each asks for (anchor - source point, per floor-plane axis). Set-up time.
+ */
+function centreChain(
+  runs: PinRun[],
+  from: number,
+  track: LegTrack,
+  toePoint: Float64Array | null,
+  floor: FloorEstimate,
+): void {
+  const { e1, e2 } = floorBasis(floor);
+  const u: number[] = [];
+  const w: number[] = [];
+  for (let i = from; i < runs.length; i++) {
+    const r = runs[i];
+    const p = r.point === 'heel' ? track.ankle : (toePoint as Float64Array);
+    for (let f = r.start; f < r.end; f++) {
+      const x = r.anchor[0] - p[3 * f];
+      const y = r.anchor[1] - p[3 * f + 1];
+      const z = r.anchor[2] - p[3 * f + 2];
+      u.push(e1[0] * x + e1[1] * y + e1[2] * z);
+      w.push(e2[0] * x + e2[1] * y + e2[2] * z);
+    }
+  }
+  const mu = medianOf(u);
+  const mw = medianOf(w);
+  for (let i = from; i < runs.length; i++) {
+    const a = runs[i].anchor;
+    runs[i].anchor = [
+      a[0] - mu * e1[0] - mw * e2[0],
+      a[1] - mu * e1[1] - mw * e2[1],
+      a[2] - mu * e1[2] - mw * e2[2],
+    ];
+  }
 }
 
 /**
