@@ -11,6 +11,7 @@
 import * as ort from 'onnxruntime-web';
 import { contactFeatures, gridToFrames, INPUT_SIZE } from './features';
 import { estimateFloor, type FloorEstimate } from './floor';
+import { localGround } from './ground';
 import { heelToeProbabilities } from './heelToe';
 import { ONNX_INPUT, ONNX_OUTPUT } from './mlp';
 import { type ContactProbabilities, contactWindows } from './probabilities';
@@ -116,6 +117,7 @@ export async function onnxContactProbabilities(
     right,
     model: 'learned',
     floor: fl,
-    points: heelToeProbabilities(tracks, fl, { left, right }),
+    // the split measures the points from the local ground, as the rule does (the model does not use it)
+    points: heelToeProbabilities(tracks, fl, { left, right }, localGround(tracks, fl, feats)),
   };
 }

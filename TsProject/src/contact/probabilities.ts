@@ -111,6 +111,7 @@ export function learnedContactProbabilities(
     right,
     model: 'learned',
     floor: fl,
-    points: heelToeProbabilities(tracks, fl, { left, right }),
+    // the split measures the points from the local ground, as the rule does (the model does not use it)
+    points: heelToeProbabilities(tracks, fl, { left, right }, localGround(tracks, fl, feats)),
   };
 }
