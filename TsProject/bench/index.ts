@@ -10,6 +10,8 @@
  * `cleanup-table` prints the README's per-take table of `kind cleanup` instead (bench/cleanupTable.ts);
  * `cleanup-steps [--json f] [--blend-seconds s] [--rate own|25|both]` runs the outside check of the cleanup's
  * leg motion (bench/cleanupSteps.ts: per leg joint and frame, how much more the cleaned take moves than the source);
+ * `support-slide [rule|learned] [height speed]` checks the slide of the supporting point (heel or toe) before and after
+ * `kind cleanup` from outside, over every BVH of the shared data (bench/supportSlide.ts);
  * `cleanup-judge [--json FILE] [...]` judges `kind cleanup` from outside instead (bench/cleanupJudge.ts: the
  * built command over every shared take and degraded copies, measured with test/helpers/judge);
  * `--profile retarget-ours|retarget-three|parse-ours|parse-three [take index]` loops one side for
@@ -32,6 +34,7 @@ import { runPuppetBench } from './puppetBench';
 import { runPuppetPoseBench } from './puppetPoseBench';
 import { runQaBench } from './qaBench';
 import { profileRetarget, runRetargetBench } from './retargetBench';
+import { runSupportSlide } from './supportSlide';
 
 function profileParse(side: 'ours' | 'three', which: number): void {
   const files = parseBenchFiles();
@@ -64,6 +67,15 @@ async function main(): Promise<void> {
   }
   if (args[0] === 'cleanup-table') {
     await runCleanupTable();
+    return;
+  }
+  if (args[0] === 'support-slide') {
+    const num = (x: string | undefined) =>
+      x !== undefined && Number.isFinite(Number(x)) ? Number(x) : undefined;
+    await runSupportSlide(args[1] === 'learned' ? 'learned' : 'rule', {
+      heightTol: num(args[2]),
+      speedTol: num(args[3]),
+    });
     return;
   }
   if (args[0] === 'cleanup-judge') {

@@ -23,8 +23,8 @@ interface FootJson {
 }
 interface Metrics {
   contactFrames: number;
-  slideTotal: number;
-  meanContactSpeed: number;
+  pinnedSlide: number;
+  pinnedSpeed: number;
 }
 interface CleanupJson {
   model: string;
@@ -45,11 +45,13 @@ function expectCleaned(j: CleanupJson, frames: number, minSegments: number): voi
     expect(f.probability).toHaveLength(frames);
     expect(f.probability.every((p) => p >= 0 && p <= 1)).toBe(true);
     expect(f.segments.length).toBeGreaterThanOrEqual(minSegments);
+    // the supporting point (the ankle while the heel is down, the toe during heel-off: issue 20); the
+    // ankle itself turns about the pinned toe in heel-off, so its own slide is not the foot's
     const before = j.metrics.before[side];
     const after = j.metrics.after[side];
-    expect(before.slideTotal).toBeGreaterThan(0);
-    expect(after.slideTotal).toBeLessThan(0.5 * before.slideTotal);
-    expect(after.meanContactSpeed).toBeLessThan(0.5 * before.meanContactSpeed);
+    expect(before.pinnedSlide).toBeGreaterThan(0);
+    expect(after.pinnedSlide).toBeLessThan(0.5 * before.pinnedSlide);
+    expect(after.pinnedSpeed).toBeLessThan(0.5 * before.pinnedSpeed);
   }
 }
 

@@ -102,7 +102,8 @@ describe('a take whose contacts stand on two ground levels', () => {
       'warnings',
     ];
     for (const k of earlier) expect(Object.keys(json)).toContain(k);
-    // version 2 (issue 20): fields added (review reasons, transitions, ground levels), none renamed
+    // version 2 (issue 20): fields added (review reasons, transitions, ground levels, heel and toe
+    // channels), none renamed or removed
     expect(json.version).toBe(2);
     for (const r of json.review)
       expect(Object.keys(r)).toEqual(expect.arrayContaining(['foot', 'start', 'end']));

@@ -438,13 +438,13 @@ describe('cleanup: up axis, root correction, stairs, metrics, errors', () => {
 });
 
 describe('cleanup per-frame step', () => {
-  test('FootPinner.apply allocates nothing per frame (both legs pinned, root correction on)', () => {
+  test('FootPinner.apply allocates nothing per frame (left ankle pinned, right toe pinned and pivoting, root correction on)', () => {
     const helper = require.resolve('./helpers/humanoid');
     const src = require('node:path').resolve(__dirname, '../src');
     const r = runAllocProbe(`
       import { makeHumanoid } from ${JSON.stringify(helper)};
       import { createClip, HumanBodyBones as H } from ${JSON.stringify(`${src}/core`)};
-      import { FootPinner, legBones, segmentWeights } from ${JSON.stringify(`${src}/cleanup`)};
+      import { FootPinner, legBones, segmentWeights, ToePivot } from ${JSON.stringify(`${src}/cleanup`)};
       import { LegDLS } from ${JSON.stringify(`${src}/ik`)};
       const s = makeHumanoid();
       const F = 60;
@@ -452,17 +452,27 @@ describe('cleanup per-frame step', () => {
       const n = s.boneCount;
       for (let f = 0; f < F; f++) clip.translations[3 * (f * n + s.humanoid[H.Hips]) + 2] = 0.02 * f;
       const out = { ...clip, rotations: clip.rotations.slice(), translations: clip.translations.slice() };
-      const leg = (foot) => {
+      // per run: anchor xyz, height, ground, lift, point (0 ankle, 1 toe); the right toe's anchor 25 cm
+      // behind the start so the leg runs out of reach and the foot pivots about the toe on later frames
+      const leg = (foot, run) => {
         const { weight, segment } = segmentWeights([{ start: 10, end: 50 }], F, 4);
-        return { bones: legBones(s, foot), weight, segment, segments: new Float64Array([0.05, 0.1, 0.6, 0.1, 0, 0]),
-          hinge: new Float64Array([1, 0, 0]), solver: new LegDLS(), limitKind: new Uint8Array(F), pinError: new Float32Array(F) };
+        return { bones: legBones(s, foot), weight, segment, segments: new Float64Array(run),
+          hinge: new Float64Array([1, 0, 0]), solver: new LegDLS(), limitKind: new Uint8Array(F), pinError: new Float32Array(F),
+          toeOffset: null, pivot: new ToePivot() };
       };
+      const left = leg('left', [0.05, 0.1, 0.6, 0.1, 0, 0, 0]);
+      const right = leg('right', [-0.1, 0.02, 0.0, 0.02, 0, 0, 1]);
       const rootWeight = new Float32Array(F).fill(1, 10, 50);
-      const pinner = new FootPinner(clip, out, [leg('left'), leg('right')], { normal: [0, 1, 0], d: 0, method: 'percentile' }, rootWeight, 0.02);
+      const pinner = new FootPinner(clip, out, [left, right], { normal: [0, 1, 0], d: 0, method: 'percentile' }, rootWeight, 0.02);
       pinner.planRootOffsets(0.003);
       let f = 10;
       result.apply = bytesPerCall(() => { pinner.apply(f); f = f === 49 ? 10 : f + 1; }, 5000);
+      let swung = 0;
+      for (let g = 10; g < 50; g++) { pinner.apply(g); if (right.pivot.report.swing > 0) swung++; }
+      result.swung = swung;
     `);
     expect(r.apply).toBeLessThan(16);
+    // the toe pivot's rotation branch ran inside the measured loop
+    expect(r.swung).toBeGreaterThan(5);
   });
 });

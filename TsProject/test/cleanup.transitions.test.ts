@@ -446,7 +446,7 @@ describe('per-frame step on ramp frames', () => {
     const r = runAllocProbe(`
       import { makeHumanoid } from ${JSON.stringify(helper)};
       import { createClip, HumanBodyBones as H } from ${JSON.stringify(`${src}/core`)};
-      import { FootPinner, legBones, segmentWeights } from ${JSON.stringify(`${src}/cleanup`)};
+      import { FootPinner, legBones, segmentWeights, ToePivot } from ${JSON.stringify(`${src}/cleanup`)};
       import { LegDLS } from ${JSON.stringify(`${src}/ik`)};
       const s = makeHumanoid();
       const F = 60;
@@ -460,8 +460,9 @@ describe('per-frame step on ramp frames', () => {
         ramp.fill(1, 6, 10);
         ramp.fill(1, 50, 54);
         const offset = new Float64Array(3 * F).fill(0.01);
-        return { bones: legBones(s, foot), weight, segment, ramp, offset, segments: new Float64Array([0.05, 0.1, 0.6, 0.1, 0, 0]),
-          hinge: new Float64Array([1, 0, 0]), solver: new LegDLS(), limitKind: new Uint8Array(F), pinError: new Float32Array(F) };
+        return { bones: legBones(s, foot), weight, segment, ramp, offset, segments: new Float64Array([0.05, 0.1, 0.6, 0.1, 0, 0, 0]),
+          hinge: new Float64Array([1, 0, 0]), solver: new LegDLS(), limitKind: new Uint8Array(F), pinError: new Float32Array(F),
+          toeOffset: null, pivot: new ToePivot() };
       };
       const pinner = new FootPinner(clip, out, [leg('left'), leg('right')], { normal: [0, 1, 0], d: 0, method: 'percentile' }, null, 0.02);
       let f = 6;

@@ -226,6 +226,25 @@ describe('LegDLS (damped least squares leg chain)', () => {
     expect(Array.from(dls.thighDelta)).toEqual([0, 0, 0, 1]);
   });
 
+  test('a near-straight source knee bent backwards (hyperextended) bends forward about the caller hinge, frame after frame', () => {
+    // a straight-ish leg whose source bend flips between +0.1 and -0.1 deg about the hinge (x) from frame
+    // to frame (a dancer's locked knee); the target asks for 1 cm less hip-ankle distance: the knee must
+    // bend, and always the same way (forward: knee toward +z), never 10 cm to one side then the other
+    const dls = new LegDLS();
+    const hinge: V = [1, 0, 0];
+    const knees: V[] = [];
+    for (const flex of [0.1, -0.1, 0.1, -0.05, 0.02, -0.1]) {
+      const l = leg([0, 1, 0], [0, -1, 0], hinge, flex / DEG, 0.45, 0.42);
+      const r = solve(dls, l, [0, l.ankle[1] + 0.01, l.ankle[2]], hinge);
+      knees.push(r.knee);
+      // bent forward: n = thigh x shin along +x
+      const n = cross(sub(r.knee, l.hip), sub(r.ankle, r.knee));
+      expect(dot(n, hinge)).toBeGreaterThan(0);
+      expect(r.report.pinError).toBeLessThan(1e-3);
+    }
+    for (let i = 1; i < knees.length; i++) expect(norm(sub(knees[i], knees[i - 1]))).toBeLessThan(0.005);
+  });
+
   test('allocates nothing per solve', () => {
     const r = runAllocProbe(`
       import { LegDLS } from ${JSON.stringify(path.resolve(__dirname, '../src/ik'))};

@@ -16,7 +16,14 @@
  * the guards, the shortened and dropped contacts, the frames where the pin was eased and those where a
  * leg joint moved far from the source; `transitions` gives the blend and speed settings at the take's
  * rate and the largest step of a leg joint beyond the source's (items 3 and 6); segments' `level` and
- * the take's `ground` give the ground levels (item 4).
+ * the take's `ground` give the ground levels (item 4). Per foot also `heel` and `toe` (the two contact
+ * channels: probability, contact, segments with the anchor of that point, review, short) and `pin` (the
+ * point pinned per frame: 0 none, 1 heel = ankle, 2 toe); per leg `toePoint` ('joint' or 'virtual') and
+ * `toeOffset` (the virtual toe in the foot bone's frame, metres, or null) (items 1-2). The version-1
+ * per-foot fields keep their meaning and are the union of heel and toe: `probability` is the foot's
+ * (= max of heel and toe), `contact` and `segments` the stances (frames where either point is pinned),
+ * each segment's `anchor` the ankle's anchor of its first heel run (the ankle's median on a toe-only
+ * stance).
  */
 import {
   type CleanupResult,
@@ -31,6 +38,7 @@ import {
   type LimitRange,
   legBones,
   legTracks,
+  type PointChannel,
   type ReviewReason,
   type TransitionStats,
 } from '../cleanup';
@@ -63,6 +71,18 @@ export interface CleanupSegmentJson {
   level: number;
 }
 
+/** One contact channel (heel or toe) of a foot (version 2). */
+export interface CleanupPointJson {
+  /** Contact probability of the point per frame, rounded to 1e-4. */
+  probability: number[];
+  /** 1 on frames inside one of the channel's segments, else 0. */
+  contact: number[];
+  /** The channel's segments, end exclusive, with the point's anchor and the frames it was the one pinned. */
+  segments: { start: number; end: number; anchor: [number, number, number]; pinnedFrames: number }[];
+  review: { start: number; end: number }[];
+  short: { start: number; end: number }[];
+}
+
 export interface CleanupFootJson {
   /** Contact probability per frame, rounded to 1e-4. */
   probability: number[];
@@ -73,6 +93,12 @@ export interface CleanupFootJson {
   review: CleanupReviewJson[];
   /** Contact pieces too short to pin (under 5 frames at 60 fps, scaled): detected, not fixed. */
   short: { start: number; end: number }[];
+  /** Version 2: the heel (ankle joint) channel. */
+  heel: CleanupPointJson;
+  /** Version 2: the toe (toe joint or virtual toe) channel. */
+  toe: CleanupPointJson;
+  /** Version 2: the pinned point per frame: 0 none, 1 heel (ankle), 2 toe. */
+  pin: number[];
 }
 
 export interface CleanupFile {
@@ -98,7 +124,19 @@ export interface CleanupFile {
    */
   unitScale?: number;
   /** Names of the leg bones per foot (skeleton names as in the file); `toes` null when the rig has none. */
-  legs: Record<FootName, { upperLeg: string; lowerLeg: string; foot: string; toes: string | null }>;
+  legs: Record<
+    FootName,
+    {
+      upperLeg: string;
+      lowerLeg: string;
+      foot: string;
+      toes: string | null;
+      /** Version 2: the toe point pinned: the toe joint, or a virtual toe (src/cleanup/toePoint.ts). */
+      toePoint: 'joint' | 'virtual';
+      /** Version 2: the virtual toe's offset in the foot bone's frame, metres (null with a toe joint). */
+      toeOffset: [number, number, number] | null;
+    }
+  >;
   floor: FloorEstimate & { height: number };
   feet: Record<FootName, CleanupFootJson>;
   /** Ranges of both feet left for a person, sorted by start, each with its reason. */
@@ -166,6 +204,21 @@ export function changedFrames(a: Clip, b: Clip): Uint8Array {
   return out;
 }
 
+function pointJson(c: PointChannel): CleanupPointJson {
+  return {
+    probability: Array.from(c.probability, (p) => r(p, 4)),
+    contact: Array.from(c.contact),
+    segments: c.segments.map((s) => ({
+      start: s.start,
+      end: s.end,
+      anchor: [r(s.anchor[0], 6), r(s.anchor[1], 6), r(s.anchor[2], 6)],
+      pinnedFrames: s.pinnedFrames,
+    })),
+    review: c.review.map((x) => ({ start: x.start, end: x.end })),
+    short: c.short.map((x) => ({ start: x.start, end: x.end })),
+  };
+}
+
 /** Build the cleanup.json data of one run. */
 export function buildCleanupFile(args: {
   input: string;
@@ -186,11 +239,14 @@ export function buildCleanupFile(args: {
   for (const foot of FEET) {
     const b = legBones(source.skeleton, foot);
     const name = (i: number) => source.skeleton.names[i];
+    const off = result.feet[foot].toeOffset;
     legs[foot] = {
       upperLeg: name(b.upper),
       lowerLeg: name(b.lower),
       foot: name(b.end),
       toes: b.toe >= 0 ? name(b.toe) : null,
+      toePoint: result.feet[foot].toePoint,
+      toeOffset: off ? [r(off[0], 6), r(off[1], 6), r(off[2], 6)] : null,
     };
   }
   for (const foot of FEET) {
@@ -209,6 +265,9 @@ export function buildCleanupFile(args: {
       })),
       review: c.review.map((x) => ({ start: x.start, end: x.end, reason: x.reason, detail: x.detail })),
       short: c.short.map((x) => ({ start: x.start, end: x.end })),
+      heel: pointJson(c.heel),
+      toe: pointJson(c.toe),
+      pin: Array.from(c.pin),
     };
   }
   const changed = changedFrames(source, result.clip);

@@ -29,6 +29,21 @@
  * feet are not touched at all (their local rotations and translations stay bit-equal to the input).
  * Frames where a leg joint ends farther than `reviewJointShift` from the source are listed for review.
  *
+ * Heel and toe (issue 20, items 1-2): with `points` (heel and toe contact probabilities per foot) the
+ * pinned point follows the contact (./channels.ts, ./pins.ts): the ankle while the heel is down (heel
+ * strike, flat foot: the target above), the toe while only the toe is (heel-off, tiptoe, a kick's
+ * support: ./toePivot.ts pins the toe on its anchor, the ankle follows the source's foot and rotates
+ * about the toe only when the leg cannot reach; the heel is never pulled down). The weight ramps run at
+ * the ends of each stance (the union of heel and toe contact); inside it the anchors are chained so
+ * the switch from heel to toe steps nothing. The toe's target height is the source toe's minus the
+ * stance's lift, raised like the ankle's when the foot's lowest point would go under the ground. A rig
+ * without toe joints pins a virtual toe (./toePoint.ts). Without `points` the ankle is pinned on every
+ * contact frame, as before. The stances are what the guards cut and the transitions plan (their ramps,
+ * bridges and speed limit are planned on the stances' ankle corrections); every frame with a weight is
+ * driven by the pin run over it or, on a ramp or a cut frame, the nearest run, and on ramp and bridge
+ * frames the carried offset is applied to that run's point (target = the source ankle, or the source
+ * toe point on a toe run, + the offset; ./pinner.ts).
+ *
  * Root correction (point 8): off by default. When on, and only on frames where BOTH feet are in contact
  * (inside a segment each: double support, not the blend ramps around it), the hips move horizontally by
  * the mean horizontal anchor error of the two ankles, capped to `rootMaxOffset` (metres at a 0.9 m leg,
@@ -43,25 +58,20 @@
  * Engine-free. Allocation: set-up and report work allocate; the per-frame loop allocates nothing
  * (scratch arrays owned by this call and by the solvers).
  */
-import {
-  type Clip,
-  forwardKinematics,
-  HumanBodyBones as H,
-  qcopy,
-  qmul,
-  qmulByConj,
-  qmulConj,
-  vrotate,
-  vrotateConj,
-} from '../core';
+import type { Clip } from '../core';
 import { LegDLS } from '../ik/dls';
 import { type SegmentAnchor, segmentAnchor } from './anchors';
+import { type FootChannels, footChannels, type PointChannel } from './channels';
 import { checkFloor } from './floor';
 import { footGround, type GroundModel } from './ground';
 import { jointShiftRanges, splitTravellingSegments } from './guards';
 import { type FootIkStats, hingeAxisLocal, ikStats, type LimitRange, limitRanges } from './legStats';
 import { DEFAULT_THRESHOLDS, type FootMetrics, footMetrics, type MetricThresholds } from './metrics';
-import { contactSegments, type SegmentOptions, smoothstep } from './segments';
+import { FootPinner, type PinLeg, SEG_STRIDE } from './pinner';
+import type { FootPinPlan, PinRun } from './pins';
+import { type SegmentOptions, type SegmentResult, smoothstep } from './segments';
+import { ToePivot } from './toePivot';
+import { toePointTrack, virtualToeOffsets } from './toePoint';
 import { type LegBones, type LegTrack, legBones, legTracks, restLegLength } from './tracks';
 import {
   DEFAULT_BLEND_SECONDS,
@@ -150,6 +160,12 @@ export interface CleanupInput {
   clip: Clip;
   /** Contact probability per frame per foot, in [0, 1], length = frame count. */
   probabilities: { left: ArrayLike<number>; right: ArrayLike<number> };
+  /**
+   * Heel (ankle joint) and toe (toe point) contact probability per frame per foot, in [0, 1], length =
+   * frame count (src/contact `heelToeProbabilities`). Optional: without it the ankle is pinned on every
+   * contact frame of `probabilities` (before issue 20).
+   */
+  points?: Record<FootName, { heel: ArrayLike<number>; toe: ArrayLike<number> }>;
   /** The floor in the clip's world frame (its normal is "up"). */
   floor: FloorEstimate;
 }
@@ -167,6 +183,17 @@ export interface FootCleanup {
   short: FrameRange[];
   /** Correction weight per frame (transitions.ts `planTransitions`, eased by `limitJointSteps`). */
   weight: Float32Array;
+  /** The heel channel (the foot's own probability when no `points` were given). */
+  heel: PointChannel;
+  /** The toe channel (all 0 when no `points` were given). */
+  toe: PointChannel;
+  /** Pinned point per frame: 0 none, 1 the heel (ankle), 2 the toe (pins.ts). */
+  pin: Uint8Array;
+  /** The pin runs (pins.ts): which point, its anchor and where it came from. */
+  runs: PinRun[];
+  /** The toe point pinned: the rig's toe joint, or a virtual toe at `toeOffset` in the foot bone's frame (toePoint.ts). */
+  toePoint: 'joint' | 'virtual';
+  toeOffset: [number, number, number] | null;
 }
 
 /** The transitions' settings at this take's rate and leg, and what the joint-step check found. */
@@ -216,15 +243,6 @@ export type { FootIkStats, JointRotationStats, LimitRange } from './legStats';
 
 const FEET: readonly FootName[] = ['left', 'right'];
 
-// scratch quaternion slots (offsets into q)
-const DH = 0; // thigh delta, weighted
-const DK = 4; // knee delta (shin delta * inverse thigh delta), weighted
-const SD = 8; // shin delta, weighted
-const T0 = 12;
-const T1 = 16;
-const WGT = 20; // weight
-const QLEN = 24;
-
 /**
  * Clean one clip (see the module doc).
  * @throws CleanupError on a clip of fewer than 2 frames, probability arrays of the wrong length or with
@@ -247,7 +265,32 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
 
   const before = legTracks(clip, bones);
   const feet = {} as Record<FootName, FootCleanup>;
-  const { found, jumps } = findContacts(input, options, before, floor, set);
+  const toeBefore = {} as Record<FootName, Float64Array | null>;
+  const toeOffset = input.points
+    ? virtualToeOffsets(clip, bones, legLength, floor.normal)
+    : { left: null, right: null };
+  const channels = {} as Record<FootName, FootChannels>;
+  for (const foot of FEET) {
+    const pts = input.points?.[foot];
+    const toePoint = !pts ? null : (before[foot].toe ?? toePointTrack(clip, bones[foot], toeOffset[foot]));
+    toeBefore[foot] = toePoint;
+    channels[foot] = footChannels(
+      foot,
+      input.probabilities[foot],
+      pts,
+      before[foot],
+      toePoint,
+      F,
+      clip.frameTime,
+      floor,
+      stepTolerance,
+      options,
+    );
+  }
+  // the guards and the transitions see the pinned point (ankle or toe) in the stance anchor's frame
+  const pinned = {} as Record<FootName, LegTrack>;
+  for (const foot of FEET) pinned[foot] = pinnedTrack(before[foot], toeBefore[foot], channels[foot].plan);
+  const { found, jumps } = findContacts(channels, before, pinned, floor, set);
   const {
     plans,
     ground,
@@ -259,7 +302,7 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     { left: found.left.guarded.segments, right: found.right.guarded.segments },
     (foot, segments) =>
       planTransitions({
-        track: before[foot],
+        track: pinned[foot],
         segments,
         floor,
         jump: jumps[foot],
@@ -270,7 +313,16 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
       }),
   );
   for (const foot of FEET)
-    feet[foot] = footCleanup(input.probabilities[foot], found[foot], plans[foot], planReview[foot], options);
+    feet[foot] = footCleanup(
+      input.probabilities[foot],
+      found[foot],
+      channels[foot],
+      plans[foot],
+      planReview[foot],
+      toeOffset[foot],
+      bones[foot].toe >= 0,
+      options,
+    );
 
   const out: Clip = {
     name: clip.name,
@@ -281,7 +333,16 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
     translations: clip.translations.slice(),
   };
   const legs = FEET.map((foot) =>
-    pinLeg(clip, bones[foot], before[foot], feet[foot], plans[foot], options.stretchMargin),
+    pinLeg(
+      clip,
+      bones[foot],
+      before[foot],
+      feet[foot],
+      plans[foot],
+      !!input.points,
+      toeOffset[foot],
+      options.stretchMargin,
+    ),
   ) as [PinLeg, PinLeg];
   const rootWeight = options.rootCorrection
     ? doubleSupportWeights(feet.left.contact, feet.right.contact, Math.ceil((1.5 * rootCap) / rootStep))
@@ -304,8 +365,14 @@ export function cleanupClip(input: CleanupInput, options: CleanupOptions = {}): 
   for (const foot of FEET) {
     const c = feet[foot].contact;
     const fg = footGround(ground, foot, feet[foot].segments, F);
-    metricsBefore[foot] = footMetrics(before[foot], c, floor, clip.frameTime, scale, thresholds, fg);
-    metricsAfter[foot] = footMetrics(after[foot], c, floor, clip.frameTime, scale, thresholds, fg);
+    const tb = toeBefore[foot];
+    const ta = tb && (after[foot].toe ?? toePointTrack(out, bones[foot], toeOffset[foot]));
+    const pin = feet[foot].pin;
+    const { frameTime } = clip;
+    const toeB = tb ? { pin, toe: tb } : undefined;
+    const toeA = ta ? { pin, toe: ta } : undefined;
+    metricsBefore[foot] = footMetrics(before[foot], c, floor, frameTime, scale, thresholds, fg, toeB);
+    metricsAfter[foot] = footMetrics(after[foot], c, floor, frameTime, scale, thresholds, fg, toeA);
     const w = feet[foot].weight;
     ik[foot] = ikStats(clip, out, bones[foot], before[foot], after[foot], w, popMargin, jumps[foot]);
     limits.push(...limitRanges(foot, limitKind[foot], pinError[foot]));
@@ -374,68 +441,85 @@ function settingsAt(options: CleanupOptions, scale: number, frameTime: number) {
 }
 
 /**
- * Per foot: the contact segments of its probabilities (segments.ts), cut by the travel guard
- * (guards.ts), and the frames where the source ankle jumps.
- * @throws CleanupError naming the foot for probabilities of the wrong length or out of range.
+ * Per foot: the stances of its contact channels (./channels.ts: the union of heel and toe, or the foot's
+ * own contacts without them), cut by the travel guard (guards.ts), and the frames where the source
+ * ankle jumps.
  */
 function findContacts(
-  input: CleanupInput,
-  options: CleanupOptions,
+  channels: Record<FootName, FootChannels>,
   before: Record<FootName, LegTrack>,
+  pinned: Record<FootName, LegTrack>,
   floor: FloorEstimate,
   set: ReturnType<typeof settingsAt>,
 ): {
-  found: Record<FootName, { seg: ReturnType<typeof contactSegments>; guarded: Guarded }>;
+  found: Record<FootName, { seg: SegmentResult; guarded: Guarded }>;
   jumps: Record<FootName, Uint8Array>;
 } {
-  const { clip } = input;
-  const F = clip.frameCount;
   const jumps = {} as Record<FootName, Uint8Array>;
-  const found = {} as Record<FootName, { seg: ReturnType<typeof contactSegments>; guarded: Guarded }>;
+  const found = {} as Record<FootName, { seg: SegmentResult; guarded: Guarded }>;
   for (const foot of FEET) {
-    const p = input.probabilities[foot];
-    if (!p || p.length !== F)
-      throw new CleanupError(
-        `probabilities.${foot}: length ${p?.length} does not match the clip's ${F} frames`,
-      );
-    let seg: ReturnType<typeof contactSegments>;
-    try {
-      seg = contactSegments(p, clip.frameTime, options);
-    } catch (e) {
-      throw new CleanupError(`probabilities.${foot}: ${(e as Error).message}`);
-    }
-    const tr = before[foot];
-    const guarded = splitTravellingSegments(tr, seg.segments, floor, set.maxTravel, seg.minFrames, (r) =>
-      segmentAnchor(tr, r, floor, set.stepTolerance),
+    const seg = channels[foot].foot;
+    const tr = pinned[foot];
+    const stances = channels[foot].plan.stances;
+    // a stance the guard leaves whole keeps its anchor (its first heel run's); a piece is anchored again
+    const guarded = splitTravellingSegments(
+      tr,
+      stances,
+      floor,
+      set.maxTravel,
+      seg.minFrames,
+      (r) =>
+        stances.find((s) => s.start === r.start && s.end === r.end) ??
+        segmentAnchor(tr, r, floor, set.stepTolerance),
     );
-    jumps[foot] = jumpFrames(tr.ankle, set.maxStep);
+    jumps[foot] = jumpFrames(before[foot].ankle, set.maxStep);
     found[foot] = { seg, guarded };
   }
   return { found, jumps };
 }
 
-/** One leg's inputs to {@link FootPinner}: its segments' data, weights, ramps, hinge and solver. */
+/**
+ * One leg's inputs to {@link FootPinner}: its rows, weights, ramps, hinge and solver. With heel and toe
+ * channels the rows are the pin runs (pins.ts), each standing on the ground of the kept contact it lies
+ * in, and every frame with a weight uses the run over it or, on a ramp or where a contact was cut, the
+ * nearest run; without them the rows are the contact segments (the ankle pinned, as before issue 20).
+ */
 function pinLeg(
   clip: Clip,
   bones: LegBones,
   before: LegTrack,
   foot: FootCleanup,
   plan: TransitionPlan,
+  points: boolean,
+  toeOffset: Float64Array | null,
   stretchMargin: number | undefined,
 ): PinLeg {
   const F = clip.frameCount;
-  const segs = foot.segments;
-  const data = new Float64Array(SEG_STRIDE * segs.length);
-  segs.forEach((s, i) => {
+  const segment = plan.segment.slice();
+  let rows: { anchor: ArrayLike<number>; height: number; ground: number; lift: number; toe: boolean }[];
+  if (!points) {
+    rows = plan.segments.map((s) => ({ ...s, height: s.ankleHeight, toe: false }));
+  } else {
+    const kept = plan.segments;
+    rows = foot.runs.map((r) => {
+      const k = kept.find((s) => s.start < r.end && r.start < s.end);
+      return { ...r, ground: k ? k.ground : r.ground, toe: r.point === 'toe' };
+    });
+    const near = nearestRun(foot.runs, F);
+    for (let f = 0; f < F; f++) if (segment[f] >= 0) segment[f] = near[f];
+  }
+  const data = new Float64Array(SEG_STRIDE * rows.length);
+  rows.forEach((s, i) => {
     data.set(s.anchor, SEG_STRIDE * i);
-    data[SEG_STRIDE * i + 3] = s.ankleHeight;
+    data[SEG_STRIDE * i + 3] = s.height;
     data[SEG_STRIDE * i + 4] = s.ground;
     data[SEG_STRIDE * i + 5] = s.lift;
+    data[SEG_STRIDE * i + 6] = s.toe ? 1 : 0;
   });
   return {
     bones,
     weight: foot.weight,
-    segment: plan.segment,
+    segment,
     ramp: plan.ramp,
     offset: plan.offset,
     segments: data,
@@ -443,6 +527,8 @@ function pinLeg(
     solver: new LegDLS({ stretchMargin }),
     limitKind: new Uint8Array(F),
     pinError: new Float32Array(F),
+    toeOffset,
+    pivot: new ToePivot(),
   };
 }
 
@@ -492,18 +578,25 @@ function checkSteps(
   return steps;
 }
 
-/** One foot's {@link FootCleanup} before the frames are cleaned: contacts, segments, weights, review. */
+/**
+ * One foot's {@link FootCleanup} before the frames are cleaned: contacts, segments, weights, review, and
+ * its heel and toe channels with the point pinned per frame (0 outside the contacts kept).
+ */
 function footCleanup(
   probability: ArrayLike<number>,
-  found: { seg: ReturnType<typeof contactSegments>; guarded: Guarded },
+  found: { seg: SegmentResult; guarded: Guarded },
+  ch: FootChannels,
   plan: TransitionPlan,
   planReview: ReviewRange[],
+  toeOffset: Float64Array | null,
+  toeJoint: boolean,
   options: CleanupOptions,
 ): FootCleanup {
   const { seg, guarded } = found;
   const band = options.reviewBand ?? [0.45, 0.65];
   const contact = new Uint8Array(probability.length);
   for (const s of plan.segments) contact.fill(1, s.start, s.end);
+  const pin = ch.plan.pin.map((p, f) => (contact[f] ? p : 0));
   return {
     probability: Float32Array.from(probability),
     contact,
@@ -519,39 +612,58 @@ function footCleanup(
     ],
     short: seg.short,
     weight: plan.weight,
+    heel: ch.heel,
+    toe: ch.toe,
+    pin,
+    runs: ch.plan.runs,
+    toePoint: toeJoint ? 'joint' : 'virtual',
+    toeOffset: toeOffset ? [toeOffset[0], toeOffset[1], toeOffset[2]] : null,
   };
 }
 
-type Guarded = ReturnType<typeof splitTravellingSegments>;
-
-/** Per-segment data in {@link PinLeg.segments}: anchor xyz, ankleHeight, ground, lift. */
-const SEG_STRIDE = 6;
-
-/** One leg's per-frame inputs and outputs for {@link FootPinner} (all arrays owned, set up once). */
-export interface PinLeg {
-  bones: LegBones;
-  /** Correction weight per frame. */
-  weight: Float32Array;
-  /** Segment index per frame (-1 where the weight is 0). */
-  segment: Int32Array;
-  /**
-   * Per frame, 1 on ramp and bridge frames (transitions.ts): their target is the source ankle plus
-   * `offset`, not the segment's anchor. Absent: every frame with a weight uses its segment's anchor.
-   */
-  ramp?: Uint8Array;
-  /** World offset of the ankle's target on ramp frames, metres, 3 per frame. */
-  offset?: Float64Array;
-  /** `Float64Array(6 * segments)`: anchor x, y, z, ankle height, ground, lift per segment. */
-  segments: Float64Array;
-
-  /** The knee's bend axis in the thigh's frame (used when a source leg is straight). */
-  hinge: Float64Array;
-  solver: LegDLS;
-  /** Per frame: 0, 1 = out of reach (the foot left the pin), 2 = knee on a limit. */
-  limitKind: Uint8Array;
-  /** Per frame: distance of the full-weight solved ankle from its target, metres. */
-  pinError: Float32Array;
+/** Per frame, the pin run over it, else the nearest one (the earlier on a tie), -1 without runs. */
+function nearestRun(runs: readonly PinRun[], F: number): Int32Array {
+  const runAt = new Int32Array(F).fill(-1);
+  runs.forEach((r, i) => {
+    runAt.fill(i, r.start, r.end);
+  });
+  const prev = new Int32Array(F).fill(-1);
+  const next = new Int32Array(F).fill(-1);
+  for (let f = 0; f < F; f++) prev[f] = runAt[f] >= 0 ? runAt[f] : f > 0 ? prev[f - 1] : -1;
+  for (let f = F - 1; f >= 0; f--) next[f] = runAt[f] >= 0 ? runAt[f] : f + 1 < F ? next[f + 1] : -1;
+  const out = new Int32Array(F);
+  for (let f = 0; f < F; f++) {
+    const p = prev[f];
+    const n = next[f];
+    out[f] = p < 0 || (n >= 0 && runs[n].start - f < f - (runs[p].end - 1)) ? n : p;
+  }
+  return out;
 }
+
+/**
+ * The pinned point's source track in its stance anchor's frame, for the guards and the transitions: per
+ * frame, with its pin run r (the nearest, {@link nearestRun}) of stance S, the source point p (ankle on
+ * a heel run, toe point on a toe run) shifted by `S.anchor - r.anchor`, so that `S.anchor - P` is the
+ * pinned point's own correction `r.anchor - p` (its height rule is the same: minus the lift). Without a
+ * toe point (no heel and toe channels) the source track itself.
+ */
+function pinnedTrack(track: LegTrack, toePoint: Float64Array | null, plan: FootPinPlan): LegTrack {
+  if (!toePoint) return track;
+  const F = track.ankle.length / 3;
+  const near = nearestRun(plan.runs, F);
+  const P = Float64Array.from(track.ankle);
+  for (let f = 0; f < F; f++) {
+    const i = near[f];
+    if (i < 0) continue;
+    const r = plan.runs[i];
+    const S = plan.stances[r.stance];
+    const p = r.point === 'toe' ? toePoint : track.ankle;
+    for (let k = 0; k < 3; k++) P[3 * f + k] = p[3 * f + k] + S.anchor[k] - r.anchor[k];
+  }
+  return { ...track, ankle: P };
+}
+
+type Guarded = ReturnType<typeof splitTravellingSegments>;
 
 /**
  * The root correction's weight per frame: 0 outside double support (frames where both `left` and `right`
@@ -576,219 +688,4 @@ export function doubleSupportWeights(left: Uint8Array, right: Uint8Array, ramp: 
       w[g] = smoothstep(Math.min(1, (g - a + 1) / (ramp + 1), (b - g) / (ramp + 1)));
   }
   return w;
-}
-
-/**
- * The per-frame step of {@link cleanupClip}: reads frame f of the source clip, applies the optional root
- * correction and both legs' weighted DLS correction, and writes the changed local values into the
- * output clip. Allocates nothing per call (all scratch is owned here and by the solvers).
- */
-export class FootPinner {
-  /** `[frames with a root offset, largest offset (metres)]`. */
-  readonly rootStats = new Float64Array(2);
-  private readonly rot: Float64Array;
-  private readonly pos: Float64Array;
-  private readonly wr: Float64Array;
-  private readonly wp: Float64Array;
-  private readonly q = new Float64Array(QLEN);
-  private readonly target = new Float64Array(3);
-  private readonly axis = new Float64Array(3);
-  private readonly vec = new Float64Array(3);
-  private readonly nrm: Float64Array;
-  private readonly hips: number;
-
-  constructor(
-    private readonly src: Clip,
-    private readonly out: Clip,
-    private readonly legs: readonly [PinLeg, PinLeg],
-    private readonly floor: FloorEstimate,
-    /** Per frame, the root correction's weight (0 outside double support), or null: no root correction. */
-    private readonly rootWeight: Float32Array | null,
-    private readonly rootCap: number,
-  ) {
-    const n = src.skeleton.boneCount;
-    this.rot = new Float64Array(4 * n);
-    this.pos = new Float64Array(3 * n);
-    this.wr = new Float64Array(4 * n);
-    this.wp = new Float64Array(3 * n);
-    this.nrm = Float64Array.from(floor.normal);
-    this.hips = Math.max(src.skeleton.humanoid[H.Hips], 0);
-  }
-
-  /**
-   * Plan the root correction of every frame (before the frames are cleaned): per frame with a root weight,
-   * the mean horizontal error of both source ankles toward their anchors, capped at `rootCap` and scaled by
-   * the weight (the fade in and out of each double support); then the offset's change from frame to frame
-   * is limited to `maxStep` per axis of the world, by one pass forward and one backward (each frame is
-   * clamped to within `maxStep` of its neighbour already placed, and the runs start and end at 0), so the
-   * hips follow the source's error without jitter and never snap. Set-up code: allocates `3 * frames` doubles.
-   */
-  planRootOffsets(maxStep: number): void {
-    const w = this.rootWeight;
-    if (!w) return;
-    const F = this.src.frameCount;
-    const n = this.src.skeleton.boneCount;
-    const { rot, pos, wr, wp, vec, nrm } = this;
-    const off = new Float64Array(3 * F);
-    for (let f = 0; f < F; f++) {
-      if (!(w[f] > 0)) continue;
-      const ro = 4 * f * n;
-      const to = 3 * f * n;
-      for (let k = 0; k < 4 * n; k++) rot[k] = this.src.rotations[ro + k];
-      for (let k = 0; k < 3 * n; k++) pos[k] = this.src.translations[to + k];
-      forwardKinematics(this.src.skeleton, rot, pos, wr, wp);
-      vec[0] = vec[1] = vec[2] = 0;
-      for (let side = 0; side < 2; side++) {
-        const leg = this.legs[side];
-        const a = SEG_STRIDE * leg.segment[f];
-        const e = 3 * leg.bones.end;
-        for (let k = 0; k < 3; k++) vec[k] += 0.5 * (leg.segments[a + k] - wp[e + k]);
-      }
-      const v = vec[0] * nrm[0] + vec[1] * nrm[1] + vec[2] * nrm[2];
-      for (let k = 0; k < 3; k++) vec[k] -= v * nrm[k];
-      const raw = Math.sqrt(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
-      const s = (raw > this.rootCap ? this.rootCap / raw : 1) * w[f];
-      for (let k = 0; k < 3; k++) off[3 * f + k] = vec[k] * s;
-    }
-    const clamp = (x: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, x));
-    for (let k = 0; k < 3; k++) {
-      for (let f = 0; f < F; f++) {
-        const prev = f > 0 ? off[3 * (f - 1) + k] : 0;
-        off[3 * f + k] = w[f] > 0 ? clamp(off[3 * f + k], prev - maxStep, prev + maxStep) : 0;
-      }
-      for (let f = F - 1; f >= 0; f--) {
-        const next = f + 1 < F ? off[3 * (f + 1) + k] : 0;
-        off[3 * f + k] = w[f] > 0 ? clamp(off[3 * f + k], next - maxStep, next + maxStep) : 0;
-      }
-    }
-    this.rootOffset = off;
-  }
-
-  /** Per frame, the planned hips offset (world metres, 3 per frame), or null without root correction. */
-  private rootOffset: Float64Array | null = null;
-
-  /** Clean frame f (nothing happens where both weights are 0). */
-  apply(f: number): void {
-    const { src, out, rot, pos, wr, wp, q, target, axis, vec, nrm } = this;
-    const skel = src.skeleton;
-    const n = skel.boneCount;
-    const wL = this.legs[0].weight[f];
-    const wR = this.legs[1].weight[f];
-    if (wL === 0 && wR === 0) return;
-    const ro = 4 * f * n;
-    const to = 3 * f * n;
-    for (let k = 0; k < 4 * n; k++) rot[k] = src.rotations[ro + k];
-    for (let k = 0; k < 3 * n; k++) pos[k] = src.translations[to + k];
-    forwardKinematics(skel, rot, pos, wr, wp);
-    const fd = this.floor.d;
-
-    const ro3 = this.rootOffset;
-    if (ro3 && (ro3[3 * f] !== 0 || ro3[3 * f + 1] !== 0 || ro3[3 * f + 2] !== 0)) {
-      // the hips' offset planned by planRootOffsets (world, horizontal, capped, rate-limited)
-      for (let k = 0; k < 3; k++) vec[k] = ro3[3 * f + k];
-      const len = Math.sqrt(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
-      const hips = this.hips;
-      const hp = skel.parents[hips];
-      if (hp >= 0) vrotateConj(vec, 0, wr, 4 * hp, vec, 0);
-      for (let k = 0; k < 3; k++) pos[3 * hips + k] += vec[k];
-      for (let k = 0; k < 3; k++) out.translations[to + 3 * hips + k] = pos[3 * hips + k];
-      forwardKinematics(skel, rot, pos, wr, wp);
-      this.rootStats[0]++;
-      if (len > this.rootStats[1]) this.rootStats[1] = len;
-    }
-
-    for (let side = 0; side < 2; side++) {
-      const leg = this.legs[side];
-      const w = side === 0 ? wL : wR;
-      if (w === 0) continue;
-      const b = leg.bones;
-      const sd = leg.segments;
-      const so = SEG_STRIDE * leg.segment[f];
-      const e3 = 3 * b.end;
-      if (leg.ramp !== undefined && leg.offset !== undefined && leg.ramp[f] === 1) {
-        // ramp or bridge: the contact edge's correction carried on the source (transitions.ts)
-        for (let k = 0; k < 3; k++) target[k] = wp[e3 + k] + leg.offset[3 * f + k];
-      } else {
-        // target: anchor horizontally; source height minus the segment's lift, kept on its ground level
-        const lift = sd[so + 5];
-        const ground = sd[so + 4];
-        let h = nrm[0] * wp[e3] + nrm[1] * wp[e3 + 1] + nrm[2] * wp[e3 + 2] + fd - lift;
-        let low = h;
-        if (b.toe >= 0) {
-          const t3 = 3 * b.toe;
-          const ht = nrm[0] * wp[t3] + nrm[1] * wp[t3 + 1] + nrm[2] * wp[t3 + 2] + fd - lift;
-          if (ht < low) low = ht;
-        }
-        if (low < ground) h += ground - low;
-        const dh = h - sd[so + 3];
-        for (let k = 0; k < 3; k++) target[k] = sd[so + k] + nrm[k] * dh;
-      }
-      vrotate(axis, 0, wr, 4 * b.upper, leg.hinge, 0);
-      const dls = leg.solver;
-      dls.solve(wp, 3 * b.upper, wp, 3 * b.lower, wp, e3, target, 0, axis, 0);
-      const r = dls.report;
-      if (r.outOfReach) leg.limitKind[f] = 1;
-      else if (r.kneeAtLimit) leg.limitKind[f] = 2;
-      leg.pinError[f] = r.pinError;
-      // weighted deltas: DH = slerp(I, thigh, w), DK = slerp(I, shin * thigh^-1, w), SD = DK * DH
-      q[WGT] = w;
-      qcopy(q, DH, dls.thighDelta, 0);
-      powUnit(q, DH, WGT);
-      qmulByConj(q, DK, dls.shinDelta, 0, dls.thighDelta, 0);
-      powUnit(q, DK, WGT);
-      qmul(q, SD, q, DK, q, DH);
-      // thigh local = parentWorld^-1 * DH * thighWorld
-      const u4 = 4 * b.upper;
-      qmul(q, T0, q, DH, wr, u4);
-      const pu = skel.parents[b.upper];
-      if (pu >= 0) qmulConj(rot, u4, wr, 4 * pu, q, T0);
-      else qcopy(rot, u4, q, T0);
-      // shin local = (DH * parentWorld)^-1 * SD * shinWorld
-      const l4 = 4 * b.lower;
-      qmul(q, T0, q, DH, wr, 4 * skel.parents[b.lower]);
-      qmul(q, T1, q, SD, wr, l4);
-      qmulConj(rot, l4, q, T0, q, T1);
-      // foot local = (SD * parentWorld)^-1 * footWorld (the source world rotation is kept)
-      const f4 = 4 * b.end;
-      qmul(q, T0, q, SD, wr, 4 * skel.parents[b.end]);
-      qmulConj(rot, f4, q, T0, wr, f4);
-      for (let k = 0; k < 4; k++) {
-        out.rotations[ro + u4 + k] = rot[u4 + k];
-        out.rotations[ro + l4 + k] = rot[l4 + k];
-        out.rotations[ro + f4 + k] = rot[f4 + k];
-      }
-    }
-  }
-}
-
-/**
- * q[o] := slerp(identity, q[o], q[wo]) for a unit quaternion (shortest path; the weight is read from
- * the array so no double is passed to the call).
- */
-function powUnit(q: Float64Array, o: number, wo: number): void {
-  let x = q[o];
-  let y = q[o + 1];
-  let z = q[o + 2];
-  let w = q[o + 3];
-  if (w < 0) {
-    x = -x;
-    y = -y;
-    z = -z;
-    w = -w;
-  }
-  const t = q[wo];
-  const s = Math.sqrt(x * x + y * y + z * z);
-  if (s < 1e-12 || t === 1) {
-    q[o] = x;
-    q[o + 1] = y;
-    q[o + 2] = z;
-    q[o + 3] = w;
-    return;
-  }
-  const half = Math.atan2(s, w) * t;
-  const k = Math.sin(half) / s;
-  q[o] = x * k;
-  q[o + 1] = y * k;
-  q[o + 2] = z * k;
-  q[o + 3] = Math.cos(half);
 }

@@ -1,10 +1,12 @@
 /**
- * Foot-slide cleanup (issue 11): contact segments from per-foot contact probabilities, anchors,
+ * Foot-slide cleanup (issue 11; heel and toe pins, issue 20): contact segments from per-foot (and
+ * per heel / toe) contact probabilities, anchors, the pinned point per frame, a toe pivot,
  * damped-least-squares leg IK with smoothstep blending in time and a bound on each joint's step (issue
  * 20), guards against travelling contacts, optional capped root correction, and the metrics
  * before/after. Engine-free (no Node or DOM API). Contact probabilities come from src/contact.
  */
 export { contactHeight, type SegmentAnchor, segmentAnchor } from './anchors';
+export { type FootChannels, footChannels, type PointChannel } from './channels';
 export {
   type CleanupInput,
   type CleanupOptions,
@@ -13,10 +15,8 @@ export {
   doubleSupportWeights,
   type FootCleanup,
   type FootIkStats,
-  FootPinner,
   type JointRotationStats,
   type LimitRange,
-  type PinLeg,
   type TransitionStats,
 } from './cleanup';
 export { checkFloor, floorBasis, floorHeight, horizontalDistance, projectOnFloor } from './floor';
@@ -30,6 +30,7 @@ export {
   settleOnGround,
 } from './ground';
 export { jointShiftRanges, legJointShift, rangesOf, splitTravellingSegments } from './guards';
+export { hingeAxisLocal, ikStats, limitRanges } from './legStats';
 export {
   DEFAULT_THRESHOLDS,
   type FootMetrics,
@@ -37,6 +38,18 @@ export {
   kneeAngleDeg,
   type MetricThresholds,
 } from './metrics';
+export { FootPinner, type PinLeg, SEG_STRIDE } from './pinner';
+export {
+  type FootPinPlan,
+  PIN_HEEL,
+  PIN_NONE,
+  PIN_TOE,
+  type PinPoint,
+  type PinRun,
+  type PointSegment,
+  planFootPins,
+  runOfFrames,
+} from './pins';
 export {
   contactSegments,
   framesAtRate,
@@ -45,6 +58,15 @@ export {
   segmentWeights,
   smoothstep,
 } from './segments';
+export { ToePivot, type ToePivotOptions, type ToePivotReport } from './toePivot';
+export {
+  toePointAt,
+  toePointTrack,
+  VIRTUAL_TOE_DROP,
+  VIRTUAL_TOE_LENGTH,
+  virtualToeOffsets,
+  virtualToeTracks,
+} from './toePoint';
 export { type LegBones, type LegTrack, legBones, legTracks, restLegLength } from './tracks';
 export {
   DEFAULT_BLEND_SECONDS,

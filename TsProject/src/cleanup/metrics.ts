@@ -6,6 +6,11 @@
  *   inside contact segments (N-1 such pairs in all), m/s, of the ankle.
  * - `slideTotal`: sum of those horizontal steps, metres; `slideMaxSegment`: the largest sum within one
  *   segment.
+ * - The supporting point (issue 20): `pinnedSlide`, `pinnedSpeed`, `pinnedSlideMaxSegment` are the same
+ *   figures of the point pinned at frame t (the ankle while the heel is, the toe point while the toe
+ *   is: with a pin plan; else the ankle's figures), and `slideHeel` / `slideToe` split `pinnedSlide` by
+ *   that point. During heel-off the ankle rotates about the pinned toe, so its own slide is not the
+ *   foot's; the warnings 'speed' and 'slide' judge the supporting point.
  * - `penetrationMax`: deepest point of the foot's lowest joint (ankle or toe) below its local ground over
  *   all frames, metres (0 when never below): the ground of its contact segments, between two segments
  *   the lower of theirs (ground.ts `localContactHeight`); the global floor when no local ground is given.
@@ -51,6 +56,16 @@ export interface FootMetrics {
   meanContactSpeed: number;
   /** Metres. */
   slideTotal: number;
+  /** The supporting (pinned) point's slide in contact, metres. */
+  pinnedSlide: number;
+  /** Its mean horizontal speed over the contact pairs, m/s. */
+  pinnedSpeed: number;
+  /** Its largest slide within one segment, metres. */
+  pinnedSlideMaxSegment: number;
+  /** Metres: the part of `pinnedSlide` on frames whose pinned point is the heel (ankle). */
+  slideHeel: number;
+  /** Metres: the part on frames whose pinned point is the toe. */
+  slideToe: number;
   /** Metres. */
   slideMaxSegment: number;
   /** Metres below the local ground (>= 0). */
@@ -96,6 +111,8 @@ function hstep(floor: FloorEstimate, p: Float64Array, t: number): number {
  * @param contact per frame, non-zero = in contact (the final segments).
  * @param scale leg length / 0.9 m; thresholds are multiplied by it.
  * @param ground the foot's local ground (ground.ts `footGround`); without it, the global floor.
+ * @param pinned the pinned point per frame (1 heel, 2 toe; pins.ts) and the toe point's track
+ *   (`Float64Array(3 * frames)`); without it the ankle is measured on every contact frame.
  */
 export function footMetrics(
   track: LegTrack,
@@ -105,12 +122,17 @@ export function footMetrics(
   scale = 1,
   thresholds: MetricThresholds = DEFAULT_THRESHOLDS,
   ground: FootGround | null = null,
+  pinned?: { pin: ArrayLike<number>; toe: Float64Array },
 ): FootMetrics {
   const F = contact.length;
   let frames = 0;
   let pairs = 0;
   let slide = 0;
+  let pinnedSlide = 0;
+  let slideToe = 0;
   let seg = 0;
+  let pseg = 0;
+  let psegMax = 0;
   let segMax = 0;
   let pen = 0;
   let skate = 0;
@@ -126,11 +148,17 @@ export function footMetrics(
     prevKnee = k;
     const step = hstep(floor, track.ankle, t);
     if (contact[t] && contact[t - 1]) {
+      const onToe = pinned !== undefined && pinned.pin[t] === 2;
+      const s = onToe ? hstep(floor, pinned.toe, t) : step;
       pairs++;
       slide += step;
       seg += step;
       if (seg > segMax) segMax = seg;
-    } else seg = 0;
+      pinnedSlide += s;
+      if (onToe) slideToe += s;
+      pseg += s;
+      if (pseg > psegMax) psegMax = pseg;
+    } else seg = pseg = 0;
     // skating: the lowest joint at t, its own horizontal step
     let low = track.ankle;
     if (track.toe && floorHeightAt(floor, track.toe, t) < floorHeightAt(floor, track.ankle, t))
@@ -139,14 +167,20 @@ export function footMetrics(
     if (h < thresholds.skateHeight * scale && lowStep / frameTime > thresholds.skateSpeed * scale) skate++;
   }
   const S = pairs > 0 ? slide / pairs / frameTime : 0;
+  const PS = pairs > 0 ? pinnedSlide / pairs / frameTime : 0;
   const warnings: string[] = [];
-  if (S > thresholds.speed * scale) warnings.push('speed');
-  if (segMax > thresholds.slide * scale) warnings.push('slide');
+  if (PS > thresholds.speed * scale) warnings.push('speed');
+  if (psegMax > thresholds.slide * scale) warnings.push('slide');
   if (pen > thresholds.penetration * scale) warnings.push('penetration');
   return {
     contactFrames: frames,
     meanContactSpeed: S,
     slideTotal: slide,
+    pinnedSlide,
+    pinnedSpeed: PS,
+    pinnedSlideMaxSegment: psegMax,
+    slideHeel: pinnedSlide - slideToe,
+    slideToe,
     slideMaxSegment: segMax,
     penetrationMax: pen,
     skatingRatio: F > 1 ? skate / (F - 1) : 0,

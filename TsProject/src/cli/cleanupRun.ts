@@ -154,7 +154,7 @@ export async function cleanTake(
   let result: CleanupResult;
   try {
     result = cleanupClip(
-      { clip, probabilities: { left: est.left, right: est.right }, floor: est.floor },
+      { clip, probabilities: { left: est.left, right: est.right }, points: est.points, floor: est.floor },
       { reviewBand, rootCorrection: job.rootCorrection ?? false },
     );
   } catch (e) {
@@ -201,12 +201,18 @@ export function takeStem(input: string): string {
 
 const pct = (a: number, b: number) => (a > 0 ? `${(100 * (1 - b / a)).toFixed(0)}% less` : 'n/a');
 
+/** Frames (both feet) whose pinned point is `code` (1 heel, 2 toe). */
+const pinned = (f: CleanupFile, code: number) =>
+  f.feet.left.pin.filter((p) => p === code).length + f.feet.right.pin.filter((p) => p === code).length;
+
 /** A few lines about one cleaned take. */
 export function formatCleanupSummary(f: CleanupFile, written: string[]): string {
   const lines: string[] = [];
   lines.push(
     `cleaned '${f.clip}' (${f.frames} frames at ${f.fps.toFixed(3)} fps; contacts: ${f.model}; floor ${f.floor.method} at ${f.floor.height.toFixed(3)} m): ` +
-      `${f.feet.left.segments.length} left and ${f.feet.right.segments.length} right contact segments, ${f.framesChanged} frames changed`,
+      `${f.feet.left.segments.length} left and ${f.feet.right.segments.length} right contact segments ` +
+      `(heel ${f.feet.left.heel.segments.length}/${f.feet.right.heel.segments.length}, toe ${f.feet.left.toe.segments.length}/${f.feet.right.toe.segments.length}; ` +
+      `toe pinned on ${pinned(f, 2)} frames, heel on ${pinned(f, 1)}), ${f.framesChanged} frames changed`,
   );
   if (f.ground?.note)
     lines.push(
@@ -216,7 +222,9 @@ export function formatCleanupSummary(f: CleanupFile, written: string[]): string 
     const b = f.metrics.before[foot];
     const a = f.metrics.after[foot];
     lines.push(
-      `  ${foot} foot: slide in contact ${(b.slideTotal * 100).toFixed(1)} -> ${(a.slideTotal * 100).toFixed(1)} cm (${pct(b.slideTotal, a.slideTotal)}), ` +
+      `  ${foot} foot: supporting point's slide in contact ${(b.pinnedSlide * 100).toFixed(1)} -> ${(a.pinnedSlide * 100).toFixed(1)} cm (${pct(b.pinnedSlide, a.pinnedSlide)}; ` +
+        `heel ${(b.slideHeel * 100).toFixed(1)} -> ${(a.slideHeel * 100).toFixed(1)}, toe ${(b.slideToe * 100).toFixed(1)} -> ${(a.slideToe * 100).toFixed(1)}), ` +
+        `ankle ${(b.slideTotal * 100).toFixed(1)} -> ${(a.slideTotal * 100).toFixed(1)} cm, ` +
         `speed S ${b.meanContactSpeed.toFixed(3)} -> ${a.meanContactSpeed.toFixed(3)} m/s, ` +
         `penetration ${(b.penetrationMax * 100).toFixed(1)} -> ${(a.penetrationMax * 100).toFixed(1)} cm, ` +
         `skating ${b.skatingRatio.toFixed(3)} -> ${a.skatingRatio.toFixed(3)}, ` +

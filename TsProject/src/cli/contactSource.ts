@@ -24,6 +24,11 @@ export interface ContactEstimate {
   floor: FloorEstimate;
   /** 'rule' or 'learned'. */
   model: string;
+  /**
+   * Heel and toe contact probability per foot per frame (src/contact `heelToeProbabilities`: the foot's
+   * value split by the point rule). Absent: the cleanup pins the ankle on every contact frame.
+   */
+  points?: Record<'left' | 'right', { heel: Float32Array; toe: Float32Array }>;
 }
 
 export type ContactModelName = 'rule' | 'learned';

@@ -344,7 +344,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     const est = await contactSource({ model: o.cleanup.model, modelFile: o.cleanup.modelFile })(out);
     let cleaned: CleanupResult;
     try {
-      cleaned = cleanupClip({ clip: out, probabilities: est, floor: est.floor });
+      cleaned = cleanupClip({ clip: out, probabilities: est, points: est.points, floor: est.floor });
     } catch (e) {
       if (e instanceof CleanupError) throw new Error(`--cleanup on ${path.basename(o.avatar)}: ${e.message}`);
       throw e;
@@ -520,9 +520,9 @@ export function formatSummary(s: RetargetSummary): string {
   if (s.cleanup) {
     const c = s.cleanup;
     const cm = (w: 'before' | 'after') =>
-      ((c.metrics[w].left.slideTotal + c.metrics[w].right.slideTotal) * 100).toFixed(1);
+      ((c.metrics[w].left.pinnedSlide + c.metrics[w].right.pinnedSlide) * 100).toFixed(1);
     lines.push(
-      `  cleanup (${c.model} contacts): ${c.segments.left} left and ${c.segments.right} right segments, ${c.framesChanged} frames changed; slide in contact ${cm('before')} -> ${cm('after')} cm; ${c.review} review, ${c.limits} IK-limit ranges`,
+      `  cleanup (${c.model} contacts): ${c.segments.left} left and ${c.segments.right} right segments, ${c.framesChanged} frames changed; supporting point's (heel or toe) slide in contact ${cm('before')} -> ${cm('after')} cm; ${c.review} review, ${c.limits} IK-limit ranges`,
     );
   }
   const missing = s.target.missingOptional;

@@ -11,6 +11,8 @@
 import * as ort from 'onnxruntime-web';
 import { contactFeatures, gridToFrames, INPUT_SIZE } from './features';
 import { estimateFloor, type FloorEstimate } from './floor';
+import { localGround } from './ground';
+import { heelToeProbabilities } from './heelToe';
 import { ONNX_INPUT, ONNX_OUTPUT } from './mlp';
 import { type ContactProbabilities, contactWindows } from './probabilities';
 import { ContactError, type FootTracks } from './tracks';
@@ -108,10 +110,14 @@ export async function onnxContactProbabilities(
   const feats = contactFeatures(tracks, fl);
   const G = feats.gridCount;
   const p = await runContactSession(session, contactWindows(feats));
+  const left = gridToFrames(p.subarray(0, G), tracks.frameCount, tracks.frameTime);
+  const right = gridToFrames(p.subarray(G, 2 * G), tracks.frameCount, tracks.frameTime);
   return {
-    left: gridToFrames(p.subarray(0, G), tracks.frameCount, tracks.frameTime),
-    right: gridToFrames(p.subarray(G, 2 * G), tracks.frameCount, tracks.frameTime),
+    left,
+    right,
     model: 'learned',
     floor: fl,
+    // the split measures the points from the local ground, as the rule does (the model does not use it)
+    points: heelToeProbabilities(tracks, fl, { left, right }, localGround(tracks, fl, feats)),
   };
 }

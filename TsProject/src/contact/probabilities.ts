@@ -5,6 +5,7 @@
 import { type ContactFeatures, contactFeatures, gridToFrames, INPUT_SIZE, writeWindow } from './features';
 import { estimateFloor, type FloorEstimate } from './floor';
 import { type LocalGround, localGround } from './ground';
+import { type HeelToeProbabilities, heelToeProbabilities } from './heelToe';
 import { type ContactModelWeights, checkWeights, mlpForward, mlpScratch } from './mlp';
 import { ruleGrid } from './rule';
 import type { FootTracks } from './tracks';
@@ -17,6 +18,11 @@ export interface ContactProbabilities {
   floor: FloorEstimate;
   /** The rule's local ground (./ground.ts), when the rule measured heights above it. */
   ground?: LocalGround;
+  /**
+   * Heel and toe contact probability per foot per frame (./heelToe.ts): `left` / `right` split between
+   * the foot's heel (ankle) and toe by the point rule; max(heel, toe) equals the foot's value.
+   */
+  points: HeelToeProbabilities;
 }
 
 /**
@@ -38,7 +44,9 @@ export function contactWindows(features: ContactFeatures): Float32Array {
  * ground (./ground.ts: a still foot carrying the body is on the ground at its own level, so raised
  * ground, steps and a drifting floor are contacts). `floor` defaults to {@link estimateFloor}.
  * `options.localGround: false` measures every height from the take's one contact level instead (the
- * rule as the model's training labels use it).
+ * rule as the model's training labels use it). On a rig without toe joints the rule's toe is the
+ * virtual toe (`toePoint`, issue 20), so a foot on its toes is in contact there too (the learned model
+ * keeps the inputs it was trained on: toe = ankle).
  */
 export function ruleContactProbabilities(
   tracks: FootTracks,
@@ -46,15 +54,21 @@ export function ruleContactProbabilities(
   options: { localGround?: boolean } = {},
 ): ContactProbabilities {
   const fl = floor ?? estimateFloor(tracks);
-  const feats = contactFeatures(tracks, fl);
+  const virtualToe = (l: FootTracks['left']) =>
+    l.toe === null && l.toePoint ? { ...l, toe: l.toePoint } : l;
+  const vtracks = { ...tracks, left: virtualToe(tracks.left), right: virtualToe(tracks.right) };
+  const feats = contactFeatures(vtracks, fl);
   const G = feats.gridCount;
-  const ground = options.localGround === false ? undefined : localGround(tracks, fl, feats);
+  const ground = options.localGround === false ? undefined : localGround(vtracks, fl, feats);
+  const left = gridToFrames(ruleGrid(feats.left, G, ground?.left), tracks.frameCount, tracks.frameTime);
+  const right = gridToFrames(ruleGrid(feats.right, G, ground?.right), tracks.frameCount, tracks.frameTime);
   return {
-    left: gridToFrames(ruleGrid(feats.left, G, ground?.left), tracks.frameCount, tracks.frameTime),
-    right: gridToFrames(ruleGrid(feats.right, G, ground?.right), tracks.frameCount, tracks.frameTime),
+    left,
+    right,
     model: 'rule',
     floor: fl,
     ...(ground ? { ground } : {}),
+    points: heelToeProbabilities(tracks, fl, { left, right }, ground),
   };
 }
 
@@ -90,10 +104,14 @@ export function learnedContactProbabilities(
   const fl = floor ?? estimateFloor(tracks);
   const feats = contactFeatures(tracks, fl);
   const [l, r] = learnedGrid(feats, weights);
+  const left = gridToFrames(l, tracks.frameCount, tracks.frameTime);
+  const right = gridToFrames(r, tracks.frameCount, tracks.frameTime);
   return {
-    left: gridToFrames(l, tracks.frameCount, tracks.frameTime),
-    right: gridToFrames(r, tracks.frameCount, tracks.frameTime),
+    left,
+    right,
     model: 'learned',
     floor: fl,
+    // the split measures the points from the local ground, as the rule does (the model does not use it)
+    points: heelToeProbabilities(tracks, fl, { left, right }, localGround(tracks, fl, feats)),
   };
 }

@@ -7,6 +7,8 @@
  * Positions by core {@link forwardKinematics}. The up axis is detected as the retargeter does
  * (src/retarget `nearestAxis` of the hips-to-head vector in the first frame).
  */
+
+import { virtualToeTracks } from '../cleanup';
 import { type Clip, forwardKinematics, HumanBodyBones as H, HUMAN_BONE_NAMES } from '../core';
 import { nearestAxis } from '../retarget';
 
@@ -23,6 +25,15 @@ export interface LegTrack {
   ankle: Float64Array;
   /** Toe joint (HumanBodyBones Toes); null when the rig has none. */
   toe: Float64Array | null;
+  /**
+   * The toe point (issue 20): the toe joint (the same array as `toe`), or on a rig without one the
+   * virtual toe of src/cleanup/toePoint.ts (a point fixed in the foot bone's frame, 0.15 leg lengths
+   * ahead of the ankle along the foot's stance direction and 0.04 below it). Set by
+   * {@link computeFootTracks}; tracks built elsewhere may leave it out (readers then use `toe`).
+   */
+  toePoint?: Float64Array;
+  /** True when `toePoint` is the virtual toe. */
+  toeVirtual?: boolean;
   knee: Float64Array;
   hip: Float64Array;
   /**
@@ -202,6 +213,7 @@ export function computeFootTracks(clip: Clip): FootTracks {
   const track = (l: (typeof legs)[number]): LegTrack => ({
     ankle: mk(),
     toe: l.toe >= 0 ? mk() : null,
+    toeVirtual: l.toe < 0,
     knee: mk(),
     hip: mk(),
     pitch: new Float64Array(F),
@@ -269,5 +281,12 @@ export function computeFootTracks(clip: Clip): FootTracks {
       t.roll[f] = Math.asin(Math.max(-1, Math.min(1, lu))) - a.restRoll;
     }
   }
+  const bones = (l: (typeof legs)[number]) => ({ upper: l.up, lower: l.knee, end: l.ankle, toe: l.toe });
+  const virtual =
+    out.left.toe && out.right.toe
+      ? { left: null, right: null }
+      : virtualToeTracks(clip, { left: bones(legs[0]), right: bones(legs[1]) }, legLength, out.up);
+  out.left.toePoint = out.left.toe ?? (virtual.left as Float64Array);
+  out.right.toePoint = out.right.toe ?? (virtual.right as Float64Array);
   return out;
 }

@@ -14,7 +14,8 @@
  *
  * Limits (projected after each step):
  * - The knee is a hinge about the leg's own bend axis `n = normalize((knee - hip) x (ankle - knee))`
- *   taken from the source pose (or, for a straight source leg, from the caller's `hingeAxis`), and
+ *   taken from the source pose (or, for a straight source leg or one within 5 deg of straight bent
+ *   against the caller's `hingeAxis`, i.e. hyperextended, from that axis), and
  *   its flexion (0 = straight) never goes below 0: it never bends backwards.
  * - No over-straightening: the hip-ankle distance never exceeds the source's plus `stretchMargin`
  *   times the chain length (and never the chain's length), so the knee's interior angle never opens
@@ -153,8 +154,8 @@ export class LegDLS {
    * @param ankle source ankle joint position.
    * @param target wanted ankle position.
    * @param hingeAxis optional unit world vector of the knee's bend axis (the right-hand axis about which
-   *   positive rotation bends the knee forward), used only when the source leg is straight or nearly so;
-   *   without it a straight leg bends about an axis perpendicular to the thigh.
+   *   positive rotation bends the knee forward), used only when the source leg is straight or nearly so
+   *   and not bent the same way; without it a straight leg bends about an axis perpendicular to the thigh.
    * Non-finite inputs leave the leg as it is (identity deltas, `pinError` NaN).
    */
   solve(
@@ -224,7 +225,14 @@ export class LegDLS {
     let ny = tz * ux - tx * uz;
     let nz = tx * uy - ty * ux;
     let nl = Math.sqrt(nx * nx + ny * ny + nz * nz);
-    if (nl < 1e-6 * l1 * l2) {
+    // a source knee within 5 deg of straight and bent backwards (hyperextended, or straight within
+    // rounding, so that its cross product flips from frame to frame) does not give the bend direction:
+    // the caller's axis does
+    const back =
+      hingeAxis !== undefined &&
+      nl < 0.0872 * l1 * l2 &&
+      nx * hingeAxis[hao] + ny * hingeAxis[hao + 1] + nz * hingeAxis[hao + 2] < 0;
+    if (nl < 1e-6 * l1 * l2 || back) {
       if (hingeAxis) {
         nx = hingeAxis[hao];
         ny = hingeAxis[hao + 1];
