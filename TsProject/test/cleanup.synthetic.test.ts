@@ -461,7 +461,7 @@ describe('cleanup per-frame step', () => {
           toeOffset: null, pivot: new ToePivot() };
       };
       const left = leg('left', [0.05, 0.1, 0.6, 0.1, 0, 0, 0]);
-      const right = leg('right', [-0.1, 0.02, 0.0, 0.02, 0, 0, 1]);
+      const right = leg('right', [-0.1, 0.02, 0.0, 0.02, 0, 0.02, 1]);
       const rootWeight = new Float32Array(F).fill(1, 10, 50);
       const pinner = new FootPinner(clip, out, [left, right], { normal: [0, 1, 0], d: 0, method: 'percentile' }, rootWeight, 0.02);
       pinner.planRootOffsets(0.003);

@@ -137,7 +137,7 @@ export function planFootPins(
   const toeTrack: LegTrack | null = toePoint
     ? { hip: track.hip, knee: track.knee, ankle: toePoint, toe: null }
     : null;
-  const pointOf = (p: PinPoint) => (p === 'heel' ? track.ankle : (toePoint as Float64Array));
+  const ctx: PinContext = { track, toePoint, toeTrack, heel, toe, heelOf, toeOf, pin, floor, stepTolerance };
   const stances: SegmentAnchor[] = [];
   const runs: PinRun[] = [];
   f = 0;
@@ -151,61 +151,7 @@ export function planFootPins(
     const stance = segmentAnchor(track, { start, end: f }, floor, stepTolerance);
     const si = stances.length;
     stances.push(stance);
-    // 3. runs of one point
-    let t = start;
-    let first = true;
-    while (t < f) {
-      const code = pin[t];
-      const rs = t;
-      while (t < f && pin[t] === code) t++;
-      const point: PinPoint = code === PIN_HEEL ? 'heel' : 'toe';
-      const p = pointOf(point);
-      const hs: number[] = [];
-      for (let k = rs; k < t; k++) hs.push(floorHeight(floor, p, 3 * k) - stance.lift);
-      const height = medianOf(hs);
-      let anchor: [number, number, number];
-      let from: PinRun['from'] = 'median';
-      if (first) {
-        // the median of the point over its own contact segment (the segment holding the run's first detected frame)
-        let seg: FrameRange = { start: rs, end: t };
-        for (let k = rs; k < t; k++) {
-          const i = point === 'heel' ? heelOf[k] : toeOf[k];
-          if (i >= 0) {
-            seg = point === 'heel' ? heel[i] : toe[i];
-            break;
-          }
-        }
-        if (point === 'heel' && seg.start === start && seg.end === f) anchor = stance.anchor;
-        else {
-          const a = segmentAnchor(
-            point === 'heel' ? track : (toeTrack as LegTrack),
-            seg,
-            floor,
-            stepTolerance,
-          );
-          anchor = place(floor, a.anchor, height);
-        }
-      } else {
-        const prev = runs[runs.length - 1];
-        const q = pointOf(prev.point);
-        const o = 3 * (rs - 1);
-        const v = [p[o] - q[o], p[o + 1] - q[o + 1], p[o + 2] - q[o + 2]];
-        anchor = place(floor, [prev.anchor[0] + v[0], prev.anchor[1] + v[1], prev.anchor[2] + v[2]], height);
-        from = 'chained';
-      }
-      runs.push({
-        start: rs,
-        end: t,
-        point,
-        anchor,
-        height: first && point === 'heel' && anchor === stance.anchor ? stance.ankleHeight : height,
-        ground: stance.ground,
-        lift: stance.lift,
-        stance: si,
-        from,
-      });
-      first = false;
-    }
+    stanceRuns(ctx, stance, si, start, f, runs);
     // 4. a stance of several runs is centred as one: its chain is shifted so that the median over the
     // stance of the horizontal correction (anchor - source point) is 0 (a long stance on a drifting take
     // is not pinned where it began)
@@ -239,6 +185,82 @@ export function planFootPins(
     heel: pointSegments(heel, 'heel'),
     toe: toePoint ? pointSegments(toe, 'toe') : [],
   };
+}
+
+/** What {@link stanceRuns} reads (set up by {@link planFootPins}). */
+interface PinContext {
+  track: LegTrack;
+  toePoint: Float64Array | null;
+  toeTrack: LegTrack | null;
+  heel: readonly FrameRange[];
+  toe: readonly FrameRange[];
+  heelOf: Int32Array;
+  toeOf: Int32Array;
+  pin: Uint8Array;
+  floor: FloorEstimate;
+  stepTolerance: number;
+}
+
+/** Step 3: the runs of one point of stance `si` (frames `[start, f)`), appended to `runs`. */
+function stanceRuns(
+  ctx: PinContext,
+  stance: SegmentAnchor,
+  si: number,
+  start: number,
+  f: number,
+  runs: PinRun[],
+): void {
+  const { track, toePoint, toeTrack, heel, toe, heelOf, toeOf, pin, floor, stepTolerance } = ctx;
+  const pointOf = (p: PinPoint) => (p === 'heel' ? track.ankle : (toePoint as Float64Array));
+  let t = start;
+  let first = true;
+  while (t < f) {
+    const code = pin[t];
+    const rs = t;
+    while (t < f && pin[t] === code) t++;
+    const point: PinPoint = code === PIN_HEEL ? 'heel' : 'toe';
+    const p = pointOf(point);
+    const hs: number[] = [];
+    for (let k = rs; k < t; k++) hs.push(floorHeight(floor, p, 3 * k) - stance.lift);
+    const height = medianOf(hs);
+    let anchor: [number, number, number];
+    let from: PinRun['from'] = 'median';
+    if (first) {
+      // the median of the point over its own contact segment (the segment holding the run's first detected frame)
+      let seg: FrameRange = { start: rs, end: t };
+      for (let k = rs; k < t; k++) {
+        const i = point === 'heel' ? heelOf[k] : toeOf[k];
+        if (i >= 0) {
+          seg = point === 'heel' ? heel[i] : toe[i];
+          break;
+        }
+      }
+      if (point === 'heel' && seg.start === start && seg.end === f) anchor = stance.anchor;
+      else {
+        const a = segmentAnchor(point === 'heel' ? track : (toeTrack as LegTrack), seg, floor, stepTolerance);
+        anchor = place(floor, a.anchor, height);
+      }
+    } else {
+      const prev = runs[runs.length - 1];
+      const q = pointOf(prev.point);
+      const o = 3 * (rs - 1);
+      const v = [p[o] - q[o], p[o + 1] - q[o + 1], p[o + 2] - q[o + 2]];
+      anchor = place(floor, [prev.anchor[0] + v[0], prev.anchor[1] + v[1], prev.anchor[2] + v[2]], height);
+      from = 'chained';
+    }
+    runs.push({
+      start: rs,
+      end: t,
+      point,
+      anchor,
+      height: first && point === 'heel' && anchor === stance.anchor ? stance.ankleHeight : height,
+      ground: stance.ground,
+      lift: stance.lift,
+      stance: si,
+      from,
+    });
+    first = false;
+  }
 }
 
 /**

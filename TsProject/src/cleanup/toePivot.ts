@@ -56,7 +56,8 @@ const D = 0; // source ankle - toe
 const A = 3; // ankle target
 const E = 6; // a x d
 const T = 9; // toe target (raised by the slack used)
-const SCRATCH = 12;
+const DM = 12; // the leg's largest hip-ankle distance this frame
+const SCRATCH = 13;
 
 /**
  * Toe-pivot solver (see the module doc). One instance per leg; `solve` drives the leg's {@link LegDLS}
@@ -111,7 +112,6 @@ export class ToePivot {
   ): void {
     const s = this.s;
     const q = this.footDelta;
-    const r = this.report;
     q[0] = q[1] = q[2] = 0;
     q[3] = 1;
     for (let k = 0; k < 3; k++) {
@@ -120,49 +120,82 @@ export class ToePivot {
       s[A + k] = s[T + k] + s[D + k];
     }
     dls.solve(hip, ho, knee, ko, ankle, ao, s, A, hingeAxis, hao);
-    r.swing = 0;
-    const dMax = dls.report.maxHipAnkleDistance;
+    this.report.swing = 0;
+    s[DM] = dls.report.maxHipAnkleDistance;
+    const reached =
+      dls.report.outOfReach &&
+      this.slack[0] > 0 &&
+      this.rise(dls, hip, ho, knee, ko, ankle, ao, up, uo, hingeAxis, hao);
+    if (!reached && dls.report.outOfReach)
+      this.pitch(dls, hip, ho, knee, ko, ankle, ao, up, uo, hingeAxis, hao);
+    this.finish(dls);
+  }
+
+  /** Step 3: the toe's target rises along up, at most by the slack. True when the leg then reaches. */
+  private rise(
+    dls: LegDLS,
+    hip: NumArray,
+    ho: number,
+    knee: NumArray,
+    ko: number,
+    ankle: NumArray,
+    ao: number,
+    up: NumArray,
+    uo: number,
+    hingeAxis: NumArray,
+    hao: number,
+  ): boolean {
+    const s = this.s;
     const slack = this.slack[0];
-    if (dls.report.outOfReach && slack > 0) {
-      // step 3: raise the toe's target along up, at most by the slack
-      const ex = s[A] - hip[ho];
-      const ey = s[A + 1] - hip[ho + 1];
-      const ez = s[A + 2] - hip[ho + 2];
-      const b = ex * up[uo] + ey * up[uo + 1] + ez * up[uo + 2];
-      const c = ex * ex + ey * ey + ez * ez - dMax * dMax;
-      // beyond reach (c > 0) with the ankle below the hip (b < 0): rising brings it nearer, until -b
-      let rise = 0;
-      let reached = false;
-      if (c > 0 && b < 0) {
-        const disc = b * b - c;
-        if (disc >= 0) {
-          const root = -b - Math.sqrt(disc);
-          reached = root <= slack;
-          rise = reached ? root : slack;
-        } else rise = -b < slack ? -b : slack;
-      }
-      if (rise > 0) {
-        for (let k = 0; k < 3; k++) {
-          s[T + k] += rise * up[uo + k];
-          s[A + k] += rise * up[uo + k];
-        }
-        dls.solve(hip, ho, knee, ko, ankle, ao, s, A, hingeAxis, hao);
-      }
-      if (reached) {
-        this.finish(dls);
-        return;
-      }
+    const ex = s[A] - hip[ho];
+    const ey = s[A + 1] - hip[ho + 1];
+    const ez = s[A + 2] - hip[ho + 2];
+    const b = ex * up[uo] + ey * up[uo + 1] + ez * up[uo + 2];
+    const c = ex * ex + ey * ey + ez * ez - s[DM] * s[DM];
+    // beyond reach (c > 0) with the ankle below the hip (b < 0): rising brings it nearer, until -b
+    let rise = 0;
+    let reached = false;
+    if (c > 0 && b < 0) {
+      const disc = b * b - c;
+      if (disc >= 0) {
+        const root = -b - Math.sqrt(disc);
+        reached = root <= slack;
+        rise = reached ? root : slack;
+      } else rise = Math.min(-b, slack);
     }
-    const gx = s[T] - hip[ho];
-    const gy = s[T + 1] - hip[ho + 1];
-    const gz = s[T + 2] - hip[ho + 2];
+    if (rise > 0) {
+      for (let k = 0; k < 3; k++) {
+        s[T + k] += rise * up[uo + k];
+        s[A + k] += rise * up[uo + k];
+      }
+      dls.solve(hip, ho, knee, ko, ankle, ao, s, A, hingeAxis, hao);
+    }
+    return reached;
+  }
+
+  /** Step 4: the foot pitches heel-up about the toe by the smallest angle that lets the leg reach. */
+  private pitch(
+    dls: LegDLS,
+    hip: NumArray,
+    ho: number,
+    knee: NumArray,
+    ko: number,
+    ankle: NumArray,
+    ao: number,
+    up: NumArray,
+    uo: number,
+    hingeAxis: NumArray,
+    hao: number,
+  ): void {
+    const s = this.s;
+    const q = this.footDelta;
+    const dMax = s[DM];
     const dx = s[D];
     const dy = s[D + 1];
     const dz = s[D + 2];
     const ax0 = s[A] - hip[ho];
     const ay0 = s[A + 1] - hip[ho + 1];
     const az0 = s[A + 2] - hip[ho + 2];
-    const dA = Math.sqrt(ax0 * ax0 + ay0 * ay0 + az0 * az0);
     // lateral axis a = unit(d x up), e = a x d
     const ux = up[uo];
     const uy = up[uo + 1];
@@ -172,58 +205,57 @@ export class ToePivot {
     let az = dx * uy - dy * ux;
     const al = Math.sqrt(ax * ax + ay * ay + az * az);
     const dl2 = dx * dx + dy * dy + dz * dz;
-    if (dls.report.outOfReach && dA > dMax && this.maxSwing > 0 && al > 1e-9 * dl2) {
-      ax /= al;
-      ay /= al;
-      az /= al;
-      s[E] = ay * dz - az * dy;
-      s[E + 1] = az * dx - ax * dz;
-      s[E + 2] = ax * dy - ay * dx;
-      // the heel never ends lower than the source's: theta + phi <= pi - theta
-      const theta = Math.atan2(dx * ux + dy * uy + dz * uz, al);
-      let phiMax = Math.PI - 2 * theta;
-      if (phiMax > this.maxSwing) phiMax = this.maxSwing;
-      if (phiMax > 0) {
-        const p = gx * dx + gy * dy + gz * dz;
-        const qq = gx * s[E] + gy * s[E + 1] + gz * s[E + 2];
-        const R = Math.sqrt(p * p + qq * qq);
-        const k = 0.5 * (dMax * dMax - (gx * gx + gy * gy + gz * gz) - dl2);
-        const phi0 = Math.atan2(qq, p);
-        // f(phi) = R cos(phi - phi0); the nearest approach to the hip is at phi0 + pi
-        let phi = -1;
-        if (R > 1e-15 && Math.abs(k) <= R) {
-          const c = Math.acos(k / R);
-          // smallest root in (0, phiMax]: candidates phi0 - c and phi0 + c, taken modulo 2 pi into [0, 2 pi)
-          const TWO_PI = 2 * Math.PI;
-          let r1 = (phi0 - c) % TWO_PI;
-          if (r1 < 0) r1 += TWO_PI;
-          let r2 = (phi0 + c) % TWO_PI;
-          if (r2 < 0) r2 += TWO_PI;
-          if (r1 > 0 && r1 <= phiMax) phi = r1;
-          if (r2 > 0 && r2 <= phiMax && (phi < 0 || r2 < phi)) phi = r2;
-        }
-        if (phi < 0) {
-          // no root in range: the phi of [0, phiMax] with the ankle nearest the hip (smallest f)
-          const fAt = (x: number) => p * Math.cos(x) + qq * Math.sin(x);
-          let m = (phi0 + Math.PI) % (2 * Math.PI);
-          if (m < 0) m += 2 * Math.PI;
-          phi = m <= phiMax ? m : fAt(phiMax) < fAt(0) ? phiMax : 0;
-        }
-        if (phi > 0) {
-          const sh = Math.sin(0.5 * phi);
-          q[0] = ax * sh;
-          q[1] = ay * sh;
-          q[2] = az * sh;
-          q[3] = Math.cos(0.5 * phi);
-          r.swing = phi;
-          const c = Math.cos(phi);
-          const sn = Math.sin(phi);
-          for (let j = 0; j < 3; j++) s[A + j] = s[T + j] + s[D + j] * c + s[E + j] * sn;
-          dls.solve(hip, ho, knee, ko, ankle, ao, s, A, hingeAxis, hao);
-        }
-      }
+    if (!(Math.sqrt(ax0 * ax0 + ay0 * ay0 + az0 * az0) > dMax && this.maxSwing > 0 && al > 1e-9 * dl2))
+      return;
+    ax /= al;
+    ay /= al;
+    az /= al;
+    s[E] = ay * dz - az * dy;
+    s[E + 1] = az * dx - ax * dz;
+    s[E + 2] = ax * dy - ay * dx;
+    // the heel never ends lower than the source's: theta + phi <= pi - theta
+    const theta = Math.atan2(dx * ux + dy * uy + dz * uz, al);
+    let phiMax = Math.PI - 2 * theta;
+    if (phiMax > this.maxSwing) phiMax = this.maxSwing;
+    if (!(phiMax > 0)) return;
+    const gx = s[T] - hip[ho];
+    const gy = s[T + 1] - hip[ho + 1];
+    const gz = s[T + 2] - hip[ho + 2];
+    const p = gx * dx + gy * dy + gz * dz;
+    const qq = gx * s[E] + gy * s[E + 1] + gz * s[E + 2];
+    const R = Math.sqrt(p * p + qq * qq);
+    const k = 0.5 * (dMax * dMax - (gx * gx + gy * gy + gz * gz) - dl2);
+    const phi0 = Math.atan2(qq, p);
+    const TWO_PI = 2 * Math.PI;
+    // f(phi) = p cos(phi) + q sin(phi) = R cos(phi - phi0); the nearest approach to the hip is at phi0 + pi
+    let phi = -1;
+    if (R > 1e-15 && Math.abs(k) <= R) {
+      const c = Math.acos(k / R);
+      // smallest root in (0, phiMax]: candidates phi0 - c and phi0 + c, taken modulo 2 pi into [0, 2 pi)
+      let r1 = (phi0 - c) % TWO_PI;
+      if (r1 < 0) r1 += TWO_PI;
+      let r2 = (phi0 + c) % TWO_PI;
+      if (r2 < 0) r2 += TWO_PI;
+      if (r1 > 0 && r1 <= phiMax) phi = r1;
+      if (r2 > 0 && r2 <= phiMax && (phi < 0 || r2 < phi)) phi = r2;
     }
-    this.finish(dls);
+    if (phi < 0) {
+      // no root in range: the phi of [0, phiMax] with the ankle nearest the hip (smallest f)
+      let m = (phi0 + Math.PI) % TWO_PI;
+      if (m < 0) m += TWO_PI;
+      phi = m <= phiMax ? m : p * Math.cos(phiMax) + qq * Math.sin(phiMax) < p ? phiMax : 0;
+    }
+    if (!(phi > 0)) return;
+    const sh = Math.sin(0.5 * phi);
+    q[0] = ax * sh;
+    q[1] = ay * sh;
+    q[2] = az * sh;
+    q[3] = Math.cos(0.5 * phi);
+    this.report.swing = phi;
+    const c = Math.cos(phi);
+    const sn = Math.sin(phi);
+    for (let j = 0; j < 3; j++) s[A + j] = s[T + j] + s[D + j] * c + s[E + j] * sn;
+    dls.solve(hip, ho, knee, ko, ankle, ao, s, A, hingeAxis, hao);
   }
 
   /** The report and the targets used, after the leg's last solve. */
