@@ -2,13 +2,17 @@
  * cleanup.html in headless Chromium (playwright-core, Debian's /usr/bin/chromium): the page of a real
  * `kind cleanup` run opens offline without errors, draws its timeline, both ankle path overviews (which
  * zoom with the wheel), one panel per contact segment at that segment's own scale, and the four uPlot
- * charts, and shows a clip name with markup as text (nothing runs).
+ * charts, and shows a clip name with markup as text (nothing runs). The timeline draws per foot the
+ * foot, heel, toe and review lanes (a version-1 cleanup.json, without heel and toe: foot and review only)
+ * and reads a frame's figures under the pointer.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
+import { renderCleanupHtml } from '../src/cleanup-report/html';
 import { setContactSourceFactory } from '../src/cli/contactSource';
+import { loadChartAssets } from '../src/cli/qa';
 import { defaultAssetsDir } from '../src/io/node';
 import { testRuleSource } from './helpers/cleanupSource';
 import { runKind } from './helpers/runCli';
@@ -72,7 +76,41 @@ describeBrowser('cleanup.html in headless Chromium', () => {
       done: true,
       paths: expect.any(Array),
       overview: { left: expect.any(Number), right: expect.any(Number) },
+      timeline: {
+        lanes: [
+          'left foot',
+          'left heel',
+          'left toe',
+          'left review',
+          'right foot',
+          'right heel',
+          'right toe',
+          'right review',
+        ],
+        height: expect.any(Number),
+      },
     });
+    // the canvas is as tall as its lanes
+    const tl = page.locator('#timeline');
+    const tlBox = (await tl.boundingBox())!;
+    expect(tlBox.height).toBeCloseTo(
+      (state as unknown as { timeline: { height: number } }).timeline.height,
+      0,
+    );
+    // under the pointer: the frame, each foot's probabilities and the point pinned there
+    await tl.scrollIntoViewIfNeeded();
+    const box0 = (await tl.boundingBox())!;
+    const W = box0.width - 104 - 10;
+    const pin: number[] = json.feet.left.pin;
+    const frame = pin.indexOf(2) >= 0 ? pin.indexOf(2) : pin.indexOf(1); // a frame with a pinned point
+    expect(frame).toBeGreaterThanOrEqual(0);
+    const point = pin[frame] === 2 ? 'toe' : 'heel';
+    await page.mouse.move(box0.x + 104 + ((frame + 0.5) / json.frames) * W, box0.y + 30);
+    const readout = (await page.textContent('#timeline-readout')) ?? '';
+    expect(readout).toContain(`frame ${frame} (`);
+    expect(readout).toContain(
+      `left p ${json.feet.left.probability[frame].toFixed(2)}, heel ${json.feet.left.heel.probability[frame].toFixed(2)}, toe ${json.feet.left.toe.probability[frame].toFixed(2)} [${point} pinned]`,
+    );
     const data = JSON.parse((await page.textContent('#cleanup-data')) ?? '{}') as {
       feet: Record<string, { views: number[][] }>;
     };
@@ -106,5 +144,30 @@ describeBrowser('cleanup.html in headless Chromium', () => {
     expect(await page.locator('table.metrics tbody tr').count()).toBeGreaterThanOrEqual(10);
     await page.screenshot({ path: path.join(tmp, 'page.png'), fullPage: true });
     await page.close();
+
+    // a version-1 cleanup.json (issue 11's, no heel, toe or pin) renders: foot and review lanes only
+    const v1 = JSON.parse(
+      fs.readFileSync(path.join(__dirname, 'fixtures', 'cleanup-v1-default-slide.json'), 'utf8'),
+    );
+    const pageData = JSON.parse(html.match(/id="cleanup-data">([\s\S]*?)<\/script>/)![1]);
+    const series = {
+      before: { left: pageData.feet.left.before, right: pageData.feet.right.before },
+      after: { left: pageData.feet.left.after, right: pageData.feet.right.after },
+    };
+    const v1Html = path.join(tmp, 'v1.html');
+    fs.writeFileSync(v1Html, renderCleanupHtml(v1, series, loadChartAssets()));
+    const p1 = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors1: string[] = [];
+    p1.on('pageerror', (e) => errors1.push(String(e)));
+    await p1.goto(`file://${v1Html}`);
+    await p1.waitForFunction(() => (window as unknown as { __cleanup?: { done?: boolean } }).__cleanup?.done);
+    const s1 = await p1.evaluate(
+      () =>
+        (window as unknown as { __cleanup: { errors: string[]; timeline: { lanes: string[] } } }).__cleanup,
+    );
+    expect(errors1).toEqual([]);
+    expect(s1.errors).toEqual([]);
+    expect(s1.timeline.lanes).toEqual(['left foot', 'left review', 'right foot', 'right review']);
+    await p1.close();
   });
 });

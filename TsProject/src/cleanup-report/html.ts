@@ -1,9 +1,11 @@
 /**
  * The self-contained HTML report of `kind cleanup` (cleanup.html): one page, no network, beside the QA
  * report (src/qa-report, whose escaping helpers and inlined uPlot it shares). Sections: the facts and
- * metrics table (per foot, before / after, warnings), the review list, the frames where IK hit a
- * limit, a timeline (per foot: contact probability, final segments, review and limit ranges; canvas
- * 2D), the ankle trajectories seen from above before and after (canvas 2D, contact frames marked: a
+ * metrics table (per foot, before / after, warnings), the review list (each range with its reason, in
+ * the reason's colour), the frames where IK hit a limit, a timeline (./timeline.ts; per foot lanes for
+ * the foot, its heel and its toe: contact probability, segments, the frames each point is pinned; a
+ * review lane coloured by reason; IK limits; canvas 2D, with a legend and a frame readout under the
+ * pointer), the ankle trajectories seen from above before and after (canvas 2D, contact frames marked: a
  * zoomable overview per foot and one panel per contact segment on its own centimetre scale, ./paths.ts),
  * and horizontal ankle speed and height over time before and after (uPlot). When the contacts stand on
  * more than one ground level, the header says so.
@@ -17,12 +19,21 @@ import type { FootMetrics, FootName } from '../cleanup';
 import { type ChartAssets, escapeHtml, jsonForScript } from '../qa-report/html';
 import type { CleanupFile, CleanupSeries } from './index';
 import { PATHS_CSS, PATHS_SCRIPT, pathsSectionHtml, segmentViews, viewsForPage } from './paths';
+import {
+  REVIEW_STYLE,
+  TIMELINE_SCRIPT,
+  type TimelineReason,
+  timelineLanes,
+  timelineLegendHtml,
+} from './timeline';
 
 function inlineSafe(text: string, tag: 'script' | 'style'): string {
   return text.replace(new RegExp(`</(${tag})`, 'gi'), '<\\/$1');
 }
 
-const fmt = (v: number, d = 3) => (Number.isFinite(v) ? v.toFixed(d) : String(v));
+/** A number with d decimals; '–' for a figure the file does not carry (a version-1 file's supporting-point rows). */
+const fmt = (v: number | undefined, d = 3) =>
+  v === undefined ? '–' : Number.isFinite(v) ? v.toFixed(d) : String(v);
 const FEET: readonly FootName[] = ['left', 'right'];
 
 const METRIC_ROWS: { key: keyof FootMetrics; label: string; unit: string; digits: number; warn?: string }[] =
@@ -86,7 +97,7 @@ function metricsTable(file: CleanupFile): string {
 }
 
 function rangeTable(
-  rows: { foot: string; start: number; end: number; what?: string }[],
+  rows: { foot: string; start: number; end: number; what?: string; color?: string }[],
   frameTime: number,
   empty: string,
 ): string {
@@ -97,7 +108,7 @@ function rangeTable(
       .map(
         (x) =>
           `<tr><td>${escapeHtml(x.foot)}</td><td class="num">${x.start}–${x.end - 1}</td>` +
-          `<td class="num">${fmt(x.start * frameTime, 2)}–${fmt(x.end * frameTime, 2)} s</td><td>${escapeHtml(x.what ?? '')}</td></tr>`,
+          `<td class="num">${fmt(x.start * frameTime, 2)}–${fmt(x.end * frameTime, 2)} s</td><td>${x.color ? `<span class="sw" style="background:${x.color}"></span>` : ''}${escapeHtml(x.what ?? '')}</td></tr>`,
       )
       .join('\n') +
     '</tbody></table>'
@@ -120,10 +131,17 @@ function transitionFacts(file: CleanupFile): string {
 export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, assets: ChartAssets): string {
   const title = `Foot-slide cleanup: ${file.clip}`;
   const seg = (f: FootName) => file.feet[f].segments.length;
+  const lanes = timelineLanes(file);
+  const points = (w: 'heel' | 'toe') => FEET.map((f) => file.feet[f][w]?.segments.length ?? 0).join('/');
+  const pinned = (w: 'heel' | 'toe') => FEET.reduce((a, f) => a + (lanes[f][w]?.pinnedFrames ?? 0), 0);
+  const heelToe =
+    lanes.left.heel && lanes.right.heel
+      ? ` (heel ${points('heel')}, toe ${points('toe')}; toe pinned on ${pinned('toe')} frames, heel on ${pinned('heel')})`
+      : ' (version-1 file: no heel and toe channels)';
   const facts =
     `<p class="facts">input <code>${escapeHtml(file.input)}</code> · output <code>${escapeHtml(file.output)}</code></p>` +
     `<p class="facts">${file.frames} frames at ${fmt(file.fps, 3)} fps · contacts: ${escapeHtml(file.model)} model · ` +
-    `segments left ${seg('left')}, right ${seg('right')} · floor ${escapeHtml(file.floor.method)} n = [${file.floor.normal.map((v) => fmt(v, 3)).join(', ')}], height ${fmt(file.floor.height, 4)} m · ` +
+    `segments left ${seg('left')}, right ${seg('right')}${heelToe} · floor ${escapeHtml(file.floor.method)} n = [${file.floor.normal.map((v) => fmt(v, 3)).join(', ')}], height ${fmt(file.floor.height, 4)} m · ` +
     `leg ${fmt(file.legLength, 3)} m · ${file.framesChanged} frames changed · review band ${file.options.reviewBand.join('–')} · root correction ${file.options.rootCorrection ? `on (${file.root.frames} frames, max ${fmt(file.root.maxOffset * 100, 2)} cm)` : 'off'}</p>` +
     transitionFacts(file);
   const ground = file.ground;
@@ -146,8 +164,13 @@ export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, asse
       ...file.review.map((x) => ({
         ...x,
         what: `${x.reason ?? 'reviewBand'}: ${x.detail ?? 'probability stayed in the review band: not fixed'}`,
+        color: REVIEW_STYLE[(x.reason ?? 'reviewBand') as TimelineReason]?.color,
       })),
-      ...(file.short ?? []).map((x) => ({ ...x, what: 'contact too short to pin: not fixed' })),
+      ...(file.short ?? []).map((x) => ({
+        ...x,
+        what: 'contact too short to pin: not fixed',
+        color: REVIEW_STYLE.short.color,
+      })),
     ].sort((a, b) => a.start - b.start),
     file.frameTime,
     'Nothing left for review.',
@@ -167,15 +190,12 @@ export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, asse
   const data = {
     frames: file.frames,
     frameTime: file.frameTime,
+    timeline: lanes,
     feet: Object.fromEntries(
       FEET.map((f) => [
         f,
         {
-          probability: file.feet[f].probability,
           contact: file.feet[f].contact,
-          segments: file.feet[f].segments.map((s) => [s.start, s.end]),
-          review: [...file.feet[f].review, ...(file.feet[f].short ?? [])].map((s) => [s.start, s.end]),
-          limits: file.limits.filter((l) => l.foot === f).map((l) => [l.start, l.end]),
           before: series.before[f],
           after: series.after[f],
           views: viewsForPage(views[f]),
@@ -198,7 +218,7 @@ export function renderCleanupHtml(file: CleanupFile, series: CleanupSeries, asse
 <p class="muted">Highlighted: over the warning threshold (speed 0.03 m/s, slide 0.05 m, penetration 0.02 m at a 0.9 m leg, scaled to this character: ×${fmt(file.scale, 3)}).</p></section>
 <section id="review"><h2>Review list (${file.review.length + (file.short?.length ?? 0)})</h2>${review}</section>
 <section id="limits"><h2>Frames where IK hit a limit (${file.limits.length})</h2>${limits}</section>
-<section id="timeline-section"><h2>Timeline: contact probability, segments (green), review (orange), IK limits (red)</h2><canvas id="timeline"></canvas></section>
+<section id="timeline-section"><h2>Timeline: per foot the contact probability and segments of the foot, its heel and its toe, the point pinned, review ranges by reason, IK limits</h2>${timelineLegendHtml(lanes)}<canvas id="timeline"></canvas><p class="muted readout" id="timeline-readout">Point at the timeline for a frame's figures.</p></section>
 ${pathsSectionHtml()}
 <section id="curves"><h2>Horizontal ankle speed and height over time, before and after</h2><div class="curves" id="curve-host"></div></section>
 <script type="application/json" id="cleanup-data">${jsonForScript(data)}</script>
@@ -221,7 +241,12 @@ th, td { border-bottom: 1px solid #eee; padding: 3px 8px; text-align: left; }
 th { background: #f6f6f6; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.warn { background: #fbd5d5; color: #9b1c1c; }
-canvas#timeline { display: block; width: 100%; height: 180px; border: 1px solid #eee; }
+canvas#timeline { display: block; width: 100%; height: 300px; }
+.legend { display: flex; flex-wrap: wrap; gap: 4px 16px; font-size: 12px; color: #444; margin: 4px 0; }
+.lg { display: inline-flex; align-items: flex-start; gap: 5px; }
+.sw { display: inline-block; width: 14px; height: 12px; margin-top: 2px; border-radius: 2px; flex: none; vertical-align: -1px; margin-right: 5px; }
+.lg .sw { margin-right: 0; }
+.readout { min-height: 1.4em; font-size: 12px; font-variant-numeric: tabular-nums; margin: 2px 0; }
 .paths { display: flex; gap: 8px; }
 canvas.path { flex: 1 1 0; width: 50%; height: 320px; border: 1px solid #eee; }
 .curves { display: flex; flex-wrap: wrap; gap: 8px; }
@@ -245,31 +270,7 @@ const PAGE_SCRIPT = `
     g.setTransform(r, 0, 0, r, 0, 0);
     return { g: g, w: w, h: h };
   }
-  function timeline() {
-    var c = document.getElementById('timeline');
-    var s = fit(c, 180);
-    var g = s.g, W = s.w - 60, F = Math.max(1, data.frames - 1), lane = 80;
-    FEET.forEach(function (foot, i) {
-      var d = data.feet[foot], y0 = 10 + i * (lane + 10);
-      var x = function (f) { return 50 + (f / F) * W; };
-      g.fillStyle = '#555'; g.font = '12px sans-serif'; g.fillText(foot, 4, y0 + lane / 2);
-      function bars(list, color, top, hgt) {
-        g.fillStyle = color;
-        list.forEach(function (r) { g.fillRect(x(r[0]), y0 + top, Math.max(1, x(r[1]) - x(r[0])), hgt); });
-      }
-      bars(d.segments, 'rgba(40,160,70,0.25)', 0, lane);
-      bars(d.review, 'rgba(240,150,0,0.6)', lane - 10, 10);
-      bars(d.limits, 'rgba(220,40,40,0.8)', 0, 8);
-      g.strokeStyle = '#ddd'; g.beginPath();
-      [0.3, 0.7].forEach(function (p) { g.moveTo(x(0), y0 + lane * (1 - p)); g.lineTo(x(F), y0 + lane * (1 - p)); });
-      g.stroke();
-      g.strokeStyle = '#1f5fbf'; g.lineWidth = 1.2; g.beginPath();
-      d.probability.forEach(function (p, f) { var yy = y0 + lane * (1 - p); if (f === 0) g.moveTo(x(f), yy); else g.lineTo(x(f), yy); });
-      g.stroke();
-    });
-    state.canvases++;
-  }
-${PATHS_SCRIPT}  function curves() {
+${TIMELINE_SCRIPT}${PATHS_SCRIPT}  function curves() {
     var host = document.getElementById('curve-host');
     var t = []; for (var f = 0; f < data.frames; f++) t.push(f * data.frameTime);
     FEET.forEach(function (foot) {

@@ -146,6 +146,12 @@ export interface RetargetSummary {
     limits: number;
     metrics: CleanupResult['metrics'];
     ik: CleanupResult['ik'];
+    /**
+     * The supporting point's slide in contact (heel or toe, whichever is pinned), both feet pooled,
+     * before and after, metres: `total` = `heel` + `toe` (the metrics' `pinnedSlide`, `slideHeel`,
+     * `slideToe` summed over the feet), as `kind cleanup` prints it.
+     */
+    supportingSlide: Record<'before' | 'after', { total: number; heel: number; toe: number }>;
   };
   outputs: { glb: string; bvh: string; summary: string };
   warnings: string[];
@@ -157,6 +163,22 @@ function humanoidNames(mapping: HumanoidMapResult, names: readonly string[]): Re
     if (b >= 0) out[HUMAN_BONE_NAMES[h]] = names[b];
   });
   return out;
+}
+
+/** The supporting point's slide of both feet pooled, before and after (summary.json `cleanup.supportingSlide`). */
+export function supportingSlide(
+  metrics: CleanupResult['metrics'],
+): NonNullable<RetargetSummary['cleanup']>['supportingSlide'] {
+  const pool = (w: 'before' | 'after') => {
+    const l = metrics[w].left;
+    const r = metrics[w].right;
+    return {
+      total: l.pinnedSlide + r.pinnedSlide,
+      heel: l.slideHeel + r.slideHeel,
+      toe: l.slideToe + r.slideToe,
+    };
+  };
+  return { before: pool('before'), after: pool('after') };
 }
 
 /** Safe file stem for the output files, from the clip name. */
@@ -358,6 +380,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
       limits: cleaned.limits.length,
       metrics: cleaned.metrics,
       ik: cleaned.ik,
+      supportingSlide: supportingSlide(cleaned.metrics),
     };
     out = cleaned.clip;
     await interruptPoint();
@@ -519,10 +542,12 @@ export function formatSummary(s: RetargetSummary): string {
   }
   if (s.cleanup) {
     const c = s.cleanup;
-    const cm = (w: 'before' | 'after') =>
-      ((c.metrics[w].left.pinnedSlide + c.metrics[w].right.pinnedSlide) * 100).toFixed(1);
+    const b = c.supportingSlide.before;
+    const a = c.supportingSlide.after;
+    const cm = (v: number) => (v * 100).toFixed(1);
+    const less = b.total > 0 ? `${(100 * (1 - a.total / b.total)).toFixed(0)}% less` : 'n/a';
     lines.push(
-      `  cleanup (${c.model} contacts): ${c.segments.left} left and ${c.segments.right} right segments, ${c.framesChanged} frames changed; supporting point's (heel or toe) slide in contact ${cm('before')} -> ${cm('after')} cm; ${c.review} review, ${c.limits} IK-limit ranges`,
+      `  cleanup (${c.model} contacts): ${c.segments.left} left and ${c.segments.right} right segments, ${c.framesChanged} frames changed; supporting point's (heel or toe) slide in contact ${cm(b.total)} -> ${cm(a.total)} cm (${less}; heel ${cm(b.heel)} -> ${cm(a.heel)}, toe ${cm(b.toe)} -> ${cm(a.toe)}); ${c.review} review, ${c.limits} IK-limit ranges`,
     );
   }
   const missing = s.target.missingOptional;
