@@ -50,9 +50,10 @@ export interface LegDLSOptions {
   maxOpening?: number;
   /**
    * Largest opening beyond the source's as a fraction of the source's own flexion (its angle short of
-   * straight). Default 0.5: a source knee at 176 deg opens to 178 deg at most, never to a locked 180; a
-   * straight source knee does not open at all. With `maxOpening` alone, every source knee within 5 deg of
-   * straight could be solved dead straight (538 frames of 12 of the 33 real takes, measured).
+   * straight). Default 0.5: a source knee at 176 deg opens to 178 deg at most (with `minFlexion` 0; by
+   * default not at all), never to a locked 180; a straight source knee does not open at all. With
+   * `maxOpening` alone, every source knee within 5 deg of straight could be solved dead straight (538
+   * frames of 12 of the 33 real takes, measured).
    */
   maxOpeningFraction?: number;
   /**
