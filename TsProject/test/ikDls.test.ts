@@ -88,7 +88,7 @@ describe('LegDLS (damped least squares leg chain)', () => {
   });
 
   test('a nearly straight source knee is never solved dead straight: it opens by at most half its flexion (and at most 5 degrees)', () => {
-    const dls = new LegDLS();
+    const dls = new LegDLS({ minFlexion: 0 });
     for (const srcAngle of [170, 174, 176, 178, 179.5]) {
       const flex = ((180 - srcAngle) * Math.PI) / 180;
       const l = leg([0, 1, 0], [0, -1, 0.1], [1, 0, 0], flex, 0.45, 0.45);
@@ -102,6 +102,55 @@ describe('LegDLS (damped least squares leg chain)', () => {
       expect(r.report.outOfReach).toBe(true);
     }
     // the old rule (5 degrees whatever the source) solved the 176 and 178 degree knees at 180.0
+  });
+
+  test('no knee newly straighter than 175 degrees (issue 20): a bent source knee opens to 174.99 at most, a straighter one not at all', () => {
+    const dls = new LegDLS();
+    const before = new LegDLS({ minFlexion: 0 }); // the rule before: half the flexion, at most 5 degrees
+    for (const srcAngle of [168, 170, 172, 174, 174.8, 176, 178, 179.5]) {
+      const flex = ((180 - srcAngle) * Math.PI) / 180;
+      const l = leg([0, 1, 0], [0, -1, 0.1], [1, 0, 0], flex, 0.45, 0.45);
+      const target = add(l.hip, [0, -1.2, 0.1]); // far out of reach: only straightening gets closer
+      const r = solve(dls, l, target);
+      const got = kneeAngle(l.hip, r.knee, r.ankle);
+      const old = solve(before, l, target);
+      const gotOld = kneeAngle(l.hip, old.knee, old.ankle);
+      if (srcAngle < 175) {
+        // today's rule opened 172, 174 and 174.8 to 176, 177 and 177.4 degrees
+        if (srcAngle >= 172) expect({ srcAngle, old: gotOld > 175.5 }).toEqual({ srcAngle, old: true });
+        expect({ srcAngle, ok: got <= 174.99 + 1e-6 }).toEqual({ srcAngle, ok: true });
+        expect(got).toBeGreaterThanOrEqual(srcAngle - 1e-6);
+        expect(got).toBeCloseTo(Math.min(174.99, srcAngle + 5), 1); // within the solver's tolerance
+      } else {
+        // never opened past the source (within the solver's 10 micrometre tolerance, which near a
+        // straight leg is a fraction of a degree of bend)
+        expect({ srcAngle, ok: got <= srcAngle + 1e-6 }).toEqual({ srcAngle, ok: true });
+        expect(got).toBeGreaterThan(srcAngle - 0.5);
+      }
+      expect(r.report.outOfReach).toBe(true);
+    }
+    expect(() => new LegDLS({ minFlexion: -1 })).toThrow(/minFlexion/);
+  });
+
+  test('a target too near the hip for the flexion limit is clamped toward the source ankle, not radially (a hip above a folded leg does not push the foot down)', () => {
+    const dls = new LegDLS();
+    // hanging by the feet: the hip above the ankle, the knee folded to 155 degrees of flexion (past the
+    // 150 degree limit, so the source's own is the limit)
+    const flex = (155 * Math.PI) / 180;
+    const l = leg([0, 1, 0], [0, 0, 1], [1, 0, 0], flex, 0.45, 0.45);
+    const dSrc = norm(sub(l.ankle, l.hip));
+    // a pin 2 cm nearer the hip horizontally: inside the folded limit
+    const toHip = sub(l.hip, l.ankle);
+    toHip[1] = 0;
+    const k = 0.02 / norm(toHip);
+    const target = add(l.ankle, [toHip[0] * k, 0, toHip[2] * k]);
+    expect(norm(sub(target, l.hip))).toBeLessThan(dSrc);
+    const r = solve(dls, l, target);
+    expect(r.report.outOfReach).toBe(true);
+    // the solved ankle stays at the source's height (radial clamping from a hip above it pushed it 3.4 mm
+    // down)
+    expect(r.ankle[1]).toBeGreaterThan(l.ankle[1] - 1e-4);
+    expect(norm(sub(r.ankle, l.hip))).toBeCloseTo(dSrc, 4);
   });
 
   test('reachable targets are reached within 1 mm; bone lengths and the deltas agree with the positions', () => {

@@ -65,7 +65,10 @@ export interface CleanupSegmentJson {
   ankleHeight: number;
   /** The segment's own ground level above the floor, metres (0 on the floor; stairs, slopes otherwise). */
   ground: number;
-  /** How far the foot was lowered to stand on its ground, metres. */
+  /**
+   * How far the foot was lowered toward its ground, metres (negative: raised onto it); at most 5 mm at a
+   * 0.9 m leg (src/cleanup/anchors.ts), so a foot resting up to 3 cm above the floor may stand above it.
+   */
   lift: number;
   /** The ground level it stands on: index into `ground.levels` (added in issue 20; -1 when unknown). */
   level: number;

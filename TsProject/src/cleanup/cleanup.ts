@@ -8,7 +8,8 @@
  * metrics before and after (metrics.ts; penetration below the local ground).
  *
  * Target of the ankle at frame t of segment s: horizontally the anchor; vertically the source ankle's
- * height above the floor minus the segment's `lift` (so the foot stands on the segment's ground level),
+ * height above the floor minus the segment's `lift` (so the foot stands on the segment's ground level,
+ * lowered onto it by at most 5 mm at a 0.9 m leg: anchors.ts),
  * raised further if the foot's lowest joint would go below that level. The source's vertical motion
  * (heel strike, heel off) is kept, the horizontal slide removed.
  *
@@ -144,7 +145,11 @@ export interface CleanupOptions extends SegmentOptions {
   maxFootSpeed?: number;
   /** Hip-ankle stretch allowed beyond the source, fraction of the leg's length. Default 0.01. */
   stretchMargin?: number;
-  /** A segment whose ground is within this of the floor stands on the floor; metres at a 0.9 m leg (scaled). Default 0.03. */
+  /**
+   * A segment whose ground is within this of the floor stands on the floor; metres at a 0.9 m leg
+   * (scaled). Default 0.03. A foot above the floor is lowered onto it by at most a sixth of this
+   * (anchors.ts `MAX_LOWERING_SHARE`: never pushed into the level it rests on).
+   */
   stepTolerance?: number;
   /** Metric warning thresholds at a 0.9 m leg (scaled). Defaults: metrics.ts. */
   thresholds?: Partial<MetricThresholds>;

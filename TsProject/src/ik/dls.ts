@@ -21,10 +21,15 @@
  *   times the chain length (and never the chain's length), so the knee's interior angle never opens
  *   past the angle of that distance (law of cosines), nor more than `maxOpening` past the source's, nor
  *   more than `maxOpeningFraction` of the source's flexion (so a nearly straight source knee is never
- *   solved dead straight, and a straight one does not move).
+ *   solved dead straight, and a straight one does not move), nor past `minFlexion` (175 deg) where the
+ *   source is bent more than that (issue 20: no knee newly straighter than 175 deg).
  *   Flexion never goes past `max(maxFlexion, source flexion)`.
  * - Out of reach: the target is first clamped onto the reachable shell (Buss 2004, target clamping):
- *   the foot leaves the pin by {@link DlsReport.pinError} instead of the leg straightening.
+ *   the foot leaves the pin by {@link DlsReport.pinError} instead of the leg straightening. Beyond the
+ *   allowed hip-ankle distance, radially (the nearest reachable point); nearer the hip than the knee's
+ *   flexion limit allows, along the line from the target to the source ankle (which is reachable), so a
+ *   folded leg whose hip is above its foot (hanging by the feet from a bar, CMU 01_14) is not pushed
+ *   down, away from the hip, below where the source had the foot (issue 20: new penetration).
  *
  * Frames: all positions are world metres, all rotations world unit quaternions `[x, y, z, w]`.
  * Allocation-free per solve: every temporary lives in the solver's scratch.
@@ -45,11 +50,24 @@ export interface LegDLSOptions {
   maxOpening?: number;
   /**
    * Largest opening beyond the source's as a fraction of the source's own flexion (its angle short of
-   * straight). Default 0.5: a source knee at 176 deg opens to 178 deg at most, never to a locked 180; a
-   * straight source knee does not open at all. With `maxOpening` alone, every source knee within 5 deg of
-   * straight could be solved dead straight (538 frames of 12 of the 33 real takes, measured).
+   * straight). Default 0.5: a source knee at 176 deg opens to 178 deg at most (with `minFlexion` 0; by
+   * default not at all), never to a locked 180; a straight source knee does not open at all. With
+   * `maxOpening` alone, every source knee within 5 deg of straight could be solved dead straight (538
+   * frames of 12 of the 33 real takes, measured).
    */
   maxOpeningFraction?: number;
+  /**
+   * Straightest knee allowed where the source knee is bent more, as a flexion (radians, 180 deg minus
+   * the interior angle between thigh and shin). Default 5.01 deg, i.e. an interior angle of 174.99 deg:
+   * issue 20's bound "no knee newly straighter than 175 deg where the source was bent", with 0.01 deg
+   * kept for the written file's rounding (knees solved to exactly 175 deg read back at 175.000001 deg
+   * from the cleaned BVH text). Flexion never goes
+   * below `min(source flexion, minFlexion)`, so a source knee bent more than this never opens past it,
+   * and one already straighter never opens at all. (A source knee at 174.8 deg allowed 2.6 deg by
+   * `maxOpeningFraction` alone opened to 177.4 deg: 682 leg-frames of the 33 shared takes, measured
+   * with the judge of bench/cleanupJudge.ts.)
+   */
+  minFlexion?: number;
   /** Damping `lambda` as a fraction of the chain length `l1 + l2` (metres). Default 0.05. */
   damping?: number;
   /** Largest knee flexion (radians, 0 = straight); the source's flexion if larger. Default 150 deg. */
@@ -123,6 +141,7 @@ export class LegDLS {
   private readonly maxFlexion: number;
   private readonly maxOpening: number;
   private readonly maxOpeningFraction: number;
+  private readonly minFlexion: number;
   private readonly maxIterations: number;
   private readonly tolerance: number;
 
@@ -132,6 +151,7 @@ export class LegDLS {
     this.maxFlexion = options.maxFlexion ?? (150 * Math.PI) / 180;
     this.maxOpening = options.maxOpening ?? (5 * Math.PI) / 180;
     this.maxOpeningFraction = options.maxOpeningFraction ?? 0.5;
+    this.minFlexion = options.minFlexion ?? (5.01 * Math.PI) / 180;
     this.maxIterations = options.maxIterations ?? 200;
     this.tolerance = options.tolerance ?? 1e-5;
     if (!(this.stretchMargin >= 0))
@@ -142,6 +162,8 @@ export class LegDLS {
     if (!(this.maxOpening >= 0)) throw new RangeError(`LegDLS maxOpening ${this.maxOpening}: need >= 0`);
     if (!(this.maxOpeningFraction >= 0 && this.maxOpeningFraction <= 1))
       throw new RangeError(`LegDLS maxOpeningFraction ${this.maxOpeningFraction}: need 0..1`);
+    if (!(this.minFlexion >= 0 && this.minFlexion < Math.PI))
+      throw new RangeError(`LegDLS minFlexion ${this.minFlexion}: need [0, pi) radians`);
     if (!(this.maxIterations >= 1))
       throw new RangeError(`LegDLS maxIterations ${this.maxIterations}: need >= 1`);
     if (!(this.tolerance > 0)) throw new RangeError(`LegDLS tolerance ${this.tolerance}: need > 0`);
@@ -281,6 +303,7 @@ export class LegDLS {
       Math.acos(Math.min(1, Math.max(-1, c))),
       flexSrc - this.maxOpening,
       flexSrc * (1 - this.maxOpeningFraction),
+      Math.min(flexSrc, this.minFlexion),
       0,
     );
     const dMax = Math.sqrt(l1 * l1 + l2 * l2 + 2 * l1 * l2 * Math.cos(flexMin));
@@ -292,7 +315,22 @@ export class LegDLS {
     let vy = s[TP + 1] - s[HP + 1];
     let vz = s[TP + 2] - s[HP + 2];
     const dT = Math.sqrt(vx * vx + vy * vy + vz * vz);
-    if (dT > dMax || dT < dMin) {
+    if (dT < dMin && dT >= 1e-12) {
+      // too near the hip for the knee's flexion limit: toward the source ankle (|A - hip| = dSrc >=
+      // dMin), not radially out from the hip: s in (0, 1] with |T + s (A - T) - hip| = dMin
+      r.outOfReach = true;
+      const ux = s[AP] - s[TP];
+      const uy = s[AP + 1] - s[TP + 1];
+      const uz = s[AP + 2] - s[TP + 2];
+      const qa = ux * ux + uy * uy + uz * uz;
+      const qb = vx * ux + vy * uy + vz * uz;
+      const qc = dT * dT - dMin * dMin;
+      let t = qa > 1e-24 ? (-qb + Math.sqrt(Math.max(0, qb * qb - qa * qc))) / qa : 1;
+      if (!(t <= 1)) t = 1;
+      s[TP] += t * ux;
+      s[TP + 1] += t * uy;
+      s[TP + 2] += t * uz;
+    } else if (dT > dMax || dT < dMin) {
       r.outOfReach = true;
       let want = dT > dMax ? dMax : dMin;
       if (dT < 1e-12) {
