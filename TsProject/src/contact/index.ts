@@ -14,4 +14,5 @@ export * from './mlp';
 export { loadShippedContactModel, SHIPPED_MODEL_INFO } from './model/weights';
 export * from './probabilities';
 export * from './rule';
+export * from './teacher';
 export * from './tracks';

@@ -6,8 +6,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { learnedGrid } from '../../src/contact';
+import { learnedGrid, loadShippedContactModel } from '../../src/contact';
 import { TRAIN_TAKES, holdoutTakes, loadTracks } from './data';
+import { chooseDefault, judgeTable, judgeTableMarkdown } from './judgeTable';
 import { DEGRADATIONS } from './degrade';
 import { evaluate, pool, prf, table } from './evaluate';
 import { trainingCopies } from './copies';
@@ -26,6 +27,18 @@ async function main(): Promise<void> {
   const epochs = arg('--epochs', DEFAULTS.epochs);
   const oi = args.indexOf('--out');
   const outDir = path.resolve(oi >= 0 ? args[oi + 1] : path.join(__dirname, '../src/contact/model'));
+  if (args.includes('--table-only')) {
+    // the detector table of the shipped model (or of the weights in --out when it is not the default)
+    const ti = args.indexOf('--takes');
+    const which = ti >= 0 ? args[ti + 1] : 'holdout';
+    const takes = which === 'train' ? TRAIN_TAKES : which === 'all' ? [...TRAIN_TAKES, ...holdoutTakes()] : holdoutTakes();
+    const t = judgeTable(takes, loadShippedContactModel());
+    console.log(`detectors vs the judge's reference, ${which} takes (${takes.length}):\n${judgeTableMarkdown(t)}`);
+    for (const n of t.notes) console.log(`note: ${n}`);
+    const c = chooseDefault(t);
+    console.log(`default by the criterion: ${c.choice}\n${c.reasons.join('\n')}`);
+    return;
+  }
   const t0 = Date.now();
   const copies: TrainCopy[] = [];
   for (const rel of TRAIN_TAKES) copies.push(...trainingCopies(rel, loadTracks(rel), seed, DEFAULTS.extraAll));
