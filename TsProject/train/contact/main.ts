@@ -70,6 +70,13 @@ async function main(): Promise<void> {
   const cleanGap = clean ? prf(clean.rule).f1 - prf(clean.model).f1 : 1;
   const verdict = { wins, of: degradedKinds.length, cleanGap };
   console.log(`model beats rule on ${wins}/${degradedKinds.length} degradations; clean F1 gap (rule - model) ${cleanGap.toFixed(3)}`);
+  const t2 = Date.now();
+  const judged = judgeTable(held.map((h) => h.name), res.weights);
+  const judgeMd = judgeTableMarkdown(judged);
+  const choice = chooseDefault(judged);
+  console.log(`\ndetectors vs the judge's reference contacts, held-out takes (${held.length}; ${((Date.now() - t2) / 1000).toFixed(1)} s):\n${judgeMd}`);
+  for (const n of judged.notes) console.log(`note: ${n}`);
+  console.log(`default by the criterion: ${choice.choice}\n${choice.reasons.join('\n')}`);
   if (!args.includes('--no-write')) {
     writeModelFiles(outDir, {
       weights: res.weights,
@@ -88,6 +95,7 @@ async function main(): Promise<void> {
       results,
       table: md,
       verdict,
+      judge: { table: judgeMd, choice: choice.choice, reasons: choice.reasons, notes: judged.notes, inputs: judged.inputs },
     });
     console.log(`wrote ${outDir}`);
   }

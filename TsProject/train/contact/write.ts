@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { type ContactModelWeights, encodeBase64, FEATURE_NAMES, INPUT_SIZE, RULE_HEIGHT, RULE_SPEED, WINDOW_RADIUS } from '../../src/contact';
 import { DEGRADATIONS } from './degrade';
 import type { TakeResult } from './evaluate';
+import type { DetectorName } from './judgeTable';
 import { exportOnnx } from './onnxExport';
 
 export interface ModelRecord {
@@ -23,6 +24,8 @@ export interface ModelRecord {
   results: TakeResult[];
   table: string;
   verdict: { wins: number; of: number; cleanGap: number };
+  /** The detector table against the judge's reference (./judgeTable.ts) and the default it picks. */
+  judge: { table: string; choice: DetectorName; reasons: string[]; notes: string[]; inputs: Record<string, number> };
 }
 
 function b64(a: Float32Array): string {
@@ -45,7 +48,7 @@ export const SHIPPED_MODEL_INFO = {
   seed: ${r.seed},
   epochs: ${r.epochs},
   hidden: [${r.hidden.join(', ')}],
-  defaultModel: '${r.verdict.wins === r.verdict.of && r.verdict.cleanGap <= 0.03 ? 'learned' : 'rule'}' as 'learned' | 'rule',
+  defaultModel: '${r.judge.choice}' as 'learned' | 'rule' | 'teacher',
 };
 
 const INPUT_MEAN =
