@@ -2,13 +2,16 @@
  * `npm run train:contact`: train the contact MLP on degraded copies of the training takes, evaluate it and
  * the rule on held-out clips per degradation, and write src/contact/model/{contact.onnx, weights.ts,
  * metrics.json, MODEL_CARD.md}. Arguments: `--seed N` (default 11), `--epochs N` (default 8),
- * `--out DIR` (default src/contact/model), `--no-write` (print only).
+ * `--out DIR` (default src/contact/model), `--no-write` (print only). `--table-only [--takes
+ * holdout|train|all]`: only the detector table of the shipped weights (./judgeTable.ts). `--plot <take>
+ * <out.png> [--side left|right] [--from F] [--to F]`: the teacher's labels drawn over the heights (./plot.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { learnedGrid, loadShippedContactModel } from '../../src/contact';
 import { TRAIN_TAKES, holdoutTakes, loadTracks } from './data';
 import { chooseDefault, judgeTable, judgeTableMarkdown } from './judgeTable';
+import { plotTake } from './plot';
 import { DEGRADATIONS } from './degrade';
 import { evaluate, pool, prf, table } from './evaluate';
 import { trainingCopies } from './copies';
@@ -27,6 +30,15 @@ async function main(): Promise<void> {
   const epochs = arg('--epochs', DEFAULTS.epochs);
   const oi = args.indexOf('--out');
   const outDir = path.resolve(oi >= 0 ? args[oi + 1] : path.join(__dirname, '../src/contact/model'));
+  const pi = args.indexOf('--plot');
+  if (pi >= 0) {
+    const si = args.indexOf('--side');
+    const side = si >= 0 && args[si + 1] === 'right' ? 'right' : 'left';
+    const fi = args.indexOf('--from');
+    const ti = args.indexOf('--to');
+    plotTake(args[pi + 1], path.resolve(args[pi + 2]), side, fi >= 0 ? Number(args[fi + 1]) : 0, ti >= 0 ? Number(args[ti + 1]) : undefined);
+    return;
+  }
   if (args.includes('--table-only')) {
     // the detector table of the shipped model (or of the weights in --out when it is not the default)
     const ti = args.indexOf('--takes');
