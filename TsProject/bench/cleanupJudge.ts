@@ -88,9 +88,9 @@ function parseOptions(args: string[]): Options {
     else if (a === '--models') {
       o.models = val().split(',');
       for (const m of o.models)
-        if (!MODELS.includes(m)) throw new Error(`cleanup-judge: unknown model '${m}' (${MODELS.join(', ')})`);
-    }
-    else if (a === '--kinds') {
+        if (!MODELS.includes(m))
+          throw new Error(`cleanup-judge: unknown model '${m}' (${MODELS.join(', ')})`);
+    } else if (a === '--kinds') {
       o.kinds = val().split(',') as Kind[];
       for (const k of o.kinds)
         if (!KINDS.includes(k)) throw new Error(`cleanup-judge: unknown kind '${k}' (${KINDS.join(', ')})`);

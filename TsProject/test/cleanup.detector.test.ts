@@ -115,7 +115,16 @@ describeWithData('kind cleanup with the real detector on real takes', () => {
   });
 
   it('--model-file with --model teacher is a usage error (exit 2)', async () => {
-    const r = await runKind(['cleanup', walk, '-o', path.join(work, 'x'), '--model', 'teacher', '--model-file', 'm.onnx']);
+    const r = await runKind([
+      'cleanup',
+      walk,
+      '-o',
+      path.join(work, 'x'),
+      '--model',
+      'teacher',
+      '--model-file',
+      'm.onnx',
+    ]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--model-file applies to --model learned/);
   });

@@ -93,7 +93,8 @@ function readModelFile(file: string): Uint8Array {
 export function contactSource(options: ContactSourceOptions): ContactSource {
   if (override) return override(options);
   if (options.model === 'rule') return async (clip) => ruleContactProbabilities(computeFootTracks(clip));
-  if (options.model === 'teacher') return async (clip) => teacherContactProbabilities(computeFootTracks(clip));
+  if (options.model === 'teacher')
+    return async (clip) => teacherContactProbabilities(computeFootTracks(clip));
   const file = options.modelFile ?? shippedOnnxPath();
   if (file === null) {
     const weights = loadShippedContactModel();

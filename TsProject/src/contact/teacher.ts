@@ -141,7 +141,8 @@ function runsOf(m: Uint8Array): [number, number][] {
 /** Close gaps of at most `maxGap` frames between two runs of 1, then drop runs shorter than `minLen`. */
 function closeAndDrop(m: Uint8Array, maxGap: number, minLen: number): void {
   const runs = runsOf(m);
-  for (let i = 1; i < runs.length; i++) if (runs[i][0] - runs[i - 1][1] <= maxGap) m.fill(1, runs[i - 1][1], runs[i][0]);
+  for (let i = 1; i < runs.length; i++)
+    if (runs[i][0] - runs[i - 1][1] <= maxGap) m.fill(1, runs[i - 1][1], runs[i][0]);
   for (const [a, b] of runsOf(m)) if (b - a < minLen) m.fill(0, a, b);
 }
 
@@ -220,7 +221,8 @@ function pointStances(
   for (const [a, b] of runsOf(m)) {
     // the resting level near each frame: the 20th percentile of the stance's heights within +-levelHalf
     const level = new Float64Array(b - a);
-    for (let f = a; f < b; f++) level[f - a] = quantileOf(h.subarray(Math.max(a, f - w), Math.min(b, f + w + 1)), 0.2);
+    for (let f = a; f < b; f++)
+      level[f - a] = quantileOf(h.subarray(Math.max(a, f - w), Math.min(b, f + w + 1)), 0.2);
     let f = a;
     while (f < b) {
       if (h[f] > level[f - a] + rise) {
@@ -230,7 +232,14 @@ function pointStances(
       let e = f;
       while (e < b && h[e] <= level[e - a] + rise) e++;
       if (e - f >= minLen)
-        stances.push({ side, point, start: f, end: e, level: quantileOf(level.subarray(f - a, e - a), 0.5), ground: 'none' });
+        stances.push({
+          side,
+          point,
+          start: f,
+          end: e,
+          level: quantileOf(level.subarray(f - a, e - a), 0.5),
+          ground: 'none',
+        });
       f = e;
     }
   }
@@ -258,10 +267,13 @@ export function teacherLabels(tracks: FootTracks): TeacherLabels {
       ['heel', leg.ankle],
       ['toe', toeOf(leg)],
     ] as const) {
-      if (arr.length < 3 * F) throw new ContactError(`teacher: the ${side} ${point} track is shorter than ${F} frames`);
+      if (arr.length < 3 * F)
+        throw new ContactError(`teacher: the ${side} ${point} track is shorter than ${F} frames`);
       for (let i = 0; i < 3 * F; i++)
         if (!Number.isFinite(arr[i]))
-          throw new ContactError(`teacher: the ${side} ${point} track is not finite at frame ${Math.floor(i / 3)}`);
+          throw new ContactError(
+            `teacher: the ${side} ${point} track is not finite at frame ${Math.floor(i / 3)}`,
+          );
       pts.push(pointStances(arr, tracks, side, point));
     }
   }
@@ -275,13 +287,15 @@ export function teacherLabels(tracks: FootTracks): TeacherLabels {
     for (const st of q.stances) {
       let lowest = Number.POSITIVE_INFINITY;
       for (const o of all)
-        if (o.point === st.point && o.end > st.start - gw && o.start < st.end + gw) lowest = Math.min(lowest, o.level);
+        if (o.point === st.point && o.end > st.start - gw && o.start < st.end + gw)
+          lowest = Math.min(lowest, o.level);
       if (st.level <= lowest + same) {
         st.ground = 'lowest';
         continue;
       }
       let carries = 0;
-      for (let f = st.start; f < st.end; f++) if (!(other.still[f] && other.h[f] < st.level - same)) carries++;
+      for (let f = st.start; f < st.end; f++)
+        if (!(other.still[f] && other.h[f] < st.level - same)) carries++;
       if (carries >= TEACHER.support * (st.end - st.start)) st.ground = 'support';
     }
   }
@@ -301,14 +315,24 @@ export function teacherLabels(tracks: FootTracks): TeacherLabels {
     for (let f = 0; f < F; f++) u[f] = heel[f] | toe[f];
     return { heel, toe, foot: u };
   };
-  return { frameCount: F, frameTime: tracks.frameTime, left: foot('left'), right: foot('right'), stances: all };
+  return {
+    frameCount: F,
+    frameTime: tracks.frameTime,
+    left: foot('left'),
+    right: foot('right'),
+    stances: all,
+  };
 }
 
 /**
  * Teacher labels on the 60 Hz feature grid (./features.ts): grid frame g takes the label of the take's
  * frame nearest to time g / 60 s. `[left, right]`, `Uint8Array(gridCount)` each (the per-foot union).
  */
-export function teacherGrid(labels: TeacherLabels, gridCount: number, gridFps = 60): [Uint8Array, Uint8Array] {
+export function teacherGrid(
+  labels: TeacherLabels,
+  gridCount: number,
+  gridFps = 60,
+): [Uint8Array, Uint8Array] {
   const out: [Uint8Array, Uint8Array] = [new Uint8Array(gridCount), new Uint8Array(gridCount)];
   for (let g = 0; g < gridCount; g++) {
     const f = Math.min(labels.frameCount - 1, Math.round(g / gridFps / labels.frameTime));
