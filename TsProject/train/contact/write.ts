@@ -193,6 +193,11 @@ The model beats the rule (F1) against the teacher's labels on ${r.verdict.wins} 
   level is more than 0.30 m above the other foot's, or the foot is not still enough for it; a platform edge or a held
   foot cannot be told apart there by eye from heights alone), misses a two-frame toe touch the reference has, and
   agrees with the reference on the next two stances where the rule's run 5-10 frames longer.
+- Checked on the snapshot tool's frames too (\`kind cleanup --model teacher\` of the Bandai walk, then
+  \`node ../tools/snapshot.mjs --cleanup <dir> --frames 40,47,52,55,58,62\`): the left foot is in contact on frames 45-59
+  and the right on 27-42 and 61-75, each foot free (P 0) while the other stands; the heel carries frames 45-56 and the toe
+  45-59, the reference's own reading of that stance (heel to frame 56, then the toe); at frame 58 the source ankle is
+  3.2 cm from its anchor while the toe stays put (heel-off), so the heel is rightly not in contact there.
 - A foot held still in the air while the other foot is moving (a held kick, the top of a jump) can pass the teacher's
   support test; a heel that settles slowly after the strike starts its contact a few frames late (the dwell needs 0.08 s
   within 0.7 cm).
