@@ -421,7 +421,7 @@ export function registerCleanupCommand(program: Command, setExitCode: (code: num
     .addOption(
       new Option(
         '--model <kind>',
-        `contact detector: the rule baseline, the learned model or the offline teacher (the whole take at once, heel and toe apart) (default: ${DEFAULT_CONTACT_MODEL}, the best on the model card's detector table against an independent reference)`,
+        "contact detector: the rule baseline, the learned model or the offline teacher (the whole take at once, heel and toe apart); the default is the best on the model card's detector table against an independent reference",
       )
         .choices([...CONTACT_MODEL_NAMES])
         .default(DEFAULT_CONTACT_MODEL),
