@@ -16,7 +16,10 @@
  *    centimetre does not break a stance.
  * 2. Dwell: every window of n = max(2, round(`dwell` * fps) + 1) consecutive frames in which the point
  *    stays within `dwellRadius` L (horizontally) of the window's mean position and within a vertical
- *    range of `dwellRise` L is a dwell; a frame is still when some dwell covers it. This looks both ways
+ *    range of `dwellRise` L is a dwell; a frame is still when some dwell covers it. On a noisy take the
+ *    radius is at least `jitter` times the point's smoothed per-frame jitter (the vertical range 1.5
+ *    times that, the rise of step 3 that): the jitter sigma is measured from the take itself (the 25th
+ *    percentile of |second differences|), so clean takes keep the fixed numbers. This looks both ways
  *    in time: a stance's first frame is covered by the dwell that starts there. A displacement test
  *    over an interval, not a speed threshold at a frame.
  * 3. Stances: runs of still frames, gaps of at most `gap` s merged when both sides rest at one height
@@ -50,6 +53,10 @@ import { ContactError, type FootTracks, type LegTrack } from './tracks';
 export const TEACHER = {
   /** Half width of the centred moving average of positions, s. */
   smoothHalf: 1 / 30,
+  /**
+   * Jitter allowance: the dwell radius, twice... (experimental)
+   */
+  jitter: 2.5,
   /** Length of a dwell window, s (3 frames at 25-30 fps, 6 at 60). */
   dwell: 0.08,
   /**
@@ -121,6 +128,20 @@ function smooth(p: Float64Array, F: number, k: number): Float64Array {
   return out;
 }
 
+/**
+ * Per-frame jitter of a point, metres: sigma of white noise per axis estimated from the 25th percentile
+ * of |second differences| over every frame and axis (a Gaussian's 25th percentile of |x| is 0.319 sigma,
+ * and a second difference of white noise has sigma * sqrt(6)). A clean take's still frames give ~0.
+ */
+function jitterOf(p: Float64Array, F: number): number {
+  if (F < 3) return 0;
+  const d = new Float64Array(3 * (F - 2));
+  for (let f = 1; f < F - 1; f++)
+    for (let c = 0; c < 3; c++)
+      d[3 * (f - 1) + c] = Math.abs(p[3 * (f - 1) + c] - 2 * p[3 * f + c] + p[3 * (f + 1) + c]);
+  return quantileOf(d, 0.25) / (0.319 * Math.sqrt(6));
+}
+
 /** Runs of 1 in `m` as `[start, end)` pairs. */
 function runsOf(m: Uint8Array): [number, number][] {
   const out: [number, number][] = [];
@@ -173,11 +194,14 @@ function pointStances(
   const fps = 1 / tracks.frameTime;
   const L = tracks.legLength;
   const u = tracks.up;
-  const s = smooth(p, F, Math.max(1, Math.round(TEACHER.smoothHalf * fps)));
+  const k = Math.max(1, Math.round(TEACHER.smoothHalf * fps));
+  const s = smooth(p, F, k);
   const h = new Float64Array(F);
   for (let f = 0; f < F; f++) h[f] = u[0] * s[3 * f] + u[1] * s[3 * f + 1] + u[2] * s[3 * f + 2];
   const n = Math.min(F, Math.max(2, Math.round(TEACHER.dwell * fps) + 1));
-  const r2 = (TEACHER.dwellRadius * L) ** 2;
+  const jit = (TEACHER.jitter * jitterOf(p, F)) / Math.sqrt(2 * k + 1);
+  const r2 = Math.max(TEACHER.dwellRadius * L, jit) ** 2;
+  const dwellRise = Math.max(TEACHER.dwellRise * L, 1.5 * jit);
   const still = new Uint8Array(F);
   for (let a = 0; a + n <= F; a++) {
     let mx = 0;
@@ -192,7 +216,7 @@ function pointStances(
       if (h[i] < lo) lo = h[i];
       if (h[i] > hi) hi = h[i];
     }
-    if (hi - lo > TEACHER.dwellRise * L) continue;
+    if (hi - lo > dwellRise) continue;
     mx /= n;
     my /= n;
     mz /= n;
@@ -208,7 +232,7 @@ function pointStances(
   // step 3: gaps at one height merged, the resting level, frames above it cut, short runs dropped
   const gap = Math.round(TEACHER.gap * fps);
   const minLen = Math.max(2, Math.ceil(TEACHER.minContact * fps - 1e-9));
-  const rise = TEACHER.rise * L;
+  const rise = Math.max(TEACHER.rise * L, jit);
   const m = still.slice();
   const r0 = runsOf(m);
   for (let i = 1; i < r0.length; i++) {

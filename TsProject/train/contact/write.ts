@@ -118,7 +118,8 @@ alone (for the shipped weights) is re-printed by \`npm run train:contact -- --ta
   (subjects 3, 12, 49, 131) is not present in ../shared/data; the trainer adds it to the held-out set when it is.
 - Labels: the offline teacher (src/contact/teacher.ts), not the rule. It sees the whole CLEAN take at once: per point
   (heel = ankle, toe = toe joint or virtual toe) positions smoothed over +-1/30 s, dwells (windows of 0.08 s in which
-  the point stays within 0.008 L of the window's mean and 0.01 L vertically) looking both ways in time, each stance's
+  the point stays within 0.008 L of the window's mean and 0.01 L vertically, wider on a take with measurable per-frame
+  jitter, which leaves the clean training takes' labels as they were) looking both ways in time, each stance's
   own resting level (raised ground, steps, a drifting floor), frames more than 0.025 L above it cut (heel-off), a stance
   on the ground when it is the lowest nearby or carries the body (the other foot not resting lower), gaps <= 0.05 s closed,
   contacts < 0.08 s dropped; foot = heel OR toe. The labels are carried to the 60 Hz grid by nearest frame and to every
