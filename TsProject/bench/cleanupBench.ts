@@ -22,7 +22,7 @@ export async function runCleanupBench(): Promise<Row[]> {
   const F = clip.frameCount;
   console.log(`\n== cleanup: ${shortName(file)}, ${F} frames at ${fmt(1 / clip.frameTime)} fps`);
   const rows: Row[] = [];
-  for (const model of ['rule', 'learned'] as const) {
+  for (const model of ['rule', 'learned', 'teacher'] as const) {
     const source = contactSource({ model });
     // one run outside the timing (async contact source, JIT)
     await cleanTake({ input: file, model, outBvh: 'bench.bvh' }, { source, html: false });

@@ -6,7 +6,7 @@
  * reader, forward kinematics and reference contacts; it imports nothing from src).
  *
  * The cleanup runs the way a user runs it: the built command line `node bin/kind.cjs cleanup --batch
- * <folder> -o <out> --model <rule|learned> -q` (dist/kind.cjs and its worker threads, built by `npm run
+ * <folder> -o <out> --model <rule|learned|teacher> -q` (dist/kind.cjs and its worker threads, built by `npm run
  * bench`), one batch per degradation kind and model, in a temporary folder that is removed afterwards.
  * The judge reads the cleaned BVH and cleanup.json (`feet.<side>.contact` for the detector scores) that
  * the command wrote, so whatever the command does inside is what is judged.
@@ -16,7 +16,8 @@
  * given with every set weighted equally), and the detector table (precision/recall/F1 against the
  * reference contacts, pooled over frames). Options:
  *   --json FILE       write every figure (per take, kind and model, and the pooled ones) to FILE
- *   --models a,b      contact models to run (default: rule, and learned when `kind cleanup --help` lists it)
+ *   --models a,b      contact models to run, of rule, learned, teacher (default: those `kind cleanup --help`
+ *                     lists)
  *   --kinds a,b       clean,noise,drift,shift,fps25,fps30,uneven (default: all)
  *   --only TEXT       only takes whose path contains TEXT
  *   --jobs N          worker threads of each batch (default: the CPUs)
@@ -51,6 +52,8 @@ import { SHARED_DATA } from './harness';
 
 type Kind = 'clean' | DegradationKind;
 const KINDS: readonly Kind[] = ['clean', ...DEGRADATIONS];
+/** The contact detectors of `kind cleanup --model`. */
+const MODELS: readonly string[] = ['rule', 'learned', 'teacher'];
 
 interface Options {
   json: string | null;
@@ -82,8 +85,12 @@ function parseOptions(args: string[]): Options {
       return v;
     };
     if (a === '--json') o.json = path.resolve(val());
-    else if (a === '--models') o.models = val().split(',');
-    else if (a === '--kinds') {
+    else if (a === '--models') {
+      o.models = val().split(',');
+      for (const m of o.models)
+        if (!MODELS.includes(m))
+          throw new Error(`cleanup-judge: unknown model '${m}' (${MODELS.join(', ')})`);
+    } else if (a === '--kinds') {
       o.kinds = val().split(',') as Kind[];
       for (const k of o.kinds)
         if (!KINDS.includes(k)) throw new Error(`cleanup-judge: unknown kind '${k}' (${KINDS.join(', ')})`);
@@ -164,7 +171,7 @@ function runBatch(
 function cliModels(o: Options): string[] {
   if (o.models) return o.models;
   const r = spawnSync(process.execPath, [o.cli, 'cleanup', '--help'], { encoding: 'utf8' });
-  return /learned/.test(r.stdout ?? '') ? ['rule', 'learned'] : ['rule'];
+  return MODELS.filter((m) => m === 'rule' || new RegExp(`\\b${m}\\b`).test(r.stdout ?? ''));
 }
 
 function prepare(o: Options, tmp: string, takes: string[]): { inputs: Input[]; notes: string[] } {

@@ -1,12 +1,13 @@
 /**
  * `kind cleanup --batch` through the built CLI (dist/kind.cjs beside dist/cleanupWorker.cjs, so the
  * takes go through real worker threads, not the in-process fallback) on a folder of 3 real takes, with
- * the real contact detector (the default, the rule baseline).
+ * the real contact detector (the default, the model card's choice: the offline teacher).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { DEFAULT_CONTACT_MODEL } from '../src/cli/contactSource';
 import { parseBvh } from '../src/io';
 import { dataPath, describeWithData } from './helpers/data';
 
@@ -63,7 +64,7 @@ describeWithData('kind cleanup --batch in a built CLI (worker threads)', () => {
     expect(summary.takes.map((t) => t.name).sort()).toEqual(takes.map((t) => path.basename(t)).sort());
     for (const t of summary.takes) {
       expect(t.error).toBeUndefined();
-      expect(t.model).toBe('rule');
+      expect(t.model).toBe(DEFAULT_CONTACT_MODEL); // 'teacher'
       const src = parseBvh(fs.readFileSync(path.join(folder, t.name), 'utf8')).clip;
       const back = parseBvh(fs.readFileSync(t.outputs.bvh, 'utf8')).clip;
       expect(t.frames).toBe(src.frameCount);

@@ -110,7 +110,7 @@ export interface CleanupFile {
   input: string;
   output: string;
   clip: string;
-  /** 'rule' or 'learned' (the contact probability source). */
+  /** 'rule', 'learned' or 'teacher' (the contact probability source). */
   model: string;
   /** The ONNX file of `--model-file`, when the learned detector ran another model than the shipped one. */
   modelFile?: string;

@@ -29,7 +29,7 @@ import {
   takeStem,
 } from './cleanupRun';
 import { CLEANUP_WORKER_MARK, type CleanupWorkerReply, runCleanupJob } from './cleanupWorker';
-import { type ContactModelName, DEFAULT_CONTACT_MODEL } from './contactSource';
+import { CONTACT_MODEL_NAMES, type ContactModelName, DEFAULT_CONTACT_MODEL } from './contactSource';
 import {
   checkOutputDir,
   ensureOutputDir,
@@ -421,9 +421,9 @@ export function registerCleanupCommand(program: Command, setExitCode: (code: num
     .addOption(
       new Option(
         '--model <kind>',
-        "contact detector: the rule baseline or the learned model (default: the model card's choice, the rule: the model does not beat it on every degradation)",
+        "contact detector: the rule baseline, the learned model or the offline teacher (the whole take at once, heel and toe apart); the default is the best on the model card's detector table against an independent reference",
       )
-        .choices(['rule', 'learned'])
+        .choices([...CONTACT_MODEL_NAMES])
         .default(DEFAULT_CONTACT_MODEL),
     )
     .option(
@@ -448,7 +448,7 @@ export function registerCleanupCommand(program: Command, setExitCode: (code: num
       // --model-file means the learned model unless --model rule is given explicitly
       if (opts.modelFile !== undefined && cmd.getOptionValueSource('model') !== 'cli') opts.model = 'learned';
       if (opts.jobs !== undefined && !opts.batch) throw new InvalidArgumentError('--jobs applies to --batch');
-      if (opts.modelFile !== undefined && opts.model === 'rule')
+      if (opts.modelFile !== undefined && opts.model !== 'learned')
         throw new InvalidArgumentError('--model-file applies to --model learned');
       if (opts.batch && !takeArg) throw new InvalidArgumentError('--batch: name a folder of .bvh takes');
       const common: CleanupCommandOptions = {

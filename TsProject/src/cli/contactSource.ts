@@ -12,6 +12,7 @@ import {
   loadShippedContactModel,
   ruleContactProbabilities,
   SHIPPED_MODEL_INFO,
+  teacherContactProbabilities,
 } from '../contact';
 import { onnxContactProbabilities } from '../contact/onnxRunner';
 import type { Clip } from '../core';
@@ -22,7 +23,7 @@ export interface ContactEstimate {
   left: Float32Array;
   right: Float32Array;
   floor: FloorEstimate;
-  /** 'rule' or 'learned'. */
+  /** 'rule', 'learned' or 'teacher'. */
   model: string;
   /**
    * Heel and toe contact probability per foot per frame (src/contact `heelToeProbabilities`: the foot's
@@ -31,7 +32,10 @@ export interface ContactEstimate {
   points?: Record<'left' | 'right', { heel: Float32Array; toe: Float32Array }>;
 }
 
-export type ContactModelName = 'rule' | 'learned';
+export type ContactModelName = 'rule' | 'learned' | 'teacher';
+
+/** The `--model` choices of `kind cleanup` (and `--cleanup-model` of `kind retarget`). */
+export const CONTACT_MODEL_NAMES: readonly ContactModelName[] = ['rule', 'learned', 'teacher'];
 
 export interface ContactSourceOptions {
   model: ContactModelName;
@@ -79,7 +83,8 @@ function readModelFile(file: string): Uint8Array {
 }
 
 /**
- * The contact source for `options`: `rule` is the rule baseline; `learned` runs the ONNX model
+ * The contact source for `options`: `rule` is the rule baseline; `teacher` the offline teacher
+ * (src/contact/teacher.ts: the whole take at once, heel and toe, 0/1 labels); `learned` runs the ONNX model
  * (`modelFile`, else the shipped `contact.onnx`) in onnxruntime-web, or the same weights in the
  * pure-TS forward pass when the shipped file is not beside the package (equal within 1e-6, tested).
  * @throws Error naming the file when `modelFile` cannot be read; ContactError (from src/contact) for a
@@ -88,6 +93,8 @@ function readModelFile(file: string): Uint8Array {
 export function contactSource(options: ContactSourceOptions): ContactSource {
   if (override) return override(options);
   if (options.model === 'rule') return async (clip) => ruleContactProbabilities(computeFootTracks(clip));
+  if (options.model === 'teacher')
+    return async (clip) => teacherContactProbabilities(computeFootTracks(clip));
   const file = options.modelFile ?? shippedOnnxPath();
   if (file === null) {
     const weights = loadShippedContactModel();

@@ -14,7 +14,7 @@ import { defaultAssetsDir } from '../io/node';
 import { INTERRUPT_EXIT_CODES, withInterrupts } from '../io/node/interrupt';
 import { numberArg, outDirArg } from './args';
 import { registerCleanupCommand } from './cleanup';
-import { DEFAULT_CONTACT_MODEL } from './contactSource';
+import { CONTACT_MODEL_NAMES, DEFAULT_CONTACT_MODEL } from './contactSource';
 import { runInspect } from './inspect';
 import { runLive } from './live';
 import { registerPuppetCommand } from './puppet';
@@ -167,7 +167,7 @@ export function buildProgram(): Command {
     .option('--cleanup', 'clean the feet on the avatar before writing (kind cleanup: contacts, leg IK)')
     .addOption(
       new Option('--cleanup-model <kind>', 'contact detector for --cleanup (default: as kind cleanup)')
-        .choices(['rule', 'learned'])
+        .choices([...CONTACT_MODEL_NAMES])
         .default(DEFAULT_CONTACT_MODEL),
     )
     .option('-q, --quiet', 'print nothing but errors')

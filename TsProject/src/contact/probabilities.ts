@@ -14,7 +14,7 @@ export interface ContactProbabilities {
   /** `Float32Array(frameCount)`: P(contact) of the left foot per frame of the take. */
   left: Float32Array;
   right: Float32Array;
-  model: 'rule' | 'learned';
+  model: 'rule' | 'learned' | 'teacher';
   floor: FloorEstimate;
   /** The rule's local ground (./ground.ts), when the rule measured heights above it. */
   ground?: LocalGround;

@@ -1,13 +1,14 @@
 /**
- * Degraded copies of foot tracks (where thresholds fail): sensor noise, root drift, foot sliding during
- * contacts, floor offsets, sloped floors, other leg lengths, other frame rates, and all together.
+ * Degraded copies of foot tracks (where thresholds fail): sensor noise (per joint, or on the root only),
+ * root drift, foot sliding during contacts, floor offsets, sloped floors, other leg lengths, other frame
+ * rates, a raised stretch, and all together.
  * Magnitudes are in leg lengths L so they mean the same for any character. Each copy keeps the time axis
  * (frame rate changes resample it), so the clean labels on the 60 Hz grid still apply.
  */
-import { cleanContacts, contactFeatures, estimateFloor, type FootTracks, type LegTrack, ruleGrid } from '../../src/contact';
+import { type FootTracks, gridCountOf, type LegTrack, teacherGrid, teacherLabels } from '../../src/contact';
 import type { Rng } from './rng';
 
-export const DEGRADATIONS = ['clean', 'noise', 'drift', 'slide', 'floor', 'slope', 'legs', 'fps', 'all'] as const;
+export const DEGRADATIONS = ['clean', 'noise', 'rootNoise', 'drift', 'slide', 'floor', 'slope', 'legs', 'fps', 'raise', 'all'] as const;
 export type Degradation = (typeof DEGRADATIONS)[number];
 
 function copyLeg(l: LegTrack): LegTrack {
@@ -68,6 +69,33 @@ export function addDrift(t: FootTracks, rng: Rng, speedL: number): void {
   const v = speedL * t.legLength;
   for (const a of allPositionArrays(t))
     for (let f = 0; f < t.frameCount; f++) for (let c = 0; c < 3; c++) a[3 * f + c] += dir[c] * v * f * t.frameTime;
+}
+
+/**
+ * Root noise: the whole body moved by Gaussian noise of `sigmaL` leg lengths per axis, independently per
+ * frame (every joint by the same offset, as noise on a BVH root position channel does).
+ */
+export function addRootNoise(t: FootTracks, rng: Rng, sigmaL: number): void {
+  const s = sigmaL * t.legLength;
+  const arrays = allPositionArrays(t);
+  for (let f = 0; f < t.frameCount; f++) {
+    const o = [s * rng.gauss(), s * rng.gauss(), s * rng.gauss()];
+    for (const a of arrays) for (let c = 0; c < 3; c++) a[3 * f + c] += o[c];
+  }
+}
+
+/**
+ * A raised stretch: every point raised by `heightL` leg lengths along up on the frames between two random
+ * times (the first in the first half of the take, the second 25-50 % of the take later), as if the take
+ * stepped onto a platform and off it again. The labels stay the clean take's: the feet rest on the
+ * platform as they rested on the floor.
+ */
+export function addRaisedStretch(t: FootTracks, rng: Rng, heightL: number): void {
+  const F = t.frameCount;
+  const a = Math.floor(rng.uniform(0.1, 0.5) * F);
+  const b = Math.min(F, a + Math.floor(rng.uniform(0.25, 0.5) * F));
+  const o = heightL * t.legLength;
+  for (const arr of allPositionArrays(t)) for (let f = a; f < b; f++) for (let c = 0; c < 3; c++) arr[3 * f + c] += t.up[c] * o;
 }
 
 /** Move every point along up by `offsetL` leg lengths. */
@@ -188,13 +216,15 @@ export function resampleTracks(t: FootTracks, fps: number): FootTracks {
   return { ...t, frameCount: F, frameTime: dt, left: leg(t.left), right: leg(t.right), hips: lerp3(t.hips), up: [...t.up] };
 }
 
-/** Labels of the clean take on the 60 Hz grid: the rule, cleaned (hysteresis, gaps, minimum length). */
+/**
+ * Training labels of the clean take on the 60 Hz grid: the offline teacher's per-foot contacts (heel OR
+ * toe, src/contact/teacher.ts) on the clean take's own frames, carried to the grid by nearest frame.
+ */
 export function cleanLabels(t: FootTracks): [Uint8Array, Uint8Array] {
-  const fe = contactFeatures(t, estimateFloor(t));
-  return [cleanContacts(ruleGrid(fe.left, fe.gridCount)), cleanContacts(ruleGrid(fe.right, fe.gridCount))];
+  return teacherGrid(teacherLabels(t), gridCountOf(t.frameCount, t.frameTime));
 }
 
-const OTHER_RATES = [24, 30, 50, 120];
+const OTHER_RATES = [24, 25, 30, 50, 120];
 
 /** A degraded copy of `t` (never modifies `t`). `labels` are the clean take's grid labels (for `slide`). */
 export function degrade(t: FootTracks, kind: Degradation, rng: Rng, labels: [Uint8Array, Uint8Array]): FootTracks {
@@ -210,11 +240,14 @@ export function degrade(t: FootTracks, kind: Degradation, rng: Rng, labels: [Uin
     case 'noise':
       addNoise(c, rng, rng.uniform(0.005, 0.02), rng.uniform(0.01, 0.05));
       break;
+    case 'rootNoise':
+      addRootNoise(c, rng, rng.uniform(0.005, 0.02));
+      break;
     case 'drift':
-      addDrift(c, rng, rng.uniform(0.3, 0.8));
+      addDrift(c, rng, rng.uniform(0.03, 0.3));
       break;
     case 'slide':
-      addSlide(c, rng, rng.uniform(0.3, 0.9), labels);
+      addSlide(c, rng, rng.uniform(0.1, 0.4), labels);
       break;
     case 'floor':
       addFloorOffset(c, rng.uniform(-0.6, 0.6));
@@ -228,13 +261,19 @@ export function degrade(t: FootTracks, kind: Degradation, rng: Rng, labels: [Uin
     case 'fps':
       c = resampleTracks(c, fps());
       break;
+    case 'raise':
+      addRaisedStretch(c, rng, rng.uniform(0.1, 0.4));
+      if (rng.next() < 0.5) c = resampleTracks(c, fps());
+      break;
     case 'all':
       scaleLegs(c, rng.uniform(0.85, 1.15));
-      addSlide(c, rng, rng.uniform(0.1, 0.5), labels);
-      addDrift(c, rng, rng.uniform(0.1, 0.4));
+      addSlide(c, rng, rng.uniform(0.05, 0.25), labels);
+      addDrift(c, rng, rng.uniform(0.03, 0.2));
       addSlope(c, rng, rng.uniform(0, 0.1));
       addFloorOffset(c, rng.uniform(-0.5, 0.5));
+      if (rng.next() < 0.3) addRaisedStretch(c, rng, rng.uniform(0.1, 0.3));
       if (rng.next() < 0.5) c = resampleTracks(c, fps());
+      if (rng.next() < 0.5) addRootNoise(c, rng, rng.uniform(0.003, 0.012));
       addNoise(c, rng, rng.uniform(0.003, 0.012), rng.uniform(0.01, 0.03));
       break;
   }
