@@ -501,7 +501,14 @@ function pinLeg(
 ): PinLeg {
   const F = clip.frameCount;
   const segment = plan.segment.slice();
-  let rows: { anchor: ArrayLike<number>; height: number; ground: number; lift: number; toe: boolean }[];
+  let rows: {
+    anchor: ArrayLike<number>;
+    height: number;
+    ground: number;
+    lift: number;
+    toe: boolean;
+    heading?: ArrayLike<number> | null;
+  }[];
   if (!points) {
     rows = plan.segments.map((s) => ({ ...s, height: s.ankleHeight, toe: false }));
   } else {
@@ -514,12 +521,14 @@ function pinLeg(
     for (let f = 0; f < F; f++) if (segment[f] >= 0) segment[f] = near[f];
   }
   const data = new Float64Array(SEG_STRIDE * rows.length);
+  const heading = new Float64Array(3 * rows.length);
   rows.forEach((s, i) => {
     data.set(s.anchor, SEG_STRIDE * i);
     data[SEG_STRIDE * i + 3] = s.height;
     data[SEG_STRIDE * i + 4] = s.ground;
     data[SEG_STRIDE * i + 5] = s.lift;
     data[SEG_STRIDE * i + 6] = s.toe ? 1 : 0;
+    if (s.heading) heading.set(s.heading, 3 * i);
   });
   return {
     bones,
@@ -528,6 +537,7 @@ function pinLeg(
     ramp: plan.ramp,
     offset: plan.offset,
     segments: data,
+    heading,
     hinge: hingeAxisLocal(clip, bones, before),
     solver: new LegDLS({ stretchMargin }),
     limitKind: new Uint8Array(F),

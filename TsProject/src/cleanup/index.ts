@@ -40,6 +40,7 @@ export {
 } from './metrics';
 export { FootPinner, type PinLeg, SEG_STRIDE } from './pinner';
 export {
+  FLAT_YAW_CAP,
   type FootPinPlan,
   PIN_HEEL,
   PIN_NONE,
@@ -49,6 +50,8 @@ export {
   type PointSegment,
   planFootPins,
   runOfFrames,
+  turnAbout,
+  yawToward,
 } from './pins';
 export {
   contactSegments,

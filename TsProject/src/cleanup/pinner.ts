@@ -16,6 +16,7 @@ import {
   vrotateConj,
 } from '../core';
 import type { LegDLS } from '../ik/dls';
+import { yawToward } from './pins';
 import type { ToePivot } from './toePivot';
 import { toePointAt } from './toePoint';
 import type { LegBones } from './tracks';
@@ -54,6 +55,12 @@ export interface PinLeg {
    * height, ground, lift, and the pinned point (0 the ankle, 1 the toe).
    */
   segments: Float64Array;
+  /**
+   * `Float64Array(3 * rows)`: per row, its stance's held heading (pins.ts step 5: the foot turns about up
+   * toward it, at most FLAT_YAW_CAP), a unit horizontal vector; 0, 0, 0 (or the field absent): the foot
+   * keeps its source yaw.
+   */
+  heading?: Float64Array;
 
   /** The knee's bend axis in the thigh's frame (used when a source leg is straight). */
   hinge: Float64Array;
@@ -85,6 +92,8 @@ export class FootPinner {
   private readonly axis = new Float64Array(3);
   private readonly vec = new Float64Array(3);
   private readonly toe = new Float64Array(3);
+  /** The held heading's turn of the foot this frame, radians (pins.ts step 5). */
+  private readonly yawS = new Float64Array(1);
   private readonly nrm: Float64Array;
   private readonly hips: number;
 
@@ -200,8 +209,18 @@ export class FootPinner {
       const so = SEG_STRIDE * leg.segment[f];
       const e3 = 3 * b.end;
       const onToe = sd[so + 6] === 1;
-      // on a toe pin, the toe point (joint or virtual) of the frame as it stands
-      if (onToe) toePointAt(wr, wp, b, leg.toeOffset, this.toe, 0);
+      // the stance's held heading (pins.ts step 5), if any
+      const hd = leg.heading;
+      const ho = 3 * leg.segment[f];
+      const held = hd !== undefined && (hd[ho] !== 0 || hd[ho + 1] !== 0 || hd[ho + 2] !== 0);
+      // on a toe pin or a held heading, the toe point (joint or virtual) of the frame as it stands
+      if (onToe || held) toePointAt(wr, wp, b, leg.toeOffset, this.toe, 0);
+      this.yawS[0] = 0;
+      if (held) {
+        for (let k = 0; k < 3; k++) vec[k] = this.toe[k] - wp[e3 + k];
+        yawToward(this.yawS, 0, vec, 0, hd as Float64Array, ho, nrm);
+      }
+      const yaw = this.yawS[0];
       if (leg.ramp !== undefined && leg.offset !== undefined && leg.ramp[f] === 1) {
         // ramp or bridge (transitions.ts): the contact edge's correction carried on the source, applied to
         // the point pinned on this frame (the ankle, or the toe on a toe run); the toe does not rise back
@@ -237,6 +256,7 @@ export class FootPinner {
       const dls = leg.solver;
       if (onToe) {
         const pv = leg.pivot;
+        pv.yaw[0] = yaw;
         pv.solve(dls, wp, 3 * b.upper, wp, 3 * b.lower, wp, e3, this.toe, 0, target, 0, nrm, 0, axis, 0);
         if (pv.report.outOfReach) leg.limitKind[f] = 1;
         else if (pv.report.kneeAtLimit) leg.limitKind[f] = 2;
@@ -250,6 +270,16 @@ export class FootPinner {
         if (r.outOfReach) leg.limitKind[f] = 1;
         else if (r.kneeAtLimit) leg.limitKind[f] = 2;
         leg.pinError[f] = r.pinError;
+        if (yaw !== 0) {
+          // a heel pin with a held heading: the foot turns about up through the ankle
+          const hs = Math.sin(0.5 * yaw);
+          q[DF] = nrm[0] * hs;
+          q[DF + 1] = nrm[1] * hs;
+          q[DF + 2] = nrm[2] * hs;
+          q[DF + 3] = Math.cos(0.5 * yaw);
+          q[WGT] = w;
+          powUnit(q, DF, WGT);
+        }
       }
       // weighted deltas: DH = slerp(I, thigh, w), DK = slerp(I, shin * thigh^-1, w), SD = DK * DH
       q[WGT] = w;
@@ -273,7 +303,7 @@ export class FootPinner {
       // pin (SD * parentWorld)^-1 * DF * footWorld (the foot turned about the toe)
       const f4 = 4 * b.end;
       qmul(q, T0, q, SD, wr, 4 * skel.parents[b.end]);
-      if (onToe) {
+      if (onToe || yaw !== 0) {
         qmul(q, T1, q, DF, wr, f4);
         qmulConj(rot, f4, q, T0, q, T1);
       } else qmulConj(rot, f4, q, T0, wr, f4);

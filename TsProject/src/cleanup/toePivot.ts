@@ -30,6 +30,10 @@
  *    On the other side (the ankle too close to the hip for the knee's flexion limit) the foot is not
  *    rotated: that would push the heel down, and a toe contact never forces the heel down.
  * The result is continuous in the input: at the reach boundary phi = 0.
+ *
+ * Held heading (./pins.ts step 5): the caller may set {@link ToePivot.yaw}, a turn of the foot about up
+ * (radians); then `d` is the source's `ankle - toe` turned by it, and the foot's world delta is the
+ * pitch of step 4 times that turn, so the toe still lands on T.
  */
 import type { NumArray } from '../core';
 import type { LegDLS } from '../ik/dls';
@@ -57,7 +61,8 @@ const A = 3; // ankle target
 const E = 6; // a x d
 const T = 9; // toe target (raised by the slack used)
 const DM = 12; // the leg's largest hip-ankle distance this frame
-const SCRATCH = 13;
+const YQ = 13; // the yaw quaternion (about up)
+const SCRATCH = 17;
 
 /**
  * Toe-pivot solver (see the module doc). One instance per leg; `solve` drives the leg's {@link LegDLS}
@@ -75,6 +80,11 @@ export class ToePivot {
    * toward the source toe's height when the leg cannot reach (step 3); 0 = not at all.
    */
   readonly slack = new Float64Array(1);
+  /**
+   * Set by the caller before each {@link solve}: the foot's turn about up on top of its source rotation,
+   * radians (./pins.ts step 5, the held heading); 0 = none.
+   */
+  readonly yaw = new Float64Array(1);
   readonly report: ToePivotReport = { toeError: 0, swing: 0, outOfReach: false, kneeAtLimit: false };
   private readonly s = new Float64Array(SCRATCH);
   private readonly maxSwing: number;
@@ -112,10 +122,30 @@ export class ToePivot {
   ): void {
     const s = this.s;
     const q = this.footDelta;
-    q[0] = q[1] = q[2] = 0;
-    q[3] = 1;
+    const yh = 0.5 * this.yaw[0];
+    const ys = Math.sin(yh);
+    s[YQ] = up[uo] * ys;
+    s[YQ + 1] = up[uo + 1] * ys;
+    s[YQ + 2] = up[uo + 2] * ys;
+    s[YQ + 3] = Math.cos(yh);
+    for (let k = 0; k < 4; k++) q[k] = s[YQ + k];
+    for (let k = 0; k < 3; k++) s[D + k] = ankle[ao + k] - toe[to + k];
+    if (this.yaw[0] !== 0) {
+      // d turned about up by the yaw (Rodrigues)
+      const c = Math.cos(this.yaw[0]);
+      const sn = Math.sin(this.yaw[0]);
+      const x = s[D];
+      const y = s[D + 1];
+      const z = s[D + 2];
+      const ux = up[uo];
+      const uy = up[uo + 1];
+      const uz = up[uo + 2];
+      const dd = (x * ux + y * uy + z * uz) * (1 - c);
+      s[D] = x * c + (uy * z - uz * y) * sn + ux * dd;
+      s[D + 1] = y * c + (uz * x - ux * z) * sn + uy * dd;
+      s[D + 2] = z * c + (ux * y - uy * x) * sn + uz * dd;
+    }
     for (let k = 0; k < 3; k++) {
-      s[D + k] = ankle[ao + k] - toe[to + k];
       s[T + k] = target[tgo + k];
       s[A + k] = s[T + k] + s[D + k];
     }
@@ -246,11 +276,20 @@ export class ToePivot {
       phi = m <= phiMax ? m : p * Math.cos(phiMax) + qq * Math.sin(phiMax) < p ? phiMax : 0;
     }
     if (!(phi > 0)) return;
+    // q = pitch * yaw (the pitch about the turned foot's lateral axis, after the held heading's turn)
     const sh = Math.sin(0.5 * phi);
-    q[0] = ax * sh;
-    q[1] = ay * sh;
-    q[2] = az * sh;
-    q[3] = Math.cos(0.5 * phi);
+    const px = ax * sh;
+    const py = ay * sh;
+    const pz = az * sh;
+    const pw = Math.cos(0.5 * phi);
+    const bx = s[YQ];
+    const by = s[YQ + 1];
+    const bz = s[YQ + 2];
+    const bw = s[YQ + 3];
+    q[0] = px * bw + pw * bx + py * bz - pz * by;
+    q[1] = py * bw + pw * by + pz * bx - px * bz;
+    q[2] = pz * bw + pw * bz + px * by - py * bx;
+    q[3] = pw * bw - px * bx - py * by - pz * bz;
     this.report.swing = phi;
     const c = Math.cos(phi);
     const sn = Math.sin(phi);
