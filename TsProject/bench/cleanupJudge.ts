@@ -18,7 +18,7 @@
  *   --json FILE       write every figure (per take, kind and model, and the pooled ones) to FILE
  *   --models a,b      contact models to run, of rule, learned, teacher (default: those `kind cleanup --help`
  *                     lists)
- *   --kinds a,b       clean,noise,drift,shift,fps25,fps30,uneven (default: all)
+ *   --kinds a,b       clean,noise,drift,shift,fps25,fps30,uneven,slide (default: all)
  *   --only TEXT       only takes whose path contains TEXT
  *   --jobs N          worker threads of each batch (default: the CPUs)
  *   --cli FILE        the `kind` entry to run (default TsProject/bin/kind.cjs)

@@ -338,10 +338,10 @@ describe('parseBvh: rotations and translations', () => {
     // errors from bytes name the same lines as from text
     const bad = text.replace('70 80 90', '70 x 90');
     expect(() => parseBvh(new TextEncoder().encode(bad), { fileName: 'b.bvh' })).toThrow(
-      'b.bvh:20: frame 2: channel 5 (\'Hüfte\' Xrotation) value "x" is not a number',
+      'b.bvh:20: frame 1: channel 5 (\'Hüfte\' Xrotation) value "x" is not a number',
     );
     expect(() => parseBvh(bad, { fileName: 'b.bvh' })).toThrow(
-      "b.bvh:20: frame 2: channel 5 ('Hüfte' Xrotation)",
+      "b.bvh:20: frame 1: channel 5 ('Hüfte' Xrotation)",
     );
   });
 
@@ -455,9 +455,9 @@ describe('parseBvh: header and errors', () => {
   it('names line, expected and found counts for a frame line with the wrong number of values', () => {
     const lines = good().split('\n');
     lines[18] = '0 0 0 0 0 0 0 0';
-    expect(parseError(lines.join('\n')).message).toBe('walk.bvh:19: frame 1 has 8 values, expected 9');
+    expect(parseError(lines.join('\n')).message).toBe('walk.bvh:19: frame 0 has 8 values, expected 9');
     lines[18] = '0 0 0 0 0 0 0 0 0 0 0';
-    expect(parseError(lines.join('\n')).message).toBe('walk.bvh:19: frame 1 has 11 values, expected 9');
+    expect(parseError(lines.join('\n')).message).toBe('walk.bvh:19: frame 0 has 11 values, expected 9');
   });
 
   it.each([
@@ -476,7 +476,7 @@ describe('parseBvh: header and errors', () => {
     lines[19] = `1 1 1 1 ${tok} 1 1 1 1`;
     const e = parseError(lines.join('\n'));
     expect(e.message).toBe(
-      `walk.bvh:20: frame 2: channel 5 ('Hips' Xrotation) value ${JSON.stringify(tok)} ${what}`,
+      `walk.bvh:20: frame 1: channel 5 ('Hips' Xrotation) value ${JSON.stringify(tok)} ${what}`,
     );
   });
 

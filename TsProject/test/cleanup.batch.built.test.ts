@@ -3,15 +3,14 @@
  * takes go through real worker threads, not the in-process fallback) on a folder of 3 real takes, with
  * the real contact detector (the default, the model card's choice: the offline teacher).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_CONTACT_MODEL } from '../src/cli/contactSource';
 import { parseBvh } from '../src/io';
+import { buildCli, builtCliPaths, removeBuiltCli } from './helpers/builtCli';
 import { dataPath, describeWithData } from './helpers/data';
-
-const ROOT = path.resolve(__dirname, '..');
 
 describeWithData('kind cleanup --batch in a built CLI (worker threads)', () => {
   const takes = [
@@ -19,30 +18,22 @@ describeWithData('kind cleanup --batch in a built CLI (worker threads)', () => {
     'cmu-locomotion/cgspeed-mb/02_01.bvh',
     'animated-drawings/cmu1/jumping_jacks.bvh',
   ];
-  const build = path.join(ROOT, 'dist', `cleanup-batch-test-${process.pid}`);
-  const bin = path.join(build, 'bin', 'kind.cjs');
+  const built = builtCliPaths('cleanup-batch-test');
+  const { bin } = built;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-cleanup-batch-'));
   const folder = path.join(work, 'takes');
   beforeAll(() => {
-    execFileSync(
-      process.execPath,
-      [path.resolve(ROOT, '../tools/build.mjs'), 'cli', path.join(build, 'dist')],
-      {
-        stdio: 'ignore',
-      },
-    );
-    fs.mkdirSync(path.dirname(bin), { recursive: true });
-    fs.copyFileSync(path.join(ROOT, 'bin', 'kind.cjs'), bin);
+    buildCli('cleanup-batch-test');
     fs.mkdirSync(folder, { recursive: true });
     for (const t of takes) fs.copyFileSync(dataPath(t), path.join(folder, path.basename(t)));
   });
   afterAll(() => {
-    fs.rmSync(build, { recursive: true, force: true });
+    removeBuiltCli(built);
     fs.rmSync(work, { recursive: true, force: true });
   });
 
   it('cleans the 3 takes on worker threads; summary.json lists them and each BVH reads back with its frame count', () => {
-    expect(fs.existsSync(path.join(build, 'dist', 'cleanupWorker.cjs'))).toBe(true);
+    expect(fs.existsSync(path.join(built.dir, 'dist', 'cleanupWorker.cjs'))).toBe(true);
     const out = path.join(work, 'out');
     const r = spawnSync(
       process.execPath,

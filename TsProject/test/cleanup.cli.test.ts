@@ -273,6 +273,23 @@ describeWithData('kind cleanup --batch and kind retarget --cleanup', () => {
       single.metrics.after.left.slideTotal + single.metrics.after.right.slideTotal,
       12,
     );
+    // ... and the supporting point's slide (the terminal's headline) with its heel and toe parts
+    for (const [k, m] of [
+      ['supportSlide', 'pinnedSlide'],
+      ['heelSlide', 'slideHeel'],
+      ['toeSlide', 'slideToe'],
+    ] as const)
+      for (const w of ['before', 'after'] as const)
+        expect(slide[`${k}${w === 'before' ? 'Before' : 'After'}`]).toBeCloseTo(
+          single.metrics[w].left[m] + single.metrics[w].right[m],
+          12,
+        );
+    expect(slide.supportSlideBefore).toBeCloseTo(slide.heelSlideBefore + slide.toeSlideBefore, 12);
+    expect(slide.supportSlideBefore).toBeGreaterThan(0.1);
+    // the table prints it first, in cm: the row of slide.bvh carries the before figure
+    const row = r.out.split('\n').find((l) => l.startsWith('slide.bvh'))!;
+    expect(row.split(/\s{2,}|\s+/)).toContain((slide.supportSlideBefore * 100).toFixed(1));
+    expect(r.out).toMatch(/support slide cm before/);
   });
 
   test('retarget --cleanup: the feet on the avatar slide less than without', async () => {

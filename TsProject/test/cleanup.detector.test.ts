@@ -4,13 +4,14 @@
  * src/contact/teacher.ts) in this process, `--model rule` and `--model teacher` on real takes, and the
  * learned model through onnxruntime-web in a built CLI (onnxruntime-web does not load inside Jest's VM).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_CONTACT_MODEL } from '../src/cli/contactSource';
 import { SHIPPED_MODEL_INFO } from '../src/contact';
 import { parseBvh } from '../src/io';
+import { buildCli, builtCliPaths, removeBuiltCli } from './helpers/builtCli';
 import { dataPath, describeWithData } from './helpers/data';
 import { runKind } from './helpers/runCli';
 
@@ -130,20 +131,12 @@ describeWithData('kind cleanup with the real detector on real takes', () => {
   });
 
   describe('the learned model through onnxruntime-web (a built CLI in a child process)', () => {
-    const build = path.join(ROOT, 'dist', `cleanup-detector-test-${process.pid}`);
-    const bin = path.join(build, 'bin', 'kind.cjs');
+    const built = builtCliPaths('cleanup-detector-test');
+    const { bin } = built;
     beforeAll(() => {
-      execFileSync(
-        process.execPath,
-        [path.resolve(ROOT, '../tools/build.mjs'), 'cli', path.join(build, 'dist')],
-        {
-          stdio: 'ignore',
-        },
-      );
-      fs.mkdirSync(path.dirname(bin), { recursive: true });
-      fs.copyFileSync(path.join(ROOT, 'bin', 'kind.cjs'), bin);
+      buildCli('cleanup-detector-test');
     });
-    afterAll(() => fs.rmSync(build, { recursive: true, force: true }));
+    afterAll(() => removeBuiltCli(built));
 
     it('--model learned runs the shipped contact.onnx and cleans the walk', () => {
       const out = path.join(work, 'learned');

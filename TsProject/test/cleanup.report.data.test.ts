@@ -12,37 +12,29 @@
  * in its review table with the sentence. (The judge's toe of a MocapNET take is the mean of the toe
  * joints, not the cleanup's toe joint, so the toe is left to the cleanup's own figures.)
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CleanupFile } from '../src/cleanup-report';
 import type { FootLanes } from '../src/cleanup-report/timeline';
+import { buildCli, builtCliPaths, removeBuiltCli } from './helpers/builtCli';
 import { dataPath, describeWithData } from './helpers/data';
 import { legTrack, readBvhText } from './helpers/judge';
 
 const TAKE = 'cmu-locomotion/mocapnet-25fps/02_03.bvh';
-const ROOT = path.resolve(__dirname, '..');
 
 describeWithData(
   'item 6 on a real take: every frame a leg joint moved over the review distance is listed',
   () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-cleanup-review-'));
-    const build = path.join(ROOT, 'dist', `cleanup-review-test-${process.pid}`);
-    const bin = path.join(build, 'bin', 'kind.cjs');
+    const built = builtCliPaths('cleanup-review-test');
+    const { bin } = built;
     beforeAll(() => {
-      execFileSync(
-        process.execPath,
-        [path.resolve(ROOT, '../tools/build.mjs'), 'cli', path.join(build, 'dist')],
-        {
-          stdio: 'ignore',
-        },
-      );
-      fs.mkdirSync(path.dirname(bin), { recursive: true });
-      fs.copyFileSync(path.join(ROOT, 'bin', 'kind.cjs'), bin);
+      buildCli('cleanup-review-test');
     });
     afterAll(() => {
-      fs.rmSync(build, { recursive: true, force: true });
+      removeBuiltCli(built);
       fs.rmSync(tmp, { recursive: true, force: true });
     });
 

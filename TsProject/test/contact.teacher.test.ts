@@ -19,7 +19,7 @@ import {
 import { ContactError } from '../src/contact/tracks';
 import { loadBvhClip } from './helpers/contact';
 import { dataPath, describeWithData } from './helpers/data';
-import { legTrack, readBvhText, referenceContacts, scoreDetector } from './helpers/judge';
+import { footContact, legTrack, readBvhText, referenceContacts, scoreDetector } from './helpers/judge';
 
 type V3 = [number, number, number];
 /** Heel (ankle) and toe positions of one foot at time t, metres, Y up. */
@@ -216,6 +216,33 @@ describe('the contact teacher on synthetic feet', () => {
     }
   });
 
+  it('a sliding stance (0.2 m/s forward, 3 cm lateral sway) is a contact; the swing at walking speed is not', () => {
+    // left foot: planted 0-0.6 s but sliding forward at 0.2 m/s with a lateral sway of 3 cm amplitude
+    // (period 0.9 s, so up to 0.21 m/s sideways): the slide of a retarget onto longer legs; then a swing of
+    // 0.7 m in 0.4 s, then planted and sliding again from 1.0 s
+    const sway = (t: number) => 0.03 * Math.sin((2 * Math.PI * t) / 0.9);
+    const sliding: Foot = (t) => {
+      if (t < 0.6) return flat(sway(t), 0.2 * t);
+      if (t < 1.0) {
+        const u = (t - 0.6) / 0.4;
+        const p = flat(sway(t), 0.12 + 0.7 * ease(u) + 0.2 * (t - 0.6));
+        p.heel[1] += 0.1 * Math.sin(Math.PI * u);
+        p.toe[1] += 0.1 * Math.sin(Math.PI * u);
+        return p;
+      }
+      return flat(sway(t), 0.82 + 0.2 * (t - 0.6));
+    };
+    for (const fps of [30, 60, 120]) {
+      const t = teacherLabels(synth(fps, 2, sliding, standing));
+      expect(all(over(t.left.foot, fps, 0.05, 0.5), 1)).toBe(true);
+      expect(all(over(t.left.foot, fps, 0.7, 0.9), 0)).toBe(true);
+      expect(all(over(t.left.foot, fps, 1.1, 1.95), 1)).toBe(true);
+    }
+    // faster than slideSpeed (1 m/s at L = 0.9 m): not a stance
+    const fast: Foot = (t) => flat(0, 1.0 * t);
+    expect(teacherLabels(synth(60, 2, fast, standing)).left.foot.every((v) => v === 0)).toBe(true);
+  });
+
   it('bad input is a clear ContactError', () => {
     const tr = synth(60, 1, standing, standing);
     expect(() => teacherLabels({ ...tr, frameCount: 1 })).toThrow(ContactError);
@@ -223,6 +250,41 @@ describe('the contact teacher on synthetic feet', () => {
     const bad = { ...tr, left: { ...tr.left, ankle: tr.left.ankle.slice() } };
     bad.left.ankle[30] = Number.NaN;
     expect(() => teacherLabels(bad)).toThrow(/left heel track is not finite at frame 10/);
+  });
+});
+
+describe('the teacher on the embedded default take of `kind cleanup` (a walk whose stances slide)', () => {
+  // assets/default/default-slide.bvh is default-walk.bvh with the hips path stretched 12 % along the walk
+  // plus a 3 cm lateral sway (tools/make-sliding-sample.mjs): each stance slides ~14 cm. The truth is the
+  // judge's reference contacts on the unslid walk (same frames).
+  const dir = path.join(__dirname, '..', 'assets', 'default');
+  const walkText = fs.readFileSync(path.join(dir, 'default-walk.bvh'), 'utf8');
+  const ref = referenceContacts(legTrack(readBvhText(walkText, 'default-walk.bvh')).track);
+  const runs = (m: Uint8Array) => runTimes(m, 1).map(([a, b]) => [a, b] as [number, number]);
+
+  it('finds every reference stance of both feet, and little else', () => {
+    const tracks = computeFootTracks(loadBvhClip(path.join(dir, 'default-slide.bvh')));
+    expect(tracks.frameCount).toBe(ref.frameCount);
+    const t = teacherLabels(tracks);
+    const found: string[] = [];
+    for (const side of ['left', 'right'] as const) {
+      const truth = footContact(ref, side);
+      // stances cut by the take's first or last frame are left out (a 3-frame one starts the right foot)
+      const stances = runs(truth).filter(([a, b]) => a > 0 && b < ref.frameCount);
+      expect(stances.length).toBeGreaterThanOrEqual(3);
+      for (const [a, b] of stances) {
+        let hit = 0;
+        for (let f = a; f < b; f++) hit += t[side].foot[f];
+        found.push(`${side} ${a}-${b - 1}: ${hit}/${b - a}`);
+        expect(hit / (b - a)).toBeGreaterThan(0.8);
+      }
+    }
+    const s = scoreDetector(ref, { left: t.left.foot, right: t.right.foot });
+    console.log(
+      `default-slide: teacher vs the reference on default-walk: P ${s.precision.toFixed(3)} R ${s.recall.toFixed(3)} F1 ${s.f1.toFixed(3)}; stances (frames found/frames): ${found.join(', ')}`,
+    );
+    expect(s.recall).toBeGreaterThan(0.85);
+    expect(s.precision).toBeGreaterThan(0.9);
   });
 });
 

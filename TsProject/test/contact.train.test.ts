@@ -16,8 +16,11 @@ describe('trainer', () => {
   const copies = trainingCopies('default-walk', tracks, 5, 0);
   const run = (seed: number) => train(copies, { seed, hidden: [6, 4], epochs: 2, batch: 64, lr: 3e-3 });
 
-  it("trains on the teacher's labels of the clean take, carried to every copy", () => {
-    const want = teacherGrid(teacherLabels(tracks), gridCountOf(tracks.frameCount, tracks.frameTime));
+  it("trains on the teacher's labels of the clean take (no sliding dwells), carried to every copy", () => {
+    const want = teacherGrid(
+      teacherLabels(tracks, { slides: false }),
+      gridCountOf(tracks.frameCount, tracks.frameTime),
+    );
     const got = cleanLabels(tracks);
     expect(Array.from(got[0])).toEqual(Array.from(want[0]));
     expect(Array.from(got[1])).toEqual(Array.from(want[1]));
@@ -82,5 +85,14 @@ describe('the default detector by the detector table', () => {
     expect(
       chooseDefault(table({ rule: {}, learned: better, teacher: { ...better, clean: 0.89 } })).choice,
     ).toBe('learned');
+  });
+
+  it('worse than the rule on slide (feet sliding in their contacts) never qualifies', () => {
+    const better = { clean: 0.9, noise: 0.95, drift: 0.95, fps25: 0.95, fps30: 0.95, uneven: 0.95 };
+    const c = chooseDefault(
+      table({ rule: {}, learned: better, teacher: { ...better, shift: 0.99, slide: 0.8 } }),
+    );
+    expect(c.choice).toBe('learned');
+    expect(c.reasons[1]).toMatch(/^teacher: does not beat the rule on slide/);
   });
 });

@@ -519,7 +519,7 @@ describe('judge: degraded copies', () => {
     );
   });
 
-  it('noise, drift, shift and uneven copies: frame maps, root offsets, the reference carried over', () => {
+  it('noise, drift, shift, uneven and slide copies: frame maps, root offsets, the reference carried over', () => {
     const { bvh, frame, ref } = setup();
     const F = bvh.frameCount;
     const C = bvh.channelCount;
@@ -557,6 +557,21 @@ describe('judge: degraded copies', () => {
     expect(rootDelta(u, a - 1)[1]).toBe(0);
     const raised = mapReference(ref, u);
     expect(raised.points.right.toe.groundLevel[a]).toBeCloseTo(ref.points.right.toe.groundLevel[a] + 0.2, 9);
+    // slide: the root's travel along +z stretched by 12 %, a 3 cm sway along x (the travel's normal); the
+    // ground stays, the reference is the clean one frame for frame
+    const sl = copies.slide;
+    for (const f of [0, 40, 120, F - 1]) {
+      const t = f / 60;
+      const dz = (bvh.values[f * C + 2] - bvh.values[2]) / 100;
+      const got = rootDelta(sl, f);
+      expect(got[2]).toBeCloseTo(0.12 * dz, 6);
+      expect(got[1]).toBe(0);
+      expect(Math.abs(got[0])).toBeCloseTo(Math.abs(0.03 * Math.sin((2 * Math.PI * t) / 0.9)), 6);
+    }
+    expect(Array.from(sl.map)).toEqual(Array.from({ length: F }, (_, i) => i));
+    const slid = mapReference(ref, sl);
+    expect(Array.from(slid.points.right.heel.contact)).toEqual(Array.from(ref.points.right.heel.contact));
+    expect(slid.points.right.heel.groundLevel[50]).toBe(ref.points.right.heel.groundLevel[50]);
     // resampled: the reference of the nearest clean frame
     const low = mapReference(ref, copies.fps30);
     for (let i = 0; i < copies.fps30.frameCount; i++)

@@ -90,7 +90,7 @@ export function segmentViews(file: CleanupFile, series: CleanupSeries): Record<F
 /** The section's HTML: per foot, the overview canvas and a grid of segment panels (filled by the script). */
 export function pathsSectionHtml(): string {
   return `<section id="paths"><h2>Ankle paths from above: before (grey) and after (blue); contact frames dotted</h2>
-<p class="muted">Overview per foot at equal aspect: wheel to zoom about the pointer, drag to pan, double-click to reset. Below it, every contact segment on its own scale (grid and bar in centimetres; red ✕ the anchor; the slide over the segment before → after).</p>
+<p class="muted">Overview per foot at equal aspect: wheel to zoom about the pointer, drag to pan, double-click to reset. Below it, every contact segment on its own scale (grid and bar in centimetres; red ✕ the anchor; the ankle's own slide over the segment before → after: on a toe-pinned stretch the heel turns about the pinned toe, so the ankle still moves while the supporting point does not).</p>
 <div class="paths"><canvas class="path" data-foot="left"></canvas><canvas class="path" data-foot="right"></canvas></div>
 <div class="seg-feet"><div class="seg-grid" data-foot="left"></div><div class="seg-grid" data-foot="right"></div></div></section>`;
 }
@@ -201,7 +201,7 @@ export const PATHS_SCRIPT = `
         // [index, start, end, cu, cv, span, barCm, au, av, slideBefore, slideAfter]
         var box = document.createElement('div'); box.className = 'seg';
         var cap = document.createElement('div');
-        cap.textContent = foot.charAt(0).toUpperCase() + (s[0] + 1) + ' · ' + s[1] + '–' + (s[2] - 1) + ' · ' + (s[9] * 100).toFixed(1) + ' → ' + (s[10] * 100).toFixed(1) + ' cm';
+        cap.textContent = foot.charAt(0).toUpperCase() + (s[0] + 1) + ' · ' + s[1] + '–' + (s[2] - 1) + ' · ankle ' + (s[9] * 100).toFixed(1) + ' → ' + (s[10] * 100).toFixed(1) + ' cm';
         var c = document.createElement('canvas');
         box.appendChild(cap); box.appendChild(c); host.appendChild(box);
         var pxPerCm = draw(c, d, { cu: s[3], cv: s[4], span: s[5] }, 150, 150, { from: s[1], to: s[2], gridCm: s[6], barCm: s[6], anchor: [s[7], s[8]] });

@@ -133,6 +133,18 @@ export interface BatchEntry {
   fps?: number;
   model?: string;
   segments?: Record<FootName, number>;
+  /**
+   * The supporting point's slide in contact (issue 20: the heel while it is pinned, else the toe), both
+   * feet summed, metres: cleanup.json's `metrics.<before|after>.<foot>.pinnedSlide`, and its heel and toe
+   * parts (`slideHeel`, `slideToe`). This is the figure the terminal's headline gives.
+   */
+  supportSlideBefore?: number;
+  supportSlideAfter?: number;
+  heelSlideBefore?: number;
+  heelSlideAfter?: number;
+  toeSlideBefore?: number;
+  toeSlideAfter?: number;
+  /** The ankle's own slide in contact (cleanup.json's version-1 `slideTotal`), both feet, metres. */
   slideBefore?: number;
   slideAfter?: number;
   speedBefore?: number;
@@ -159,8 +171,9 @@ export interface BatchResult {
   summary: string;
 }
 
-const sum = (f: CleanupFile, w: 'before' | 'after', k: 'slideTotal' | 'penetrationMax' | 'skatingRatio') =>
-  k === 'slideTotal'
+type Summed = 'slideTotal' | 'pinnedSlide' | 'slideHeel' | 'slideToe';
+const sum = (f: CleanupFile, w: 'before' | 'after', k: Summed | 'penetrationMax' | 'skatingRatio') =>
+  k === 'slideTotal' || k === 'pinnedSlide' || k === 'slideHeel' || k === 'slideToe'
     ? f.metrics[w].left[k] + f.metrics[w].right[k]
     : Math.max(f.metrics[w].left[k], f.metrics[w].right[k]);
 
@@ -179,6 +192,12 @@ function entryOf(name: string, input: string, f: CleanupFile, outputs: BatchEntr
     fps: f.fps,
     model: f.model,
     segments: { left: f.feet.left.segments.length, right: f.feet.right.segments.length },
+    supportSlideBefore: sum(f, 'before', 'pinnedSlide'),
+    supportSlideAfter: sum(f, 'after', 'pinnedSlide'),
+    heelSlideBefore: sum(f, 'before', 'slideHeel'),
+    heelSlideAfter: sum(f, 'after', 'slideHeel'),
+    toeSlideBefore: sum(f, 'before', 'slideToe'),
+    toeSlideAfter: sum(f, 'after', 'slideToe'),
     slideBefore: sum(f, 'before', 'slideTotal'),
     slideAfter: sum(f, 'after', 'slideTotal'),
     speedBefore: meanSpeed(f, 'before'),
@@ -203,7 +222,9 @@ export function formatBatchTable(entries: readonly BatchEntry[]): string {
     'take',
     'frames',
     'segs L/R',
-    'slide cm before',
+    'support slide cm before',
+    'after',
+    'ankle slide cm before',
     'after',
     'S m/s before',
     'after',
@@ -224,6 +245,8 @@ export function formatBatchTable(entries: readonly BatchEntry[]): string {
           e.name,
           String(e.frames),
           `${e.segments!.left}/${e.segments!.right}`,
+          (e.supportSlideBefore! * 100).toFixed(1),
+          (e.supportSlideAfter! * 100).toFixed(1),
           (e.slideBefore! * 100).toFixed(1),
           (e.slideAfter! * 100).toFixed(1),
           e.speedBefore!.toFixed(3),
@@ -428,7 +451,7 @@ export function registerCleanupCommand(program: Command, setExitCode: (code: num
     )
     .option(
       '--model-file <file.onnx>',
-      'run this ONNX contact model (onnxruntime-web) instead of the shipped one',
+      'run this ONNX contact model (onnxruntime-web) instead of the shipped one; implies --model learned',
     )
     .option('--root-correction', 'also move the hips (only while both feet are in contact, capped per frame)')
     .option(

@@ -22,6 +22,12 @@ import { type ContactModelName, type ContactSource, contactSource } from './cont
 import { loadChartAssets } from './qa';
 import { checkClipValues, clipFileStem } from './retarget';
 
+/** `x.toFixed(digits)` without a minus sign on a value that rounds to zero (`-0.000` -> `0.000`). */
+function fixedNoNegativeZero(x: number, digits: number): string {
+  const t = x.toFixed(digits);
+  return /^-0(\.0*)?$/.test(t) ? t.slice(1) : t;
+}
+
 export const DEFAULT_REVIEW_BAND: [number, number] = [0.45, 0.65];
 
 /** One take to clean. */
@@ -209,7 +215,7 @@ const pinned = (f: CleanupFile, code: number) =>
 export function formatCleanupSummary(f: CleanupFile, written: string[]): string {
   const lines: string[] = [];
   lines.push(
-    `cleaned '${f.clip}' (${f.frames} frames at ${f.fps.toFixed(3)} fps; contacts: ${f.model}; floor ${f.floor.method} at ${f.floor.height.toFixed(3)} m): ` +
+    `cleaned '${f.clip}' (${f.frames} frames at ${f.fps.toFixed(3)} fps; contacts: ${f.model}; floor ${f.floor.method} at ${fixedNoNegativeZero(f.floor.height, 3)} m): ` +
       `${f.feet.left.segments.length} left and ${f.feet.right.segments.length} right contact segments ` +
       `(heel ${f.feet.left.heel.segments.length}/${f.feet.right.heel.segments.length}, toe ${f.feet.left.toe.segments.length}/${f.feet.right.toe.segments.length}; ` +
       `toe pinned on ${pinned(f, 2)} frames, heel on ${pinned(f, 1)}), ${f.framesChanged} frames changed`,

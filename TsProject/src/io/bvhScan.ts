@@ -262,7 +262,10 @@ function slowNumber(b: Uint8Array, from: number, to: number): number {
   return Number(s);
 }
 
-/** Error path: re-read one frame line as text and throw the precise problem. */
+/**
+ * Error path: re-read one frame line as text and throw the precise problem. Frames are numbered from 0
+ * (the first line after `Frame Time` is frame 0), as in every report of the project (cleanup.json, QA).
+ */
 function explainLine(
   b: Uint8Array,
   lineStart: number,
@@ -277,11 +280,11 @@ function explainLine(
   for (let k = 0; k < tokens.length && k < ctx.channelCount; k++) {
     const v = parseDecimal(tokens[k]);
     if (Number.isNaN(v))
-      ctx.fail(line, `frame ${f + 1}: ${ctx.label(k)} value ${quote(tokens[k])} is not a number`);
+      ctx.fail(line, `frame ${f}: ${ctx.label(k)} value ${quote(tokens[k])} is not a number`);
     if (!Number.isFinite(v))
-      ctx.fail(line, `frame ${f + 1}: ${ctx.label(k)} value ${quote(tokens[k])} is not finite`);
+      ctx.fail(line, `frame ${f}: ${ctx.label(k)} value ${quote(tokens[k])} is not finite`);
   }
-  return ctx.fail(line, `frame ${f + 1} has ${tokens.length} values, expected ${ctx.channelCount}`);
+  return ctx.fail(line, `frame ${f} has ${tokens.length} values, expected ${ctx.channelCount}`);
 }
 
 function quote(s: string): string {

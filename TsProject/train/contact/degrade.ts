@@ -218,10 +218,13 @@ export function resampleTracks(t: FootTracks, fps: number): FootTracks {
 
 /**
  * Training labels of the clean take on the 60 Hz grid: the offline teacher's per-foot contacts (heel OR
- * toe, src/contact/teacher.ts) on the clean take's own frames, carried to the grid by nearest frame.
+ * toe, src/contact/teacher.ts) on the clean take's own frames, carried to the grid by nearest frame. The
+ * training takes are clean (their planted feet do not slide), so the teacher's sliding dwells are left out
+ * (`slides: false`): there they only add a landing's or a lift-off's last slow frames; the `slide` copies
+ * carry the clean labels like every other copy.
  */
 export function cleanLabels(t: FootTracks): [Uint8Array, Uint8Array] {
-  return teacherGrid(teacherLabels(t), gridCountOf(t.frameCount, t.frameTime));
+  return teacherGrid(teacherLabels(t, { slides: false }), gridCountOf(t.frameCount, t.frameTime));
 }
 
 const OTHER_RATES = [24, 25, 30, 50, 120];

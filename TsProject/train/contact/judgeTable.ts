@@ -3,7 +3,8 @@
  * the teacher) against the judge's reference contacts (test/helpers/judge/reference.ts: its own BVH
  * reader, forward kinematics and contact definition, nothing of src), on whole takes, clean and degraded
  * by the judge's own copies (test/helpers/judge/degrade.ts: root noise, drift, shift, 25/30 fps, a raised
- * stretch), each copy judged against the clean take's reference carried over by its frame map.
+ * stretch, feet sliding during their contacts), each copy judged against the clean take's reference carried
+ * over by its frame map.
  *
  * Per take and kind: the BVH text (clean, or the judge's degraded copy) is read by src (parseBvh,
  * autoMapHumanoid, computeFootTracks), each detector gives per-frame per-foot probabilities on the copy,
@@ -156,12 +157,14 @@ export function judgeTableMarkdown(t: JudgeTable): string {
 
 /**
  * The default detector by the issue's criterion: a detector qualifies when its F1 is at least the rule's
- * on clean takes and above the rule's on noise, drift, fps25, fps30 and uneven (shift is reported, not
- * required). Of the qualifying learned model and teacher, the one with the higher mean F1 over all kinds;
- * the rule when neither qualifies. Returns the choice and one line per detector saying why.
+ * on clean takes and on slide (feet sliding during their contacts: what the cleanup exists to fix), and
+ * above the rule's on noise, drift, fps25, fps30 and uneven (shift is reported, not required). Of the
+ * qualifying learned model and teacher, the one with the higher mean F1 over all kinds; the rule when
+ * neither qualifies. Returns the choice and one line per detector saying why.
  */
 export function chooseDefault(t: JudgeTable): { choice: DetectorName; reasons: string[] } {
   const f1 = (k: TableKind, d: DetectorName) => scores(t.counts[k][d]).f1;
+  const atLeast: TableKind[] = ['clean', 'slide'];
   const required: TableKind[] = ['noise', 'drift', 'fps25', 'fps30', 'uneven'];
   const present = TABLE_KINDS.filter((k) => t.inputs[k] > 0);
   const reasons: string[] = [];
@@ -169,7 +172,7 @@ export function chooseDefault(t: JudgeTable): { choice: DetectorName; reasons: s
   let best = Number.NEGATIVE_INFINITY;
   for (const d of ['learned', 'teacher'] as const) {
     const fails: string[] = [];
-    if (t.inputs.clean > 0 && f1('clean', d) < f1('clean', 'rule')) fails.push('clean');
+    for (const k of atLeast) if (t.inputs[k] > 0 && f1(k, d) < f1(k, 'rule')) fails.push(k);
     for (const k of required) if (t.inputs[k] > 0 && !(f1(k, d) > f1(k, 'rule'))) fails.push(k);
     const mean = present.reduce((s, k) => s + f1(k, d), 0) / Math.max(1, present.length);
     reasons.push(

@@ -23,6 +23,14 @@
  *   feet) are in contact on both a - 1 and a (ties: nearest to one third), b likewise near two thirds. In
  *   runs and jumps that is a flight phase (nothing in contact); in walks one foot is always down, so that
  *   foot steps up or down 0.2 m in one frame: the copy records how many points were in contact there.
+ * - `slide`: the feet slide while they are planted, as after retargeting onto other proportions: the
+ *   root's horizontal travel from the first frame is stretched by 12 % (the body travels 1.12 times as
+ *   far as the planted feet were placed for: a walk at 1.2 m/s slides each stance forward at ~0.14 m/s, a
+ *   run at 3 m/s at ~0.36 m/s), plus a lateral sway of 3 cm * sin(2 pi t / 0.9 s) (at most 0.21 m/s)
+ *   along the horizontal normal of the travel from the first to the last frame (a seeded direction when
+ *   that travel is under 0.5 m). The same injection as the embedded default of `kind cleanup`
+ *   (tools/make-sliding-sample.mjs). The ground does not move; the truth stays the clean take's
+ *   reference contacts (identity frame map): the feet still carry the body there, they just slide.
  *
  * Frame maps: `map[i]` is the clean frame (fractional for resampled copies) that degraded frame i shows;
  * `groundRaise[i]` how far (metres, along up) the ground moved with the body at frame i. `mapReference`
@@ -33,7 +41,7 @@ import { type BvhText, writeBvhText } from './bvhText';
 import { SIDES, type TakeFrame } from './legs';
 import { FOOT_POINTS, type ReferenceContacts } from './reference';
 
-export type DegradationKind = 'noise' | 'drift' | 'shift' | 'fps25' | 'fps30' | 'uneven';
+export type DegradationKind = 'noise' | 'drift' | 'shift' | 'fps25' | 'fps30' | 'uneven' | 'slide';
 export const DEGRADATIONS: readonly DegradationKind[] = [
   'noise',
   'drift',
@@ -41,7 +49,20 @@ export const DEGRADATIONS: readonly DegradationKind[] = [
   'fps25',
   'fps30',
   'uneven',
+  'slide',
 ];
+
+/** Numbers of the `slide` copy (see the module doc). */
+export const SLIDE = {
+  /** Factor on the root's horizontal travel from the first frame. */
+  stretch: 1.12,
+  /** Lateral sway amplitude, m. */
+  sway: 0.03,
+  /** Lateral sway period, s. */
+  swayPeriod: 0.9,
+  /** Under this much travel (first to last frame, m), the sway takes a seeded direction. */
+  minTravel: 0.5,
+} as const;
 
 /** A degraded copy of a clean take. */
 export interface DegradedCopy {
@@ -375,6 +396,41 @@ export function degradedCopy(
       map,
       new Float64Array(map.length),
       `resampled ${(1 / bvh.frameTime).toFixed(1)} -> ${fps} fps (slerp, lerp)`,
+    );
+  }
+  if (kind === 'slide') {
+    const cols = rootPositionColumns(bvh);
+    const C = bvh.channelCount;
+    const at = (f: number, a: number) => bvh.values[f * C + cols[a]] * frame.scale;
+    const d1 = at(F - 1, h1) - at(0, h1);
+    const d2 = at(F - 1, h2) - at(0, h2);
+    const travel = Math.hypot(d1, d2);
+    let n1: number;
+    let n2: number;
+    if (travel >= SLIDE.minTravel) {
+      n1 = -d2 / travel;
+      n2 = d1 / travel;
+    } else {
+      const ang = 2 * Math.PI * mulberry32(seed)();
+      n1 = Math.cos(ang);
+      n2 = Math.sin(ang);
+    }
+    const v = offsetRoot(bvh, frame.scale, (f, o) => {
+      const t = f * bvh.frameTime;
+      const sway = SLIDE.sway * Math.sin((2 * Math.PI * t) / SLIDE.swayPeriod);
+      o[h1] = (SLIDE.stretch - 1) * (at(f, h1) - at(0, h1)) + sway * n1;
+      o[h2] = (SLIDE.stretch - 1) * (at(f, h2) - at(0, h2)) + sway * n2;
+      o[up.axis] = 0;
+    });
+    return copyOf(
+      bvh,
+      kind,
+      v,
+      bvh.frameTime,
+      identityMap(F),
+      zeros,
+      `root travel stretched x${SLIDE.stretch} horizontally (${travel.toFixed(2)} m first to last frame), ` +
+        `${SLIDE.sway * 100} cm lateral sway (${SLIDE.swayPeriod} s)${travel >= SLIDE.minTravel ? '' : ' along a seeded direction'}`,
     );
   }
   // uneven
