@@ -22,7 +22,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { loadAvatar, loadSource } from '../src/io/node';
 import { defaultSettings, validateSettings } from '../src/rig/settings';
+import * as bridge from '../src/unity/bridge';
+import { InputPacker, setupJson } from './unity.helpers';
 
 function has(cmd: string): boolean {
   try {
@@ -265,6 +268,50 @@ function run(commands: string[][], env: NodeJS.ProcessEnv = process.env): string
     expect(fs.readFileSync(file, 'utf8')).toContain(`"rotationOffsetCache": ${cache}`);
   });
 
+  it("the whole chain with the real bridge: the C# import, applySettings in the hub, the hub's export saved by C#", async () => {
+    const DEFAULT = path.resolve(__dirname, '../assets/default');
+    const clip = (await loadSource(path.join(DEFAULT, 'default-walk.bvh'))).clip;
+    const tgt = (await loadAvatar(path.join(DEFAULT, 'default-avatar.glb'))).skeleton;
+    const h = bridge.createHub(setupJson('mia', clip.skeleton, tgt));
+    const cmd = (m: object) => JSON.parse(bridge.command(h, JSON.stringify(m)));
+    try {
+      const file = place('Mia_settings.json');
+      const cache = JSON.parse(fs.readFileSync(file, 'utf8')).rotationOffsetCache;
+      // what CustomRetargetingScript.LoadSettings does, split at the process boundary
+      const now = writeTmp('hub-now.json', JSON.stringify(cmd({ action: 'exportSettings' }).settings));
+      const read = one(['read', file, now]);
+      const applied = cmd({ action: 'applySettings', settings: read.settings });
+      expect(applied.ok).toBe(true);
+      // the hub took the original's values (in Unity's terms: the head offsets as the original had them)
+      bridge.update(h, new InputPacker(clip.skeleton).packFrame(clip, 0), 0);
+      const hub = cmd({ action: 'exportSettings' }).settings;
+      expect(hub.footOffsets).toEqual({
+        left: { frontBack: 0.03, inOut: -0.015 },
+        right: { frontBack: 0.03, inOut: -0.015 },
+      });
+      expect([hub.floorHeight, hub.avatarScale, hub.headScale, hub.chairSeatOffset]).toEqual([
+        0.021, 1.08, 0.95, -0.04,
+      ]);
+      expect(hub.headRotationOffset).toEqual([5, -12.5, 0]);
+      const data = cmd({ action: 'getCharacterData' });
+      const val = (n: string) => data.parameters.find((p: { name: string }) => p.name === n)?.value;
+      expect([
+        val('leftFootFrontBack'),
+        val('rightFootInOut'),
+        val('headRotationOffsetY'),
+        val('avatarScale'),
+      ]).toEqual([0.03, -0.015, -12.5, 1.08]);
+      // quit: the hub's export saved by C#; the original's cache is still in the file
+      const saved = one(['save-file', file, writeTmp('hub-export.json', JSON.stringify(hub))]);
+      expect(saved.saved).toBe(true);
+      const after = JSON.parse(fs.readFileSync(file, 'utf8'));
+      expect(after.rotationOffsetCache).toEqual(cache);
+      expect(Object.keys(after.rotationOffsets).length).toBeGreaterThan(10); // the hub's calibration
+    } finally {
+      bridge.destroyHub(h);
+    }
+  });
+
   it('a cut-off file is moved aside on load, not lost; the next save writes a new one', () => {
     const file = place('Broken_settings.json', 'Mia_settings.json');
     const bytes = fs.readFileSync(file);
@@ -373,6 +420,14 @@ describe('CustomRetargetingScript: auto-save on quit is wired to the atomic save
     expect(body(/public bool SaveSettings\(string path\)\s*/)).toMatch(
       /new KindSettingsSaver\(ExportSettingsJson, \(\) => path\)/,
     );
+    // the load goes through KindSettingsLoader (tested above under Mono) and logs its report once
+    const load = body(/public bool LoadSettings\(string path\)\s*/);
+    expect(load).toMatch(/KindSettingsLoader\.Load\(path, ExportSettingsJson,/);
+    expect(load).toContain(
+      String.raw`Command("{\"action\":\"applySettings\",\"settings\":" + settings + "}")`,
+    );
+    expect(load.match(/report\.Summary\(path\)/g)).toHaveLength(2); // the success line or the warning
+    expect(load).toMatch(/LastSettingsReport = report;/);
     // the default file is the standard location
     expect(body(/public string SettingsFile\s*/)).toMatch(
       /KindSettingsFile\.ForThisMachine\(SettingsPlatform, Application\.persistentDataPath, Application\.companyName, Application\.productName, target\)/,
