@@ -661,7 +661,9 @@ function exportWithPending(e: Entry): Settings {
  * An inspector action for one hub (module docs). Replies `{"ok":true,...}` or
  * `{"ok":false,"error":{"field","message"}}`; never throws. Bridge-only actions:
  * - `{"action":"exportSettings"}` -> `{"ok":true,"settings":{...}}` (the project's settings format);
- * - `{"action":"applySettings","settings":{...}}` (validated; nothing changes on error);
+ * - `{"action":"applySettings","settings":{...}}` (validated; nothing changes on error; before the first
+ *   frame the rotation offsets wait for the first calibration, reply `"pendingOffsets":true`, and
+ *   exportSettings gives them back meanwhile);
  * - `{"action":"attachProp","point":"leftHand"|"rightHand"|"head","name":s,"type":"Object"|"Chair"|"Hand"}`
  *   registers the prop when new and attaches it at the point (its origin on the point);
  * - `{"action":"detachProp","name":s}` detaches it and removes it from the registry;
