@@ -375,6 +375,43 @@ describe('bridge errors and commands', () => {
     bridge.destroyHub(h);
   });
 
+  it('applySettings before the first frame (a settings file loaded on start): offsets wait for the calibration, nothing lost', () => {
+    // a calibrated hub's settings, as a saved file holds them
+    const h1 = bridge.createHub(setupJson('saved', src, tgt));
+    const pack = new InputPacker(src);
+    bridge.update(h1, pack.packFrame(clip, 0), 0);
+    const cmd1 = (m: object) => JSON.parse(bridge.command(h1, JSON.stringify(m)));
+    expect(cmd1({ action: 'updateValueRealtime', property: 'floorHeight', value: 0.04 }).ok).toBe(true);
+    const saved = cmd1({ action: 'exportSettings' }).settings;
+    bridge.destroyHub(h1);
+    const bone = Object.keys(saved.rotationOffsets)[3];
+    saved.rotationOffsets[bone] = [0, Math.SQRT1_2, 0, Math.SQRT1_2];
+    // a new hub, no frame yet: applied (the offsets pending), exported as they were given
+    const h = bridge.createHub(setupJson('fresh', src, tgt));
+    const cmd = (m: object) => JSON.parse(bridge.command(h, JSON.stringify(m)));
+    const r = cmd({ action: 'applySettings', settings: saved });
+    expect(r.ok).toBe(true);
+    expect(r.pendingOffsets).toBe(true);
+    expect(r.settings.floorHeight).toBe(0.04);
+    expect(r.settings.rotationOffsets[bone]).toEqual([0, Math.SQRT1_2, 0, Math.SQRT1_2]);
+    expect(cmd({ action: 'exportSettings' }).settings.rotationOffsets).toEqual(saved.rotationOffsets);
+    // a bad bone name: refused, nothing changes
+    const bad = cmd({
+      action: 'applySettings',
+      settings: { ...saved, floorHeight: 0.09, rotationOffsets: { Nope: [0, 0, 0, 1] } },
+    });
+    expect(bad).toMatchObject({ ok: false, error: { field: 'settings' } });
+    expect(bad.error.message).toMatch(/no bone named Nope/);
+    expect(cmd({ action: 'exportSettings' }).settings.floorHeight).toBe(0.04);
+    // the first frame calibrates, then the saved offsets apply
+    bridge.update(h, pack.packFrame(clip, 0), 0);
+    const after = cmd({ action: 'exportSettings' }).settings;
+    for (let c = 0; c < 4; c++)
+      expect(after.rotationOffsets[bone][c]).toBeCloseTo(saved.rotationOffsets[bone][c], 12);
+    expect(after.floorHeight).toBe(0.04);
+    bridge.destroyHub(h);
+  });
+
   it("handed values cross in Unity's terms: head offset Y/Z and rotation offsets are mirrored, distances not", () => {
     const h = bridge.createHub(setupJson('mirror', src, tgt));
     const pack = new InputPacker(src);

@@ -10,12 +10,22 @@
  *   the write fails, no temp file left behind;
  * - the quit hook itself (Unity-only code) is checked in the shell's source: Application.quitting is
  *   subscribed in OnEnable and its handler calls SaveSettings(), which goes through KindSettingsSaver.
+ * - issue 21 part 1, "a user's settings are never lost": files in the original KindRetargeting's shape
+ *   (test/fixtures/original-settings, hand-written from the design document, see its README) are read
+ *   (KindSettingsImport / KindSettingsLoader): the values arrive under our names, the members that do not
+ *   map survive every save byte for byte, the report names what was imported and what was not; a file that
+ *   cannot be read (cut off, wrong type, refused by the hub) is moved aside to
+ *   {target}_settings.unreadable-<time>.json, never overwritten.
  * Skipped with a printed reason without mcs/mono.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { loadAvatar, loadSource } from '../src/io/node';
+import { defaultSettings, validateSettings } from '../src/rig/settings';
+import * as bridge from '../src/unity/bridge';
+import { InputPacker, setupJson } from './unity.helpers';
 
 function has(cmd: string): boolean {
   try {
@@ -32,7 +42,9 @@ if (!HAS)
 const repo = path.resolve(__dirname, '../..');
 const PKG = path.join(repo, 'Packages/com.kind.retargeting');
 const SETTINGS_CS = path.join(PKG, 'Runtime/Bridge/KindSettingsFile.cs');
+const JSON_CS = path.join(PKG, 'Runtime/Bridge/KindJson.cs');
 const HOST_CS = path.join(__dirname, 'fixtures/KindSettingsFileHost.cs');
+const ORIGINAL = path.join(__dirname, 'fixtures/original-settings');
 
 let dir = '';
 let exe = '';
@@ -52,7 +64,9 @@ function run(commands: string[][], env: NodeJS.ProcessEnv = process.env): string
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-settings-'));
     exe = path.join(dir, 'host.exe');
-    execFileSync('mcs', ['-nologo', '-warnaserror+', `-out:${exe}`, SETTINGS_CS, HOST_CS], { stdio: 'pipe' });
+    execFileSync('mcs', ['-nologo', '-warnaserror+', `-out:${exe}`, SETTINGS_CS, JSON_CS, HOST_CS], {
+      stdio: 'pipe',
+    });
   });
   afterAll(() => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
@@ -132,6 +146,254 @@ function run(commands: string[][], env: NodeJS.ProcessEnv = process.env): string
     expect(fs.statSync(target).isDirectory()).toBe(true);
     expect(fs.existsSync(`${target}.tmp`)).toBe(false);
   });
+
+  // ---- issue 21 part 1: the original's files, nothing lost ------------------------------------------
+
+  /** A fresh RetargetingSettings folder with fixture `name` copied in as `<as>`; returns its path. */
+  let n = 0;
+  const place = (name: string, as = name): string => {
+    const folder = path.join(dir, `case${++n}`, 'Unity', 'Co', 'Prod', 'RetargetingSettings');
+    fs.mkdirSync(folder, { recursive: true });
+    const file = path.join(folder, as);
+    fs.copyFileSync(path.join(ORIGINAL, name), file);
+    return file;
+  };
+  /** The hub's settings now, as exportSettings gives them (no schemaVersion); a non-default filter. */
+  const hubNow = () => {
+    const s = defaultSettings();
+    s.sourceFilter.body.minCutoff = 3;
+    return s;
+  };
+  const writeTmp = (name: string, text: string): string => {
+    const f = path.join(dir, name);
+    fs.writeFileSync(f, text);
+    return f;
+  };
+  const current = () => writeTmp('current.json', JSON.stringify(hubNow()));
+  const one = (cmd: string[]) => JSON.parse(run([cmd])[0]);
+  const STAMP = 'unreadable-20261202-103000';
+
+  it("reads the original's file: every saved item arrives under our name, the report says what", () => {
+    const r = one(['read', path.join(ORIGINAL, 'Mia_settings.json'), current()]);
+    expect(r.format).toBe('original');
+    expect(r.problem).toBeNull();
+    const s = r.settings;
+    expect(s.footOffsets).toEqual({
+      left: { frontBack: 0.03, inOut: -0.015 },
+      right: { frontBack: 0.03, inOut: -0.015 },
+    });
+    expect(s.floorHeight).toBe(0.021);
+    expect(s.initialHipsHeight).toBe(0.93);
+    expect(s.avatarScale).toBe(1.08);
+    expect(s.headScale).toBe(0.95);
+    expect(s.chairSeatOffset).toBe(-0.04);
+    expect(s.headRotationOffset).toEqual([5, -12.5, 0]);
+    // what the original has not: the hub's current value
+    expect(s.sourceFilter.body).toEqual({ minCutoff: 3, beta: 8, dCutoff: 1 });
+    expect(s.rotationOffsets).toEqual({});
+    // the hub's own validator takes it as it is
+    expect(validateSettings(s)).toEqual(s);
+    expect(r.imported).toEqual([
+      'footFrontBackOffset = 0.03 -> footOffsets.left/right.frontBack',
+      'footInOutOffset = -0.015 -> footOffsets.left/right.inOut',
+      'floorHeight = 0.021 -> floorHeight',
+      'initialHipsHeight = 0.93 -> initialHipsHeight',
+      'avatarScale = 1.08 -> avatarScale',
+      'headScale = 0.95 -> headScale',
+      'chairSeatHeightOffset = -0.04 -> chairSeatOffset',
+      'headRotationOffsetX = 5 -> headRotationOffset[0]',
+      'headRotationOffsetY = -12.5 -> headRotationOffset[1]',
+      'headRotationOffsetZ = 0 -> headRotationOffset[2]',
+    ]);
+    expect(r.notImported).toEqual(['rotationOffsetCache: no matching setting in this package']);
+  });
+
+  it('a value out of our range is not imported but reported and kept; initialHipsHeight 0 is "not measured"', () => {
+    const r = one(['read', path.join(ORIGINAL, 'Kai_settings.json'), current()]);
+    expect(r.format).toBe('original');
+    expect(r.settings.floorHeight).toBe(0); // the hub's
+    expect(r.settings.initialHipsHeight).toBeNull();
+    expect(r.imported).toContain('initialHipsHeight = 0 -> initialHipsHeight null (not measured)');
+    expect(r.notImported).toEqual([
+      "floorHeight = 12: out of this package's range -10..10",
+      'rotationOffsetCache: no matching setting in this package',
+    ]);
+    expect(validateSettings(r.settings)).toEqual(r.settings);
+  });
+
+  it('load, then save: the unmapped members survive byte for byte, the mapped ones follow our values', () => {
+    const file = place('Mia_settings.json');
+    const before = fs.readFileSync(file, 'utf8');
+    const cache = before.slice(before.indexOf('['), before.indexOf(']', before.lastIndexOf('"w"')) + 1);
+    expect(cache).toMatch(/^\[\s+\{\s+"boneIndex": 0,[\s\S]*"w": 0\.0153\s+\}\s+\}\s+\]$/);
+    const loaded = one(['load', file, current(), '-']);
+    expect(loaded.format).toBe('original');
+    expect(loaded.movedTo).toBeNull();
+    expect(loaded.applied.avatarScale).toBe(1.08);
+    expect(loaded.summary).toBe(
+      `settings file ${file} (the original KindRetargeting's format): imported ${loaded.imported.join('; ')}. ` +
+        'Not imported (kept in the file on save): rotationOffsetCache: no matching setting in this package',
+    );
+    // the hub gives back what it took, then the user moves the feet forward and saves (on quit)
+    const exported = {
+      ...loaded.applied,
+      footOffsets: { left: { frontBack: 0.05, inOut: -0.015 }, right: { frontBack: 0.07, inOut: -0.015 } },
+    };
+    const exportText = JSON.stringify(exported, null, 2);
+    const saved = one(['save-file', file, writeTmp('export.json', exportText)]);
+    expect(saved).toEqual({ saved: true, error: null, movedAside: null, reason: null });
+    const after = fs.readFileSync(file, 'utf8');
+    expect(after).toContain(`"rotationOffsetCache": ${cache}`); // byte for byte
+    const back = JSON.parse(after);
+    expect(back.footOffsets).toEqual(exported.footOffsets);
+    expect(back.avatarScale).toBe(1.08);
+    // the original's own names follow our values, so the original component reads the same calibration
+    expect(back.footFrontBackOffset).toBeCloseTo(0.06, 12); // the mean of the two feet (0.05, 0.07)
+    expect(back.footInOutOffset).toBe(-0.015);
+    expect(back.chairSeatHeightOffset).toBe(-0.04);
+    expect([back.headRotationOffsetX, back.headRotationOffsetY, back.headRotationOffsetZ]).toEqual([
+      5, -12.5, 0,
+    ]);
+    // every member of the original file is still there
+    for (const k of Object.keys(JSON.parse(before))) expect(Object.keys(back)).toContain(k);
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['Mia_settings.json']);
+    // read again: our format now; what we use arrives, the original's members are reported and kept
+    const again = one(['load', file, current(), '-']);
+    expect(again.format).toBe('kind');
+    expect(again.applied).toEqual(exported);
+    expect(again.notImported).toContain('rotationOffsetCache: not a setting of this package');
+    expect(again.notImported).toContain('footFrontBackOffset: not a setting of this package');
+    // and a second save keeps them again
+    one(['save-file', file, writeTmp('export.json', exportText)]);
+    expect(fs.readFileSync(file, 'utf8')).toContain(`"rotationOffsetCache": ${cache}`);
+  });
+
+  it("the whole chain with the real bridge: the C# import, applySettings in the hub, the hub's export saved by C#", async () => {
+    const DEFAULT = path.resolve(__dirname, '../assets/default');
+    const clip = (await loadSource(path.join(DEFAULT, 'default-walk.bvh'))).clip;
+    const tgt = (await loadAvatar(path.join(DEFAULT, 'default-avatar.glb'))).skeleton;
+    const h = bridge.createHub(setupJson('mia', clip.skeleton, tgt));
+    const cmd = (m: object) => JSON.parse(bridge.command(h, JSON.stringify(m)));
+    try {
+      const file = place('Mia_settings.json');
+      const cache = JSON.parse(fs.readFileSync(file, 'utf8')).rotationOffsetCache;
+      // what CustomRetargetingScript.LoadSettings does, split at the process boundary
+      const now = writeTmp('hub-now.json', JSON.stringify(cmd({ action: 'exportSettings' }).settings));
+      const read = one(['read', file, now]);
+      const applied = cmd({ action: 'applySettings', settings: read.settings });
+      expect(applied.ok).toBe(true);
+      // the hub took the original's values (in Unity's terms: the head offsets as the original had them)
+      bridge.update(h, new InputPacker(clip.skeleton).packFrame(clip, 0), 0);
+      const hub = cmd({ action: 'exportSettings' }).settings;
+      expect(hub.footOffsets).toEqual({
+        left: { frontBack: 0.03, inOut: -0.015 },
+        right: { frontBack: 0.03, inOut: -0.015 },
+      });
+      expect([hub.floorHeight, hub.avatarScale, hub.headScale, hub.chairSeatOffset]).toEqual([
+        0.021, 1.08, 0.95, -0.04,
+      ]);
+      expect(hub.headRotationOffset).toEqual([5, -12.5, 0]);
+      const data = cmd({ action: 'getCharacterData' });
+      const val = (n: string) => data.parameters.find((p: { name: string }) => p.name === n)?.value;
+      expect([
+        val('leftFootFrontBack'),
+        val('rightFootInOut'),
+        val('headRotationOffsetY'),
+        val('avatarScale'),
+      ]).toEqual([0.03, -0.015, -12.5, 1.08]);
+      // quit: the hub's export saved by C#; the original's cache is still in the file
+      const saved = one(['save-file', file, writeTmp('hub-export.json', JSON.stringify(hub))]);
+      expect(saved.saved).toBe(true);
+      const after = JSON.parse(fs.readFileSync(file, 'utf8'));
+      expect(after.rotationOffsetCache).toEqual(cache);
+      expect(Object.keys(after.rotationOffsets).length).toBeGreaterThan(10); // the hub's calibration
+    } finally {
+      bridge.destroyHub(h);
+    }
+  });
+
+  it('a cut-off file is moved aside on load, not lost; the next save writes a new one', () => {
+    const file = place('Broken_settings.json', 'Mia_settings.json');
+    const bytes = fs.readFileSync(file);
+    const r = one(['load', file, current(), '-']);
+    expect(r.format).toBe('unreadable');
+    expect(r.problem).toMatch(/^not valid JSON: JSON: /);
+    expect(r.applied).toBeNull();
+    const aside = path.join(path.dirname(file), `Mia_settings.${STAMP}.json`);
+    expect(r.movedTo).toBe(aside);
+    expect(r.summary).toContain(`moved aside to ${aside} (nothing is lost)`);
+    expect(fs.readFileSync(aside).equals(bytes)).toBe(true);
+    expect(fs.existsSync(file)).toBe(false);
+    const text = JSON.stringify(hubNow());
+    expect(one(['save-file', file, writeTmp('export.json', text)]).movedAside).toBeNull();
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
+    expect(fs.readFileSync(aside).equals(bytes)).toBe(true);
+  });
+
+  it("a wrong type (the original's or ours) is unreadable: moved aside, the problem named", () => {
+    const file = place('WrongType_settings.json', 'Mia_settings.json');
+    const bytes = fs.readFileSync(file);
+    const r = one(['load', file, current(), '-']);
+    expect(r.problem).toBe('avatarScale: need a number, got a string "1.08"');
+    expect(fs.readFileSync(r.movedTo).equals(bytes)).toBe(true);
+    const ours = place('Mia_settings.json', 'Ours_settings.json');
+    fs.writeFileSync(ours, JSON.stringify({ ...hubNow(), headRotationOffset: [1, 2] }));
+    const o = one(['load', ours, current(), '-']);
+    expect(o.format).toBe('unreadable');
+    expect(o.problem).toBe('headRotationOffset: need [x, y, z] numbers, got an array');
+    expect(o.movedTo).toBe(path.join(path.dirname(ours), `Ours_settings.${STAMP}.json`));
+  });
+
+  it('a file the hub refuses is moved aside too', () => {
+    const file = place('Mia_settings.json');
+    const reply = writeTmp(
+      'reply.json',
+      '{"ok":false,"error":{"field":"settings","message":"settings.rotationOffsets: no bone named Foo on this avatar"}}',
+    );
+    const r = one(['load', file, current(), reply]);
+    expect(r.problem).toBe(
+      'refused by the hub: error: settings: settings.rotationOffsets: no bone named Foo on this avatar',
+    );
+    expect(r.movedTo).toBe(path.join(path.dirname(file), `Mia_settings.${STAMP}.json`));
+    expect(fs.readFileSync(r.movedTo, 'utf8')).toBe(
+      fs.readFileSync(path.join(ORIGINAL, 'Mia_settings.json'), 'utf8'),
+    );
+  });
+
+  it('saving over an unreadable file never loaded: moved aside first (a second one gets -2), then saved', () => {
+    const file = place('Broken_settings.json', 'Mia_settings.json');
+    const bytes = fs.readFileSync(file);
+    const text = JSON.stringify(hubNow());
+    const s1 = one(['save-file', file, writeTmp('export.json', text)]);
+    const aside = path.join(path.dirname(file), `Mia_settings.${STAMP}.json`);
+    expect(s1).toEqual({
+      saved: true,
+      error: null,
+      movedAside: aside,
+      reason: expect.stringMatching(/^not valid JSON: /),
+    });
+    expect(fs.readFileSync(aside).equals(bytes)).toBe(true);
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
+    fs.copyFileSync(path.join(ORIGINAL, 'WrongType_settings.json'), file);
+    const s2 = one(['save-file', file, writeTmp('export.json', text)]);
+    expect(s2.movedAside).toBe(path.join(path.dirname(file), `Mia_settings.${STAMP}-2.json`));
+    expect(s2.reason).toBe('avatarScale: need a number, got a string "1.08"');
+    expect(fs.readFileSync(s2.movedAside, 'utf8')).toBe(
+      fs.readFileSync(path.join(ORIGINAL, 'WrongType_settings.json'), 'utf8'),
+    );
+    expect(fs.readdirSync(path.dirname(file)).sort()).toEqual(
+      ['Mia_settings.json', `Mia_settings.${STAMP}-2.json`, `Mia_settings.${STAMP}.json`].sort(),
+    );
+  });
+
+  it('an original file never loaded (loadSettingsOnStart off) keeps every member when saved over', () => {
+    const file = place('Mia_settings.json');
+    const before = JSON.parse(fs.readFileSync(file, 'utf8'));
+    one(['save-file', file, writeTmp('export.json', JSON.stringify(hubNow()))]);
+    const after = JSON.parse(fs.readFileSync(file, 'utf8'));
+    for (const k of Object.keys(before)) expect(Object.keys(after)).toContain(k);
+    expect(after.rotationOffsetCache).toEqual(before.rotationOffsetCache);
+  });
 });
 
 describe('CustomRetargetingScript: auto-save on quit is wired to the atomic save', () => {
@@ -158,6 +420,14 @@ describe('CustomRetargetingScript: auto-save on quit is wired to the atomic save
     expect(body(/public bool SaveSettings\(string path\)\s*/)).toMatch(
       /new KindSettingsSaver\(ExportSettingsJson, \(\) => path\)/,
     );
+    // the load goes through KindSettingsLoader (tested above under Mono) and logs its report once
+    const load = body(/public bool LoadSettings\(string path\)\s*/);
+    expect(load).toMatch(/KindSettingsLoader\.Load\(path, ExportSettingsJson,/);
+    expect(load).toContain(
+      String.raw`Command("{\"action\":\"applySettings\",\"settings\":" + settings + "}")`,
+    );
+    expect(load.match(/report\.Summary\(path\)/g)).toHaveLength(2); // the success line or the warning
+    expect(load).toMatch(/LastSettingsReport = report;/);
     // the default file is the standard location
     expect(body(/public string SettingsFile\s*/)).toMatch(
       /KindSettingsFile\.ForThisMachine\(SettingsPlatform, Application\.persistentDataPath, Application\.companyName, Application\.productName, target\)/,

@@ -59,7 +59,9 @@
  * engine (V8 and QuickJS word their `JSON.parse` errors differently) and a duplicated key is an error
  * rather than silently taking the last value.
  *
- * Saving atomically (temp file, then rename) is the host's job (the CLI's writeFilesAtomically);
+ * Saving atomically (temp file, then rename) is the host's job (Node: src/io/node/settingsFile.ts, which
+ * also reads the original KindRetargeting's files and moves an unreadable file aside; Unity:
+ * Runtime/Bridge/KindSettingsFile.cs);
  * {@link SettingsStore} keeps the previous settings in force when a load fails.
  */
 import { type JNode, JsonFieldError, JsonReader, lineColumn, MAX_DEPTH } from '../core/json';

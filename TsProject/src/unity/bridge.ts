@@ -620,10 +620,50 @@ const IK_LIMBS = ['leftArm', 'rightArm', 'leftLeg', 'rightLeg'] as const;
 const POINTS: Record<string, PropPointName> = { leftHand: 'LeftHand', rightHand: 'RightHand', head: 'Head' };
 
 /**
+ * `applySettings` on a hub that has not calibrated yet (no frame so far, e.g. a settings file loaded when
+ * the Unity component starts): its rotation offsets cannot be applied before the calibration, so the
+ * rest is applied now and the whole settings wait as the pending offsets, applied right after the first
+ * frame's calibration (as setup's `settings` are). Bone names are checked now. Calibrated: applied at once.
+ */
+function applyOrDefer(e: Entry, s: Settings): void {
+  const hub = e.hub;
+  if (hub.isCalibrated || !isObject(s) || !isObject(s.rotationOffsets)) {
+    hub.applySettings(s);
+    return;
+  }
+  const names = Object.keys(s.rotationOffsets);
+  if (names.length === 0) {
+    hub.applySettings(s);
+    e.pendingOffsets = null;
+    return;
+  }
+  // checked in full before anything changes: on error nothing changes
+  const valid = validateSettings(s, 'settings');
+  const bad = names.filter((nm) => !e.target.names.includes(nm));
+  if (bad.length > 0)
+    throw new Error(`settings.rotationOffsets: no bone named ${bad.slice(0, 5).join(', ')} on this avatar`);
+  hub.applySettings({ ...valid, rotationOffsets: Object.create(null) });
+  e.pendingOffsets = valid;
+}
+
+/** exportSettings, with the pending rotation offsets (and hips height) while they wait for the first calibration. */
+function exportWithPending(e: Entry): Settings {
+  const s = e.hub.exportSettings();
+  const p = e.pendingOffsets;
+  if (p && !e.hub.isCalibrated) {
+    s.rotationOffsets = p.rotationOffsets;
+    s.initialHipsHeight = p.initialHipsHeight;
+  }
+  return s;
+}
+
+/**
  * An inspector action for one hub (module docs). Replies `{"ok":true,...}` or
  * `{"ok":false,"error":{"field","message"}}`; never throws. Bridge-only actions:
  * - `{"action":"exportSettings"}` -> `{"ok":true,"settings":{...}}` (the project's settings format);
- * - `{"action":"applySettings","settings":{...}}` (validated; nothing changes on error);
+ * - `{"action":"applySettings","settings":{...}}` (validated; nothing changes on error; before the first
+ *   frame the rotation offsets wait for the first calibration, reply `"pendingOffsets":true`, and
+ *   exportSettings gives them back meanwhile);
  * - `{"action":"attachProp","point":"leftHand"|"rightHand"|"head","name":s,"type":"Object"|"Chair"|"Hand"}`
  *   registers the prop when new and attaches it at the point (its origin on the point);
  * - `{"action":"detachProp","name":s}` detaches it and removes it from the registry;
@@ -668,15 +708,15 @@ export function command(handle: number, json: string): string {
     switch (action) {
       case 'exportSettings':
         only([]);
-        return ok({ settings: hub.exportSettings() });
+        return ok({ settings: exportWithPending(e) });
       case 'applySettings': {
         only(['settings']);
         try {
-          hub.applySettings(msg.settings as Settings);
+          applyOrDefer(e, msg.settings as Settings);
         } catch (err) {
           throw new Fail('settings', (err as Error).message);
         }
-        return ok({ settings: hub.exportSettings() });
+        return ok({ settings: exportWithPending(e), pendingOffsets: e.pendingOffsets !== null });
       }
       case 'attachProp': {
         only(['point', 'name', 'type']);

@@ -102,6 +102,94 @@ namespace KindRetargeting
             }
         }
 
+        /// <summary>
+        /// Every top-level member of an object as (name, raw JSON text of its value), in file order (used to
+        /// keep members a settings file holds that this package does not use, byte for byte).
+        /// Throws FormatException when <paramref name="json"/> is not one JSON object.
+        /// </summary>
+        public static List<KeyValuePair<string, string>> RawMembers(string json)
+        {
+            if (json == null) throw new FormatException("JSON: no text");
+            var list = new List<KeyValuePair<string, string>>();
+            int i = 0;
+            SkipWs(json, ref i);
+            Expect(json, ref i, '{');
+            SkipWs(json, ref i);
+            if (i < json.Length && json[i] == '}') { i++; }
+            else
+            {
+                while (true)
+                {
+                    SkipWs(json, ref i);
+                    string k = ReadString(json, ref i);
+                    SkipWs(json, ref i);
+                    Expect(json, ref i, ':');
+                    SkipWs(json, ref i);
+                    int start = i;
+                    ReadValue(json, ref i, 0);
+                    list.Add(new KeyValuePair<string, string>(k, json.Substring(start, i - start)));
+                    SkipWs(json, ref i);
+                    if (i < json.Length && json[i] == ',') { i++; continue; }
+                    Expect(json, ref i, '}');
+                    break;
+                }
+            }
+            SkipWs(json, ref i);
+            if (i != json.Length) throw new FormatException("JSON: unexpected text at offset " + i);
+            return list;
+        }
+
+        /// <summary>
+        /// Writes a parsed value back as JSON (Dictionary members in their insertion order, List, double,
+        /// float, int, string, bool, null).
+        /// </summary>
+        public static string Write(object value)
+        {
+            var sb = new StringBuilder();
+            AppendValue(sb, value);
+            return sb.ToString();
+        }
+
+        /// <summary>Appends a parsed value as JSON (see <see cref="Write"/>).</summary>
+        public static void AppendValue(StringBuilder sb, object value)
+        {
+            if (value == null) { sb.Append("null"); return; }
+            if (value is string) { AppendString(sb, (string)value); return; }
+            if (value is bool) { sb.Append((bool)value ? "true" : "false"); return; }
+            if (value is double) { AppendNumber(sb, (double)value); return; }
+            if (value is float) { AppendNumber(sb, (float)value); return; }
+            if (value is int) { AppendNumber(sb, (int)value); return; }
+            var d = value as Dictionary<string, object>;
+            if (d != null)
+            {
+                sb.Append('{');
+                bool first = true;
+                foreach (var kv in d)
+                {
+                    if (!first) sb.Append(',');
+                    first = false;
+                    AppendString(sb, kv.Key);
+                    sb.Append(':');
+                    AppendValue(sb, kv.Value);
+                }
+                sb.Append('}');
+                return;
+            }
+            var a = value as List<object>;
+            if (a != null)
+            {
+                sb.Append('[');
+                for (int i = 0; i < a.Count; i++)
+                {
+                    if (i > 0) sb.Append(',');
+                    AppendValue(sb, a[i]);
+                }
+                sb.Append(']');
+                return;
+            }
+            throw new ArgumentException("KindJson: cannot write a " + value.GetType().Name);
+        }
+
         /// <summary>Short description of a reply for logs: "ok" or the error's field and message.</summary>
         public static string DescribeReply(string reply)
         {

@@ -341,13 +341,18 @@ namespace KindRetargeting
 
         /// <summary>
         /// Writes the hub's settings (exportSettings) to <paramref name="path"/>: to "&lt;path&gt;.tmp" first, then
-        /// renamed over the old file, so a failure never leaves a half-written settings file.
+        /// renamed over the old file, so a failure never leaves a half-written settings file. Members of the
+        /// old file this package does not use (the original KindRetargeting's fields) are kept in the new one;
+        /// an old file that cannot be read is moved aside to {target}_settings.unreadable-{time}.json first
+        /// (<see cref="KindSettingsSaver"/>).
         /// </summary>
         public bool SaveSettings(string path)
         {
             var s = new KindSettingsSaver(ExportSettingsJson, () => path);
             if (s.Save())
             {
+                if (s.MovedAside != null)
+                    Debug.LogWarning("KindRetargeting '" + CharacterName + "': the previous settings file could not be read (" + s.MovedAsideReason + "); moved aside to " + s.MovedAside + " before saving", this);
                 Debug.Log("KindRetargeting '" + CharacterName + "': settings saved to " + path, this);
                 return true;
             }
@@ -355,18 +360,38 @@ namespace KindRetargeting
             return false;
         }
 
-        /// <summary>Reads a settings file and sends applySettings; on an error the hub keeps its settings (the reply names the field).</summary>
+        /// <summary>What the last <see cref="LoadSettings(string)"/> found and imported (null before any).</summary>
+        public KindSettingsReport LastSettingsReport { get; private set; }
+
+        /// <summary>
+        /// Reads a settings file, in this package's format or the original KindRetargeting's
+        /// (<see cref="KindSettingsImport"/>: the original's fields imported by their names, the rest kept in
+        /// the file), sends applySettings and says once in the Console what was imported and what was not.
+        /// A file that cannot be read (not JSON, wrong types, or refused by the hub) is moved aside to
+        /// {target}_settings.unreadable-{time}.json, so the next save never overwrites it; the hub then keeps
+        /// its settings.
+        /// </summary>
         public bool LoadSettings(string path)
         {
-            string text;
-            try { text = File.ReadAllText(path, Encoding.UTF8); }
-            catch (Exception e) { Debug.LogError("KindRetargeting '" + CharacterName + "': could not read " + path + ": " + e.Message, this); return false; }
-            try { KindJson.Parse(text); }
-            catch (FormatException e) { Debug.LogError("KindRetargeting '" + CharacterName + "': " + path + ": " + e.Message, this); return false; }
-            string reply = Command("{\"action\":\"applySettings\",\"settings\":" + text + "}");
-            if (reply == null || !KindJson.IsOk(KindJson.Parse(reply))) return false;
-            PullSettings(text);
-            return true;
+            KindSettingsReport report;
+            string applied;
+            try
+            {
+                report = KindSettingsLoader.Load(path, ExportSettingsJson,
+                    settings => Command("{\"action\":\"applySettings\",\"settings\":" + settings + "}"), DateTime.UtcNow, out applied);
+            }
+            catch (Exception e) { Debug.LogError("KindRetargeting '" + CharacterName + "': could not load " + path + ": " + e.Message, this); return false; }
+            LastSettingsReport = report;
+            if (applied != null)
+            {
+                PullSettings(applied);
+                Debug.Log("KindRetargeting '" + CharacterName + "': " + report.Summary(path), this);
+                return true;
+            }
+            // not moved aside (e.g. locked): no auto-save this session, so it is not overwritten on quit
+            if (report.MovedTo == null) autoSaveOnQuit = false;
+            Debug.LogWarning("KindRetargeting '" + CharacterName + "': " + report.Summary(path) + (report.MovedTo == null ? " (auto-save on quit is off for this session so it is not overwritten)" : ""), this);
+            return false;
         }
 
         /// <summary>

@@ -18,3 +18,11 @@ export {
   readPng,
   tfjsWorldSibling,
 } from './puppetFiles';
+export {
+  describeSettingsReport,
+  loadSettingsFile,
+  readSettingsText,
+  type SettingsFileReport,
+  saveSettingsFile,
+  unreadableName,
+} from './settingsFile';

@@ -20848,6 +20848,34 @@ function failReply(action, field, message) {
 }
 var IK_LIMBS = ["leftArm", "rightArm", "leftLeg", "rightLeg"];
 var POINTS = { leftHand: "LeftHand", rightHand: "RightHand", head: "Head" };
+function applyOrDefer(e, s) {
+  const hub = e.hub;
+  if (hub.isCalibrated || !isObject2(s) || !isObject2(s.rotationOffsets)) {
+    hub.applySettings(s);
+    return;
+  }
+  const names = Object.keys(s.rotationOffsets);
+  if (names.length === 0) {
+    hub.applySettings(s);
+    e.pendingOffsets = null;
+    return;
+  }
+  const valid = validateSettings(s, "settings");
+  const bad = names.filter((nm) => !e.target.names.includes(nm));
+  if (bad.length > 0)
+    throw new Error(`settings.rotationOffsets: no bone named ${bad.slice(0, 5).join(", ")} on this avatar`);
+  hub.applySettings({ ...valid, rotationOffsets: /* @__PURE__ */ Object.create(null) });
+  e.pendingOffsets = valid;
+}
+function exportWithPending(e) {
+  const s = e.hub.exportSettings();
+  const p = e.pendingOffsets;
+  if (p && !e.hub.isCalibrated) {
+    s.rotationOffsets = p.rotationOffsets;
+    s.initialHipsHeight = p.initialHipsHeight;
+  }
+  return s;
+}
 function command(handle, json2) {
   let msg;
   try {
@@ -20874,15 +20902,15 @@ function command(handle, json2) {
     switch (action) {
       case "exportSettings":
         only([]);
-        return ok({ settings: hub.exportSettings() });
+        return ok({ settings: exportWithPending(e) });
       case "applySettings": {
         only(["settings"]);
         try {
-          hub.applySettings(msg.settings);
+          applyOrDefer(e, msg.settings);
         } catch (err) {
           throw new Fail2("settings", err.message);
         }
-        return ok({ settings: hub.exportSettings() });
+        return ok({ settings: exportWithPending(e), pendingOffsets: e.pendingOffsets !== null });
       }
       case "attachProp": {
         only(["point", "name", "type"]);
