@@ -14,9 +14,10 @@
 //      "references" name (package asmdefs, or asmdefs of packages the package.json declares), skipped
 //      in a flavour its includePlatforms/excludePlatforms leave out or whose defineConstraints are unmet,
 //      with the symbols of its versionDefines. A reference no asmdef defines is an error;
-//   4. the API probe tools/csharp-check/ApiProbe.cs as a user script (Assembly-CSharp): it uses every
-//      public member of the drop-in API (issue 14) with its exact signature, so a missing or retyped
-//      member fails the check;
+//   4. the probes tools/csharp-check/ApiProbe.cs and SeedProbe.cs as user scripts (Assembly-CSharp), each
+//      on its own: ApiProbe uses every public member of the drop-in API (issue 14) with its exact
+//      signature; SeedProbe every public name the original's design document gives, with its type
+//      (issue 21 part 2); a missing or retyped member fails the check;
 //   5. each sample (Samples~/<name>) the way Unity compiles it once imported into Assets: loose scripts
 //      land in Assembly-CSharp (Editor folders in Assembly-CSharp-Editor), which sees every
 //      autoReferenced asmdef assembly; third-party loose scripts the sample needs (the OptiTrack plugin)
@@ -25,7 +26,7 @@
 // Every flavour is tried; exits 1 listing each failure with the compiler's messages, 2 when `mcs` or the
 // PuerTS reference is missing (with the reason), 0 when all compile.
 //
-// Usage: node tools/check-csharp.mjs [--package <dir>] [--puerts <dir>] [--only editor,mono,il2cpp,il2cpp-reflect] [--probe <file.cs>]
+// Usage: node tools/check-csharp.mjs [--package <dir>] [--puerts <dir>] [--only editor,mono,il2cpp,il2cpp-reflect] [--probe <file.cs> ...]
 //   (defaults: Packages/com.kind.retargeting, ../shared/reference/puerts-unity-2.2.3 next to the repo, all flavours)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -86,10 +87,13 @@ export const FLAVOURS = [
 ];
 
 /**
- * The API probe: a user script using every public member of the drop-in API with its signature (see the
- * file's header); compiled as Assembly-CSharp in every flavour. `--probe <file>` names another one (tests).
+ * The probes: user scripts compiled as Assembly-CSharp in every flavour, each on its own. ApiProbe.cs uses
+ * every public member of the drop-in API with its signature (issue 14); SeedProbe.cs every public name the
+ * original's design document (the seed) gives, with its type (issue 21 part 2). `--probe <file>` (may be
+ * repeated) names the probes instead (tests).
  */
-let API_PROBE = path.join(surface, 'ApiProbe.cs');
+let API_PROBES = [path.join(surface, 'ApiProbe.cs'), path.join(surface, 'SeedProbe.cs')];
+let probesGiven = false;
 
 /** Loose third-party scripts a sample needs in Assembly-CSharp (compile-check stubs of their API). */
 export const SAMPLE_STUBS = { OptiTrack: ['OptiTrack.Stub.cs'] };
@@ -103,7 +107,11 @@ function parseArgs(argv) {
     if (argv[i] === '--package') o.pkg = path.resolve(argv[++i]);
     else if (argv[i] === '--puerts') o.puerts = path.resolve(argv[++i]);
     else if (argv[i] === '--only') o.only = argv[++i].split(',');
-    else if (argv[i] === '--probe') API_PROBE = path.resolve(argv[++i]);
+    else if (argv[i] === '--probe') {
+      if (!probesGiven) API_PROBES = [];
+      probesGiven = true;
+      API_PROBES.push(path.resolve(argv[++i]));
+    }
     else {
       console.error(`check-csharp: unknown argument '${argv[i]}' (use --package <dir> / --puerts <dir> / --only <flavour ids>)`);
       process.exit(2);
@@ -369,21 +377,23 @@ function main() {
         else failed.add(def.name);
       }
 
-      // The API probe (tools/csharp-check/ApiProbe.cs): a user script calling every public member the
-      // original KindRetargeting's users call, with its exact signature, compiled as Assembly-CSharp.
-      if (existsSync(API_PROBE)) {
-        if (failed.size > 0) console.log(`skip ${tag} API probe: ${[...failed].join(', ')} failed above`);
-        else {
-          const auto = [...built.values()].filter((b) => b.autoReferenced).map((b) => `-r:${b.dll}`);
-          mcs(`${tag} API probe ${path.basename(API_PROBE)} as Assembly-CSharp`, [
-            '-target:library',
-            `-define:${[...base].join(';')}`,
-            `-out:${path.join(dir, 'Assembly-CSharp.ApiProbe.dll')}`,
-            ...engineRefs,
-            ...auto,
-            API_PROBE,
-          ]);
+      // The probes (tools/csharp-check/ApiProbe.cs, SeedProbe.cs): user scripts calling the public
+      // members the original KindRetargeting's users call, each compiled on its own as Assembly-CSharp.
+      for (const probe of API_PROBES) {
+        if (!existsSync(probe)) continue;
+        if (failed.size > 0) {
+          console.log(`skip ${tag} API probe ${path.basename(probe)}: ${[...failed].join(', ')} failed above`);
+          continue;
         }
+        const auto = [...built.values()].filter((b) => b.autoReferenced).map((b) => `-r:${b.dll}`);
+        mcs(`${tag} API probe ${path.basename(probe)} as Assembly-CSharp`, [
+          '-target:library',
+          `-define:${[...base].join(';')}`,
+          `-out:${path.join(dir, `Assembly-CSharp.${path.basename(probe, '.cs')}.dll`)}`,
+          ...engineRefs,
+          ...auto,
+          probe,
+        ]);
       }
 
       // Samples, as Unity compiles them once imported into Assets.

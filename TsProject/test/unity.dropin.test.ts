@@ -4,7 +4,7 @@
  * 1. a declaration scanner reads the C# sources (comments stripped) and finds each member with its
  *    return type, parameter types, field type and inspector range;
  * 2. the API probe (tools/csharp-check/ApiProbe.cs, a user script using every member through delegates
- *    and `ref`) compiles against the package with mcs (tools/check-csharp.mjs, real PuerTS), and fails to
+ *    and `ref`; and SeedProbe.cs, every name the original's design document gives, issue 21) compiles against the package with mcs (tools/check-csharp.mjs, real PuerTS), and fails to
  *    compile when a member is renamed, retyped or turned from a field into a property (planted defects on
  *    a temporary copy of the package).
  * The probe half is skipped with a printed reason without mcs or the PuerTS reference sources.
@@ -104,15 +104,39 @@ const API: Expect[] = [
     'Transform GetLeftHandOffset()',
     'Transform GetRightHandOffset()',
     'Transform GetHeadOffset()',
-    'List<GameObject> GetLeftHandProps()',
-    'List<GameObject> GetRightHandProps()',
-    'List<GameObject> GetHeadProps()',
+    'GameObject[] GetLeftHandProps()',
+    'GameObject[] GetRightHandProps()',
+    'GameObject[] GetHeadProps()',
     'void MoveToLeftHand()',
     'void MoveToRightHand()',
     'void MoveToHead()',
     'void DetachProp()',
   ].map((s): Expect => ['Runtime/Shells/PropLocationController.cs', 'method', s]),
-  ['Runtime/Shells/SimplePoseTransfer.cs', 'field', 'Target[] targets'],
+  ['Runtime/Shells/SimplePoseTransfer.cs', 'field', 'TargetEntry[] targets'],
+  ['Runtime/Shells/SimplePoseTransfer.cs', 'field', 'Animator sourceBone'],
+  ['Runtime/Shells/CustomRetargetingScript.cs', 'field', 'KindPoseSource optitrackSource'],
+  ['Runtime/Shells/CustomRetargetingScript.cs', 'field', 'TwoBoneIKSolver ikSolver'],
+  ['Runtime/Shells/CustomRetargetingScript.cs', 'field', 'LimbWeightController limbWeight'],
+  ['Runtime/Shells/CustomRetargetingScript.cs', 'field', 'FingerShapedController fingerShaped'],
+  ['Runtime/Shells/CustomRetargetingScript.cs', 'field', 'PropLocationController propLocation'],
+  ...['leftArm', 'rightArm', 'leftLeg', 'rightLeg'].map(
+    (n): Expect => ['Runtime/Shells/TwoBoneIKSolver.cs', 'field', `LimbIK ${n}`],
+  ),
+  ['Runtime/Shells/TwoBoneIKSolver.cs', 'field', 'Transform target'],
+  ['Runtime/Shells/TwoBoneIKSolver.cs', 'field', 'Transform bendGoal'],
+  ['Runtime/Shells/TwoBoneIKSolver.cs', 'field', 'float positionWeight', '0f,1f'],
+  ['Runtime/Shells/TwoBoneIKSolver.cs', 'field', 'float rotationWeight', '0f,1f'],
+  ['Runtime/Shells/TwoBoneIKSolver.cs', 'field', 'float bendGoalWeight', '0f,1f'],
+  ['Runtime/Shells/TwoBoneIKSolver.cs', 'method', 'float CalculateAutoFloorHeight(float)'],
+  ...[
+    'leftArmEndWeights',
+    'rightArmEndWeights',
+    'leftLegEndWeights',
+    'rightLegEndWeights',
+    'hipsWeights',
+  ].map((n): Expect => ['Runtime/Shells/LimbWeightController.cs', 'field', `float[] ${n}`]),
+  ['Runtime/Shells/LimbWeightController.cs', 'field', 'float footHeightMinThreshold', '0f,2f'],
+  ['Runtime/Shells/LimbWeightController.cs', 'field', 'float footHeightMaxThreshold', '0f,2f'],
   ['Runtime/Shells/SimplePoseTransfer.cs', 'field', 'Animator animator'],
   ['Runtime/Shells/SimplePoseTransfer.cs', 'field', 'Vector3 hipOffset'],
   ['Runtime/Shells/SimplePoseTransfer.cs', 'field', 'bool syncRootScale'],
@@ -173,7 +197,7 @@ describe('drop-in API: the declaration scanner finds every listed member with it
 
   it('SimplePoseTransfer runs at execution order 16001; the editor overloads are Editor-only', () => {
     expect(stripComments(file('Runtime/Shells/SimplePoseTransfer.cs'))).toMatch(
-      /\[DefaultExecutionOrder\(16001\)\]\s*\[AddComponentMenu\([^)]*\)\]\s*public sealed class SimplePoseTransfer/,
+      /\[DefaultExecutionOrder\(16001\)\]\s*\[AddComponentMenu\([^)]*\)\]\s*public class SimplePoseTransfer/,
     );
     const props = stripComments(file('Runtime/Shells/PropLocationController.cs'));
     const editor = /#if UNITY_EDITOR([\s\S]*?)#endif/.exec(props);
@@ -217,6 +241,29 @@ describe('drop-in API: the declaration scanner finds every listed member with it
     expect(src).toMatch(/namespace KindRetargeting\.EnumsList\s*\{/);
     expect(src).toMatch(/public enum FingerCopyMode \{ None, MuscleData, Rotation \}/);
     expect(src).toMatch(/public enum PropType \{ None, Object, Chair, Hand \}/);
+  });
+
+  it('no component class of the package is sealed (code for the original may derive from them), RetargetingRemoteController aside', () => {
+    const dir = path.join(PKG, 'Runtime/Shells');
+    const sealed = fs
+      .readdirSync(dir)
+      .filter((n) => n.endsWith('.cs'))
+      .flatMap((n) =>
+        [
+          ...stripComments(fs.readFileSync(path.join(dir, n), 'utf8')).matchAll(
+            /public sealed class (\w+)\s*:\s*MonoBehaviour/g,
+          ),
+        ].map((m) => m[1]),
+      );
+    // RetargetingRemoteController.cs is edited on another branch (issue 21 part 4); unsealed there
+    expect(sealed.filter((c) => c !== 'RetargetingRemoteController')).toEqual([]);
+  });
+
+  it('PropLocationController: the original offset defaults, left (-0.039, -0.022, 0), right (0.039, -0.022, 0), head (0, 0.16, 0)', () => {
+    const raw = file('Runtime/Shells/PropLocationController.cs');
+    expect(raw).toContain('public Vector3 leftHandPositionOffset = new Vector3(-0.039f, -0.022f, 0f);');
+    expect(raw).toContain('public Vector3 rightHandPositionOffset = new Vector3(0.039f, -0.022f, 0f);');
+    expect(raw).toContain('public Vector3 headPositionOffset = new Vector3(0f, 0.16f, 0f);');
   });
 
   it('PropLocationController builds the Target/Offset hierarchy with the original names, hands at Euler(90, 0, 0)', () => {
@@ -266,6 +313,38 @@ function edit(dir: string, rel: string, from: string, to: string): void {
     if (r.status !== 0) console.log(r.out);
     expect(r.status).toBe(0);
     expect(r.out).toContain('ok   [Editor] API probe ApiProbe.cs as Assembly-CSharp');
+    // the seed probe (tools/csharp-check/SeedProbe.cs, issue 21: every name the original's design
+    // document gives, with its type) compiles too
+    expect(r.out).toContain('ok   [Editor] API probe SeedProbe.cs as Assembly-CSharp');
+  });
+
+  it.each([
+    [
+      'a component sealed again',
+      'Runtime/Shells/LimbWeightController.cs',
+      'public class LimbWeightController : MonoBehaviour',
+      'public sealed class LimbWeightController : MonoBehaviour',
+      /cannot derive from sealed type `KindRetargeting\.LimbWeightController'/,
+    ],
+    [
+      'a property renamed',
+      'Runtime/Shells/CustomRetargetingScript.cs',
+      'public float ChairSeatHeightOffset',
+      'public float SeatHeightOffset',
+      /ChairSeatHeightOffset/,
+    ],
+    [
+      'a LimbIK field renamed',
+      'Runtime/Shells/TwoBoneIKSolver.cs',
+      'public float bendGoalWeight;',
+      'public float bendWeight;',
+      /bendGoalWeight/,
+    ],
+  ])('the seed probe fails on %s', (_what, rel, from, to, named) => {
+    const r = checkPlanted((dir) => edit(dir, rel, from, to));
+    expect(r.status).toBe(1);
+    expect(r.out).toMatch(/FAIL \[Editor\] API probe SeedProbe\.cs as Assembly-CSharp/);
+    expect(r.out).toMatch(named);
   });
 
   it.each([

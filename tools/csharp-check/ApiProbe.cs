@@ -6,7 +6,6 @@
 // is missing, renamed or retyped makes this file fail to compile, so the check fails. Nothing here runs.
 // =====================================================================================================
 using System;
-using System.Collections.Generic;
 using KindRetargeting;
 using KindRetargeting.EnumsList;
 using UnityEngine;
@@ -25,7 +24,7 @@ public static class KindRetargetingApiProbe
         Action<bool> ab;
         Action<GameObject> ag;
         Func<Transform> ft;
-        Func<List<GameObject>> fl;
+        Func<GameObject[]> fl; // the original's GameObject[] (issue 21; was List<GameObject>)
 
         // CustomRetargetingScript
         a = c.I_PoseCalibration;
@@ -70,7 +69,7 @@ public static class KindRetargetingApiProbe
 #endif
 
         // SimplePoseTransfer
-        SimplePoseTransfer.Target[] targets = s.targets;
+        SimplePoseTransfer.TargetEntry[] targets = s.targets; // the original's TargetEntry (issue 21)
         Field<Animator>(ref targets[0].animator);
         Field<Vector3>(ref targets[0].hipOffset);
         Field<bool>(ref targets[0].syncRootScale);

@@ -438,3 +438,14 @@ namespace UnityEngine.UIElements
         IVisualElementScheduledItem Every(long intervalMs);
     }
 }
+
+namespace UnityEngine.Serialization
+{
+    // ScriptReference/Serialization.FormerlySerializedAsAttribute.html
+    [System.AttributeUsage(System.AttributeTargets.Field, Inherited = false, AllowMultiple = true)]
+    public class FormerlySerializedAsAttribute : System.Attribute
+    {
+        public FormerlySerializedAsAttribute(string oldName) { }
+        public string oldName { get { throw null; } }
+    }
+}

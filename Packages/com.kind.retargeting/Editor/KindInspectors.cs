@@ -123,11 +123,11 @@ namespace KindRetargeting.Editor
             SceneCheckButton();
         }
 
-        static void Props(string label, System.Collections.Generic.List<GameObject> props)
+        static void Props(string label, GameObject[] props)
         {
-            var names = new string[props.Count];
-            for (int i = 0; i < props.Count; i++) names[i] = props[i].name;
-            EditorGUILayout.LabelField(label, props.Count == 0 ? "-" : string.Join(", ", names));
+            var names = new string[props.Length];
+            for (int i = 0; i < props.Length; i++) names[i] = props[i].name;
+            EditorGUILayout.LabelField(label, props.Length == 0 ? "-" : string.Join(", ", names));
         }
     }
 
@@ -206,7 +206,7 @@ namespace KindRetargeting.Editor
         {
             if (!Application.isPlaying) return "Edit mode: the targets get their hubs at Play (Init).";
             int driven = 0;
-            foreach (SimplePoseTransfer.Target x in t.targets) if (x != null && x.driver != null) driven++;
+            foreach (SimplePoseTransfer.TargetEntry x in t.targets) if (x != null && x.driver != null) driven++;
             return (t.IsInitialized ? "initialised: " : "NOT initialised (press Init): ") + driven + " of " + t.targets.Length + " targets driven";
         }
     }

@@ -67,7 +67,7 @@ namespace KindRetargeting.Editor
             if (animB != null) animB.runtimeAnimatorController = null;
             var transfer = new GameObject("Pose Transfer A -> B").AddComponent<SimplePoseTransfer>();
             transfer.sourceAvatar = animA;
-            transfer.targets = new[] { new SimplePoseTransfer.Target { animator = animB, hipOffset = Vector3.zero } };
+            transfer.targets = new[] { new SimplePoseTransfer.TargetEntry { animator = animB, hipOffset = Vector3.zero } };
 
             if (!string.IsNullOrEmpty(path))
             {

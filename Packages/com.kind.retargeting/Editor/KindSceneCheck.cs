@@ -276,7 +276,7 @@ namespace KindRetargeting.Editor
             {
                 if (t.sourceAvatar == null) { Add(r, 6, KindCheckStatus.Fail, Name(t) + " has no source avatar", t, "assign the driving avatar's Animator"); continue; }
                 int empty = 0;
-                foreach (SimplePoseTransfer.Target x in t.targets) if (x == null || x.animator == null) empty++;
+                foreach (SimplePoseTransfer.TargetEntry x in t.targets) if (x == null || x.animator == null) empty++;
                 if (empty > 0) Add(r, 6, KindCheckStatus.Warning, Name(t) + " has " + empty + " target(s) without an Animator", t, "assign them or remove the entries");
                 if (!playing) { Add(r, 6, KindCheckStatus.Skipped, Name(t) + ": initialisation is checked in Play mode", t); continue; }
                 SimplePoseTransfer transfer = t;
@@ -293,7 +293,7 @@ namespace KindRetargeting.Editor
             foreach (SimplePoseTransfer t in UnityEngine.Object.FindObjectsOfType<SimplePoseTransfer>())
             {
                 if (t.sourceAvatar != null && !animators.Contains(t.sourceAvatar)) animators.Add(t.sourceAvatar);
-                foreach (SimplePoseTransfer.Target x in t.targets) if (x != null && x.animator != null && !animators.Contains(x.animator)) animators.Add(x.animator);
+                foreach (SimplePoseTransfer.TargetEntry x in t.targets) if (x != null && x.animator != null && !animators.Contains(x.animator)) animators.Add(x.animator);
             }
             foreach (Animator a in animators)
             {

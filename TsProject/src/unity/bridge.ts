@@ -46,8 +46,10 @@ import { type LiveCharacters, type LiveFrame, RemoteControl } from '../live/remo
 import type { HipsMode } from '../retarget';
 import {
   FINGER_COPY_MODES,
+  HipsOutput,
   type HubState,
   type IKWeightMode,
+  LimbCondition as LC,
   PROP_TYPE_NAMES,
   type PropPointName,
   type PropTypeName,
@@ -679,6 +681,15 @@ function exportWithPending(e: Entry): Settings {
  *   target,reached,bendGoal:[x,y,z]|null (legs: LegIK has none),weight}],"props":[{name,type,attachedTo,position}]}` for the
  *   IKTargetGizmo: the last frame's IK targets, where the end bones got to, the bend goals (metres,
  *   Unity's axes, in the frame of the output: the target root's) and the IK position weights (0..1).
+ * - `{"action":"autoFloorHeight","comfortRatio":r}` (0 < r <= 1, default 0.98) -> `{"ok":true,
+ *   "floorHeight":h}`: the hub's automatic floor height from the last frame's pose (RetargetHub.
+ *   autoFloorHeight), set as its floorHeight (the original's TwoBoneIKSolver.CalculateAutoFloorHeight);
+ * - `{"action":"limbWeightState","footHeight":[near,far]?}` -> `{"ok":true,"leftArmEndWeights":[a,b],
+ *   "rightArmEndWeights","leftLegEndWeights","rightLegEndWeights","hipsWeights","hipsWeightOffset",
+ *   "footHeight":[near,far]}`: the limb weights' layers of the last frame in the original's table
+ *   (arms [hand-to-hand, nearest prop], legs [seated foot distance, foot height], hips [chair,
+ *   hips height]; each layer's target weight 0..1), the smoothed hips-correction weight, and the
+ *   foot-height ramp (metres; `footHeight` given: set first, near < far, validated).
  * Everything else goes to the remote-control protocol (src/live/remote) with `characterName` set to
  * this hub's name.
  */
@@ -803,6 +814,40 @@ export function command(handle: number, json: string): string {
           position: m(p.position),
         }));
         return ok({ limbs, props });
+      }
+      case 'autoFloorHeight': {
+        only(['comfortRatio']);
+        const r = msg.comfortRatio === undefined ? 0.98 : msg.comfortRatio;
+        if (typeof r !== 'number') throw new Fail('comfortRatio', `need a number in (0, 1], got ${show(r)}`);
+        try {
+          return ok({ floorHeight: hub.autoFloorHeight(r) });
+        } catch (err) {
+          throw new Fail('comfortRatio', (err as Error).message);
+        }
+      }
+      case 'limbWeightState': {
+        only(['footHeight']);
+        const lw = hub.weights;
+        if (msg.footHeight !== undefined) {
+          const fh = msg.footHeight;
+          if (!Array.isArray(fh) || fh.length !== 2 || fh.some((v) => typeof v !== 'number'))
+            throw new Fail('footHeight', `need [near, far] in metres, got ${show(fh)}`);
+          try {
+            lw.configure({ footHeight: { near: fh[0], far: fh[1] } });
+          } catch (err) {
+            throw new Fail('footHeight', (err as Error).message);
+          }
+        }
+        const c = lw.conditions;
+        return ok({
+          leftArmEndWeights: [c[LC.HandToHand], c[LC.LeftProp]],
+          rightArmEndWeights: [c[LC.HandToHand], c[LC.RightProp]],
+          leftLegEndWeights: [c[LC.LeftSeatedFoot], c[LC.LeftFootHeight]],
+          rightLegEndWeights: [c[LC.RightSeatedFoot], c[LC.RightFootHeight]],
+          hipsWeights: [c[LC.Chair], c[LC.HipsHeight]],
+          hipsWeightOffset: lw.hips[HipsOutput.Correction],
+          footHeight: [lw.settings.footHeight.near, lw.settings.footHeight.far],
+        });
       }
       default: {
         if (msg.characterName !== undefined && msg.characterName !== e.name)

@@ -9,6 +9,7 @@ using System.IO;
 using System.Text;
 using KindRetargeting.EnumsList;
 using UnityEngine;
+using UnityEngine.Serialization;
 
 namespace KindRetargeting
 {
@@ -26,15 +27,25 @@ namespace KindRetargeting
     [DefaultExecutionOrder(0)]
     [DisallowMultipleComponent]
     [AddComponentMenu("Kind Retargeting/Custom Retargeting Script")]
-    public sealed class CustomRetargetingScript : MonoBehaviour
+    public class CustomRetargetingScript : MonoBehaviour
     {
         [Header("Character")]
         [Tooltip("Hub name; the remote protocol's characterName. Empty: this GameObject's name.")]
         public string characterName = "";
-        [Tooltip("The driving skeleton (Animator source, OptiTrack source, ...).")]
-        public KindPoseSource source;
-        [Tooltip("The avatar to drive (humanoid Animator without a playing controller).")]
+        [Tooltip("The driving skeleton (Animator source, OptiTrack source, ...). The original's field name.")]
+        [FormerlySerializedAs("source")]
+        public KindPoseSource optitrackSource;
+        [Tooltip("The avatar to drive (humanoid Animator without a playing controller). Empty: this GameObject's Animator.")]
         public Animator targetAnimator;
+
+        [Header("Companion components (the original's fields; empty: the one on this GameObject, if any)")]
+        public TwoBoneIKSolver ikSolver;
+        public LimbWeightController limbWeight;
+        public FingerShapedController fingerShaped;
+        public PropLocationController propLocation;
+
+        /// <summary>Same as <see cref="optitrackSource"/> (this package's earlier name, kept).</summary>
+        public KindPoseSource source { get { return optitrackSource; } set { optitrackSource = value; } }
 
         [Header("Feet (metres, in the foot's axes)")]
         [Tooltip("Both feet: positive toward the toes.")]
@@ -131,8 +142,29 @@ namespace KindRetargeting
             if (autoSaveOnQuit && driver != null) SaveSettings();
         }
 
+        /// <summary>
+        /// The seat height offset (metres; the original's property, which its LimbWeightController sets). Here it
+        /// is the setting the hub's limb weights apply in proportion to the chair's closeness (chairSeatOffset):
+        /// reading gives <see cref="chairSeatHeightOffset"/>, setting changes it and sends it.
+        /// </summary>
+        public float ChairSeatHeightOffset
+        {
+            get { return chairSeatHeightOffset; }
+            set { chairSeatHeightOffset = Mathf.Clamp(value, -1f, 1f); dirty = true; if (driver != null) PushInspectorValues(); }
+        }
+
+        void Awake()
+        {
+            if (targetAnimator == null) targetAnimator = GetComponent<Animator>();
+            if (ikSolver == null) ikSolver = GetComponent<TwoBoneIKSolver>();
+            if (limbWeight == null) limbWeight = GetComponent<LimbWeightController>();
+            if (fingerShaped == null) fingerShaped = GetComponent<FingerShapedController>();
+            if (propLocation == null) propLocation = GetComponent<PropLocationController>();
+        }
+
         void Start()
         {
+            if (targetAnimator == null) targetAnimator = GetComponent<Animator>();
             if (source == null || targetAnimator == null)
             {
                 Debug.LogError("KindRetargeting '" + CharacterName + "': source and target Animator must be set", this);
@@ -197,6 +229,9 @@ namespace KindRetargeting
             Push(9, "rightFootInOut", Foot(footInOutOffset, rightFootInOut));
             Push(10, "chairSeatOffset", chairSeatHeightOffset);
         }
+
+        /// <summary>The hub set floorHeight itself (autoFloorHeight): the field holds it, no need to send it back.</summary>
+        internal void MarkFloorHeightSent() { sent[5] = floorHeight; }
 
         static float Foot(float both, float trim) { return Mathf.Clamp(both + trim, -0.5f, 0.5f); }
 
@@ -294,12 +329,33 @@ namespace KindRetargeting
         /// <summary>True when <see cref="SettingsFile"/> exists.</summary>
         public bool HasCachedSettings() { return File.Exists(SettingsFile); }
 
-        public float GetAvatarScale() { return avatarScale; }
+        /// <summary>
+        /// The avatar scale in force: the hub's value (also after a remote change or autoCalibrateAll, read
+        /// through exportSettings; allocates, not for every frame), copied into <see cref="avatarScale"/>;
+        /// the field without a hub.
+        /// </summary>
+        public float GetAvatarScale() { PullLiveScales(); return avatarScale; }
         /// <summary>Sets the avatar scale (clamped to 0.1..3) and sends it.</summary>
         public void SetAvatarScale(float scale) { avatarScale = Mathf.Clamp(scale, 0.1f, 3f); dirty = true; if (driver != null) PushInspectorValues(); }
         /// <summary>Avatar scale back to 1.</summary>
         public void ResetScale() { SetAvatarScale(1f); }
-        public float GetHeadScale() { return headScale; }
+        /// <summary>The head scale in force (the hub's value; see <see cref="GetAvatarScale"/>).</summary>
+        public float GetHeadScale() { PullLiveScales(); return headScale; }
+
+        /// <summary>Reads avatarScale and headScale from the hub into the fields (marked as sent: not re-sent).</summary>
+        void PullLiveScales()
+        {
+            if (driver == null) return;
+            string settings;
+            try { settings = ExportSettingsJson(); }
+            catch (Exception) { return; }
+            if (settings == null) return;
+            object s = KindJson.Parse(settings);
+            avatarScale = Num(s, "avatarScale", avatarScale);
+            headScale = Num(s, "headScale", headScale);
+            sent[0] = avatarScale;
+            sent[1] = headScale;
+        }
         /// <summary>Sets the head scale (clamped to 0.1..3) and sends it.</summary>
         public void SetHeadScale(float scale) { headScale = Mathf.Clamp(scale, 0.1f, 3f); dirty = true; if (driver != null) PushInspectorValues(); }
         /// <summary>Head scale back to 1.</summary>
@@ -326,9 +382,19 @@ namespace KindRetargeting
         /// <summary>Same as <see cref="CalibrateHeadToForward"/>.</summary>
         public void CalibrateHeadForward() { CalibrateHeadToForward(); }
 
-        /// <summary>I-pose calibration, floor height and head forward in one (autoCalibrateAll).</summary>
+        /// <summary>
+        /// I-pose calibration, floor height and head forward in one (autoCalibrateAll), then the new avatar
+        /// and head scales are read back and the settings saved, as the original's remote autoCalibrateAll
+        /// does ("+ 저장"). (An autoCalibrateAll sent over the WebSocket does not save from here yet.)
+        /// </summary>
         [ContextMenu("Auto calibrate all")]
-        public void AutoCalibrateAll() { Command("{\"action\":\"autoCalibrateAll\"}"); }
+        public void AutoCalibrateAll()
+        {
+            string reply = Command("{\"action\":\"autoCalibrateAll\"}");
+            if (reply == null || !KindJson.IsOk(KindJson.Parse(reply))) return;
+            PullLiveScales();
+            SaveSettings();
+        }
 
         string ExportSettingsJson()
         {

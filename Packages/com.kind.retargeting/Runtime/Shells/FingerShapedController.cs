@@ -15,7 +15,7 @@ namespace KindRetargeting
     /// </summary>
     [RequireComponent(typeof(CustomRetargetingScript))]
     [AddComponentMenu("Kind Retargeting/Finger Shaped Controller")]
-    public sealed class FingerShapedController : MonoBehaviour
+    public class FingerShapedController : MonoBehaviour
     {
         [Header("Left hand")]
         public bool leftHandEnabled = true;
@@ -78,6 +78,16 @@ namespace KindRetargeting
         {
             if (hub == null) hub = GetComponent<CustomRetargetingScript>();
             hub.Command("{\"action\":\"setHandPosePreset\",\"hand\":" + KindJson.Quote(hand) + ",\"preset\":" + KindJson.Quote(PresetName(preset)) + "}");
+        }
+
+        /// <summary>
+        /// Applies a preset by name to "left", "right" or "both": this package's names (rock, paper, scissors,
+        /// v, index-point, reset) or the original's (가위, 바위, 보, 브이, 검지, 초기화; the hub maps them).
+        /// </summary>
+        public void ApplyPreset(string hand, string preset)
+        {
+            if (hub == null) hub = GetComponent<CustomRetargetingScript>();
+            hub.Command("{\"action\":\"setHandPosePreset\",\"hand\":" + KindJson.Quote(hand) + ",\"preset\":" + KindJson.Quote(preset) + "}");
         }
 
         /// <summary>The protocol's preset name.</summary>

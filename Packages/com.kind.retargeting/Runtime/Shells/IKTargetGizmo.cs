@@ -13,7 +13,7 @@ namespace KindRetargeting
     /// </summary>
     [RequireComponent(typeof(CustomRetargetingScript))]
     [AddComponentMenu("Kind Retargeting/IK Target Gizmo")]
-    public sealed class IKTargetGizmo : MonoBehaviour
+    public class IKTargetGizmo : MonoBehaviour
     {
         [Tooltip("Sphere radius of the IK targets, metres.")]
         [Range(0.005f, 0.2f)] public float targetSize = 0.04f;

@@ -7,10 +7,15 @@ namespace KindRetargeting
     /// IK enable and the weight smoothing speed, plus this package's IK mode. Pushed as the parameters
     /// leftArmIKForcedOff / rightArmIKForcedOff (negated), weightSmoothingSpeed and ikMode when they change.
     /// The weights themselves (distance, chair and hand-prop rules) are computed in TypeScript (src/rig/limbWeights.ts).
+    /// The original's layer arrays (seed table: arms [hand-to-hand, nearest prop], legs [seated foot
+    /// distance, foot height], hips [chair, hips height]) and <see cref="HipsWeightOffset"/> are read back
+    /// from the hub every frame (bridge command limbWeightState: one JSON reply per frame, so it allocates;
+    /// turn <see cref="readLayersEveryFrame"/> off to stop it). The foot height thresholds are sent with it
+    /// when they change (the hub's footHeight ramp: IK full below the min, off above the max).
     /// </summary>
     [RequireComponent(typeof(CustomRetargetingScript))]
     [AddComponentMenu("Kind Retargeting/Limb Weight Controller")]
-    public sealed class LimbWeightController : MonoBehaviour
+    public class LimbWeightController : MonoBehaviour
     {
         public bool enableLeftArmIK = true;
         public bool enableRightArmIK = true;
@@ -18,6 +23,30 @@ namespace KindRetargeting
         [Range(0.01f, 1000f)] public float weightSmoothSpeed = 10f;
         [Tooltip("Auto: weights by the rules; On: always IK; Off: never IK.")]
         public KindIKMode ikMode = KindIKMode.Auto;
+
+        [Header("Foot height thresholds (metres above the floor)")]
+        [Tooltip("Leg IK full at or below this foot height (the hub's footHeight ramp, near).")]
+        [Range(0f, 2f)] public float footHeightMinThreshold = 0.2f;
+        [Tooltip("Leg IK off at or above this foot height (footHeight ramp, far; above the min).")]
+        [Range(0f, 2f)] public float footHeightMaxThreshold = 0.45f;
+
+        [Header("Layers (read from the hub, the last frame's target weight of each condition, 0..1)")]
+        [Tooltip("Read the layers below from the hub every frame (one command per frame: allocates).")]
+        public bool readLayersEveryFrame = true;
+        /// <summary>[0] hand-to-hand distance, [1] nearest prop to the left hand (the original's layer table).</summary>
+        public float[] leftArmEndWeights = new float[2];
+        /// <summary>[0] hand-to-hand distance, [1] nearest prop to the right hand.</summary>
+        public float[] rightArmEndWeights = new float[2];
+        /// <summary>[0] seated: left foot to hips horizontal distance, [1] left foot height.</summary>
+        public float[] leftLegEndWeights = new float[2];
+        /// <summary>[0] seated: right foot to hips horizontal distance, [1] right foot height.</summary>
+        public float[] rightLegEndWeights = new float[2];
+        /// <summary>[0] distance to the chair prop, [1] hips height above the floor.</summary>
+        public float[] hipsWeights = new float[2];
+
+        /// <summary>The smoothed hips weight the hips-height correction is multiplied by (lower when seated), read from the hub.</summary>
+        public float HipsWeightOffset { get; private set; }
+        float sentMin = float.NaN, sentMax = float.NaN;
 
         CustomRetargetingScript hub;
         bool dirty = true;
@@ -31,13 +60,46 @@ namespace KindRetargeting
 
         void Update()
         {
-            if (!dirty || hub == null || hub.Driver == null) return;
+            if (hub == null || hub.Driver == null) return;
+            bool thresholds = footHeightMinThreshold != sentMin || footHeightMaxThreshold != sentMax;
+            if (readLayersEveryFrame || thresholds) ReadLayers(thresholds);
+            if (!dirty) return;
             dirty = false;
             var d = hub.Driver;
             d.SetValue("ikMode", CustomRetargetingScript.IkName(ikMode), this);
             d.SetValue("leftArmIKForcedOff", !enableLeftArmIK, this);
             d.SetValue("rightArmIKForcedOff", !enableRightArmIK, this);
             d.SetValue("weightSmoothingSpeed", weightSmoothSpeed, this);
+        }
+
+        /// <summary>limbWeightState: copies the hub's layers into the arrays (and sends the thresholds when asked).</summary>
+        void ReadLayers(bool sendThresholds)
+        {
+            string json = sendThresholds
+                ? "{\"action\":\"limbWeightState\",\"footHeight\":[" + KindJson.Number(footHeightMinThreshold) + "," + KindJson.Number(footHeightMaxThreshold) + "]}"
+                : "{\"action\":\"limbWeightState\"}";
+            string reply = hub.Driver.CommandLogged(json, this);
+            if (sendThresholds) { sentMin = footHeightMinThreshold; sentMax = footHeightMaxThreshold; }
+            if (reply == null) return;
+            object o;
+            try { o = KindJson.Parse(reply); }
+            catch (System.FormatException) { return; }
+            if (!KindJson.IsOk(o)) return;
+            Copy(o, "leftArmEndWeights", ref leftArmEndWeights);
+            Copy(o, "rightArmEndWeights", ref rightArmEndWeights);
+            Copy(o, "leftLegEndWeights", ref leftLegEndWeights);
+            Copy(o, "rightLegEndWeights", ref rightLegEndWeights);
+            Copy(o, "hipsWeights", ref hipsWeights);
+            object h = KindJson.Member(o, "hipsWeightOffset");
+            if (h is double) HipsWeightOffset = (float)(double)h;
+        }
+
+        static void Copy(object reply, string key, ref float[] into)
+        {
+            var list = KindJson.Member(reply, key) as System.Collections.Generic.List<object>;
+            if (list == null) return;
+            if (into == null || into.Length != list.Count) into = new float[list.Count];
+            for (int i = 0; i < list.Count; i++) if (list[i] is double) into[i] = (float)(double)list[i];
         }
     }
 }

@@ -16,7 +16,7 @@ namespace KindRetargeting
     /// </summary>
     [DefaultExecutionOrder(16001)]
     [AddComponentMenu("Kind Retargeting/Offset Transfer")]
-    public sealed class OffsetTransfer : MonoBehaviour
+    public class OffsetTransfer : MonoBehaviour
     {
         public Animator source;
         public Animator target;

@@ -24,7 +24,7 @@ namespace KindRetargeting
     /// </summary>
     [RequireComponent(typeof(CustomRetargetingScript))]
     [AddComponentMenu("Kind Retargeting/Prop Location Controller")]
-    public sealed class PropLocationController : MonoBehaviour
+    public class PropLocationController : MonoBehaviour
     {
         [Serializable]
         public sealed class Attachment
@@ -34,11 +34,14 @@ namespace KindRetargeting
         }
 
         [Header("Target/Offset hierarchy (metres and degrees in the bone's frame)")]
-        public Vector3 leftHandPositionOffset;
+        [Tooltip("Default: the original's (-0.039, -0.022, 0).")]
+        public Vector3 leftHandPositionOffset = new Vector3(-0.039f, -0.022f, 0f);
         public Vector3 leftHandRotation = new Vector3(90f, 0f, 0f);
-        public Vector3 rightHandPositionOffset;
+        [Tooltip("Default: the original's (0.039, -0.022, 0).")]
+        public Vector3 rightHandPositionOffset = new Vector3(0.039f, -0.022f, 0f);
         public Vector3 rightHandRotation = new Vector3(90f, 0f, 0f);
-        public Vector3 headPositionOffset;
+        [Tooltip("Default: the original's (0, 0.16, 0).")]
+        public Vector3 headPositionOffset = new Vector3(0f, 0.16f, 0f);
         public Vector3 headRotation;
 
         [Tooltip("Props attached when the hub starts.")]
@@ -83,10 +86,10 @@ namespace KindRetargeting
         public Transform GetRightHandOffset() { return Offset(KindPropPoint.RightHand); }
         public Transform GetHeadOffset() { return Offset(KindPropPoint.Head); }
 
-        /// <summary>The props under Left_Hand_Offset now.</summary>
-        public List<GameObject> GetLeftHandProps() { return Props(KindPropPoint.LeftHand); }
-        public List<GameObject> GetRightHandProps() { return Props(KindPropPoint.RightHand); }
-        public List<GameObject> GetHeadProps() { return Props(KindPropPoint.Head); }
+        /// <summary>The props under Left_Hand_Offset now (a new array per call, as the original's).</summary>
+        public GameObject[] GetLeftHandProps() { return Props(KindPropPoint.LeftHand).ToArray(); }
+        public GameObject[] GetRightHandProps() { return Props(KindPropPoint.RightHand).ToArray(); }
+        public GameObject[] GetHeadProps() { return Props(KindPropPoint.Head).ToArray(); }
 
 #if UNITY_EDITOR
         /// <summary>Editor: the selected GameObject (UnityEditor.Selection.activeGameObject).</summary>

@@ -10,7 +10,7 @@ namespace KindRetargeting
     /// </summary>
     [DisallowMultipleComponent]
     [AddComponentMenu("Kind Retargeting/Prop Type Controller")]
-    public sealed class PropTypeController : MonoBehaviour
+    public class PropTypeController : MonoBehaviour
     {
         public PropType propType = PropType.Object;
         [Tooltip("Name the hub knows the prop by. Empty: the GameObject's name.")]

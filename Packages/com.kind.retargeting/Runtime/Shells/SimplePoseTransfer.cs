@@ -1,12 +1,13 @@
 using System;
 using UnityEngine;
+using UnityEngine.Serialization;
 
 namespace KindRetargeting
 {
     /// <summary>
     /// One driving avatar copied onto N avatars (order 16001: after every hub's Update and LateUpdate, so
     /// it reads the source's final pose, head included), with the original KindRetargeting's members:
-    /// <see cref="targets"/> entries with animator, hipOffset (world, metres) and syncRootScale;
+    /// <see cref="targets"/> (<see cref="TargetEntry"/>) entries with animator, hipOffset (world, metres) and syncRootScale;
     /// <see cref="transferHeadScale"/>; <see cref="Init"/>, callable again after Play (targets added or
     /// changed). One hub per target, created with the source avatar's skeleton as its source and IK off;
     /// all work is in LateUpdate: one update() per target. Each avatar stands at its own root as the source
@@ -16,10 +17,10 @@ namespace KindRetargeting
     /// </summary>
     [DefaultExecutionOrder(16001)]
     [AddComponentMenu("Kind Retargeting/Simple Pose Transfer")]
-    public sealed class SimplePoseTransfer : MonoBehaviour
+    public class SimplePoseTransfer : MonoBehaviour
     {
         [Serializable]
-        public sealed class Target
+        public class TargetEntry
         {
             public Animator animator;
             [Tooltip("World metres: the avatar stands that much further than it would (room mode).")]
@@ -33,9 +34,13 @@ namespace KindRetargeting
             [NonSerialized] public float sentHeadScale = float.NaN;
         }
 
-        [Tooltip("The driving avatar (humanoid Animator), e.g. the one a CustomRetargetingScript drives.")]
-        public Animator sourceAvatar;
-        public Target[] targets = new Target[0];
+        [Tooltip("The driving avatar (humanoid Animator), e.g. the one a CustomRetargetingScript drives. The original's field name.")]
+        [FormerlySerializedAs("sourceAvatar")]
+        public Animator sourceBone;
+        public TargetEntry[] targets = new TargetEntry[0];
+
+        /// <summary>Same as <see cref="sourceBone"/> (this package's earlier name, kept).</summary>
+        public Animator sourceAvatar { get { return sourceBone; } set { sourceBone = value; } }
         [Tooltip("The targets' head scale follows the source's head bone scale.")]
         public bool transferHeadScale = true;
         public KindHipsMode hipsMode = KindHipsMode.Room;
@@ -50,7 +55,7 @@ namespace KindRetargeting
             get
             {
                 if (source == null) return false;
-                foreach (Target t in targets) if (t != null && t.animator != null && t.driver == null) return false;
+                foreach (TargetEntry t in targets) if (t != null && t.animator != null && t.driver == null) return false;
                 return true;
             }
         }
@@ -74,7 +79,7 @@ namespace KindRetargeting
             string options = "{\"ik\":\"off\",\"hipsMode\":\"" + (hipsMode == KindHipsMode.Room ? "room" : "scaled") + "\",\"fingers\":\"rotation\"}";
             for (int i = 0; i < targets.Length; i++)
             {
-                Target t = targets[i];
+                TargetEntry t = targets[i];
                 if (t == null || t.animator == null) continue;
                 t.sentScale = t.sentHeadScale = float.NaN;
                 try { t.driver = new KindAvatarDriver(KindRuntime.Get(), name + " -> " + t.animator.name, source, t.animator, options, this); }
@@ -91,7 +96,7 @@ namespace KindRetargeting
             float dt = Time.deltaTime;
             for (int i = 0; i < targets.Length; i++)
             {
-                Target t = targets[i];
+                TargetEntry t = targets[i];
                 if (t == null || t.driver == null) continue;
                 float s = t.syncRootScale ? t.scale * sourceScale : t.scale;
                 if (s != t.sentScale) { t.sentScale = s; t.driver.SetValue("avatarScale", Mathf.Clamp(s, 0.1f, 3f), this); }

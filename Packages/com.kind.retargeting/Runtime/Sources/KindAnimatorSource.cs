@@ -10,7 +10,7 @@ namespace KindRetargeting
     /// previous frame (one frame of latency; README "Execution order").
     /// </summary>
     [AddComponentMenu("Kind Retargeting/Source: Animator")]
-    public sealed class KindAnimatorSource : KindPoseSource
+    public class KindAnimatorSource : KindPoseSource
     {
         [Tooltip("The humanoid Animator whose pose drives the hubs. Empty: the Animator on this GameObject.")]
         public Animator animator;

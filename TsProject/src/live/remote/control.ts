@@ -15,7 +15,8 @@
  *   "property","value"}`. `property` may be an original name (PARAMETER_ALIASES); the reply and the
  *   broadcast then name it as sent and add `"values"`: the parameters it changed, by their own names.
  * - `{"action":"setHandPosePreset","characterName":s,"hand":"left"|"right"|"both","preset":name}`
- *   (presets of src/rig/fingersTable.ts) -> `{...,"ok":true,"characterName","hand","preset"}`
+ *   (presets of src/rig/fingersTable.ts, or the original's Korean names KOREAN_PRESET_NAMES: 가위, 바위, 보,
+ *   브이, 검지, 초기화) -> `{...,"ok":true,"characterName","hand","preset":this project's name}`
  * - `{"action":"calibrateIPose"|"resetCalibration"|"calibrateHeadForward"|"autoCalibrateAll",
  *   "characterName":s}` -> `{...,"ok":true,"characterName"}`; calibrateIPose and autoCalibrateAll use
  *   the character's current source frame (an error before the first frame).
@@ -30,6 +31,26 @@
 
 import type { RetargetHub, Settings } from '../../rig';
 import { FINGER_PRESET_NAMES, type FingerHand } from '../../rig/fingersTable';
+
+/**
+ * The original KindRetargeting's hand pose preset names (its design document: 가위, 바위, 보, 브이, 검지,
+ * 초기화) -> this project's; setHandPosePreset accepts either.
+ */
+export const KOREAN_PRESET_NAMES: Readonly<Record<string, (typeof FINGER_PRESET_NAMES)[number]>> =
+  Object.freeze({
+    가위: 'scissors',
+    바위: 'rock',
+    보: 'paper',
+    브이: 'v',
+    검지: 'index-point',
+    초기화: 'reset',
+  });
+
+/** A preset name as given, or this project's name for one of the original's Korean names. */
+function presetName(name: string): string {
+  return Object.hasOwn(KOREAN_PRESET_NAMES, name) ? KOREAN_PRESET_NAMES[name] : name;
+}
+
 import type { LiveCharacters, LiveFrame } from './characters';
 import {
   checkParameterValue,
@@ -280,7 +301,7 @@ export class RemoteControl {
       case 'setHandPosePreset': {
         const characterName = req.characterName as string;
         const hand = req.hand as FingerHand | 'both';
-        const preset = req.preset as string;
+        const preset = presetName(req.preset as string);
         const hub = this.hubOf(characterName);
         if (!(FINGER_PRESET_NAMES as readonly string[]).includes(preset))
           fail(

@@ -14729,6 +14729,17 @@ function issueToError(issues, input2) {
 }
 
 // src/live/remote/control.ts
+var KOREAN_PRESET_NAMES = Object.freeze({
+  \uAC00\uC704: "scissors",
+  \uBC14\uC704: "rock",
+  \uBCF4: "paper",
+  \uBE0C\uC774: "v",
+  \uAC80\uC9C0: "index-point",
+  \uCD08\uAE30\uD654: "reset"
+});
+function presetName(name) {
+  return Object.hasOwn(KOREAN_PRESET_NAMES, name) ? KOREAN_PRESET_NAMES[name] : name;
+}
 var DEFAULT_MAX_MESSAGE_BYTES = 16384;
 function utf8Length(s, limit = Number.POSITIVE_INFINITY) {
   let n = 0;
@@ -14912,7 +14923,7 @@ var RemoteControl = class {
       case "setHandPosePreset": {
         const characterName2 = req.characterName;
         const hand = req.hand;
-        const preset = req.preset;
+        const preset = presetName(req.preset);
         const hub = this.hubOf(characterName2);
         if (!FINGER_PRESET_NAMES.includes(preset))
           fail(
@@ -20991,6 +21002,40 @@ function command(handle, json2) {
           position: m(p.position)
         }));
         return ok({ limbs, props });
+      }
+      case "autoFloorHeight": {
+        only(["comfortRatio"]);
+        const r = msg.comfortRatio === void 0 ? 0.98 : msg.comfortRatio;
+        if (typeof r !== "number") throw new Fail2("comfortRatio", `need a number in (0, 1], got ${show2(r)}`);
+        try {
+          return ok({ floorHeight: hub.autoFloorHeight(r) });
+        } catch (err) {
+          throw new Fail2("comfortRatio", err.message);
+        }
+      }
+      case "limbWeightState": {
+        only(["footHeight"]);
+        const lw = hub.weights;
+        if (msg.footHeight !== void 0) {
+          const fh = msg.footHeight;
+          if (!Array.isArray(fh) || fh.length !== 2 || fh.some((v) => typeof v !== "number"))
+            throw new Fail2("footHeight", `need [near, far] in metres, got ${show2(fh)}`);
+          try {
+            lw.configure({ footHeight: { near: fh[0], far: fh[1] } });
+          } catch (err) {
+            throw new Fail2("footHeight", err.message);
+          }
+        }
+        const c = lw.conditions;
+        return ok({
+          leftArmEndWeights: [c[LimbCondition.HandToHand], c[LimbCondition.LeftProp]],
+          rightArmEndWeights: [c[LimbCondition.HandToHand], c[LimbCondition.RightProp]],
+          leftLegEndWeights: [c[LimbCondition.LeftSeatedFoot], c[LimbCondition.LeftFootHeight]],
+          rightLegEndWeights: [c[LimbCondition.RightSeatedFoot], c[LimbCondition.RightFootHeight]],
+          hipsWeights: [c[LimbCondition.Chair], c[LimbCondition.HipsHeight]],
+          hipsWeightOffset: lw.hips[HipsOutput.Correction],
+          footHeight: [lw.settings.footHeight.near, lw.settings.footHeight.far]
+        });
       }
       default: {
         if (msg.characterName !== void 0 && msg.characterName !== e.name)
