@@ -1,0 +1,157 @@
+/**
+ * The bridge commands behind the original's API facades (issue 21 part 2), run in the bundle the package
+ * ships (Runtime/Resources/kind-retargeting/main.mjs, in a bare vm context as the Unity side loads it),
+ * compared with the Node build of the bridge on the same frames:
+ * - autoFloorHeight (TwoBoneIKSolver.CalculateAutoFloorHeight): the hub's floor height is set and
+ *   exported; a bad comfortRatio is refused naming the field;
+ * - limbWeightState (LimbWeightController's layer arrays, HipsWeightOffset, foot height thresholds):
+ *   the hub's layer values of the last frame in the original's table, the thresholds set;
+ * - setHandPosePreset with the original's Korean names (가위, 바위, 보, 브이, 검지, 초기화): the same
+ *   finger values as the English names.
+ * Not run in Unity: the C# side of these (the facades in Runtime/Shells) is compile-checked only.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vm from 'node:vm';
+import type { Clip, Skeleton } from '../src/core';
+import { loadAvatar, loadSource } from '../src/io/node';
+import * as bridge from '../src/unity/bridge';
+import { bundleAsScript, InputPacker, setupJson } from './unity.helpers';
+
+interface Api {
+  createHub(setup: string): number;
+  destroyHub(h: number): void;
+  update(h: number, input: ArrayBuffer, dt: number): ArrayBuffer;
+  command(h: number, json: string): string;
+}
+
+const SHIPPED = path.resolve(
+  __dirname,
+  '../../Packages/com.kind.retargeting/Runtime/Resources/kind-retargeting/main.mjs',
+);
+const DEFAULT = path.resolve(__dirname, '../assets/default');
+
+function loadShipped(): Api {
+  const ctx = vm.createContext({});
+  new vm.Script(bundleAsScript(fs.readFileSync(SHIPPED, 'utf8')), { filename: 'main.mjs' }).runInContext(ctx);
+  return (ctx as { __kind: Api }).__kind;
+}
+
+let clip: Clip;
+let target: Skeleton;
+beforeAll(async () => {
+  clip = (await loadSource(path.join(DEFAULT, 'default-walk.bvh'))).clip;
+  target = (await loadAvatar(path.join(DEFAULT, 'default-avatar.glb'))).skeleton;
+});
+
+/** A hub in the shipped bundle and one in the Node bridge, fed the same `frames` frames. */
+function pair(name: string, frames: number) {
+  const api = loadShipped();
+  const setup = setupJson(name, clip.skeleton, target, { options: { ik: 'auto' } });
+  const a = api.createHub(setup);
+  const b = bridge.createHub(setup);
+  const pack = new InputPacker(clip.skeleton);
+  for (let f = 0; f < frames; f++) {
+    const input = pack.packFrame(clip, f);
+    api.update(a, input, clip.frameTime);
+    bridge.update(b, input, clip.frameTime);
+  }
+  return {
+    shipped: (msg: unknown) => JSON.parse(api.command(a, JSON.stringify(msg))),
+    node: (msg: unknown) => JSON.parse(bridge.command(b, JSON.stringify(msg))),
+    dispose() {
+      api.destroyHub(a);
+      bridge.destroyHub(b);
+    },
+  };
+}
+
+describe('the original API facades reach the hub (the shipped bundle)', () => {
+  it('autoFloorHeight: sets and returns the hub floor height, as the Node bridge; refuses a bad ratio', () => {
+    const p = pair('floor', 40);
+    try {
+      const before = p.shipped({ action: 'exportSettings' }).settings.floorHeight;
+      const r = p.shipped({ action: 'autoFloorHeight', comfortRatio: 0.9 });
+      expect(r.ok).toBe(true);
+      expect(typeof r.floorHeight).toBe('number');
+      expect(r.floorHeight).not.toBe(before);
+      expect(p.shipped({ action: 'exportSettings' }).settings.floorHeight).toBe(r.floorHeight);
+      const n = p.node({ action: 'autoFloorHeight', comfortRatio: 0.9 });
+      expect(Math.abs(n.floorHeight - r.floorHeight)).toBeLessThan(1e-5);
+      const bad = p.shipped({ action: 'autoFloorHeight', comfortRatio: 1.5 });
+      expect(bad.ok).toBe(false);
+      expect(bad.error.field).toBe('comfortRatio');
+      expect(p.shipped({ action: 'exportSettings' }).settings.floorHeight).toBe(r.floorHeight);
+    } finally {
+      p.dispose();
+    }
+  });
+
+  it("limbWeightState: the last frame's layers in the original's table, equal to the Node bridge; thresholds set", () => {
+    const p = pair('weights', 60);
+    try {
+      const r = p.shipped({ action: 'limbWeightState' });
+      expect(r.ok).toBe(true);
+      for (const k of [
+        'leftArmEndWeights',
+        'rightArmEndWeights',
+        'leftLegEndWeights',
+        'rightLegEndWeights',
+        'hipsWeights',
+      ]) {
+        expect(r[k]).toHaveLength(2);
+        for (const v of r[k]) expect(v >= 0 && v <= 1).toBe(true);
+      }
+      expect(r.leftArmEndWeights[0]).toBe(r.rightArmEndWeights[0]); // both: hand-to-hand
+      expect(r.hipsWeightOffset >= 0 && r.hipsWeightOffset <= 1).toBe(true);
+      expect(r.footHeight).toEqual([0.2, 0.45]);
+      const n = p.node({ action: 'limbWeightState' });
+      for (const k of Object.keys(n)) {
+        if (typeof n[k] === 'number') expect(Math.abs(n[k] - r[k])).toBeLessThan(1e-5);
+        else if (Array.isArray(n[k]))
+          for (let i = 0; i < n[k].length; i++) expect(Math.abs(n[k][i] - r[k][i])).toBeLessThan(1e-5);
+      }
+      const set = p.shipped({ action: 'limbWeightState', footHeight: [0.1, 0.3] });
+      expect(set.footHeight).toEqual([0.1, 0.3]);
+      const bad = p.shipped({ action: 'limbWeightState', footHeight: [0.3, 0.1] });
+      expect(bad.ok).toBe(false);
+      expect(bad.error.field).toBe('footHeight');
+      expect(p.shipped({ action: 'limbWeightState' }).footHeight).toEqual([0.1, 0.3]);
+    } finally {
+      p.dispose();
+    }
+  });
+
+  it.each([
+    ['가위', 'scissors'],
+    ['바위', 'rock'],
+    ['보', 'paper'],
+    ['브이', 'v'],
+    ['검지', 'index-point'],
+    ['초기화', 'reset'],
+  ])('setHandPosePreset %s: the same fingers as %s', (korean, english) => {
+    const p = pair(`hands-${english}`, 2);
+    const q = pair(`hands-${english}-en`, 2);
+    const none = pair(`hands-${english}-none`, 2);
+    try {
+      const a = p.shipped({ action: 'setHandPosePreset', hand: 'both', preset: korean });
+      expect(a.ok).toBe(true);
+      expect(a.preset).toBe(english);
+      const b = q.shipped({ action: 'setHandPosePreset', hand: 'both', preset: english });
+      expect(b.ok).toBe(true);
+      // the character's data (parameters with their values), its name aside
+      const data = (x: typeof p) => {
+        const d = x.shipped({ action: 'getCharacterData' });
+        delete d.characterName;
+        return d;
+      };
+      expect(data(p)).toEqual(data(q));
+      // and the preset changed something (the finger values), but for reset on untouched fingers
+      if (english !== 'reset') expect(data(p)).not.toEqual(data(none));
+    } finally {
+      p.dispose();
+      q.dispose();
+      none.dispose();
+    }
+  });
+});
