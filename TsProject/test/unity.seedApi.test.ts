@@ -6,6 +6,8 @@
  *   exported; a bad comfortRatio is refused naming the field;
  * - limbWeightState (LimbWeightController's layer arrays, HipsWeightOffset, foot height thresholds):
  *   the hub's layer values of the last frame in the original's table, the thresholds set;
+ * - ikWeights (TwoBoneIKSolver.LimbIK positionWeight/rotationWeight/bendGoalWeight with driveWeights):
+ *   the weights the solver uses from the next frame, the output changed; null gives them back;
  * - setHandPosePreset with the original's Korean names (가위, 바위, 보, 브이, 검지, 초기화): the same
  *   finger values as the English names.
  * Not run in Unity: the C# side of these (the facades in Runtime/Shells) is compile-checked only.
@@ -56,7 +58,10 @@ function pair(name: string, frames: number) {
     api.update(a, input, clip.frameTime);
     bridge.update(b, input, clip.frameTime);
   }
+  let next = frames;
   return {
+    /** One more frame into the shipped hub; its output floats. */
+    step: () => new Float32Array(api.update(a, pack.packFrame(clip, next++), clip.frameTime).slice(0)),
     shipped: (msg: unknown) => JSON.parse(api.command(a, JSON.stringify(msg))),
     node: (msg: unknown) => JSON.parse(bridge.command(b, JSON.stringify(msg))),
     dispose() {
@@ -119,6 +124,44 @@ describe('the original API facades reach the hub (the shipped bundle)', () => {
       expect(p.shipped({ action: 'limbWeightState' }).footHeight).toEqual([0.1, 0.3]);
     } finally {
       p.dispose();
+    }
+  });
+
+  it('ikWeights: host-set LimbIK weights drive the solver from the next frame; null gives them back', () => {
+    const p = pair('ikw', 30);
+    const twin = pair('ikw-twin', 30);
+    try {
+      const set = p.shipped({ action: 'ikWeights', limbs: [[0, 0, 0], [1, 1, 1], null, [0.5, 0.25, null]] });
+      expect(set.ok).toBe(true);
+      expect(set.limbs).toEqual(
+        [[0, 0, 0], [1, 1, 1], null, [0.5, 0.25, null]].map((l) => l ?? [null, null, null]),
+      );
+      const a = p.step();
+      const b = twin.step();
+      const w = p.shipped({ action: 'ikState' }).limbs.map((l: { weight: number }) => l.weight);
+      const own = twin.shipped({ action: 'ikState' }).limbs.map((l: { weight: number }) => l.weight);
+      expect(w[0]).toBe(0);
+      expect(w[1]).toBe(1);
+      expect(w[2]).toBe(own[2]); // null: the hub's own
+      expect(w[3]).toBe(0.5);
+      let diff = 0;
+      for (let i = 0; i < a.length; i++) diff = Math.max(diff, Math.abs(a[i] - b[i]));
+      expect(diff).toBeGreaterThan(1e-4);
+      // given back: the same weights and output as the twin again
+      expect(p.shipped({ action: 'ikWeights', limbs: [null, null, null, null] }).ok).toBe(true);
+      p.step();
+      twin.step();
+      expect(p.shipped({ action: 'ikState' }).limbs.map((l: { weight: number }) => l.weight)).toEqual(
+        twin.shipped({ action: 'ikState' }).limbs.map((l: { weight: number }) => l.weight),
+      );
+      // refused whole, naming the entry
+      const bad = p.shipped({ action: 'ikWeights', limbs: [null, [0, 2, 0], null, null] });
+      expect(bad.ok).toBe(false);
+      expect(bad.error.field).toBe('limbs[1][1]');
+      expect(p.shipped({ action: 'exportSettings' }).ok).toBe(true);
+    } finally {
+      p.dispose();
+      twin.dispose();
     }
   });
 

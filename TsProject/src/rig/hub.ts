@@ -204,6 +204,13 @@ export class RetargetHub {
   readonly ikReached = new Float64Array(12);
   /** Per limb, the IK position weight used this frame, `[leftArm, rightArm, leftLeg, rightLeg]`. */
   readonly ikWeights = new Float64Array(4);
+  /**
+   * Per limb `[position, rotation, bendGoal]` IK weights set by the host (the original's
+   * `TwoBoneIKSolver.LimbIK` weights, written by the Unity facade), `4 x 3`, in [0, 1]; NaN (the
+   * default): the hub's own (position and rotation from the limb weights / IK mode, bend goal 1 for
+   * arms and 0 for legs). A set position weight of 0 skips the limb's IK.
+   */
+  readonly ikWeightOverride = new Float64Array(12).fill(Number.NaN);
   ikMode: IKWeightMode;
 
   /**
@@ -442,6 +449,7 @@ export class RetargetHub {
       weights: this.weights.exportState(),
       ik: this.limbs.map((l) => l.ik.exportState()),
       snapWeights: this.snapWeights,
+      ikWeightOverride: Array.from(this.ikWeightOverride),
       lastFrame: { rotations: Array.from(this.lastFrameRot), translations: Array.from(this.lastFramePos) },
       source: this.sourceStage.exportState(),
     };
@@ -547,6 +555,16 @@ export class RetargetHub {
     });
     if (typeof st.snapWeights !== 'boolean') throw new HubError('hub state.snapWeights: need true or false');
     this.snapWeights = st.snapWeights;
+    if (st.ikWeightOverride !== undefined) {
+      const o = st.ikWeightOverride;
+      if (
+        !Array.isArray(o) ||
+        o.length !== 12 ||
+        o.some((v) => typeof v !== 'number' || !(Number.isNaN(v) || (v >= 0 && v <= 1)))
+      )
+        throw new HubError('hub state.ikWeightOverride: need 12 numbers in [0, 1] or NaN');
+      this.ikWeightOverride.set(o);
+    }
     // absent in states from before the source stage: it starts fresh
     if (st.source !== undefined) {
       try {
@@ -933,9 +951,14 @@ export class RetargetHub {
     pinned.fill(0);
     for (let li = 0; li < 4; li++) {
       const l = this.limbs[li];
-      const w = this.ikMode === 'on' ? 1 : this.ikMode === 'off' ? 0 : this.weights.weights[l.weight];
+      const own = this.ikMode === 'on' ? 1 : this.ikMode === 'off' ? 0 : this.weights.weights[l.weight];
+      const ov = this.ikWeightOverride;
+      const o3 = 3 * li;
+      // a host-set weight (not NaN) replaces the hub's own
+      const w = Number.isNaN(ov[o3]) ? own : ov[o3];
       l.goal.weights[0] = w;
-      l.goal.weights[1] = w;
+      l.goal.weights[1] = Number.isNaN(ov[o3 + 1]) ? own : ov[o3 + 1];
+      l.goal.weights[2] = Number.isNaN(ov[o3 + 2]) ? (l.arm ? 1 : 0) : ov[o3 + 2];
       this.ikWeights[li] = w;
       if (w <= 0) continue;
       if (l.arm) (l.ik as ArmIK).solve(W, P, l.goal);

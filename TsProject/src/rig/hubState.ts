@@ -49,6 +49,8 @@ export interface HubState {
   /** Left arm, right arm, left leg, right leg. */
   ik: TwoBoneIKState[];
   snapWeights: boolean;
+  /** {@link RetargetHub.ikWeightOverride} (12 numbers, NaN: none); absent in older states (none). */
+  ikWeightOverride?: number[];
   /** The last calibration frame (resetCalibration recalibrates on it). */
   lastFrame: { rotations: number[]; translations: number[] };
   /** The live source stage's raw frame and filter memory (absent in states written before it). */

@@ -684,6 +684,11 @@ function exportWithPending(e: Entry): Settings {
  * - `{"action":"autoFloorHeight","comfortRatio":r}` (0 < r <= 1, default 0.98) -> `{"ok":true,
  *   "floorHeight":h}`: the hub's automatic floor height from the last frame's pose (RetargetHub.
  *   autoFloorHeight), set as its floorHeight (the original's TwoBoneIKSolver.CalculateAutoFloorHeight);
+ * - `{"action":"ikWeights","limbs":[[position,rotation,bendGoal] | null, x4]}` (leftArm, rightArm,
+ *   leftLeg, rightLeg; each weight a number in [0, 1] or null) -> `{"ok":true,"limbs":[...]}`: the
+ *   IK weights the host sets (the original's TwoBoneIKSolver.LimbIK positionWeight, rotationWeight,
+ *   bendGoalWeight), replacing the hub's own from the next update; null gives a weight back to the hub
+ *   (RetargetHub.ikWeightOverride). Checked in full first: on error nothing changes;
  * - `{"action":"limbWeightState","footHeight":[near,far]?}` -> `{"ok":true,"leftArmEndWeights":[a,b],
  *   "rightArmEndWeights","leftLegEndWeights","rightLegEndWeights","hipsWeights","hipsWeightOffset",
  *   "footHeight":[near,far]}`: the limb weights' layers of the last frame in the original's table
@@ -824,6 +829,36 @@ export function command(handle: number, json: string): string {
         } catch (err) {
           throw new Fail('comfortRatio', (err as Error).message);
         }
+      }
+      case 'ikWeights': {
+        only(['limbs']);
+        const limbs = msg.limbs;
+        if (!Array.isArray(limbs) || limbs.length !== 4)
+          throw new Fail(
+            'limbs',
+            `need 4 entries (leftArm, rightArm, leftLeg, rightLeg), got ${show(limbs)}`,
+          );
+        const next = Float64Array.from(hub.ikWeightOverride);
+        for (let l = 0; l < 4; l++) {
+          const e = limbs[l];
+          if (e === null) {
+            next.fill(Number.NaN, 3 * l, 3 * l + 3);
+            continue;
+          }
+          if (!Array.isArray(e) || e.length !== 3)
+            throw new Fail(`limbs[${l}]`, `need [position, rotation, bendGoal] or null, got ${show(e)}`);
+          for (let k = 0; k < 3; k++) {
+            const v = e[k];
+            if (v === null) next[3 * l + k] = Number.NaN;
+            else if (typeof v === 'number' && v >= 0 && v <= 1) next[3 * l + k] = v;
+            else throw new Fail(`limbs[${l}][${k}]`, `need a weight in [0, 1] or null, got ${show(v)}`);
+          }
+        }
+        hub.ikWeightOverride.set(next);
+        const out = [];
+        for (let l = 0; l < 4; l++)
+          out.push(Array.from(next.subarray(3 * l, 3 * l + 3), (v) => (Number.isNaN(v) ? null : v)));
+        return ok({ limbs: out });
       }
       case 'limbWeightState': {
         only(['footHeight']);

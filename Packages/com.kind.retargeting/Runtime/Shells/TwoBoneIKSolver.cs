@@ -7,10 +7,14 @@
 // - CalculateAutoFloorHeight: yes, through the bridge's autoFloorHeight command (the hub computes the
 //   floor from the avatar's left leg and sets floorHeight; the value is returned and copied into
 //   CustomRetargetingScript.floorHeight).
-// - the LimbIK fields: NOT WIRED. The hub computes each limb's IK target, bend goal and weights itself
-//   every frame (from the source and the limb-weight rules); values written here are stored and not sent.
-//   Each Update copies the hub's last IK weights into positionWeight/rotationWeight (read back through the
-//   ikState command, only when readBackWeights is on: it allocates a JSON reply per frame).
+// - the LimbIK weights (positionWeight, rotationWeight, bendGoalWeight): yes, while driveWeights is on:
+//   sent with the bridge's ikWeights command when they change (no command, no garbage, when they do
+//   not), replacing the weights the hub's limb-weight rules compute (as the original's solver uses the
+//   weights its LimbWeightController writes into the LimbIK); off (the default): the hub's own weights,
+//   copied into positionWeight/rotationWeight each frame when readBackWeights is on (through ikState: a
+//   JSON reply per frame, allocates).
+// - LimbIK.target and LimbIK.bendGoal: NOT WIRED. The hub computes each limb's IK target and bend goal
+//   itself every frame from the source; Transforms assigned here are stored and not read.
 using System;
 using System.Collections.Generic;
 using UnityEngine;
@@ -30,12 +34,12 @@ namespace KindRetargeting
             public Transform target;
             [Tooltip("Knee/elbow direction hint. Stored only: the hub computes the bend goal (not wired).")]
             public Transform bendGoal;
-            [Tooltip("Position IK weight (FK <-> IK). With readBackWeights: the hub's weight of the last frame.")]
-            [Range(0f, 1f)] public float positionWeight;
-            [Tooltip("End bone rotation IK weight. With readBackWeights: the hub's weight of the last frame.")]
-            [Range(0f, 1f)] public float rotationWeight;
-            [Tooltip("Bend goal weight. Stored only (not wired).")]
-            [Range(0f, 1f)] public float bendGoalWeight;
+            [Tooltip("Position IK weight (FK <-> IK; 0 skips the limb's IK). Sent while driveWeights; else, with readBackWeights, the hub's weight of the last frame.")]
+            [Range(0f, 1f)] public float positionWeight = 1f;
+            [Tooltip("End bone rotation IK weight. Sent while driveWeights; else, with readBackWeights, the hub's.")]
+            [Range(0f, 1f)] public float rotationWeight = 1f;
+            [Tooltip("Bend goal weight (how far the elbow/knee turns toward the hub's bend goal). Sent while driveWeights.")]
+            [Range(0f, 1f)] public float bendGoalWeight = 1f;
         }
 
         public LimbIK leftArm = new LimbIK();
@@ -43,8 +47,14 @@ namespace KindRetargeting
         public LimbIK leftLeg = new LimbIK();
         public LimbIK rightLeg = new LimbIK();
 
-        [Tooltip("Copy the hub's IK weights into positionWeight/rotationWeight every frame (one ikState command per frame: allocates).")]
+        [Tooltip("Send the LimbIK weights to the hub (they replace its limb-weight rules) when they change. Off: the hub's own weights.")]
+        public bool driveWeights;
+        [Tooltip("While driveWeights is off: copy the hub's IK weights into positionWeight/rotationWeight every frame (one ikState command per frame: allocates).")]
         public bool readBackWeights;
+
+        readonly float[] sentWeights = new float[12];
+        int sentHandle = -1;      // the hub the weights were sent to (-1: none)
+        bool overriding;          // the hub holds weights from here
 
         CustomRetargetingScript hub;
         CustomRetargetingScript Hub { get { if (hub == null) hub = GetComponent<CustomRetargetingScript>(); return hub; } }
@@ -73,9 +83,47 @@ namespace KindRetargeting
             return h.floorHeight;
         }
 
+        void OnDisable() { ReleaseWeights(); }
+
+        /// <summary>Gives the weights back to the hub's own rules (ikWeights with nulls).</summary>
+        void ReleaseWeights()
+        {
+            if (!overriding) return;
+            overriding = false;
+            sentHandle = -1;
+            if (Hub != null && Hub.Driver != null) Hub.Driver.CommandLogged("{\"action\":\"ikWeights\",\"limbs\":[null,null,null,null]}", this);
+        }
+
+        /// <summary>Sends the LimbIK weights when they (or the hub) changed since the last send.</summary>
+        void SendWeights()
+        {
+            var d = Hub.Driver;
+            LimbIK[] all = { leftArm, rightArm, leftLeg, rightLeg };
+            bool changed = sentHandle != d.Handle;
+            for (int l = 0; l < 4 && !changed; l++)
+                changed = sentWeights[3 * l] != all[l].positionWeight || sentWeights[3 * l + 1] != all[l].rotationWeight || sentWeights[3 * l + 2] != all[l].bendGoalWeight;
+            if (!changed) return;
+            var sb = new System.Text.StringBuilder("{\"action\":\"ikWeights\",\"limbs\":[");
+            for (int l = 0; l < 4; l++)
+            {
+                float p = Mathf.Clamp01(all[l].positionWeight), r = Mathf.Clamp01(all[l].rotationWeight), b = Mathf.Clamp01(all[l].bendGoalWeight);
+                sb.Append(l == 0 ? "[" : ",[").Append(KindJson.Number(p)).Append(',').Append(KindJson.Number(r)).Append(',').Append(KindJson.Number(b)).Append(']');
+                sentWeights[3 * l] = all[l].positionWeight;
+                sentWeights[3 * l + 1] = all[l].rotationWeight;
+                sentWeights[3 * l + 2] = all[l].bendGoalWeight;
+            }
+            sb.Append("]}");
+            sentHandle = d.Handle;
+            overriding = true;
+            d.CommandLogged(sb.ToString(), this);
+        }
+
         void Update()
         {
-            if (!readBackWeights || Hub == null || Hub.Driver == null) return;
+            if (Hub == null || Hub.Driver == null) return;
+            if (driveWeights) { SendWeights(); return; }
+            ReleaseWeights();
+            if (!readBackWeights) return;
             string reply = Hub.Driver.Command("{\"action\":\"ikState\"}");
             object state;
             try { state = KindJson.Parse(reply); }

@@ -19468,6 +19468,13 @@ var RetargetHub = class _RetargetHub {
     this.ikReached = new Float64Array(12);
     /** Per limb, the IK position weight used this frame, `[leftArm, rightArm, leftLeg, rightLeg]`. */
     this.ikWeights = new Float64Array(4);
+    /**
+     * Per limb `[position, rotation, bendGoal]` IK weights set by the host (the original's
+     * `TwoBoneIKSolver.LimbIK` weights, written by the Unity facade), `4 x 3`, in [0, 1]; NaN (the
+     * default): the hub's own (position and rotation from the limb weights / IK mode, bend goal 1 for
+     * arms and 0 for legs). A set position weight of 0 skips the limb's IK.
+     */
+    this.ikWeightOverride = new Float64Array(12).fill(Number.NaN);
     this.sourceFingers = null;
     /** The retargeter calibration and finger write serials the unneeded local rotations were written for. */
     this.seenCalibration = -1;
@@ -19665,6 +19672,7 @@ var RetargetHub = class _RetargetHub {
       weights: this.weights.exportState(),
       ik: this.limbs.map((l) => l.ik.exportState()),
       snapWeights: this.snapWeights,
+      ikWeightOverride: Array.from(this.ikWeightOverride),
       lastFrame: { rotations: Array.from(this.lastFrameRot), translations: Array.from(this.lastFramePos) },
       source: this.sourceStage.exportState()
     };
@@ -19767,6 +19775,12 @@ var RetargetHub = class _RetargetHub {
     });
     if (typeof st.snapWeights !== "boolean") throw new HubError("hub state.snapWeights: need true or false");
     this.snapWeights = st.snapWeights;
+    if (st.ikWeightOverride !== void 0) {
+      const o = st.ikWeightOverride;
+      if (!Array.isArray(o) || o.length !== 12 || o.some((v) => typeof v !== "number" || !(Number.isNaN(v) || v >= 0 && v <= 1)))
+        throw new HubError("hub state.ikWeightOverride: need 12 numbers in [0, 1] or NaN");
+      this.ikWeightOverride.set(o);
+    }
     if (st.source !== void 0) {
       try {
         this.sourceStage.importState(st.source);
@@ -20097,9 +20111,13 @@ var RetargetHub = class _RetargetHub {
     pinned.fill(0);
     for (let li = 0; li < 4; li++) {
       const l = this.limbs[li];
-      const w = this.ikMode === "on" ? 1 : this.ikMode === "off" ? 0 : this.weights.weights[l.weight];
+      const own2 = this.ikMode === "on" ? 1 : this.ikMode === "off" ? 0 : this.weights.weights[l.weight];
+      const ov = this.ikWeightOverride;
+      const o3 = 3 * li;
+      const w = Number.isNaN(ov[o3]) ? own2 : ov[o3];
       l.goal.weights[0] = w;
-      l.goal.weights[1] = w;
+      l.goal.weights[1] = Number.isNaN(ov[o3 + 1]) ? own2 : ov[o3 + 1];
+      l.goal.weights[2] = Number.isNaN(ov[o3 + 2]) ? l.arm ? 1 : 0 : ov[o3 + 2];
       this.ikWeights[li] = w;
       if (w <= 0) continue;
       if (l.arm) l.ik.solve(W, P, l.goal);
@@ -21012,6 +21030,36 @@ function command(handle, json2) {
         } catch (err) {
           throw new Fail2("comfortRatio", err.message);
         }
+      }
+      case "ikWeights": {
+        only(["limbs"]);
+        const limbs = msg.limbs;
+        if (!Array.isArray(limbs) || limbs.length !== 4)
+          throw new Fail2(
+            "limbs",
+            `need 4 entries (leftArm, rightArm, leftLeg, rightLeg), got ${show2(limbs)}`
+          );
+        const next = Float64Array.from(hub.ikWeightOverride);
+        for (let l = 0; l < 4; l++) {
+          const e2 = limbs[l];
+          if (e2 === null) {
+            next.fill(Number.NaN, 3 * l, 3 * l + 3);
+            continue;
+          }
+          if (!Array.isArray(e2) || e2.length !== 3)
+            throw new Fail2(`limbs[${l}]`, `need [position, rotation, bendGoal] or null, got ${show2(e2)}`);
+          for (let k = 0; k < 3; k++) {
+            const v = e2[k];
+            if (v === null) next[3 * l + k] = Number.NaN;
+            else if (typeof v === "number" && v >= 0 && v <= 1) next[3 * l + k] = v;
+            else throw new Fail2(`limbs[${l}][${k}]`, `need a weight in [0, 1] or null, got ${show2(v)}`);
+          }
+        }
+        hub.ikWeightOverride.set(next);
+        const out = [];
+        for (let l = 0; l < 4; l++)
+          out.push(Array.from(next.subarray(3 * l, 3 * l + 3), (v) => Number.isNaN(v) ? null : v));
+        return ok({ limbs: out });
       }
       case "limbWeightState": {
         only(["footHeight"]);
