@@ -17,6 +17,7 @@ import * as path from 'node:path';
 import * as vm from 'node:vm';
 import type { Clip, Skeleton } from '../src/core';
 import { loadAvatar, loadSource } from '../src/io/node';
+import { RetargetHub } from '../src/rig';
 import * as bridge from '../src/unity/bridge';
 import { bundleAsScript, InputPacker, setupJson } from './unity.helpers';
 
@@ -163,6 +164,16 @@ describe('the original API facades reach the hub (the shipped bundle)', () => {
       p.dispose();
       twin.dispose();
     }
+  });
+
+  it('ikWeights survive a hot reload (the hub state through JSON), unset entries stay unset', () => {
+    const hub = new RetargetHub(clip.skeleton, target);
+    hub.ikWeightOverride.set([0.25, 1, 0], 3);
+    const back = RetargetHub.fromState(clip.skeleton, target, JSON.parse(JSON.stringify(hub.exportState())));
+    expect(Array.from(back.ikWeightOverride)).toEqual(Array.from(hub.ikWeightOverride));
+    expect(Number.isNaN(back.ikWeightOverride[0])).toBe(true);
+    const bad = { ...hub.exportState(), ikWeightOverride: [2] };
+    expect(() => RetargetHub.fromState(clip.skeleton, target, bad)).toThrow(/ikWeightOverride/);
   });
 
   it.each([
