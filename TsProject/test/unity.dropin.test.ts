@@ -334,11 +334,11 @@ function edit(dir: string, rel: string, from: string, to: string): void {
       /ChairSeatHeightOffset/,
     ],
     [
-      'a LimbIK field renamed',
+      'a TwoBoneIKSolver method renamed',
       'Runtime/Shells/TwoBoneIKSolver.cs',
-      'public float bendGoalWeight;',
-      'public float bendWeight;',
-      /bendGoalWeight/,
+      'public float CalculateAutoFloorHeight(',
+      'public float AutoFloorHeight(',
+      /CalculateAutoFloorHeight/,
     ],
   ])('the seed probe fails on %s', (_what, rel, from, to, named) => {
     const r = checkPlanted((dir) => edit(dir, rel, from, to));
