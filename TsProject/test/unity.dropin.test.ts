@@ -128,13 +128,6 @@ const API: Expect[] = [
   ['Runtime/Shells/TwoBoneIKSolver.cs', 'field', 'float rotationWeight', '0f,1f'],
   ['Runtime/Shells/TwoBoneIKSolver.cs', 'field', 'float bendGoalWeight', '0f,1f'],
   ['Runtime/Shells/TwoBoneIKSolver.cs', 'method', 'float CalculateAutoFloorHeight(float)'],
-  ...[
-    'leftArmEndWeights',
-    'rightArmEndWeights',
-    'leftLegEndWeights',
-    'rightLegEndWeights',
-    'hipsWeights',
-  ].map((n): Expect => ['Runtime/Shells/LimbWeightController.cs', 'field', `float[] ${n}`]),
   ['Runtime/Shells/LimbWeightController.cs', 'field', 'float footHeightMinThreshold', '0f,2f'],
   ['Runtime/Shells/LimbWeightController.cs', 'field', 'float footHeightMaxThreshold', '0f,2f'],
   ['Runtime/Shells/SimplePoseTransfer.cs', 'field', 'Animator animator'],

@@ -8,10 +8,11 @@ namespace KindRetargeting
     /// leftArmIKForcedOff / rightArmIKForcedOff (negated), weightSmoothingSpeed and ikMode when they change.
     /// The weights themselves (distance, chair and hand-prop rules) are computed in TypeScript (src/rig/limbWeights.ts).
     /// The original's layer arrays (seed table: arms [hand-to-hand, nearest prop], legs [seated foot
-    /// distance, foot height], hips [chair, hips height]) and <see cref="HipsWeightOffset"/> are read back
-    /// from the hub every frame (bridge command limbWeightState: one JSON reply per frame, so it allocates;
-    /// turn <see cref="readLayersEveryFrame"/> off to stop it). The foot height thresholds are sent with it
-    /// when they change (the hub's footHeight ramp: IK full below the min, off above the max).
+    /// distance, foot height], hips [chair, hips height]) and <see cref="HipsWeightOffset"/> are the hub's
+    /// values of the last frame, read (bridge command limbWeightState) on the first access in a frame: a
+    /// JSON reply, so reading them allocates, at most once per frame; not reading them costs nothing. The
+    /// foot height thresholds are sent when they change (the hub's footHeight ramp: IK full below the
+    /// min, off above the max).
     /// </summary>
     [RequireComponent(typeof(CustomRetargetingScript))]
     [AddComponentMenu("Kind Retargeting/Limb Weight Controller")]
@@ -30,23 +31,32 @@ namespace KindRetargeting
         [Tooltip("Leg IK off at or above this foot height (footHeight ramp, far; above the min).")]
         [Range(0f, 2f)] public float footHeightMaxThreshold = 0.45f;
 
-        [Header("Layers (read from the hub, the last frame's target weight of each condition, 0..1)")]
-        [Tooltip("Read the layers below from the hub every frame (one command per frame: allocates).")]
-        public bool readLayersEveryFrame = true;
-        /// <summary>[0] hand-to-hand distance, [1] nearest prop to the left hand (the original's layer table).</summary>
-        public float[] leftArmEndWeights = new float[2];
-        /// <summary>[0] hand-to-hand distance, [1] nearest prop to the right hand.</summary>
-        public float[] rightArmEndWeights = new float[2];
-        /// <summary>[0] seated: left foot to hips horizontal distance, [1] left foot height.</summary>
-        public float[] leftLegEndWeights = new float[2];
-        /// <summary>[0] seated: right foot to hips horizontal distance, [1] right foot height.</summary>
-        public float[] rightLegEndWeights = new float[2];
-        /// <summary>[0] distance to the chair prop, [1] hips height above the floor.</summary>
-        public float[] hipsWeights = new float[2];
+        // the layers (the last frame's target weight of each condition, 0..1), read lazily
+        float[] leftArm = new float[2], rightArm = new float[2], leftLeg = new float[2], rightLeg = new float[2], hips = new float[2];
+        float hipsWeightOffset;
+        int readFrame = -1;
 
-        /// <summary>The smoothed hips weight the hips-height correction is multiplied by (lower when seated), read from the hub.</summary>
-        public float HipsWeightOffset { get; private set; }
+        /// <summary>[0] hand-to-hand distance, [1] nearest prop to the left hand (the original's layer table; the hub's, read on first access in a frame).</summary>
+        public float[] leftArmEndWeights { get { Refresh(); return leftArm; } }
+        /// <summary>[0] hand-to-hand distance, [1] nearest prop to the right hand.</summary>
+        public float[] rightArmEndWeights { get { Refresh(); return rightArm; } }
+        /// <summary>[0] seated: left foot to hips horizontal distance, [1] left foot height.</summary>
+        public float[] leftLegEndWeights { get { Refresh(); return leftLeg; } }
+        /// <summary>[0] seated: right foot to hips horizontal distance, [1] right foot height.</summary>
+        public float[] rightLegEndWeights { get { Refresh(); return rightLeg; } }
+        /// <summary>[0] distance to the chair prop, [1] hips height above the floor.</summary>
+        public float[] hipsWeights { get { Refresh(); return hips; } }
+        /// <summary>The smoothed hips weight the hips-height correction is multiplied by (lower when seated), the hub's.</summary>
+        public float HipsWeightOffset { get { Refresh(); return hipsWeightOffset; } }
+
         float sentMin = float.NaN, sentMax = float.NaN;
+
+        void Refresh()
+        {
+            if (readFrame == Time.frameCount) return;
+            readFrame = Time.frameCount;
+            ReadLayers(false);
+        }
 
         CustomRetargetingScript hub;
         bool dirty = true;
@@ -61,8 +71,7 @@ namespace KindRetargeting
         void Update()
         {
             if (hub == null || hub.Driver == null) return;
-            bool thresholds = footHeightMinThreshold != sentMin || footHeightMaxThreshold != sentMax;
-            if (readLayersEveryFrame || thresholds) ReadLayers(thresholds);
+            if (footHeightMinThreshold != sentMin || footHeightMaxThreshold != sentMax) ReadLayers(true);
             if (!dirty) return;
             dirty = false;
             var d = hub.Driver;
@@ -75,6 +84,8 @@ namespace KindRetargeting
         /// <summary>limbWeightState: copies the hub's layers into the arrays (and sends the thresholds when asked).</summary>
         void ReadLayers(bool sendThresholds)
         {
+            if (hub == null) hub = GetComponent<CustomRetargetingScript>();
+            if (hub == null || hub.Driver == null) return;
             string json = sendThresholds
                 ? "{\"action\":\"limbWeightState\",\"footHeight\":[" + KindJson.Number(footHeightMinThreshold) + "," + KindJson.Number(footHeightMaxThreshold) + "]}"
                 : "{\"action\":\"limbWeightState\"}";
@@ -85,13 +96,13 @@ namespace KindRetargeting
             try { o = KindJson.Parse(reply); }
             catch (System.FormatException) { return; }
             if (!KindJson.IsOk(o)) return;
-            Copy(o, "leftArmEndWeights", ref leftArmEndWeights);
-            Copy(o, "rightArmEndWeights", ref rightArmEndWeights);
-            Copy(o, "leftLegEndWeights", ref leftLegEndWeights);
-            Copy(o, "rightLegEndWeights", ref rightLegEndWeights);
-            Copy(o, "hipsWeights", ref hipsWeights);
+            Copy(o, "leftArmEndWeights", ref leftArm);
+            Copy(o, "rightArmEndWeights", ref rightArm);
+            Copy(o, "leftLegEndWeights", ref leftLeg);
+            Copy(o, "rightLegEndWeights", ref rightLeg);
+            Copy(o, "hipsWeights", ref hips);
             object h = KindJson.Member(o, "hipsWeightOffset");
-            if (h is double) HipsWeightOffset = (float)(double)h;
+            if (h is double) hipsWeightOffset = (float)(double)h;
         }
 
         static void Copy(object reply, string key, ref float[] into)
