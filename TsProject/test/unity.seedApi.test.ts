@@ -166,6 +166,44 @@ describe('the original API facades reach the hub (the shipped bundle)', () => {
     }
   });
 
+  it('ikGoals: a host-set IK target (LimbIK.target) is where the solver aims from the next frame; null gives it back', () => {
+    const p = pair('ikg', 30);
+    const twin = pair('ikg-twin', 30);
+    try {
+      const goal = [0.3, 1.4, 0.35]; // Unity's axes, the output frame (metres)
+      const set = p.shipped({
+        action: 'ikGoals',
+        limbs: [{ target: goal, bendGoal: null }, null, null, null],
+      });
+      expect(set.ok).toBe(true);
+      // full IK on that arm in both (the walk alone leaves arm IK off)
+      for (const h of [p, twin])
+        expect(h.shipped({ action: 'ikWeights', limbs: [[1, 1, null], null, null, null] }).ok).toBe(true);
+      p.step();
+      twin.step();
+      const mine = p.shipped({ action: 'ikState' }).limbs;
+      const own = twin.shipped({ action: 'ikState' }).limbs;
+      expect(mine[0].target).toEqual(goal);
+      expect(mine[1].target).toEqual(own[1].target);
+      // the hand went toward the new target (when the limb's IK weight is on)
+      const dist = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+      expect(mine[0].weight).toBe(1);
+      expect(dist(mine[0].reached, goal)).toBeLessThan(dist(own[0].reached, goal));
+      expect(p.shipped({ action: 'ikGoals', limbs: [null, null, null, null] }).ok).toBe(true);
+      p.step();
+      twin.step();
+      expect(p.shipped({ action: 'ikState' }).limbs[0].target).toEqual(
+        twin.shipped({ action: 'ikState' }).limbs[0].target,
+      );
+      const bad = p.shipped({ action: 'ikGoals', limbs: [null, { target: [0, 'x', 0] }, null, null] });
+      expect(bad.ok).toBe(false);
+      expect(bad.error.field).toBe('limbs[1].target');
+    } finally {
+      p.dispose();
+      twin.dispose();
+    }
+  });
+
   it('ikWeights survive a hot reload (the hub state through JSON), unset entries stay unset', () => {
     const hub = new RetargetHub(clip.skeleton, target);
     hub.ikWeightOverride.set([0.25, 1, 0], 3);

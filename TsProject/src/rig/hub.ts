@@ -211,6 +211,13 @@ export class RetargetHub {
    * arms and 0 for legs). A set position weight of 0 skips the limb's IK.
    */
   readonly ikWeightOverride = new Float64Array(12).fill(Number.NaN);
+  /**
+   * Per limb `[target x, y, z, bend goal x, y, z]` set by the host (the original's `LimbIK.target` and
+   * `bendGoal` Transforms), `4 x 6`, in the hub's world frame (metres); NaN (the default): the hub's own
+   * (the target from the source, the arms' bend goal from the source elbow, the legs' knee from the
+   * source knee). A leg's bend goal weight applies only while its bend goal is set here.
+   */
+  readonly ikGoalOverride = new Float64Array(24).fill(Number.NaN);
   ikMode: IKWeightMode;
 
   /**
@@ -450,6 +457,7 @@ export class RetargetHub {
       ik: this.limbs.map((l) => l.ik.exportState()),
       snapWeights: this.snapWeights,
       ikWeightOverride: Array.from(this.ikWeightOverride),
+      ikGoalOverride: Array.from(this.ikGoalOverride),
       lastFrame: { rotations: Array.from(this.lastFrameRot), translations: Array.from(this.lastFramePos) },
       source: this.sourceStage.exportState(),
     };
@@ -564,6 +572,12 @@ export class RetargetHub {
       )
         throw new HubError('hub state.ikWeightOverride: need 12 numbers in [0, 1] or NaN');
       this.ikWeightOverride.set(o);
+    }
+    if (st.ikGoalOverride !== undefined) {
+      const o = st.ikGoalOverride;
+      if (!Array.isArray(o) || o.length !== 24 || o.some((v) => typeof v !== 'number'))
+        throw new HubError('hub state.ikGoalOverride: need 24 numbers (NaN: none)');
+      this.ikGoalOverride.set(o);
     }
     // absent in states from before the source stage: it starts fresh
     if (st.source !== undefined) {
@@ -930,6 +944,11 @@ export class RetargetHub {
           ls.ankle[c] = SP[se3 + c];
         }
       }
+      // host-set target and bend goal (not NaN) replace the hub's own
+      const go = this.ikGoalOverride;
+      const o6 = 6 * li;
+      if (!Number.isNaN(go[o6])) for (let c = 0; c < 3; c++) tp[c] = go[o6 + c];
+      if (!Number.isNaN(go[o6 + 3])) for (let c = 0; c < 3; c++) g.bendGoal[c] = go[o6 + 3 + c];
       targets[3 * li] = tp[0];
       targets[3 * li + 1] = tp[1];
       targets[3 * li + 2] = tp[2];
@@ -958,7 +977,9 @@ export class RetargetHub {
       const w = Number.isNaN(ov[o3]) ? own : ov[o3];
       l.goal.weights[0] = w;
       l.goal.weights[1] = Number.isNaN(ov[o3 + 1]) ? own : ov[o3 + 1];
-      l.goal.weights[2] = Number.isNaN(ov[o3 + 2]) ? (l.arm ? 1 : 0) : ov[o3 + 2];
+      // legs: a bend goal weight only with a host-set bend goal (their knee comes from the source knee)
+      const bendSet = l.arm || !Number.isNaN(this.ikGoalOverride[6 * li + 3]);
+      l.goal.weights[2] = Number.isNaN(ov[o3 + 2]) || !bendSet ? (l.arm ? 1 : 0) : ov[o3 + 2];
       this.ikWeights[li] = w;
       if (w <= 0) continue;
       if (l.arm) (l.ik as ArmIK).solve(W, P, l.goal);

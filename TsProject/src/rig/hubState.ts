@@ -51,6 +51,8 @@ export interface HubState {
   snapWeights: boolean;
   /** {@link RetargetHub.ikWeightOverride} (12 numbers, NaN: none); absent in older states (none). */
   ikWeightOverride?: number[];
+  /** {@link RetargetHub.ikGoalOverride} (24 numbers, NaN: none); absent in older states (none). */
+  ikGoalOverride?: number[];
   /** The last calibration frame (resetCalibration recalibrates on it). */
   lastFrame: { rotations: number[]; translations: number[] };
   /** The live source stage's raw frame and filter memory (absent in states written before it). */

@@ -689,6 +689,11 @@ function exportWithPending(e: Entry): Settings {
  *   IK weights the host sets (the original's TwoBoneIKSolver.LimbIK positionWeight, rotationWeight,
  *   bendGoalWeight), replacing the hub's own from the next update; null gives a weight back to the hub
  *   (RetargetHub.ikWeightOverride). Checked in full first: on error nothing changes;
+ * - `{"action":"ikGoals","limbs":[{"target":[x,y,z]|null,"bendGoal":[x,y,z]|null} | null, x4]}` ->
+ *   `{"ok":true}`: IK targets and bend goals set by the host (the original's LimbIK.target and
+ *   bendGoal Transforms; metres, Unity's axes, in the frame of the output as `ikState` gives them),
+ *   replacing the hub's own from the next update; null gives them back (RetargetHub.ikGoalOverride).
+ *   Checked in full first: on error nothing changes;
  * - `{"action":"limbWeightState","footHeight":[near,far]?}` -> `{"ok":true,"leftArmEndWeights":[a,b],
  *   "rightArmEndWeights","leftLegEndWeights","rightLegEndWeights","hipsWeights","hipsWeightOffset",
  *   "footHeight":[near,far]}`: the limb weights' layers of the last frame in the original's table
@@ -859,6 +864,47 @@ export function command(handle: number, json: string): string {
         for (let l = 0; l < 4; l++)
           out.push(Array.from(next.subarray(3 * l, 3 * l + 3), (v) => (Number.isNaN(v) ? null : v)));
         return ok({ limbs: out });
+      }
+      case 'ikGoals': {
+        only(['limbs']);
+        const limbs = msg.limbs;
+        if (!Array.isArray(limbs) || limbs.length !== 4)
+          throw new Fail(
+            'limbs',
+            `need 4 entries (leftArm, rightArm, leftLeg, rightLeg), got ${show(limbs)}`,
+          );
+        const next = Float64Array.from(hub.ikGoalOverride);
+        const point = (v: unknown, f: string, at: number) => {
+          if (v === null || v === undefined) {
+            next.fill(Number.NaN, at, at + 3);
+            return;
+          }
+          if (
+            !Array.isArray(v) ||
+            v.length !== 3 ||
+            v.some((x) => typeof x !== 'number' || !Number.isFinite(x))
+          )
+            throw new Fail(f, `need [x, y, z] (metres) or null, got ${show(v)}`);
+          // Unity's axes -> ours (x mirrored), as ikState's inverse
+          next[at] = neg(v[0]);
+          next[at + 1] = v[1];
+          next[at + 2] = v[2];
+        };
+        for (let l = 0; l < 4; l++) {
+          const e = limbs[l];
+          if (e === null) {
+            next.fill(Number.NaN, 6 * l, 6 * l + 6);
+            continue;
+          }
+          if (!isObject(e))
+            throw new Fail(`limbs[${l}]`, `need {"target", "bendGoal"} or null, got ${show(e)}`);
+          for (const k of Object.keys(e))
+            if (k !== 'target' && k !== 'bendGoal') throw new Fail(`limbs[${l}].${k}`, 'unknown field');
+          point(e.target, `limbs[${l}].target`, 6 * l);
+          point(e.bendGoal, `limbs[${l}].bendGoal`, 6 * l + 3);
+        }
+        hub.ikGoalOverride.set(next);
+        return ok({});
       }
       case 'limbWeightState': {
         only(['footHeight']);

@@ -13,8 +13,12 @@
 //   weights its LimbWeightController writes into the LimbIK); off (the default): the hub's own weights,
 //   copied into positionWeight/rotationWeight each frame when readBackWeights is on (through ikState: a
 //   JSON reply per frame, allocates).
-// - LimbIK.target and LimbIK.bendGoal: NOT WIRED. The hub computes each limb's IK target and bend goal
-//   itself every frame from the source; Transforms assigned here are stored and not read.
+// - LimbIK.target and LimbIK.bendGoal: yes, when assigned: their positions are sent with the bridge's
+//   ikGoals command (in the target root's frame, as ikState gives them) whenever they move, and the hub
+//   aims the limb there instead of at its own target from the source (a leg's bend goal also turns on
+//   its bendGoalWeight with driveWeights); unassigned (null): the hub's own. A moving Transform costs a
+//   command (and its garbage) per frame. Their rotation is not used (the end bone's rotation target
+//   stays the hub's).
 using System;
 using System.Collections.Generic;
 using UnityEngine;
@@ -30,9 +34,9 @@ namespace KindRetargeting
         [Serializable]
         public class LimbIK
         {
-            [Tooltip("IK goal position/rotation. Stored only: the hub computes the target from the source (not wired).")]
+            [Tooltip("IK goal (position): when set, the limb aims here instead of at the hub's target from the source. Rotation not used.")]
             public Transform target;
-            [Tooltip("Knee/elbow direction hint. Stored only: the hub computes the bend goal (not wired).")]
+            [Tooltip("Knee/elbow direction hint (position): when set, replaces the hub's bend goal.")]
             public Transform bendGoal;
             [Tooltip("Position IK weight (FK <-> IK; 0 skips the limb's IK). Sent while driveWeights; else, with readBackWeights, the hub's weight of the last frame.")]
             [Range(0f, 1f)] public float positionWeight = 1f;
@@ -55,6 +59,9 @@ namespace KindRetargeting
         readonly float[] sentWeights = new float[12];
         int sentHandle = -1;      // the hub the weights were sent to (-1: none)
         bool overriding;          // the hub holds weights from here
+        readonly Vector3[] sentGoals = new Vector3[8];
+        readonly bool[] sentGoalSet = new bool[8];
+        int goalsHandle = -1;     // the hub the goals were sent to
 
         CustomRetargetingScript hub;
         CustomRetargetingScript Hub { get { if (hub == null) hub = GetComponent<CustomRetargetingScript>(); return hub; } }
@@ -83,7 +90,15 @@ namespace KindRetargeting
             return h.floorHeight;
         }
 
-        void OnDisable() { ReleaseWeights(); }
+        void OnDisable()
+        {
+            ReleaseWeights();
+            bool any = false;
+            for (int i = 0; i < 8; i++) { any |= sentGoalSet[i]; sentGoalSet[i] = false; }
+            if (any && Hub != null && Hub.Driver != null)
+                Hub.Driver.CommandLogged("{\"action\":\"ikGoals\",\"limbs\":[null,null,null,null]}", this);
+            goalsHandle = -1;
+        }
 
         /// <summary>Gives the weights back to the hub's own rules (ikWeights with nulls).</summary>
         void ReleaseWeights()
@@ -118,9 +133,57 @@ namespace KindRetargeting
             d.CommandLogged(sb.ToString(), this);
         }
 
+        /// <summary>A position in the frame the hub works in (the target root's when the driver sends root-relative poses).</summary>
+        Vector3 HubFrame(Vector3 world)
+        {
+            var h = Hub;
+            if (!h.Driver.SourceInRootSpace || h.targetAnimator == null) return world;
+            Transform root = h.targetAnimator.transform;
+            return Quaternion.Inverse(root.rotation) * (world - root.position);
+        }
+
+        /// <summary>Sends the assigned targets/bend goals (ikGoals) when one moved, was assigned or cleared.</summary>
+        void SendGoals()
+        {
+            var d = Hub.Driver;
+            LimbIK[] all = { leftArm, rightArm, leftLeg, rightLeg };
+            bool changed = goalsHandle != d.Handle;
+            for (int i = 0; i < 8; i++)
+            {
+                Transform t = i % 2 == 0 ? all[i / 2].target : all[i / 2].bendGoal;
+                bool set = t != null;
+                Vector3 p = set ? HubFrame(t.position) : Vector3.zero;
+                if (set != sentGoalSet[i] || (set && (p.x != sentGoals[i].x || p.y != sentGoals[i].y || p.z != sentGoals[i].z))) changed = true;
+                sentGoalSet[i] = set;
+                sentGoals[i] = p;
+            }
+            if (!changed) return;
+            bool any = false;
+            for (int i = 0; i < 8; i++) any |= sentGoalSet[i];
+            if (!any && goalsHandle != d.Handle) { goalsHandle = d.Handle; return; } // nothing set, nothing to clear
+            var sb = new System.Text.StringBuilder("{\"action\":\"ikGoals\",\"limbs\":[");
+            for (int l = 0; l < 4; l++)
+            {
+                sb.Append(l == 0 ? "{" : ",{");
+                for (int k = 0; k < 2; k++)
+                {
+                    int i = 2 * l + k;
+                    sb.Append(k == 0 ? "\"target\":" : ",\"bendGoal\":");
+                    if (!sentGoalSet[i]) { sb.Append("null"); continue; }
+                    Vector3 p = sentGoals[i];
+                    sb.Append('[').Append(KindJson.Number(p.x)).Append(',').Append(KindJson.Number(p.y)).Append(',').Append(KindJson.Number(p.z)).Append(']');
+                }
+                sb.Append('}');
+            }
+            sb.Append("]}");
+            goalsHandle = d.Handle;
+            d.CommandLogged(sb.ToString(), this);
+        }
+
         void Update()
         {
             if (Hub == null || Hub.Driver == null) return;
+            SendGoals();
             if (driveWeights) { SendWeights(); return; }
             ReleaseWeights();
             if (!readBackWeights) return;

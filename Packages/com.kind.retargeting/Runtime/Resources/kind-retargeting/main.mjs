@@ -19475,6 +19475,13 @@ var RetargetHub = class _RetargetHub {
      * arms and 0 for legs). A set position weight of 0 skips the limb's IK.
      */
     this.ikWeightOverride = new Float64Array(12).fill(Number.NaN);
+    /**
+     * Per limb `[target x, y, z, bend goal x, y, z]` set by the host (the original's `LimbIK.target` and
+     * `bendGoal` Transforms), `4 x 6`, in the hub's world frame (metres); NaN (the default): the hub's own
+     * (the target from the source, the arms' bend goal from the source elbow, the legs' knee from the
+     * source knee). A leg's bend goal weight applies only while its bend goal is set here.
+     */
+    this.ikGoalOverride = new Float64Array(24).fill(Number.NaN);
     this.sourceFingers = null;
     /** The retargeter calibration and finger write serials the unneeded local rotations were written for. */
     this.seenCalibration = -1;
@@ -19673,6 +19680,7 @@ var RetargetHub = class _RetargetHub {
       ik: this.limbs.map((l) => l.ik.exportState()),
       snapWeights: this.snapWeights,
       ikWeightOverride: Array.from(this.ikWeightOverride),
+      ikGoalOverride: Array.from(this.ikGoalOverride),
       lastFrame: { rotations: Array.from(this.lastFrameRot), translations: Array.from(this.lastFramePos) },
       source: this.sourceStage.exportState()
     };
@@ -19780,6 +19788,12 @@ var RetargetHub = class _RetargetHub {
       if (!Array.isArray(o) || o.length !== 12 || o.some((v) => typeof v !== "number" || !(Number.isNaN(v) || v >= 0 && v <= 1)))
         throw new HubError("hub state.ikWeightOverride: need 12 numbers in [0, 1] or NaN");
       this.ikWeightOverride.set(o);
+    }
+    if (st.ikGoalOverride !== void 0) {
+      const o = st.ikGoalOverride;
+      if (!Array.isArray(o) || o.length !== 24 || o.some((v) => typeof v !== "number"))
+        throw new HubError("hub state.ikGoalOverride: need 24 numbers (NaN: none)");
+      this.ikGoalOverride.set(o);
     }
     if (st.source !== void 0) {
       try {
@@ -20096,6 +20110,10 @@ var RetargetHub = class _RetargetHub {
           ls.ankle[c] = SP[se3 + c];
         }
       }
+      const go = this.ikGoalOverride;
+      const o6 = 6 * li;
+      if (!Number.isNaN(go[o6])) for (let c = 0; c < 3; c++) tp[c] = go[o6 + c];
+      if (!Number.isNaN(go[o6 + 3])) for (let c = 0; c < 3; c++) g.bendGoal[c] = go[o6 + 3 + c];
       targets[3 * li] = tp[0];
       targets[3 * li + 1] = tp[1];
       targets[3 * li + 2] = tp[2];
@@ -20117,7 +20135,8 @@ var RetargetHub = class _RetargetHub {
       const w = Number.isNaN(ov[o3]) ? own2 : ov[o3];
       l.goal.weights[0] = w;
       l.goal.weights[1] = Number.isNaN(ov[o3 + 1]) ? own2 : ov[o3 + 1];
-      l.goal.weights[2] = Number.isNaN(ov[o3 + 2]) ? l.arm ? 1 : 0 : ov[o3 + 2];
+      const bendSet = l.arm || !Number.isNaN(this.ikGoalOverride[6 * li + 3]);
+      l.goal.weights[2] = Number.isNaN(ov[o3 + 2]) || !bendSet ? l.arm ? 1 : 0 : ov[o3 + 2];
       this.ikWeights[li] = w;
       if (w <= 0) continue;
       if (l.arm) l.ik.solve(W, P, l.goal);
@@ -21060,6 +21079,42 @@ function command(handle, json2) {
         for (let l = 0; l < 4; l++)
           out.push(Array.from(next.subarray(3 * l, 3 * l + 3), (v) => Number.isNaN(v) ? null : v));
         return ok({ limbs: out });
+      }
+      case "ikGoals": {
+        only(["limbs"]);
+        const limbs = msg.limbs;
+        if (!Array.isArray(limbs) || limbs.length !== 4)
+          throw new Fail2(
+            "limbs",
+            `need 4 entries (leftArm, rightArm, leftLeg, rightLeg), got ${show2(limbs)}`
+          );
+        const next = Float64Array.from(hub.ikGoalOverride);
+        const point = (v, f, at) => {
+          if (v === null || v === void 0) {
+            next.fill(Number.NaN, at, at + 3);
+            return;
+          }
+          if (!Array.isArray(v) || v.length !== 3 || v.some((x) => typeof x !== "number" || !Number.isFinite(x)))
+            throw new Fail2(f, `need [x, y, z] (metres) or null, got ${show2(v)}`);
+          next[at] = neg(v[0]);
+          next[at + 1] = v[1];
+          next[at + 2] = v[2];
+        };
+        for (let l = 0; l < 4; l++) {
+          const e2 = limbs[l];
+          if (e2 === null) {
+            next.fill(Number.NaN, 6 * l, 6 * l + 6);
+            continue;
+          }
+          if (!isObject2(e2))
+            throw new Fail2(`limbs[${l}]`, `need {"target", "bendGoal"} or null, got ${show2(e2)}`);
+          for (const k of Object.keys(e2))
+            if (k !== "target" && k !== "bendGoal") throw new Fail2(`limbs[${l}].${k}`, "unknown field");
+          point(e2.target, `limbs[${l}].target`, 6 * l);
+          point(e2.bendGoal, `limbs[${l}].bendGoal`, 6 * l + 3);
+        }
+        hub.ikGoalOverride.set(next);
+        return ok({});
       }
       case "limbWeightState": {
         only(["footHeight"]);
