@@ -8,6 +8,8 @@
  *   the hub's layer values of the last frame in the original's table, the thresholds set;
  * - ikWeights (TwoBoneIKSolver.LimbIK positionWeight/rotationWeight/bendGoalWeight with driveWeights):
  *   the weights the solver uses from the next frame, the output changed; null gives them back;
+ * - ikGoals (LimbIK.target/bendGoal positions): the solver aims there from the next frame; null gives
+ *   them back; both overrides survive a hot reload;
  * - setHandPosePreset with the original's Korean names (가위, 바위, 보, 브이, 검지, 초기화): the same
  *   finger values as the English names.
  * Not run in Unity: the C# side of these (the facades in Runtime/Shells) is compile-checked only.
@@ -204,12 +206,14 @@ describe('the original API facades reach the hub (the shipped bundle)', () => {
     }
   });
 
-  it('ikWeights survive a hot reload (the hub state through JSON), unset entries stay unset', () => {
+  it('ikWeights and ikGoals survive a hot reload (the hub state through JSON), unset entries stay unset', () => {
     const hub = new RetargetHub(clip.skeleton, target);
     hub.ikWeightOverride.set([0.25, 1, 0], 3);
+    hub.ikGoalOverride.set([0.1, 1.2, -0.3], 6);
     const back = RetargetHub.fromState(clip.skeleton, target, JSON.parse(JSON.stringify(hub.exportState())));
     expect(Array.from(back.ikWeightOverride)).toEqual(Array.from(hub.ikWeightOverride));
     expect(Number.isNaN(back.ikWeightOverride[0])).toBe(true);
+    expect(Array.from(back.ikGoalOverride)).toEqual(Array.from(hub.ikGoalOverride));
     const bad = { ...hub.exportState(), ikWeightOverride: [2] };
     expect(() => RetargetHub.fromState(clip.skeleton, target, bad)).toThrow(/ikWeightOverride/);
   });
