@@ -116,7 +116,8 @@ export class RawWs {
     const end = Date.now() + ms;
     while (!pred()) {
       const left = end - Date.now();
-      if (left <= 0) throw new Error(`raw client: timed out waiting for ${what} (head ${JSON.stringify(this.head)})`);
+      if (left <= 0)
+        throw new Error(`raw client: timed out waiting for ${what} (head ${JSON.stringify(this.head)})`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -137,7 +138,10 @@ export class RawWs {
     await this.until('a close frame', () => this.frames.some((f) => f.opcode === 8) || this.ended);
     const f = this.frames.find((x) => x.opcode === 8);
     if (!f) throw new Error('raw client: the connection ended without a close frame');
-    return { code: f.payload.length >= 2 ? f.payload.readUInt16BE(0) : 1005, reason: f.payload.subarray(2).toString('utf8') };
+    return {
+      code: f.payload.length >= 2 ? f.payload.readUInt16BE(0) : 1005,
+      reason: f.payload.subarray(2).toString('utf8'),
+    };
   }
 
   /** Text messages received, parsed as JSON. */

@@ -16,9 +16,9 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { type RemoteServerHandle, startRemoteServer } from '../src/live/node/remoteServer';
 import { ACTIONS, DEFAULT_MAX_MESSAGE_BYTES, errorReply, RemoteControl } from '../src/live/remote';
+import { clientFrame, RawWs, textOf } from './rawws';
 import { type Fixture, makeFixture } from './remote.fixture';
 import { TestClient } from './remote.wsclient';
-import { clientFrame, RawWs, textOf } from './rawws';
 
 function has(cmd: string): boolean {
   try {
@@ -176,16 +176,6 @@ const upgrade = (target: string, extra = '', key = 'dGhlIHNhbXBsZSBub25jZQ==') =
   `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`;
 
 const statusOf = (head: string) => Number(head.split(' ')[1]);
-
-/** A masked client text frame (RFC 6455 section 5.2), by hand. */
-function textFrame(text: string, mask = [1, 2, 3, 4]): Buffer {
-  const payload = Buffer.from(text, 'utf8');
-  const n = payload.length;
-  const len = n < 126 ? Buffer.from([0x80 | n]) : Buffer.from([0x80 | 126, n >> 8, n & 0xff]);
-  if (n > 0xffff) throw new Error('textFrame: up to 65535 bytes');
-  const masked = payload.map((b, i) => b ^ mask[i % 4]);
-  return Buffer.concat([Buffer.from([0x81]), len, Buffer.from(mask), masked]);
-}
 
 beforeAll(() => {
   if (!HAS) return;
@@ -465,7 +455,10 @@ async function runScript(url: string): Promise<{ a: unknown[]; b: unknown[] }> {
       for (const r of slow)
         if (!r.ended && (await new Promise<boolean>((ok) => r.socket.write(batch, (e) => ok(!e))))) sent++;
       if (sent === 0) break;
-      await h.until('the batches to be handled', () => h.handled.length >= before + sent * 100 || dropped() === N);
+      await h.until(
+        'the batches to be handled',
+        () => h.handled.length >= before + sent * 100 || dropped() === N,
+      );
     }
     await h.until('every slow client to be dropped', () => dropped() === N);
     await h.until('the slow clients to be closed', () => h.count(/unity-[2-5] closed/) === N);
@@ -484,15 +477,25 @@ async function runScript(url: string): Promise<{ a: unknown[]; b: unknown[] }> {
     expect(await evil.answered()).toBe(403);
     expect(evil.head).toMatch(/^HTTP\/1\.1 403 Forbidden/);
     // the refused page's message (it may try anyway) never reaches the protocol
-    await evil.send(textOf({ action: 'updateValueRealtime', characterName: 'Alice', property: 'avatarScale', value: 3 }));
+    await evil.send(
+      textOf({ action: 'updateValueRealtime', characterName: 'Alice', property: 'avatarScale', value: 3 }),
+    );
     await evil.until('the refused connection to end', () => evil.ended);
     expect(h.handled).toEqual([]);
     expect(h.fx.hubs.get('Alice')!.settings.avatarScale).toBe(before);
     // the allowed page (case and a trailing slash aside) and a script without Origin both set values
-    for (const headers of [{ Origin: 'HTTP://127.0.0.1:8064/' }, {}]) {
+    for (const headers of [{ Origin: 'HTTP://127.0.0.1:8064/' }, {}] as Record<string, string>[]) {
       const ok = raw(h.port, headers);
       expect(await ok.answered()).toBe(101);
-      await ok.send(textOf({ action: 'updateValueRealtime', id: 1, characterName: 'Alice', property: 'avatarScale', value: 1.1 }));
+      await ok.send(
+        textOf({
+          action: 'updateValueRealtime',
+          id: 1,
+          characterName: 'Alice',
+          property: 'avatarScale',
+          value: 1.1,
+        }),
+      );
       await ok.until('the reply', () => ok.texts().length === 1);
       expect(ok.texts()[0]).toMatchObject({ ok: true, value: 1.1 });
     }
@@ -500,7 +503,10 @@ async function runScript(url: string): Promise<{ a: unknown[]; b: unknown[] }> {
     // "null" (a file:// page) is a browser origin too
     const file = raw(h.port, { Origin: 'null' });
     expect(await file.answered()).toBe(403);
-    await h.until('the refusal logs', () => h.count(/^0 refused .*: 403 \(origin .* is not on the allow-list/) === 2);
+    await h.until(
+      'the refusal logs',
+      () => h.count(/^0 refused .*: 403 \(origin .* is not on the allow-list/) === 2,
+    );
     expect(h.problems()).toEqual([]);
     // the default allow-list is empty: no web page at all
     const d = await startHost();
@@ -514,9 +520,15 @@ async function runScript(url: string): Promise<{ a: unknown[]; b: unknown[] }> {
     const r = raw(h.port);
     expect(await r.answered()).toBe(101);
     await r.send(
-      textOf({ action: 'updateValueRealtime', characterName: 'Alice', property: 'avatarScale', value: 2 }, null),
+      textOf(
+        { action: 'updateValueRealtime', characterName: 'Alice', property: 'avatarScale', value: 2 },
+        null,
+      ),
     );
-    expect(await r.closeFrame()).toEqual({ code: 1002, reason: 'unmasked client frame (RFC 6455 section 5.1)' });
+    expect(await r.closeFrame()).toEqual({
+      code: 1002,
+      reason: 'unmasked client frame (RFC 6455 section 5.1)',
+    });
     await r.until('the connection to end', () => r.ended);
     expect(r.texts()).toEqual([]);
     expect(h.handled).toEqual([]);
