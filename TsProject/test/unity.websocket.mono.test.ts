@@ -15,7 +15,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { type RemoteServerHandle, startRemoteServer } from '../src/live/node/remoteServer';
-import { ACTIONS, errorReply, RemoteControl } from '../src/live/remote';
+import { ACTIONS, DEFAULT_MAX_MESSAGE_BYTES, errorReply, RemoteControl } from '../src/live/remote';
+import { clientFrame, RawWs, textOf } from './rawws';
 import { type Fixture, makeFixture } from './remote.fixture';
 import { TestClient } from './remote.wsclient';
 
@@ -45,6 +46,10 @@ class MonoHost {
   /** Client ids in the order their messages reached the protocol. */
   readonly handled: string[] = [];
   port = 0;
+  /** The server's message size limit (the host's S line). */
+  maxMessageBytes = 0;
+  /** The server's PeakQueuedBytes (the host's Q lines). */
+  peakQueued = 0;
   private waiters: (() => void)[] = [];
   private exited = false;
 
@@ -60,6 +65,8 @@ class MonoHost {
     });
     createInterface({ input: proc.stdout! }).on('line', (line) => {
       if (line.startsWith('P ')) this.port = Number(line.slice(2));
+      else if (line.startsWith('S ')) this.maxMessageBytes = Number(line.slice(2));
+      else if (line.startsWith('Q ')) this.peakQueued = Number(line.slice(2));
       else if (line.startsWith('L ')) this.logs.push(line.slice(2));
       else if (line.startsWith('M ')) {
         const [, clientId, b64] = line.split(' ');
@@ -118,6 +125,12 @@ let tmp = '';
 const hosts: MonoHost[] = [];
 const clients: TestClient[] = [];
 const sockets: net.Socket[] = [];
+const raws: RawWs[] = [];
+function raw(port: number, headers: Record<string, string> = {}): RawWs {
+  const r = RawWs.open(port, '/retargeting', headers);
+  raws.push(r);
+  return r;
+}
 const nodeServers: RemoteServerHandle[] = [];
 
 async function startHost(args: string[] = []): Promise<MonoHost> {
@@ -125,7 +138,7 @@ async function startHost(args: string[] = []): Promise<MonoHost> {
   const proc = spawn('mono', ['--debug', exe, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   const host = new MonoHost(proc, fx, new RemoteControl(fx.characters));
   hosts.push(host);
-  await host.until('the port line', () => host.port > 0);
+  await host.until('the port lines', () => host.port > 0 && host.maxMessageBytes > 0);
   return host;
 }
 
@@ -164,16 +177,6 @@ const upgrade = (target: string, extra = '', key = 'dGhlIHNhbXBsZSBub25jZQ==') =
 
 const statusOf = (head: string) => Number(head.split(' ')[1]);
 
-/** A masked client text frame (RFC 6455 section 5.2), by hand. */
-function textFrame(text: string, mask = [1, 2, 3, 4]): Buffer {
-  const payload = Buffer.from(text, 'utf8');
-  const n = payload.length;
-  const len = n < 126 ? Buffer.from([0x80 | n]) : Buffer.from([0x80 | 126, n >> 8, n & 0xff]);
-  if (n > 0xffff) throw new Error('textFrame: up to 65535 bytes');
-  const masked = payload.map((b, i) => b ^ mask[i % 4]);
-  return Buffer.concat([Buffer.from([0x81]), len, Buffer.from(mask), masked]);
-}
-
 beforeAll(() => {
   if (!HAS) return;
   tmp = mkdtempSync(path.join(os.tmpdir(), 'kind-ws-mono-'));
@@ -199,6 +202,7 @@ beforeAll(() => {
 afterEach(async () => {
   for (const c of clients.splice(0)) c.close();
   for (const s of sockets.splice(0)) s.destroy();
+  for (const r of raws.splice(0)) r.destroy();
   for (const s of nodeServers.splice(0)) await s.close();
   for (const h of hosts.splice(0)) {
     h.proc.kill();
@@ -329,7 +333,9 @@ async function runScript(url: string): Promise<{ a: unknown[]; b: unknown[] }> {
   });
 
   it('a message over the size cap closes that client with 1009 (as the Node server); the others go on', async () => {
-    const h = await startHost(['--max-message-bytes', '16384']);
+    const h = await startHost(); // the default: the protocol's limit
+    expect(h.maxMessageBytes).toBe(DEFAULT_MAX_MESSAGE_BYTES); // one limit for transport and protocol
+    expect(DEFAULT_MAX_MESSAGE_BYTES).toBe(16384);
     const node = await startRemoteServer({ control: new RemoteControl(makeFixture().characters), port: 0 });
     nodeServers.push(node);
     const codes: number[] = [];
@@ -348,7 +354,13 @@ async function runScript(url: string): Promise<{ a: unknown[]; b: unknown[] }> {
       expect(other.messages[0]).toMatchObject({ id: 'after', ok: true });
     }
     expect(codes).toEqual([1009, 1009]);
-    await h.until('the close log', () => h.count(/closed \(1009\)/) === 1);
+    // the C# close frame names the limit (a raw client reads the reason)
+    const r = raw(h.port);
+    expect(await r.answered()).toBe(101);
+    await r.send(textOf('x'.repeat(16385)));
+    expect(await r.closeFrame()).toEqual({ code: 1009, reason: 'message larger than 16384 bytes' });
+    await r.send(clientFrame(8, Buffer.from([0x03, 0xf1]))); // the close handshake's answer (1009)
+    await h.until('the close logs', () => h.count(/closed \(1009\)/) === 2);
     expect(h.problems()).toEqual([]);
   });
 
@@ -419,33 +431,117 @@ async function runScript(url: string): Promise<{ a: unknown[]; b: unknown[] }> {
     a.send({ action: 'refresh', id: 'a2' });
     await a.until((m) => m.length === 2, WAIT);
     expect(h.handled).toEqual(['unity-1', 'unity-3', 'unity-1']);
+    // an abrupt disconnect is normal: logged as information, not as a problem
+    expect(h.problems()).toEqual([]);
   });
 
-  it('a client that stops reading is dropped once more than maxQueuedPerClient replies wait; the others go on', async () => {
-    const h = await startHost(['--max-queued', '4']);
+  it('clients that stop reading are dropped once their send queue would pass the byte cap; the queue never does; the others go on', async () => {
+    const CAP = 65536;
+    const h = await startHost(['--max-queued-bytes', String(CAP)]);
     const a = await connect(h.url);
-    const r = await rawHead(h.port, upgrade('/retargeting'));
-    expect(statusOf(r.head)).toBe(101);
-    r.socket.pause(); // reads nothing more: the replies fill the socket buffers, then the server's queue
-    const request = textFrame(JSON.stringify({ action: 'getCharacterData', characterName: 'Alice' }));
-    // at most 4000 requests (about 30 MB of replies, more than loopback buffers hold); stop once dropped
-    for (let i = 0; i < 40 && h.count(/dropping the client/) === 0; i++) {
-      const batch = Buffer.concat(Array.from({ length: 100 }, () => request));
-      const sent = await new Promise<boolean>((resolve) => r.socket.write(batch, (e) => resolve(!e)));
-      if (!sent) break;
+    const N = 4; // non-reading clients asking for character data (the case, fewer for a 2-core box)
+    const slow = Array.from({ length: N }, () => raw(h.port));
+    for (const r of slow) {
+      expect(await r.answered()).toBe(101);
+      r.socket.pause(); // reads nothing more: the replies fill the socket buffers, then the server's queue
+    }
+    const request = textOf({ action: 'getCharacterData', characterName: 'Alice' });
+    const batch = Buffer.concat(Array.from({ length: 100 }, () => request));
+    const dropped = () => h.count(/send queue would go over 65536 bytes .*dropping the client/);
+    // at most 4000 requests each (about 30 MB of replies, more than loopback buffers hold); stop once all dropped
+    for (let i = 0; i < 40 && dropped() < N; i++) {
+      const before = h.handled.length;
+      let sent = 0;
+      for (const r of slow)
+        if (!r.ended && (await new Promise<boolean>((ok) => r.socket.write(batch, (e) => ok(!e))))) sent++;
+      if (sent === 0) break;
       await h.until(
-        'the batch to be handled',
-        () => h.handled.length >= (i + 1) * 100 || h.count(/dropping the client/) > 0,
+        'the batches to be handled',
+        () => h.handled.length >= before + sent * 100 || dropped() === N,
       );
     }
-    await h.until(
-      'the slow client to be dropped',
-      () => h.count(/^1 unity-2: more than 4 messages waiting; dropping the client/) === 1,
-    );
-    await h.until('the slow client to be closed', () => h.count(/unity-2 closed/) === 1);
+    await h.until('every slow client to be dropped', () => dropped() === N);
+    await h.until('the slow clients to be closed', () => h.count(/unity-[2-5] closed/) === N);
+    // the bound: never more than the cap queued for one client (replies are ~7.5 KB: it did fill up)
+    expect(h.peakQueued).toBeGreaterThan(CAP / 2);
+    expect(h.peakQueued).toBeLessThanOrEqual(CAP);
     a.send({ action: 'refresh', id: 'still' });
     await a.until((m) => m.length === 1, WAIT);
     expect(a.messages[0]).toMatchObject({ id: 'still', ok: true });
+  });
+
+  it('Origin: a web page not on the allow-list gets 403 and sets nothing; allowed origins and clients without Origin work', async () => {
+    const h = await startHost(['--allow-origin', 'http://127.0.0.1:8064']);
+    const before = h.fx.hubs.get('Alice')!.settings.avatarScale;
+    const evil = raw(h.port, { Origin: 'https://evil.example' });
+    expect(await evil.answered()).toBe(403);
+    expect(evil.head).toMatch(/^HTTP\/1\.1 403 Forbidden/);
+    // the refused page's message (it may try anyway) never reaches the protocol
+    await evil.send(
+      textOf({ action: 'updateValueRealtime', characterName: 'Alice', property: 'avatarScale', value: 3 }),
+    );
+    await evil.until('the refused connection to end', () => evil.ended);
+    expect(h.handled).toEqual([]);
+    expect(h.fx.hubs.get('Alice')!.settings.avatarScale).toBe(before);
+    // the allowed page (case and a trailing slash aside) and a script without Origin both set values
+    for (const headers of [{ Origin: 'HTTP://127.0.0.1:8064/' }, {}] as Record<string, string>[]) {
+      const ok = raw(h.port, headers);
+      expect(await ok.answered()).toBe(101);
+      await ok.send(
+        textOf({
+          action: 'updateValueRealtime',
+          id: 1,
+          characterName: 'Alice',
+          property: 'avatarScale',
+          value: 1.1,
+        }),
+      );
+      await ok.until('the reply', () => ok.texts().length === 1);
+      expect(ok.texts()[0]).toMatchObject({ ok: true, value: 1.1 });
+    }
+    expect(h.fx.hubs.get('Alice')!.settings.avatarScale).toBe(1.1);
+    // "null" (a file:// page) is a browser origin too
+    const file = raw(h.port, { Origin: 'null' });
+    expect(await file.answered()).toBe(403);
+    await h.until(
+      'the refusal logs',
+      () => h.count(/^0 refused .*: 403 \(origin .* is not on the allow-list/) === 2,
+    );
+    expect(h.problems()).toEqual([]);
+    // the default allow-list is empty: no web page at all
+    const d = await startHost();
+    const page = raw(d.port, { Origin: 'http://127.0.0.1:8064' });
+    expect(await page.answered()).toBe(403);
+  });
+
+  it('an unmasked client frame is a protocol error: close 1002, never handled (RFC 6455 section 5.1)', async () => {
+    const h = await startHost();
+    const before = h.fx.hubs.get('Alice')!.settings.avatarScale;
+    const r = raw(h.port);
+    expect(await r.answered()).toBe(101);
+    await r.send(
+      textOf(
+        { action: 'updateValueRealtime', characterName: 'Alice', property: 'avatarScale', value: 2 },
+        null,
+      ),
+    );
+    expect(await r.closeFrame()).toEqual({
+      code: 1002,
+      reason: 'unmasked client frame (RFC 6455 section 5.1)',
+    });
+    await r.until('the connection to end', () => r.ended);
+    expect(r.texts()).toEqual([]);
+    expect(h.handled).toEqual([]);
+    expect(h.fx.hubs.get('Alice')!.settings.avatarScale).toBe(before);
+    await h.until('the close log', () => h.count(/unity-1 closed \(1002\)/) === 1);
+    expect(h.count(/unity-1: unmasked client frame .*; closed with 1002/)).toBe(1);
+    // a masked one on another connection is answered as ever
+    const ok = raw(h.port);
+    expect(await ok.answered()).toBe(101);
+    await ok.send(textOf({ action: 'refresh', id: 'm' }));
+    await ok.until('the reply', () => ok.texts().length === 1);
+    expect(ok.texts()[0]).toMatchObject({ id: 'm', ok: true });
+    expect(h.problems()).toEqual([]);
   });
 
   it('with a token: 401 without it or with a wrong one; accepted as ?token= or the x-kind-token header', async () => {

@@ -504,7 +504,7 @@ export function registerCleanupCommand(program: Command, setExitCode: (code: num
         );
         if (!opts.quiet) {
           console.log(
-            `cleanup batch: ${r.counts.cleaned} of ${r.counts.takes} takes cleaned${r.counts.failed ? `, ${r.counts.failed} failed` : ''}`,
+            `cleanup batch: ${r.counts.cleaned} of ${r.counts.takes} takes cleaned${r.counts.failed ? `, ${r.counts.failed} failed` : ''} (contacts: ${opts.model}${opts.modelFile ? `, ${opts.modelFile}` : ''})`,
           );
           console.log(formatBatchTable(r.takes));
           console.log(`  wrote ${r.counts.cleaned * 3} files and ${r.summary} in ${opts.out}`);

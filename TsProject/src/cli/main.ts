@@ -307,6 +307,10 @@ export function buildProgram(): Command {
     )
     .option('--token <secret>', 'shared token remote clients must give as ?token=')
     .option(
+      '--allow-origin <origin...>',
+      "web pages (origins such as http://192.168.1.5:8080, or *) allowed to use the remote control and the viewer besides the viewer's own; others get 403",
+    )
+    .option(
       '--viewer-port <n>',
       'viewer port (0 = any free one)',
       numberArg('--viewer-port', '0..65535', (v) => Number.isInteger(v) && v >= 0 && v < 65536),
@@ -350,6 +354,7 @@ export function buildProgram(): Command {
         remotePort: opts.remotePort,
         remoteHost: opts.remoteOpen ? '0.0.0.0' : '127.0.0.1',
         token: opts.token,
+        allowedOrigins: opts.allowOrigin,
         viewerPort: opts.viewerPort,
         duration: opts.duration,
         quiet: opts.quiet === true,

@@ -635,6 +635,8 @@ export async function runPuppetServe(o: {
   durationS?: number;
   quiet?: boolean;
   print?: (line: string) => void;
+  /** Browser origins allowed besides the page's own (`--allow-origin`). */
+  allowedOrigins?: readonly string[];
 }): Promise<PuppetServeResult> {
   const print = o.print ?? ((l: string) => console.log(l));
   let landmarks = o.landmarks;
@@ -658,6 +660,8 @@ export async function runPuppetServe(o: {
       port: o.port ?? DEFAULT_PUPPET_PORT,
       character: o.character,
       landmarks,
+      allowedOrigins: o.allowedOrigins,
+      log: (line) => console.error(line), // a refused web page: one line, even with --quiet
     });
   } catch (e) {
     if (tmpFile) fs.rmSync(path.dirname(tmpFile), { recursive: true, force: true });
@@ -746,6 +750,10 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
         'stop after this many seconds (default: until Ctrl-C)',
         positive('--duration', 2e6),
       )
+      .option(
+        '--allow-origin <origin...>',
+        "web pages (origins such as http://192.168.1.5:8080, or *) allowed besides the puppet page's own; others get 403",
+      )
       .option('-q, --quiet', 'print nothing but errors')
       // the page's options come before a subcommand; render's and tune's own after it
       .enablePositionalOptions(),
@@ -757,6 +765,7 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       recording: recordingOptions(opts),
       durationS: opts.duration,
       quiet: opts.quiet === true,
+      allowedOrigins: opts.allowOrigin,
     });
     if (r.signal) setExitCode(r.signal === 'SIGINT' ? 130 : 143);
   });

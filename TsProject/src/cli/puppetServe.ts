@@ -21,6 +21,8 @@
  *   `char_cfg.yaml`, or one image as `/character/image.png` (or `.jpg`);
  * - `GET /recording.json` (option `landmarks`): a landmark recording (issue 12 format);
  * - `GET <path>` for each entry of `files` (tests).
+ * A request carrying an `Origin` header that is neither the page's own (this port on this machine) nor on
+ * `allowedOrigins` gets 403 (src/live/node/origin.ts); requests without one are served.
  * Content types: `.wasm` is `application/wasm` (needed by `WebAssembly.instantiateStreaming`), `.js`
  * `text/javascript`, `.tflite`/`.data`/`.binarypb` `application/octet-stream`, `.yaml` `text/yaml`.
  */
@@ -28,6 +30,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
+import { checkAllowedOrigins, originRefusal } from '../live/node/origin';
 
 /** Default TCP port of `kind puppet` (the live viewer uses 8064). */
 export const DEFAULT_PUPPET_PORT = 8065;
@@ -96,6 +99,10 @@ export interface PuppetServerOptions {
   files?: Record<string, string>;
   /** Model URL given to the page for tasks-vision; default {@link DEFAULT_POSE_TASK_URL}. */
   poseTaskUrl?: string;
+  /** Browser origins allowed besides the page's own (`scheme://host[:port]`; `*`: any). */
+  allowedOrigins?: readonly string[];
+  /** Called with one line per refused origin; default: nothing. */
+  log?: (line: string) => void;
 }
 
 export interface PuppetServer {
@@ -284,7 +291,20 @@ export async function startPuppetServer(options: PuppetServerOptions = {}): Prom
     res.end(notFoundBody);
   };
 
+  const allowedOrigins = [...(options.allowedOrigins ?? [])];
+  checkAllowedOrigins(allowedOrigins, 'puppet server: allowedOrigins');
+  const ownPorts = new Set<number>();
   const server = http.createServer((req, res) => {
+    const why = originRefusal(req.headers.origin, req.headers.host, {
+      allowed: allowedOrigins,
+      pagePorts: ownPorts,
+    });
+    if (why !== null) {
+      options.log?.(`puppet: refused ${req.socket.remoteAddress} ${req.url}: 403 (${why})`);
+      res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+      res.end(`${why}\n`);
+      return;
+    }
     const raw = req.url ?? '/';
     const q = raw.indexOf('?');
     const urlPath = q >= 0 ? raw.slice(0, q) : raw;
@@ -327,6 +347,7 @@ export async function startPuppetServer(options: PuppetServerOptions = {}): Prom
     });
   });
   const address = server.address() as AddressInfo;
+  ownPorts.add(address.port);
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${hostForUrl}:${address.port}/`,

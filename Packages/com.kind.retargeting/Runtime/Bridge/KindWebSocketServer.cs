@@ -47,10 +47,14 @@ namespace KindRetargeting
     /// <c>Connection: Upgrade</c> or with a Sec-WebSocket-Version other than 13, 404 on another path,
     /// 401 without the <see cref="Token"/> (when set; <c>?token=</c> in the URL or the
     /// <c>x-kind-token</c> header), 405 for a method other than GET, 400 for a malformed request or a
-    /// Sec-WebSocket-Key that is not 16 bytes in base64, 503 when <see cref="MaxClients"/> are connected.
-    /// A message over <see cref="MaxMessageBytes"/> closes that client with 1009 (MessageTooBig); a
-    /// binary message gets <see cref="BinaryReply"/>; a client with more than
-    /// <see cref="MaxQueuedPerClient"/> messages waiting to be sent is dropped. Set the options before
+    /// Sec-WebSocket-Key that is not 16 bytes in base64, 503 when <see cref="MaxClients"/> are connected,
+    /// 403 when the request carries an <c>Origin</c> header (a web page) that is not on
+    /// <see cref="AllowedOrigins"/> (requests without one, i.e. scripts, tools and Unity, are not asked).
+    /// A message over <see cref="MaxMessageBytes"/> closes that client with 1009 (MessageTooBig, the
+    /// reason names the limit); an unmasked client frame closes it with 1002 (ProtocolError, RFC 6455
+    /// section 5.1); a binary message gets <see cref="BinaryReply"/>; a client whose outgoing queue would
+    /// go over <see cref="MaxQueuedBytesPerClient"/> bytes is dropped (its TCP connection is cut: a
+    /// client that does not read cannot read a close frame either). Set the options before
     /// <see cref="Start"/>.
     /// </summary>
     public sealed class KindWebSocketServer : IDisposable
@@ -59,6 +63,12 @@ namespace KindRetargeting
         public const string HandshakeGuid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
         /// <summary>The reply to a binary message: the protocol's error shape (src/live/remote errorReply),
         /// the same text the Node server (src/live/node/remoteServer.ts) sends.</summary>
+        /// <summary>The one message size limit, bytes (UTF-8): the transport's default
+        /// <see cref="MaxMessageBytes"/> and the protocol's (src/live/remote DEFAULT_MAX_MESSAGE_BYTES; the
+        /// Node server uses the same constant).</summary>
+        public const int DefaultMaxMessageBytes = 16384;
+        /// <summary>Default <see cref="MaxQueuedBytesPerClient"/>: 1 MiB (the Node server's maxBufferedBytes).</summary>
+        public const int DefaultMaxQueuedBytes = 1 << 20;
         public const string BinaryReply = "{\"action\":null,\"ok\":false,\"error\":{\"field\":\"$\",\"message\":\"need a text message (JSON)\"}}";
 
         /// <summary>TCP port; 0 picks a free one (see <see cref="BoundPort"/>).</summary>
@@ -72,9 +82,14 @@ namespace KindRetargeting
         /// <summary>Most clients at once; more get 503.</summary>
         public int MaxClients = 64;
         /// <summary>Largest message, bytes; a larger one closes that client with 1009.</summary>
-        public int MaxMessageBytes = 64 * 1024;
-        /// <summary>Outgoing messages queued per client at most; a client over it is dropped.</summary>
-        public int MaxQueuedPerClient = 1024;
+        public int MaxMessageBytes = DefaultMaxMessageBytes;
+        /// <summary>Outgoing bytes (UTF-8, the message being sent included) queued per client at most; a
+        /// message that would go over it drops the client.</summary>
+        public int MaxQueuedBytesPerClient = DefaultMaxQueuedBytes;
+        /// <summary>Browser origins allowed to connect (<c>scheme://host[:port]</c>, e.g.
+        /// <c>http://127.0.0.1:8064</c>; <c>*</c>: any). A request with an <c>Origin</c> header not on it
+        /// gets 403; a request without one (not a browser) is not asked. Default: none (no web page).</summary>
+        public string[] AllowedOrigins = new string[0];
         /// <summary>Largest request head (request line and headers), bytes; a larger one gets 400.</summary>
         public int MaxHeadBytes = 8192;
         /// <summary>Time a connection has to send its request head.</summary>
@@ -88,9 +103,11 @@ namespace KindRetargeting
         {
             public string Id;
             public WebSocket Socket;
-            public readonly ConcurrentQueue<string> Outgoing = new ConcurrentQueue<string>();
+            public readonly ConcurrentQueue<byte[]> Outgoing = new ConcurrentQueue<byte[]>();
             public readonly SemaphoreSlim Signal = new SemaphoreSlim(0);
-            public int Queued;
+            /// <summary>Bytes queued and not yet sent (the message being sent included).</summary>
+            public long QueuedBytes;
+            public FrameGuardStream Guard;
             public volatile bool Gone;
             /// <summary>A close frame to send after the queue (0: none).</summary>
             public volatile int CloseStatus;
@@ -116,6 +133,7 @@ namespace KindRetargeting
         int nextClient;
         int slots; // clients holding a slot (handshake answered 101, not yet ended)
         int connections, refused;
+        long peakQueuedBytes;
         CancellationTokenSource stopping = new CancellationTokenSource();
         readonly ConcurrentDictionary<string, Client> clients = new ConcurrentDictionary<string, Client>();
         readonly ConcurrentQueue<Incoming> incoming = new ConcurrentQueue<Incoming>();
@@ -130,6 +148,9 @@ namespace KindRetargeting
         public int Connections { get { return Volatile.Read(ref connections); } }
         /// <summary>Upgrades refused (any 4xx/5xx answer) since Start.</summary>
         public int Refused { get { return Volatile.Read(ref refused); } }
+        /// <summary>The most bytes any client had queued at once since Start (stays within
+        /// <see cref="MaxQueuedBytesPerClient"/>).</summary>
+        public long PeakQueuedBytes { get { return Interlocked.Read(ref peakQueuedBytes); } }
         /// <summary>True between Start and Stop.</summary>
         public bool IsRunning { get { return running; } }
         /// <summary>ws://host:port/path (without the token).</summary>
@@ -145,7 +166,8 @@ namespace KindRetargeting
             if (string.IsNullOrEmpty(Path) || Path[0] != '/') throw new ArgumentOutOfRangeException("Path", Path, "need a path starting with /");
             if (MaxClients < 1) throw new ArgumentOutOfRangeException("MaxClients", MaxClients, "need >= 1");
             if (MaxMessageBytes < 1) throw new ArgumentOutOfRangeException("MaxMessageBytes", MaxMessageBytes, "need >= 1");
-            if (MaxQueuedPerClient < 1) throw new ArgumentOutOfRangeException("MaxQueuedPerClient", MaxQueuedPerClient, "need >= 1");
+            if (MaxQueuedBytesPerClient < MaxMessageBytes) throw new ArgumentOutOfRangeException("MaxQueuedBytesPerClient", MaxQueuedBytesPerClient, "need >= MaxMessageBytes");
+            if (AllowedOrigins == null) AllowedOrigins = new string[0];
             if (MaxHeadBytes < 256) throw new ArgumentOutOfRangeException("MaxHeadBytes", MaxHeadBytes, "need >= 256");
             stopping = new CancellationTokenSource();
             listener = new TcpListener(AllowNetwork ? IPAddress.Any : IPAddress.Loopback, Port);
@@ -191,15 +213,18 @@ namespace KindRetargeting
                 n++;
                 if (m.Text == null)
                 {
-                    Send(m.From, BinaryReply);
+                    Send(m.From, Encoding.UTF8.GetBytes(BinaryReply));
                     continue;
                 }
                 KindSocketResult r;
                 try { r = handler.OnText(m.From.Id, m.Text); }
                 catch (Exception e) { Log(true, "the handler threw on a message of " + m.From.Id + ": " + e.Message); continue; }
-                if (!string.IsNullOrEmpty(r.Reply)) Send(m.From, r.Reply);
+                if (!string.IsNullOrEmpty(r.Reply)) Send(m.From, Encoding.UTF8.GetBytes(r.Reply));
                 if (!string.IsNullOrEmpty(r.Broadcast))
-                    foreach (var kv in clients) if (kv.Value != m.From) Send(kv.Value, r.Broadcast);
+                {
+                    byte[] b = Encoding.UTF8.GetBytes(r.Broadcast); // shared by every client's queue (never written)
+                    foreach (var kv in clients) if (kv.Value != m.From) Send(kv.Value, b);
+                }
             }
             return n;
         }
@@ -234,19 +259,46 @@ namespace KindRetargeting
             activity.Set();
         }
 
-        void Send(Client c, string text)
+        void Send(Client c, byte[] bytes)
         {
             if (c.Gone || c.CloseStatus != 0) return;
-            if (Interlocked.Increment(ref c.Queued) > MaxQueuedPerClient)
+            long queued = Interlocked.Add(ref c.QueuedBytes, bytes.Length);
+            if (queued > MaxQueuedBytesPerClient)
             {
+                Interlocked.Add(ref c.QueuedBytes, -bytes.Length);
                 c.Gone = true;
-                Log(true, c.Id + ": more than " + MaxQueuedPerClient + " messages waiting; dropping the client");
+                Log(true, c.Id + ": send queue would go over " + MaxQueuedBytesPerClient + " bytes (" + queued +
+                    "; the client is not reading); dropping the client");
                 try { c.Socket.Abort(); } catch (Exception) { }
                 c.Signal.Release();
                 return;
             }
-            c.Outgoing.Enqueue(text);
+            long peak;
+            while (queued > (peak = Interlocked.Read(ref peakQueuedBytes)) &&
+                   Interlocked.CompareExchange(ref peakQueuedBytes, queued, peak) != peak) { }
+            c.Outgoing.Enqueue(bytes);
             c.Signal.Release();
+        }
+
+        /// <summary>"scheme://host[:port]" lower-cased, without a trailing slash.</summary>
+        static string NormalizeOrigin(string origin)
+        {
+            string o = origin.Trim().ToLowerInvariant();
+            while (o.EndsWith("/", StringComparison.Ordinal)) o = o.Substring(0, o.Length - 1);
+            return o;
+        }
+
+        bool OriginAllowed(string origin)
+        {
+            if (origin == null) return true; // not a browser: scripts, tools, Unity
+            string o = NormalizeOrigin(origin);
+            foreach (string a in AllowedOrigins)
+            {
+                if (string.IsNullOrEmpty(a)) continue;
+                string n = NormalizeOrigin(a);
+                if (n == "*" || n == o) return true;
+            }
+            return false;
         }
 
         async Task AcceptLoop(TcpListener l)
@@ -384,6 +436,11 @@ namespace KindRetargeting
                 if (!TokenMatches(given, Token)) { why = "bad or missing token"; return 401; }
             }
             if (h.Method != "GET") { why = "method " + h.Method; return 405; }
+            if (!OriginAllowed(h.Header("Origin")))
+            {
+                why = "origin " + h.Header("Origin") + " is not on the allow-list (AllowedOrigins)";
+                return 403;
+            }
             if (h.Header("Sec-WebSocket-Version") != "13")
             {
                 extraHeaders = "Sec-WebSocket-Version: 13\r\n";
@@ -401,6 +458,7 @@ namespace KindRetargeting
             {
                 case 400: return "Bad Request";
                 case 401: return "Unauthorized";
+                case 403: return "Forbidden";
                 case 404: return "Not Found";
                 case 405: return "Method Not Allowed";
                 case 426: return "Upgrade Required";
@@ -426,6 +484,14 @@ namespace KindRetargeting
             string body = why + "\n";
             await WriteAscii(stream, "HTTP/1.1 " + status + " " + ReasonPhrase(status) + "\r\nConnection: close\r\n" + extraHeaders +
                 "Content-Type: text/plain\r\nContent-Length: " + Encoding.ASCII.GetByteCount(body) + "\r\n\r\n" + body).ConfigureAwait(false);
+            await Linger(tcp, stream).ConfigureAwait(false);
+        }
+
+        /// <summary>Shuts our side and reads and drops what the client still sends (at most 1 MiB,
+        /// CloseTimeout), so that closing does not reset the connection before the client has read our
+        /// last bytes.</summary>
+        async Task Linger(TcpClient tcp, Stream stream)
+        {
             try
             {
                 tcp.Client.Shutdown(SocketShutdown.Send);
@@ -480,12 +546,16 @@ namespace KindRetargeting
                 }
                 slot = true;
                 if (!running) return;
+                // the id is taken before the 101 goes out: ids follow the order clients see their upgrade answered
+                string id = "unity-" + Interlocked.Increment(ref nextClient);
                 await WriteAscii(stream, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
                     AcceptKey(head.Header("Sec-WebSocket-Key")) + "\r\n\r\n").ConfigureAwait(false);
+                var guard = new FrameGuardStream(stream);
                 c = new Client
                 {
-                    Id = "unity-" + Interlocked.Increment(ref nextClient),
-                    Socket = WebSocket.CreateFromStream(stream, true, null, KeepAliveInterval),
+                    Id = id,
+                    Guard = guard,
+                    Socket = WebSocket.CreateFromStream(guard, true, null, KeepAliveInterval),
                 };
                 clients[c.Id] = c;
                 Interlocked.Increment(ref connections);
@@ -496,7 +566,15 @@ namespace KindRetargeting
             }
             catch (Exception e)
             {
-                if (running) Log(true, (c != null ? c.Id : from) + ": " + e.Message);
+                if (c != null && c.Guard.Violation != null)
+                {
+                    // our close frame (1002) is out; let the client read it before the socket goes
+                    Log(false, c.Id + ": " + c.Guard.Violation + "; closed with 1002");
+                    try { await Linger(tcp, tcp.GetStream()).ConfigureAwait(false); } catch (Exception) { }
+                }
+                else if (c != null && Abrupt(e))
+                    Log(false, c.Id + " disconnected without a close frame (" + Innermost(e).Message + ")");
+                else if (running) Log(true, (c != null ? c.Id : from) + ": " + e.Message);
             }
             finally
             {
@@ -510,7 +588,8 @@ namespace KindRetargeting
                     {
                         try { await sender.ConfigureAwait(false); } catch (Exception) { }
                     }
-                    string code = c.Socket.CloseStatus.HasValue ? ((int)c.Socket.CloseStatus.Value).ToString() : "no close frame";
+                    string code = c.Socket.CloseStatus.HasValue ? ((int)c.Socket.CloseStatus.Value).ToString()
+                        : c.Guard.SentCloseStatus != 0 ? Convert.ToString(c.Guard.SentCloseStatus) : "no close frame";
                     c.Socket.Dispose();
                     Log(false, c.Id + " closed (" + code + ")");
                 }
@@ -569,6 +648,25 @@ namespace KindRetargeting
             }
         }
 
+        /// <summary>The peer went away without the close handshake (reset, EOF mid-stream): normal for
+        /// a remote control (a closed laptop lid, a killed script).</summary>
+        static bool Abrupt(Exception e)
+        {
+            for (Exception x = e; x != null; x = x.InnerException)
+            {
+                if (x is SocketException || x is IOException || x is ObjectDisposedException) return true;
+                var w = x as WebSocketException;
+                if (w != null && w.WebSocketErrorCode == WebSocketError.ConnectionClosedPrematurely) return true;
+            }
+            return false;
+        }
+
+        static Exception Innermost(Exception e)
+        {
+            while (e.InnerException != null) e = e.InnerException;
+            return e;
+        }
+
         void RequestClose(Client c, WebSocketCloseStatus status, string reason)
         {
             c.CloseReason = reason;
@@ -583,12 +681,11 @@ namespace KindRetargeting
                 while (true)
                 {
                     await c.Signal.WaitAsync().ConfigureAwait(false);
-                    string text;
-                    while (!c.Gone && c.Outgoing.TryDequeue(out text))
+                    byte[] bytes;
+                    while (!c.Gone && c.Outgoing.TryDequeue(out bytes))
                     {
-                        Interlocked.Decrement(ref c.Queued);
-                        byte[] bytes = Encoding.UTF8.GetBytes(text);
                         await c.Socket.SendAsync(new ArraySegment<byte>(bytes), WebSocketMessageType.Text, true, stopping.Token).ConfigureAwait(false);
+                        Interlocked.Add(ref c.QueuedBytes, -bytes.Length); // counted until the socket took it
                     }
                     if (c.CloseStatus != 0 && !c.Gone)
                     {
@@ -607,6 +704,146 @@ namespace KindRetargeting
                 try { c.Socket.Abort(); } catch (Exception) { }
             }
             finally { c.Closed.TrySetResult(true); }
+        }
+    }
+
+    /// <summary>
+    /// The stream under the server's WebSocket: passes bytes through, follows the client's frame headers
+    /// (RFC 6455 section 5.2) and refuses an unmasked client frame (section 5.1: "a server MUST close the
+    /// connection upon receiving a frame that is not masked", status 1002): it writes a close frame 1002
+    /// itself (between two whole frames of the WebSocket: System.Net.WebSockets writes each frame with one
+    /// Write call, and writes are serialized here) and fails the read, so the frame never reaches the
+    /// protocol. System.Net.WebSockets' server side does not check the mask bit (it unmasks when set and
+    /// passes unmasked frames on), hence this check.
+    /// </summary>
+    sealed class FrameGuardStream : Stream
+    {
+        readonly Stream inner;
+        readonly SemaphoreSlim writeLock = new SemaphoreSlim(1, 1);
+        readonly byte[] head = new byte[14];
+        int have, need = 2;
+        long payloadLeft;
+        volatile bool closed;
+        /// <summary>Why the connection was refused (null: not).</summary>
+        public volatile string Violation;
+        /// <summary>The status of the close frame written here (0: none).</summary>
+        public volatile int SentCloseStatus;
+
+        public FrameGuardStream(Stream inner) { this.inner = inner; }
+
+        /// <summary>Follows the frame headers in bytes read; the violation, or null.</summary>
+        string Scan(byte[] b, int offset, int count)
+        {
+            int i = offset, end = offset + count;
+            while (i < end)
+            {
+                if (payloadLeft > 0)
+                {
+                    long skip = Math.Min(payloadLeft, end - i);
+                    payloadLeft -= skip;
+                    i += (int)skip;
+                    continue;
+                }
+                head[have++] = b[i++];
+                if (have == 2)
+                {
+                    if ((head[1] & 0x80) == 0) return "unmasked client frame (RFC 6455 section 5.1)";
+                    int len7 = head[1] & 0x7f;
+                    need = 2 + (len7 == 126 ? 2 : len7 == 127 ? 8 : 0) + 4;
+                }
+                if (have == need)
+                {
+                    int len7 = head[1] & 0x7f;
+                    long len = len7;
+                    if (len7 == 126) len = (head[2] << 8) | head[3];
+                    else if (len7 == 127)
+                    {
+                        len = 0;
+                        for (int k = 2; k < 10; k++) len = (len << 8) | head[k];
+                        if (len < 0) return "frame length over 2^63 (RFC 6455 section 5.2)";
+                    }
+                    payloadLeft = len;
+                    have = 0;
+                    need = 2;
+                }
+            }
+            return null;
+        }
+
+        async Task Refuse(string why, CancellationToken ct)
+        {
+            Violation = why;
+            await writeLock.WaitAsync().ConfigureAwait(false);
+            try
+            {
+                if (closed) return;
+                closed = true;
+                byte[] reason = Encoding.UTF8.GetBytes(why);
+                var frame = new byte[4 + reason.Length]; // reason <= 123 bytes: one-byte length
+                frame[0] = 0x88;
+                frame[1] = (byte)(2 + reason.Length);
+                frame[2] = 1002 >> 8;
+                frame[3] = 1002 & 0xff;
+                Buffer.BlockCopy(reason, 0, frame, 4, reason.Length);
+                SentCloseStatus = 1002;
+                await inner.WriteAsync(frame, 0, frame.Length, ct).ConfigureAwait(false);
+                await inner.FlushAsync(ct).ConfigureAwait(false);
+            }
+            catch (Exception) { } // the client is gone already
+            finally { writeLock.Release(); }
+        }
+
+        public override async Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken ct)
+        {
+            if (Violation != null) throw new IOException(Violation);
+            int n = await inner.ReadAsync(buffer, offset, count, ct).ConfigureAwait(false);
+            string why = Scan(buffer, offset, n);
+            if (why != null)
+            {
+                await Refuse(why, CancellationToken.None).ConfigureAwait(false);
+                throw new IOException(why);
+            }
+            return n;
+        }
+
+        public override int Read(byte[] buffer, int offset, int count)
+        {
+            return ReadAsync(buffer, offset, count, CancellationToken.None).GetAwaiter().GetResult();
+        }
+
+        public override async Task WriteAsync(byte[] buffer, int offset, int count, CancellationToken ct)
+        {
+            await writeLock.WaitAsync(ct).ConfigureAwait(false);
+            try
+            {
+                if (closed) throw new IOException("the connection was closed (" + Violation + ")");
+                await inner.WriteAsync(buffer, offset, count, ct).ConfigureAwait(false);
+            }
+            finally { writeLock.Release(); }
+        }
+
+        public override void Write(byte[] buffer, int offset, int count)
+        {
+            WriteAsync(buffer, offset, count, CancellationToken.None).GetAwaiter().GetResult();
+        }
+
+        public override Task FlushAsync(CancellationToken ct) { return inner.FlushAsync(ct); }
+        public override void Flush() { inner.Flush(); }
+        public override bool CanRead { get { return true; } }
+        public override bool CanWrite { get { return true; } }
+        public override bool CanSeek { get { return false; } }
+        public override long Length { get { throw new NotSupportedException(); } }
+        public override long Position { get { throw new NotSupportedException(); } set { throw new NotSupportedException(); } }
+        public override long Seek(long offset, SeekOrigin origin) { throw new NotSupportedException(); }
+        public override void SetLength(long value) { throw new NotSupportedException(); }
+
+        // Dispose closes the inner stream (WebSocket.Abort, e.g. on a cancelled receive, ends a pending
+        // read that way), except after a violation: then the server closes the TcpClient itself, after
+        // letting the client read the close frame (Linger).
+        protected override void Dispose(bool disposing)
+        {
+            if (disposing && Violation == null) inner.Dispose();
+            base.Dispose(disposing);
         }
     }
 }

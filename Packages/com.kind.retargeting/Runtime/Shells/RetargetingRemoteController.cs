@@ -26,12 +26,14 @@ namespace KindRetargeting
         public string token = "";
         [Tooltip("Most clients at once; more are refused with HTTP 503.")]
         public int maxClients = 64;
-        [Tooltip("Largest accepted message in bytes; a larger one closes that client with MessageTooBig (1009).")]
-        public int maxMessageBytes = 64 * 1024;
+        [Tooltip("Largest accepted message in bytes (the protocol's limit, 16384); a larger one closes that client with MessageTooBig (1009).")]
+        public int maxMessageBytes = KindWebSocketServer.DefaultMaxMessageBytes;
+        [Tooltip("Web pages (browser origins, e.g. http://127.0.0.1:8064) allowed to connect; '*': any. Others get HTTP 403. Clients without an Origin header (scripts, tools) are not asked. Default: none.")]
+        public string[] allowedOrigins = new string[0];
         [Tooltip("Messages handled per frame at most (the rest wait for the next frame).")]
         public int maxMessagesPerFrame = 256;
-        [Tooltip("Outgoing messages queued per client at most; a client that does not read is dropped.")]
-        public int maxQueuedPerClient = 1024;
+        [Tooltip("Outgoing bytes queued per client at most; a client that does not read is dropped once its queue would go over.")]
+        public int maxQueuedBytesPerClient = KindWebSocketServer.DefaultMaxQueuedBytes;
 
         KindWebSocketServer server;
 
@@ -49,7 +51,8 @@ namespace KindRetargeting
                 Token = token,
                 MaxClients = maxClients,
                 MaxMessageBytes = maxMessageBytes,
-                MaxQueuedPerClient = maxQueuedPerClient,
+                MaxQueuedBytesPerClient = maxQueuedBytesPerClient,
+                AllowedOrigins = allowedOrigins,
             };
             try { server.Start(); }
             catch (Exception e)

@@ -61,6 +61,13 @@ export interface LiveOptions {
   remoteHost?: string;
   /** Shared token the remote clients must give (`?token=`). */
   token?: string;
+  /**
+   * Browser origins (`scheme://host[:port]`, `*`: any) allowed to use the remote control and the viewer
+   * besides the viewer's own pages; others get 403 (src/live/node/origin.ts).
+   */
+  allowedOrigins?: readonly string[];
+  /** Log lines of the servers (refused origins); default console.error. */
+  log?: (line: string) => void;
   /** Viewer HTTP port (default 8064; 0 = ephemeral). */
   viewerPort?: number;
   /** Viewer bind address (default 127.0.0.1). */
@@ -243,6 +250,11 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
         port: remotePort,
         host: options.remoteHost ?? '127.0.0.1',
         token: options.token,
+        allowedOrigins: options.allowedOrigins,
+        log: (line) => {
+          // a refused web page is worth one line; connections and closes are not printed
+          if (/: 403 \(/.test(line)) (options.log ?? console.error)(line);
+        },
       });
     } catch (e) {
       throw new LiveError(`--remote-port ${remotePort}: ${listenMessage(e)}`);
@@ -267,11 +279,14 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
         files,
         port: viewerPort,
         host: options.viewerHost ?? '127.0.0.1',
+        allowedOrigins: options.allowedOrigins,
+        log: options.log ?? ((line) => console.error(line)),
       });
     } catch (e) {
       throw new LiveError(`--viewer-port ${viewerPort}: ${listenMessage(e)}`);
     }
     closers.push(() => viewer.close());
+    remote.allowPagePort(viewer.port); // the viewer's panel is a remote-control client
 
     // 4. the frame loop (NatNet callback); allocation-free per frame
     const latency = new Float64Array(RING);

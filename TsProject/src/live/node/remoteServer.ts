@@ -5,23 +5,31 @@
  * Defaults: port 64212, path `/retargeting`, bound to 127.0.0.1 (pass `host: '0.0.0.0'` to open it to
  * the network). With a `token`, the upgrade request must carry it as `?token=` in the URL or in the
  * `x-kind-token` header, or it is refused with HTTP 401 (compared in constant time). Another path gets
- * 404, a plain HTTP request 426.
+ * 404, a plain HTTP request 426. A browser page whose `Origin` is not allowed gets 403 (src/live/node/origin.ts:
+ * by default only the project's own pages, i.e. the viewer on one of `pagePorts` on this machine, plus
+ * `allowedOrigins`); clients without an `Origin` header (scripts, tools) are not asked.
  *
  * Protection of the frame loop and of the other clients:
- * - messages over `maxMessageBytes` close the connection (ws `maxPayload`, close code 1009);
+ * - messages over `maxMessageBytes` (default DEFAULT_MAX_MESSAGE_BYTES, 16384: the protocol's own limit,
+ *   and the Unity server's) close the connection (ws `maxPayload`, close code 1009; ws sends no reason
+ *   text, the log line names the limit);
+ * - an unmasked client frame closes the connection with 1002 (ws; RFC 6455 section 5.1); logged;
  * - per client a token bucket of `maxMessagesPerSecond` (burst the same): a message over the rate is
  *   dropped unread and answered with an error reply (field `$`);
  * - every send is non-blocking (`ws.send` queues; nothing awaits a client). A client whose send
  *   buffer (`bufferedAmount`: bytes queued in ws and the socket not yet handed to the kernel) is over
- *   `maxBufferedBytes` is skipped (broadcasts and its own replies are dropped and counted), and closed
- *   (terminated) when it stays over for `slowClientTimeoutMs`;
+ *   `maxBufferedBytes` is skipped (broadcasts and its own replies are dropped and counted: the newest
+ *   messages go, so its queue stays under `maxBufferedBytes` plus one message), and closed (terminated:
+ *   a client that does not read cannot read a close frame either) when it stays over for
+ *   `slowClientTimeoutMs`;
  * - binary messages are answered with an error reply; nothing is logged unless `log` is given.
  */
 import { timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
-import { errorReply, type RemoteControl } from '../remote';
+import { DEFAULT_MAX_MESSAGE_BYTES, errorReply, type RemoteControl } from '../remote';
+import { checkAllowedOrigins, originRefusal } from './origin';
 
 export interface RemoteServerOptions {
   control: RemoteControl;
@@ -33,7 +41,7 @@ export interface RemoteServerOptions {
   path?: string;
   /** Shared token; when set, required as `?token=` or the `x-kind-token` header. */
   token?: string;
-  /** Largest message, bytes (ws maxPayload); default 16384. */
+  /** Largest message, bytes (ws maxPayload); default DEFAULT_MAX_MESSAGE_BYTES (16384, the protocol's). */
   maxMessageBytes?: number;
   /** Messages per second per client (token bucket, burst the same); default 50. */
   maxMessagesPerSecond?: number;
@@ -48,6 +56,10 @@ export interface RemoteServerOptions {
   maxBufferedBytes?: number;
   /** A client over `maxBufferedBytes` for this long is closed; default 5000 ms. */
   slowClientTimeoutMs?: number;
+  /** Browser origins allowed besides the project's own pages (`scheme://host[:port]`; `*`: any). */
+  allowedOrigins?: readonly string[];
+  /** Ports of the project's own pages on this machine (the viewer's); more with the handle's allowPagePort. */
+  pagePorts?: readonly number[];
   /** Log lines (connections, refusals, closes); default: nothing is logged. */
   log?: (line: string) => void;
 }
@@ -57,7 +69,7 @@ export interface RemoteServerStats {
   clients: number;
   /** Connections accepted since start. */
   connections: number;
-  /** Upgrades refused (401 token, 404 path). */
+  /** Upgrades refused (401 token, 403 origin, 404 path, 503 full). */
   refused: number;
   /** Text messages handled by the control. */
   messages: number;
@@ -73,6 +85,8 @@ export interface RemoteServerStats {
   skippedSlow: number;
   /** Clients closed for staying over `maxBufferedBytes`. */
   closedSlow: number;
+  /** The largest send buffer (`bufferedAmount`, bytes) any client had right after a send. */
+  peakBufferedBytes: number;
 }
 
 export interface RemoteServerHandle {
@@ -80,6 +94,8 @@ export interface RemoteServerHandle {
   url: string;
   port: number;
   clientCount(): number;
+  /** Allow the pages served on this port of this machine (e.g. the viewer's, once it listens). */
+  allowPagePort(port: number): void;
   stats(): RemoteServerStats;
   /** Close every client and the listening socket. */
   close(): Promise<void>;
@@ -104,8 +120,10 @@ function tokenMatches(given: string | null | undefined, token: string): boolean 
   return same && equal;
 }
 
-function refuse(socket: Duplex, status: number, reason: string): void {
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+function refuse(socket: Duplex, status: number, reason: string, body = ''): void {
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
   socket.destroy();
 }
 
@@ -119,7 +137,10 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/retargeting';
   const token = options.token;
-  const maxMessageBytes = options.maxMessageBytes ?? 16384;
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const allowedOrigins = [...(options.allowedOrigins ?? [])];
+  checkAllowedOrigins(allowedOrigins, 'remote server: allowedOrigins');
+  const pagePorts = new Set<number>(options.pagePorts ?? []);
   const rate = options.maxMessagesPerSecond ?? 50;
   const maxBuffered = options.maxBufferedBytes ?? 1 << 20;
   const maxClients = options.maxClients ?? 64;
@@ -150,6 +171,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     broadcastsSent: 0,
     skippedSlow: 0,
     closedSlow: 0,
+    peakBufferedBytes: 0,
   };
   const clients = new Set<Client>();
   let nextId = 1;
@@ -167,6 +189,16 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
       stats.refused++;
       log?.(`remote: refused ${req.socket.remoteAddress}: path ${url.pathname}`);
       refuse(socket, 404, 'Not Found');
+      return;
+    }
+    const refusal = originRefusal(req.headers.origin, req.headers.host, {
+      allowed: allowedOrigins,
+      pagePorts,
+    });
+    if (refusal !== null) {
+      stats.refused++;
+      log?.(`remote: refused ${req.socket.remoteAddress}: 403 (${refusal})`);
+      refuse(socket, 403, 'Forbidden', `${refusal}\n`);
       return;
     }
     if (token !== undefined) {
@@ -200,6 +232,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     }
     c.overSince = -1;
     c.ws.send(data, { binary: false });
+    if (c.ws.bufferedAmount > stats.peakBufferedBytes) stats.peakBufferedBytes = c.ws.bufferedAmount;
     return true;
   }
 
@@ -215,7 +248,14 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     clients.add(c);
     stats.connections++;
     log?.(`remote: ${c.id} connected from ${from}`);
-    ws.on('error', (e) => log?.(`remote: ${c.id} error: ${e.message}`));
+    ws.on('error', (e: Error & { code?: string }) => {
+      // ws has already closed with the status (1009 / 1002); say which limit or rule
+      if (e.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH')
+        log?.(`remote: ${c.id} sent a message over ${maxMessageBytes} bytes; closing with 1009`);
+      else if (e.code === 'WS_ERR_EXPECTED_MASK')
+        log?.(`remote: ${c.id} sent an unmasked frame (RFC 6455 section 5.1); closing with 1002`);
+      else log?.(`remote: ${c.id} error: ${e.message}`);
+    });
     ws.on('close', (code) => {
       clients.delete(c);
       log?.(`remote: ${c.id} closed (${code})`);
@@ -310,6 +350,9 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     url: `ws://${urlHost}:${boundPort}${path}`,
     port: boundPort,
     clientCount: () => clients.size,
+    allowPagePort: (p: number) => {
+      pagePorts.add(p);
+    },
     stats: () => ({ ...stats, clients: clients.size }),
     close: () => {
       if (!closing) {

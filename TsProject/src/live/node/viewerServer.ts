@@ -8,6 +8,9 @@
  *   from the web root (default `TsProject/dist/web`, built by `tools/build.mjs` from `src/web/viewer`);
  * - `GET /scene.json`: {@link ViewerScene} plus `layout` (the pose-message layout below);
  * - `GET <path>` for each entry of `files` (e.g. `/avatars/0.glb`);
+ * A request (page, file or upgrade) carrying an `Origin` header that is neither the viewer's own (this
+ * port on this machine) nor on `allowedOrigins` gets 403 (src/live/node/origin.ts): another web site's
+ * page cannot read the stream. Requests without `Origin` (the page's own loads, scripts) are not asked.
  * - WebSocket upgrade at `/pose`: the pose stream (server -> client only; client messages are ignored);
  *   `/pose?raw=1`: the same stream in layout version 2, the raw source pose (before the source filter)
  *   appended to each message (the viewer asks for it when its "raw source" toggle or `?raw=1` is on).
@@ -43,6 +46,7 @@ import {
   type ViewerScene,
   type ViewerSkeleton,
 } from '../viewer/poseLayout';
+import { checkAllowedOrigins, originRefusal } from './origin';
 
 export {
   decodePoseMessage,
@@ -69,6 +73,10 @@ export interface ViewerServerOptions {
   webRoot?: string;
   /** A client with more bytes than this waiting to be sent is skipped for a frame; default 256 KiB. */
   maxBufferedBytes?: number;
+  /** Browser origins allowed besides the viewer's own (`scheme://host[:port]`; `*`: any). */
+  allowedOrigins?: readonly string[];
+  /** Called with one line per refused origin (default: console.warn is not used; nothing). */
+  log?: (line: string) => void;
 }
 
 export interface ViewerServerStats {
@@ -223,7 +231,25 @@ export async function startViewerServer(opts: ViewerServerOptions): Promise<View
     res.end('not found\n');
   };
 
+  const allowedOrigins = [...(opts.allowedOrigins ?? [])];
+  checkAllowedOrigins(allowedOrigins, 'viewer: allowedOrigins');
+  const ownPorts = new Set<number>();
+  const refusal = (req: http.IncomingMessage): string | null => {
+    const why = originRefusal(req.headers.origin, req.headers.host, {
+      allowed: allowedOrigins,
+      pagePorts: ownPorts,
+    });
+    if (why !== null) opts.log?.(`viewer: refused ${req.socket.remoteAddress} ${req.url}: 403 (${why})`);
+    return why;
+  };
+
   const server = http.createServer((req, res) => {
+    const why = refusal(req);
+    if (why !== null) {
+      res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+      res.end(`${why}\n`);
+      return;
+    }
     const raw = req.url ?? '/';
     const q = raw.indexOf('?');
     const urlPath = q >= 0 ? raw.slice(0, q) : raw;
@@ -275,6 +301,14 @@ export async function startViewerServer(opts: ViewerServerOptions): Promise<View
   const stats: ViewerServerStats = { frames: 0, sent: 0, skipped: 0, buffers: 1 };
 
   server.on('upgrade', (req, socket, head) => {
+    socket.on('error', () => {});
+    const why = refusal(req);
+    if (why !== null) {
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${why.length + 1}\r\n\r\n${why}\n`,
+      );
+      return;
+    }
     const raw = req.url ?? '/';
     const q = raw.indexOf('?');
     if ((q >= 0 ? raw.slice(0, q) : raw) !== '/pose') {
@@ -304,6 +338,7 @@ export async function startViewerServer(opts: ViewerServerOptions): Promise<View
     });
   });
   const address = server.address() as AddressInfo;
+  ownPorts.add(address.port);
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
   const avatarCount = scene.avatars.length;
