@@ -236,20 +236,22 @@ describe('drop-in API: the declaration scanner finds every listed member with it
     expect(src).toMatch(/public enum PropType \{ None, Object, Chair, Hand \}/);
   });
 
-  it('no component class of the package is sealed (code for the original may derive from them), RetargetingRemoteController aside', () => {
-    const dir = path.join(PKG, 'Runtime/Shells');
-    const sealed = fs
-      .readdirSync(dir)
-      .filter((n) => n.endsWith('.cs'))
-      .flatMap((n) =>
-        [
-          ...stripComments(fs.readFileSync(path.join(dir, n), 'utf8')).matchAll(
-            /public sealed class (\w+)\s*:\s*MonoBehaviour/g,
-          ),
-        ].map((m) => m[1]),
-      );
-    // RetargetingRemoteController.cs is edited on another branch (issue 21 part 4); unsealed there
-    expect(sealed.filter((c) => c !== 'RetargetingRemoteController')).toEqual([]);
+  it('no component class of the package is sealed (code for the original may derive from them)', () => {
+    const files = ['Runtime/Shells', 'Runtime', 'Runtime/Sources'].flatMap((d) =>
+      fs
+        .readdirSync(path.join(PKG, d))
+        .filter((n) => n.endsWith('.cs'))
+        .map((n) => path.join(PKG, d, n)),
+    );
+    expect(files.length).toBeGreaterThan(10);
+    const sealed = files.flatMap((f) =>
+      [
+        ...stripComments(fs.readFileSync(f, 'utf8')).matchAll(
+          /public sealed class (\w+)\s*:\s*MonoBehaviour/g,
+        ),
+      ].map((m) => m[1]),
+    );
+    expect(sealed).toEqual([]);
   });
 
   it('PropLocationController: the original offset defaults, left (-0.039, -0.022, 0), right (0.039, -0.022, 0), head (0, 0.16, 0)', () => {

@@ -4,8 +4,9 @@
 // (../shared/seeds/002_d5df44739e4153ee.txt, Korean; issue 21 part 2): every public name the seed gives,
 // used with the type the seed gives (or, where the seed gives no type, the type its text implies; noted).
 // Each line cites the seed line it comes from ("seed L<n>"). Nothing here runs.
-// Not here: RetargetingRemoteController.registeredCharacters (seed L291) and that class unsealed — it is edited
-// elsewhere (issue 21 part 4 work); the line is kept below behind KIND_SEED_REMOTE, which is not defined.
+// Not here yet: RetargetingRemoteController.registeredCharacters (seed L291): serving only the registered
+// characters needs the TypeScript remote protocol to scope its character list, not done; a field that
+// compiled but did not filter would mislead, so the line stays behind KIND_SEED_REMOTE (not defined).
 // =====================================================================================================
 using KindRetargeting;
 using KindRetargeting.EnumsList;
@@ -127,7 +128,5 @@ public static class KindRetargetingSeedProbe
     class MyOffset : OffsetTransfer { }
     class MyGizmo : IKTargetGizmo { }
     class MyPropType : PropTypeController { }
-#if KIND_SEED_REMOTE
-    class MyRemote : RetargetingRemoteController { } // sealed today; see the header
-#endif
+    class MyRemote : RetargetingRemoteController { }
 }

@@ -28,7 +28,7 @@ namespace KindRetargeting
     [DefaultExecutionOrder(-1000)]
     [DisallowMultipleComponent]
     [AddComponentMenu("Kind Retargeting/Kind Runtime")]
-    public sealed class KindRuntime : MonoBehaviour
+    public class KindRuntime : MonoBehaviour
     {
         [Tooltip("Editor only: folder holding kind-retargeting/main.mjs (the esbuild output). Empty: the package's Runtime/Resources folder on disk. Players always load the bundle from Resources.")]
         public string editorBundleFolder = "";

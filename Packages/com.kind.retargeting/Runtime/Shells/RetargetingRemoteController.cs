@@ -17,7 +17,7 @@ namespace KindRetargeting
     /// </summary>
     [DisallowMultipleComponent]
     [AddComponentMenu("Kind Retargeting/Retargeting Remote Controller")]
-    public sealed class RetargetingRemoteController : MonoBehaviour, IKindSocketHandler
+    public class RetargetingRemoteController : MonoBehaviour, IKindSocketHandler
     {
         public int port = 64212;
         [Tooltip("Listen on every interface instead of 127.0.0.1 (set a token then).")]
