@@ -377,8 +377,25 @@ describeBrowser('puppet page, fake webcam from the real squat video', () => {
       await waitFor(page, "window.kindPuppet && window.kindPuppet.source === 'camera'");
       await waitFor(page, 'window.kindPuppet.frames >= 3');
       await page.evaluate(() => (window as unknown as Win).kindPuppet.startRecording());
-      // a whole pass of the 13 s video at about 1 inference per second on this machine
-      await waitFor(page, 'window.kindPuppet.frames >= 18');
+      // at least 18 frames (a whole pass of the 13 s video at about 1 inference per second on a quiet
+      // machine), and then until the frames seen hold a squat down and up: the fake camera plays in real
+      // time, so on a loaded machine the inferences sample other moments of the (looping) video; wait for
+      // the motion, not for a count that assumes a speed
+      await waitFor(
+        page,
+        `(() => {
+          const k = window.kindPuppet;
+          if (k.frames < 18) return false;
+          const h = k.history;
+          const p = [], d = [];
+          for (let i = 0; i < h.person.length; i++) if (h.person[i]) { p.push(h.hipsPoseY[i]); d.push(h.hipsDrawingY[i]); }
+          if (d.length < 10 || !d.every(Number.isFinite)) return false;
+          const dMax = Math.max(...d), dMin = Math.min(...d);
+          if (Math.max(...p) - Math.min(...p) <= 32 || dMax - dMin <= 15) return false;
+          const later = d.slice(d.indexOf(dMax));
+          return later.length > 1 && Math.min(...later) < dMax - (dMax - dMin) / 3;
+        })()`,
+      );
       const json = await page.evaluate(() => (window as unknown as Win).kindPuppet.stopRecording(false));
       await page.waitForTimeout(300); // one refresh of the figures
       const got = await page.evaluate(() => {
