@@ -48,7 +48,9 @@ export const KOREAN_PRESET_NAMES: Readonly<Record<string, (typeof FINGER_PRESET_
 
 /** A preset name as given, or this project's name for one of the original's Korean names. */
 function presetName(name: string): string {
-  return Object.hasOwn(KOREAN_PRESET_NAMES, name) ? KOREAN_PRESET_NAMES[name] : name;
+  // only the table's own entries are strings (inherited members such as 'toString' are functions)
+  const mapped = (KOREAN_PRESET_NAMES as Readonly<Record<string, unknown>>)[name];
+  return typeof mapped === 'string' ? mapped : name;
 }
 
 import type { LiveCharacters, LiveFrame } from './characters';

@@ -14738,7 +14738,8 @@ var KOREAN_PRESET_NAMES = Object.freeze({
   \uCD08\uAE30\uD654: "reset"
 });
 function presetName(name) {
-  return Object.hasOwn(KOREAN_PRESET_NAMES, name) ? KOREAN_PRESET_NAMES[name] : name;
+  const mapped = KOREAN_PRESET_NAMES[name];
+  return typeof mapped === "string" ? mapped : name;
 }
 var DEFAULT_MAX_MESSAGE_BYTES = 16384;
 function utf8Length(s, limit = Number.POSITIVE_INFINITY) {
