@@ -301,7 +301,8 @@ class Validator {
   }
 }
 
-const TOP_FIELDS = [
+/** The top-level fields of a settings file, in the order they are written. */
+export const TOP_FIELDS = [
   'schemaVersion',
   'avatarScale',
   'headScale',

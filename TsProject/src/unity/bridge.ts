@@ -837,12 +837,7 @@ export function command(handle: number, json: string): string {
       }
       case 'ikWeights': {
         only(['limbs']);
-        const limbs = msg.limbs;
-        if (!Array.isArray(limbs) || limbs.length !== 4)
-          throw new Fail(
-            'limbs',
-            `need 4 entries (leftArm, rightArm, leftLeg, rightLeg), got ${show(limbs)}`,
-          );
+        const limbs = fourLimbs(msg.limbs);
         const next = Float64Array.from(hub.ikWeightOverride);
         for (let l = 0; l < 4; l++) {
           const e = limbs[l];
@@ -867,12 +862,7 @@ export function command(handle: number, json: string): string {
       }
       case 'ikGoals': {
         only(['limbs']);
-        const limbs = msg.limbs;
-        if (!Array.isArray(limbs) || limbs.length !== 4)
-          throw new Fail(
-            'limbs',
-            `need 4 entries (leftArm, rightArm, leftLeg, rightLeg), got ${show(limbs)}`,
-          );
+        const limbs = fourLimbs(msg.limbs);
         const next = Float64Array.from(hub.ikGoalOverride);
         const point = (v: unknown, f: string, at: number) => {
           if (v === null || v === undefined) {
@@ -950,6 +940,13 @@ class Fail {
     readonly field: string,
     readonly message: string,
   ) {}
+}
+
+/** The `limbs` of ikWeights / ikGoals: one entry per limb, leftArm, rightArm, leftLeg, rightLeg. */
+function fourLimbs(limbs: unknown): unknown[] {
+  if (!Array.isArray(limbs) || limbs.length !== 4)
+    throw new Fail('limbs', `need 4 entries (leftArm, rightArm, leftLeg, rightLeg), got ${show(limbs)}`);
+  return limbs;
 }
 
 /**

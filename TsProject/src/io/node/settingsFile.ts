@@ -23,7 +23,13 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { defaultSettings, type Settings, serializeSettings, validateSettings } from '../../rig/settings';
+import {
+  defaultSettings,
+  type Settings,
+  serializeSettings,
+  TOP_FIELDS,
+  validateSettings,
+} from '../../rig/settings';
 
 /** What reading a settings file found (compare the Unity package's KindSettingsReport). */
 export interface SettingsFileReport {
@@ -41,18 +47,7 @@ export interface SettingsFileReport {
   movedTo: string | null;
 }
 
-const KIND_KEYS = [
-  'schemaVersion',
-  'avatarScale',
-  'headScale',
-  'headRotationOffset',
-  'floorHeight',
-  'initialHipsHeight',
-  'chairSeatOffset',
-  'footOffsets',
-  'rotationOffsets',
-  'sourceFilter',
-];
+const KIND_KEYS: readonly string[] = TOP_FIELDS;
 const SHARED = new Set(['avatarScale', 'headScale', 'floorHeight', 'initialHipsHeight']);
 
 interface Target {

@@ -21053,12 +21053,7 @@ function command(handle, json2) {
       }
       case "ikWeights": {
         only(["limbs"]);
-        const limbs = msg.limbs;
-        if (!Array.isArray(limbs) || limbs.length !== 4)
-          throw new Fail2(
-            "limbs",
-            `need 4 entries (leftArm, rightArm, leftLeg, rightLeg), got ${show2(limbs)}`
-          );
+        const limbs = fourLimbs(msg.limbs);
         const next = Float64Array.from(hub.ikWeightOverride);
         for (let l = 0; l < 4; l++) {
           const e2 = limbs[l];
@@ -21083,12 +21078,7 @@ function command(handle, json2) {
       }
       case "ikGoals": {
         only(["limbs"]);
-        const limbs = msg.limbs;
-        if (!Array.isArray(limbs) || limbs.length !== 4)
-          throw new Fail2(
-            "limbs",
-            `need 4 entries (leftArm, rightArm, leftLeg, rightLeg), got ${show2(limbs)}`
-          );
+        const limbs = fourLimbs(msg.limbs);
         const next = Float64Array.from(hub.ikGoalOverride);
         const point = (v, f, at) => {
           if (v === null || v === void 0) {
@@ -21161,6 +21151,11 @@ var Fail2 = class {
     this.message = message;
   }
 };
+function fourLimbs(limbs) {
+  if (!Array.isArray(limbs) || limbs.length !== 4)
+    throw new Fail2("limbs", `need 4 entries (leftArm, rightArm, leftLeg, rightLeg), got ${show2(limbs)}`);
+  return limbs;
+}
 function remote(text, clientId) {
   if (!remoteControl) remoteControl = new RemoteControl(characters(null));
   const r = remoteControl.handle(
