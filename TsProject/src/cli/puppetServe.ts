@@ -22,7 +22,7 @@
  * - `GET /recording.json` (option `landmarks`): a landmark recording (issue 12 format);
  * - `GET <path>` for each entry of `files` (tests).
  * A request carrying an `Origin` header that is neither the page's own (this port on this machine) nor on
- * `allowedOrigins` gets 403 (src/live/node/origin.ts); requests without one are served.
+ * `allowedOrigins` gets 403 (src/io/node/origin.ts); requests without one are served.
  * Content types: `.wasm` is `application/wasm` (needed by `WebAssembly.instantiateStreaming`), `.js`
  * `text/javascript`, `.tflite`/`.data`/`.binarypb` `application/octet-stream`, `.yaml` `text/yaml`.
  */
@@ -30,7 +30,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { checkAllowedOrigins, originRefusal } from '../live/node/origin';
+import { checkAllowedOrigins, originRefusal } from '../io/node/origin';
 
 /** Default TCP port of `kind puppet` (the live viewer uses 8064). */
 export const DEFAULT_PUPPET_PORT = 8065;

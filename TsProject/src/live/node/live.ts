@@ -63,7 +63,7 @@ export interface LiveOptions {
   token?: string;
   /**
    * Browser origins (`scheme://host[:port]`, `*`: any) allowed to use the remote control and the viewer
-   * besides the viewer's own pages; others get 403 (src/live/node/origin.ts).
+   * besides the viewer's own pages; others get 403 (src/io/node/origin.ts).
    */
   allowedOrigins?: readonly string[];
   /** Log lines of the servers (refused origins); default console.error. */

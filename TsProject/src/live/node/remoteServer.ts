@@ -5,7 +5,7 @@
  * Defaults: port 64212, path `/retargeting`, bound to 127.0.0.1 (pass `host: '0.0.0.0'` to open it to
  * the network). With a `token`, the upgrade request must carry it as `?token=` in the URL or in the
  * `x-kind-token` header, or it is refused with HTTP 401 (compared in constant time). Another path gets
- * 404, a plain HTTP request 426. A browser page whose `Origin` is not allowed gets 403 (src/live/node/origin.ts:
+ * 404, a plain HTTP request 426. A browser page whose `Origin` is not allowed gets 403 (src/io/node/origin.ts:
  * by default only the project's own pages, i.e. the viewer on one of `pagePorts` on this machine, plus
  * `allowedOrigins`); clients without an `Origin` header (scripts, tools) are not asked.
  *
@@ -28,8 +28,8 @@ import { timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
+import { checkAllowedOrigins, originRefusal } from '../../io/node/origin';
 import { DEFAULT_MAX_MESSAGE_BYTES, errorReply, type RemoteControl } from '../remote';
-import { checkAllowedOrigins, originRefusal } from './origin';
 
 export interface RemoteServerOptions {
   control: RemoteControl;

@@ -9,7 +9,7 @@
  * - `GET /scene.json`: {@link ViewerScene} plus `layout` (the pose-message layout below);
  * - `GET <path>` for each entry of `files` (e.g. `/avatars/0.glb`);
  * A request (page, file or upgrade) carrying an `Origin` header that is neither the viewer's own (this
- * port on this machine) nor on `allowedOrigins` gets 403 (src/live/node/origin.ts): another web site's
+ * port on this machine) nor on `allowedOrigins` gets 403 (src/io/node/origin.ts): another web site's
  * page cannot read the stream. Requests without `Origin` (the page's own loads, scripts) are not asked.
  * - WebSocket upgrade at `/pose`: the pose stream (server -> client only; client messages are ignored);
  *   `/pose?raw=1`: the same stream in layout version 2, the raw source pose (before the source filter)
@@ -35,6 +35,7 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Skeleton } from '../../core';
+import { checkAllowedOrigins, originRefusal } from '../../io/node/origin';
 import {
   POSE_HEADER_FLOATS,
   POSE_LAYOUT_VERSION,
@@ -46,7 +47,6 @@ import {
   type ViewerScene,
   type ViewerSkeleton,
 } from '../viewer/poseLayout';
-import { checkAllowedOrigins, originRefusal } from './origin';
 
 export {
   decodePoseMessage,
