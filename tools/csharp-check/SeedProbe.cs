@@ -4,9 +4,10 @@
 // (../shared/seeds/002_d5df44739e4153ee.txt, Korean; issue 21 part 2): every public name the seed gives,
 // used with the type the seed gives (or, where the seed gives no type, the type its text implies; noted).
 // Each line cites the seed line it comes from ("seed L<n>"). Nothing here runs.
-// Not here yet: RetargetingRemoteController.registeredCharacters (seed L291): serving only the registered
-// characters needs the TypeScript remote protocol to scope its character list, not done; a field that
-// compiled but did not filter would mislead, so the line stays behind KIND_SEED_REMOTE (not defined).
+// RetargetingRemoteController.registeredCharacters (seed L291) is a CustomRetargetingScript[] (the seed
+// registers characters; CustomRetargetingScript is the character component): when non-empty the remote
+// protocol serves only those (their names go to the bundle's remote() as its scope; TsProject
+// test/remote.scope.test.ts). Not run in Unity.
 // =====================================================================================================
 using KindRetargeting;
 using KindRetargeting.EnumsList;
@@ -111,11 +112,10 @@ public static class KindRetargetingSeedProbe
         FingerCopyMode[] modes = { FingerCopyMode.None, FingerCopyMode.MuscleData, FingerCopyMode.Rotation }; // seed L278
         PropType[] types = { PropType.None, PropType.Object, PropType.Chair, PropType.Hand }; // seed L279
 
-#if KIND_SEED_REMOTE
-        // RetargetingRemoteController + registeredCharacters (seed L291): not in this probe yet (see header)
-        var reg = remote.registeredCharacters;
-#endif
-        System.GC.KeepAlive(new object[] { l, r, h, tt, w, pt, modes, types, m, e });
+        // ---- RetargetingRemoteController + registeredCharacters (seed L291 "registeredCharacters에 캐릭터 등록") --
+        CustomRetargetingScript[] reg = remote.registeredCharacters;       // seed L291
+        remote.registeredCharacters = new[] { crs };                       // seed L291 (register a character)
+        System.GC.KeepAlive(new object[] { l, r, h, tt, w, pt, modes, types, m, e, reg });
     }
 
     // ---- subclassing: no component class is sealed (code for the original may derive from them) -------

@@ -229,11 +229,19 @@ namespace KindRetargeting
             return bridge.Command(handle, json);
         }
 
-        /// <summary>remote(text, clientId) -> {"reply", "broadcast"} JSON.</summary>
+        /// <summary>remote(text, clientId) -> {"reply", "broadcast"} JSON, over every character.</summary>
         public string Remote(string text, string clientId)
         {
+            return Remote(text, clientId, null);
+        }
+
+        /// <summary>remote(text, clientId, scope) -> {"reply", "broadcast"} JSON. <paramref name="scope"/>: a JSON array
+        /// of the character names served (refresh lists only them, an action naming another gets the unknown-character
+        /// error), or null for every character.</summary>
+        public string Remote(string text, string clientId, string scope)
+        {
             RequireBridge();
-            return bridge.Remote(text, clientId);
+            return bridge.Remote(text, clientId, scope);
         }
 
         void RequireBridge()

@@ -20,7 +20,8 @@
  *   shapes (src/live/remote) addressed to this hub, plus the bridge-only actions exportSettings,
  *   applySettings, attachProp, detachProp, listProps, sourcePose (the raw and the One-Euro-filtered
  *   world pose of a source bone, Unity coordinates).
- * - `remote(text, clientId)`: the remote-control protocol over every hub (the C# WebSocket transport).
+ * - `remote(text, clientId, scope?)`: the remote-control protocol over every hub, or over the hubs named
+ *   in `scope` (RetargetingRemoteController.registeredCharacters) (the C# WebSocket transport).
  * - `exportState()` / `importState(json)`: every hub (setup, calibration, settings, props, weights,
  *   finger muscles, IK memory, last frame and output) for hot reload.
  *
@@ -949,13 +950,53 @@ function fourLimbs(limbs: unknown): unknown[] {
   return limbs;
 }
 
+/** The scope text of the last {@link remote} call, as given (parsed once per change). */
+let remoteScopeText: string | null = null;
+
+/** The scope argument of {@link remote} -> the names served, or null for every hub. */
+function parseScope(scope: unknown): string[] | null {
+  if (scope === undefined || scope === null || scope === '') return null;
+  if (typeof scope !== 'string')
+    throw new Fail(
+      '$',
+      `remote(): scope must be a JSON array of character names or empty, got ${show(scope)}`,
+    );
+  let v: unknown;
+  try {
+    v = JSON.parse(scope);
+  } catch (err) {
+    throw new Fail('$', `remote(): scope is not JSON: ${(err as Error)?.message ?? String(err)}`);
+  }
+  if (!Array.isArray(v) || v.some((n) => typeof n !== 'string'))
+    throw new Fail('$', `remote(): scope must be a JSON array of character names, got ${show(v)}`);
+  return v as string[];
+}
+
 /**
  * The remote-control protocol (src/live/remote, README "Remote-control protocol") over every hub
  * (characterName = the setup's name), for the C# WebSocket transport. Returns JSON
  * `{"reply": string, "broadcast": string | null}`; never throws.
+ *
+ * `scope` (optional; RetargetingRemoteController.registeredCharacters): a JSON array of the character
+ * names served, e.g. `["Alice","Bob"]`; `refresh` then lists only those (that have a hub), and an action
+ * naming another character gets the unknown-character error. Absent, null or "": every hub; "[]": none.
+ * Given with every call (no state to carry over a hot reload); parsed again only when its text changes.
+ * A malformed scope is an error reply (field "$") and serves nothing.
  */
-export function remote(text: string, clientId: string): string {
+export function remote(text: string, clientId: string, scope?: string | null): string {
   if (!remoteControl) remoteControl = new RemoteControl(characters(null));
+  const key = typeof scope === 'string' ? scope : '';
+  if (key !== remoteScopeText) {
+    try {
+      remoteControl.setScope(parseScope(scope));
+    } catch (err) {
+      remoteControl.setScope([]);
+      remoteScopeText = null;
+      const f = err instanceof Fail ? err : new Fail('$', String(err));
+      return JSON.stringify({ reply: failReply(null, f.field, f.message), broadcast: null });
+    }
+    remoteScopeText = key;
+  }
   const r = remoteControl.handle(
     typeof text === 'string' ? mirrorText(text) : text,
     typeof clientId === 'string' ? clientId : undefined,

@@ -29,8 +29,9 @@ namespace KindRetargeting
         public readonly Func<int, ArrayBuffer, float, ArrayBuffer> Update;
         /// <summary>command(handle, json): string (reply JSON).</summary>
         public readonly Func<int, string, string> Command;
-        /// <summary>remote(text, clientId): string, JSON {"reply": string, "broadcast": string|null}.</summary>
-        public readonly Func<string, string, string> Remote;
+        /// <summary>remote(text, clientId, scope): string, JSON {"reply": string, "broadcast": string|null}. scope: a JSON
+        /// array of the character names served (RetargetingRemoteController.registeredCharacters), or null/"" for every one.</summary>
+        public readonly Func<string, string, string, string> Remote;
         /// <summary>exportState(): string, every hub, for hot reload.</summary>
         public readonly Func<string> ExportState;
         /// <summary>importState(json): void.</summary>
@@ -61,7 +62,7 @@ namespace KindRetargeting
                 DestroyHub = Bind<Action<int>>(spec, "destroyHub");
                 Update = Bind<Func<int, ArrayBuffer, float, ArrayBuffer>>(spec, "update");
                 Command = Bind<Func<int, string, string>>(spec, "command");
-                Remote = Bind<Func<string, string, string>>(spec, "remote");
+                Remote = Bind<Func<string, string, string, string>>(spec, "remote");
                 ExportState = Bind<Func<string>>(spec, "exportState");
                 ImportState = Bind<Action<string>>(spec, "importState");
             }
@@ -87,7 +88,7 @@ namespace KindRetargeting
             env.UsingAction<int>();
             env.UsingFunc<int, ArrayBuffer, float, ArrayBuffer>();
             env.UsingFunc<int, string, string>();
-            env.UsingFunc<string, string, string>();
+            env.UsingFunc<string, string, string, string>();
             env.UsingFunc<string>();
             env.UsingAction<string>();
         }

@@ -4,7 +4,11 @@
 // send loop per client on the thread pool) is KindWebSocketServer (Runtime/Bridge, Unity-free, tested
 // under Mono). This component only owns it: starts it in OnEnable, and in Update (the main thread, where
 // the JsEnv lives) hands the queued messages to remote() and passes its reply and broadcast back.
+// registeredCharacters (the original's field, seed "RetargetingRemoteController 배치 + registeredCharacters에
+// 캐릭터 등록"): when non-empty, remote() gets their names as its scope (a JSON array, built once in a frame
+// that has messages, nothing allocated in frames without), so only they are listed and addressable.
 using System;
+using System.Text;
 using UnityEngine;
 
 namespace KindRetargeting
@@ -12,7 +16,8 @@ namespace KindRetargeting
     /// <summary>
     /// WebSocket server on ws://127.0.0.1:&lt;port&gt;/retargeting (port 64212; loopback only unless
     /// <see cref="allowNetwork"/>). Every text message is passed to the bundle's remote(text, clientId) on
-    /// the main thread; the reply goes to the sender, the broadcast (if any) to the other clients.
+    /// the main thread; the reply goes to the sender, the broadcast (if any) to the other clients. Only the
+    /// <see cref="registeredCharacters"/> are served when it is non-empty.
     /// Refusals and limits: see <see cref="KindWebSocketServer"/>.
     /// </summary>
     [DisallowMultipleComponent]
@@ -34,8 +39,13 @@ namespace KindRetargeting
         public int maxMessagesPerFrame = 256;
         [Tooltip("Outgoing bytes queued per client at most; a client that does not read is dropped once its queue would go over.")]
         public int maxQueuedBytesPerClient = KindWebSocketServer.DefaultMaxQueuedBytes;
+        [Tooltip("The characters this controller serves: refresh lists only them, and an action naming another character gets the unknown-character error. Empty: every character. Characters are addressed by their CharacterName.")]
+        public CustomRetargetingScript[] registeredCharacters = new CustomRetargetingScript[0];
 
         KindWebSocketServer server;
+        string scope;      // remote()'s scope for this frame's messages: a JSON array of names, or null (every character)
+        bool scopeBuilt;   // built at the first message of a frame (the names may change between frames)
+        readonly StringBuilder scopeText = new StringBuilder();
 
         /// <summary>The URL served (the bound port once listening).</summary>
         public string Url { get { return "ws://" + (allowNetwork ? "0.0.0.0" : "127.0.0.1") + ":" + (server != null ? server.BoundPort : port) + "/retargeting"; } }
@@ -76,14 +86,35 @@ namespace KindRetargeting
             }
             KindRuntime runtime = KindRuntime.Current;
             if (runtime == null || !runtime.IsReady) return; // messages wait for the bundle
+            scopeBuilt = false;
             server.Pump(maxMessagesPerFrame, this);
+        }
+
+        /// <summary>remote()'s scope: null when <see cref="registeredCharacters"/> is empty (every character), else a JSON
+        /// array of the registered characters' names (missing entries skipped; all missing: none is served).</summary>
+        public string Scope()
+        {
+            if (registeredCharacters == null || registeredCharacters.Length == 0) return null;
+            scopeText.Length = 0;
+            scopeText.Append('[');
+            bool first = true;
+            foreach (CustomRetargetingScript c in registeredCharacters)
+            {
+                if (c == null) continue;
+                if (!first) scopeText.Append(',');
+                KindJson.AppendString(scopeText, c.CharacterName);
+                first = false;
+            }
+            scopeText.Append(']');
+            return scopeText.ToString();
         }
 
         KindSocketResult IKindSocketHandler.OnText(string clientId, string text)
         {
             var none = new KindSocketResult();
             string result;
-            try { result = KindRuntime.Current.Remote(text, clientId); }
+            if (!scopeBuilt) { scope = Scope(); scopeBuilt = true; }
+            try { result = KindRuntime.Current.Remote(text, clientId, scope); }
             catch (Exception e) { Debug.LogError("KindRetargeting remote: remote() threw: " + e.Message, this); return none; }
             object parsed;
             try { parsed = KindJson.Parse(result); }

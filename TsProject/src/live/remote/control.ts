@@ -6,6 +6,7 @@
  * Protocol (JSON text, one message per WebSocket message; an optional `id`, string or number, in any
  * request is echoed in its reply):
  * - `{"action":"refresh"}` -> `{"action":"refresh","ok":true,"characters":[names],"handPosePresets":[names]}`
+ *   (with a scope, {@link RemoteControl.setScope}, only the characters in it; others are unknown)
  * - `{"action":"getCharacterData","characterName":s}` -> `{..., "ok":true,"characterName":s,
  *   "parameters":[{"name","label","group","type":"number"|"boolean"|"enum","value","min"?,"max"?,
  *   "step"?,"unit"?,"options"?}],"aliases":[the same, plus "aliasOf":[names]]}` (the table of
@@ -74,6 +75,12 @@ import {
 } from './schema';
 
 export interface RemoteControlOptions {
+  /**
+   * The characters served (the original's RetargetingRemoteController.registeredCharacters): `refresh`
+   * lists only these and an action naming another gets the unknown-character error. Absent or null:
+   * every character of the registry. {@link RemoteControl.setScope} changes it.
+   */
+  scope?: Iterable<string> | null;
   /** Largest accepted message, UTF-8 bytes (default 16384); a longer one is an error reply. */
   maxMessageBytes?: number;
   /**
@@ -162,14 +169,37 @@ export class RemoteControl {
   readonly characters: LiveCharacters;
   readonly maxMessageBytes: number;
   private readonly onChange: RemoteControlOptions['onChange'];
+  private served: ReadonlySet<string> | null = null;
 
   constructor(characters: LiveCharacters, options: RemoteControlOptions = {}) {
     this.characters = characters;
+    this.setScope(options.scope ?? null);
     const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     if (!(Number.isInteger(max) && max > 0))
       throw new RangeError(`RemoteControl: maxMessageBytes ${max}: need a positive integer`);
     this.maxMessageBytes = max;
     this.onChange = options.onChange;
+  }
+
+  /**
+   * Serve only the named characters (null: every character). `refresh` lists the registry's names
+   * that are in the scope, in the registry's order; an action naming a character outside it gets the
+   * unknown-character error (field `characterName`), as for a name the registry does not know.
+   */
+  setScope(names: Iterable<string> | null): void {
+    this.served = names === null ? null : new Set(names);
+  }
+
+  /** The served characters: null for every character, else their names. */
+  get scope(): ReadonlySet<string> | null {
+    return this.served;
+  }
+
+  /** The registry's names in the scope, in the registry's order. */
+  private names(): string[] {
+    const all = this.characters.names();
+    const served = this.served;
+    return served ? all.filter((n) => served.has(n)) : [...all];
   }
 
   /**
@@ -218,14 +248,14 @@ export class RemoteControl {
   private hubOf(name: string): RetargetHub {
     let hub: RetargetHub | undefined;
     try {
-      hub = this.characters.hub(name);
+      hub = this.served && !this.served.has(name) ? undefined : this.characters.hub(name);
     } catch (e) {
       fail('characterName', `character registry failed: ${(e as Error)?.message ?? String(e)}`);
     }
     if (!hub)
       fail(
         'characterName',
-        `unknown character ${JSON.stringify(name.slice(0, 60))}: known are ${listNames(this.characters.names())}`,
+        `unknown character ${JSON.stringify(name.slice(0, 60))}: known are ${listNames(this.names())}`,
       );
     return hub;
   }
@@ -248,7 +278,7 @@ export class RemoteControl {
       case 'refresh':
         return {
           reply: reply({
-            characters: [...this.characters.names()],
+            characters: this.names(),
             handPosePresets: [...FINGER_PRESET_NAMES],
           }),
         };

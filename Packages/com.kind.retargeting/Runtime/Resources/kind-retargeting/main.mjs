@@ -14796,12 +14796,32 @@ function frameProblem(frame, n) {
 }
 var RemoteControl = class {
   constructor(characters2, options = {}) {
+    this.served = null;
     this.characters = characters2;
+    this.setScope(options.scope ?? null);
     const max2 = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     if (!(Number.isInteger(max2) && max2 > 0))
       throw new RangeError(`RemoteControl: maxMessageBytes ${max2}: need a positive integer`);
     this.maxMessageBytes = max2;
     this.onChange = options.onChange;
+  }
+  /**
+   * Serve only the named characters (null: every character). `refresh` lists the registry's names
+   * that are in the scope, in the registry's order; an action naming a character outside it gets the
+   * unknown-character error (field `characterName`), as for a name the registry does not know.
+   */
+  setScope(names) {
+    this.served = names === null ? null : new Set(names);
+  }
+  /** The served characters: null for every character, else their names. */
+  get scope() {
+    return this.served;
+  }
+  /** The registry's names in the scope, in the registry's order. */
+  names() {
+    const all = this.characters.names();
+    const served = this.served;
+    return served ? all.filter((n) => served.has(n)) : [...all];
   }
   /**
    * Handle one message. `text` is the JSON text of a request; `clientId` names the sender for
@@ -14847,14 +14867,14 @@ var RemoteControl = class {
   hubOf(name) {
     let hub;
     try {
-      hub = this.characters.hub(name);
+      hub = this.served && !this.served.has(name) ? void 0 : this.characters.hub(name);
     } catch (e) {
       fail("characterName", `character registry failed: ${e?.message ?? String(e)}`);
     }
     if (!hub)
       fail(
         "characterName",
-        `unknown character ${JSON.stringify(name.slice(0, 60))}: known are ${listNames(this.characters.names())}`
+        `unknown character ${JSON.stringify(name.slice(0, 60))}: known are ${listNames(this.names())}`
       );
     return hub;
   }
@@ -14870,7 +14890,7 @@ var RemoteControl = class {
       case "refresh":
         return {
           reply: reply({
-            characters: [...this.characters.names()],
+            characters: this.names(),
             handPosePresets: [...FINGER_PRESET_NAMES]
           })
         };
@@ -21156,8 +21176,38 @@ function fourLimbs(limbs) {
     throw new Fail2("limbs", `need 4 entries (leftArm, rightArm, leftLeg, rightLeg), got ${show2(limbs)}`);
   return limbs;
 }
-function remote(text, clientId) {
+var remoteScopeText = null;
+function parseScope(scope) {
+  if (scope === void 0 || scope === null || scope === "") return null;
+  if (typeof scope !== "string")
+    throw new Fail2(
+      "$",
+      `remote(): scope must be a JSON array of character names or empty, got ${show2(scope)}`
+    );
+  let v;
+  try {
+    v = JSON.parse(scope);
+  } catch (err) {
+    throw new Fail2("$", `remote(): scope is not JSON: ${err?.message ?? String(err)}`);
+  }
+  if (!Array.isArray(v) || v.some((n) => typeof n !== "string"))
+    throw new Fail2("$", `remote(): scope must be a JSON array of character names, got ${show2(v)}`);
+  return v;
+}
+function remote(text, clientId, scope) {
   if (!remoteControl) remoteControl = new RemoteControl(characters(null));
+  const key = typeof scope === "string" ? scope : "";
+  if (key !== remoteScopeText) {
+    try {
+      remoteControl.setScope(parseScope(scope));
+    } catch (err) {
+      remoteControl.setScope([]);
+      remoteScopeText = null;
+      const f = err instanceof Fail2 ? err : new Fail2("$", String(err));
+      return JSON.stringify({ reply: failReply(null, f.field, f.message), broadcast: null });
+    }
+    remoteScopeText = key;
+  }
   const r = remoteControl.handle(
     typeof text === "string" ? mirrorText(text) : text,
     typeof clientId === "string" ? clientId : void 0
