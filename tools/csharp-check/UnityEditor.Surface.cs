@@ -88,6 +88,8 @@ namespace UnityEditor
     {
         public static string SaveFilePanel(string title, string directory, string defaultName, string extension) { throw null; }
         public static string OpenFilePanel(string title, string directory, string extension) { throw null; }
+        // ScriptReference/EditorUtility.OpenFolderPanel.html
+        public static string OpenFolderPanel(string title, string folder, string defaultName) { throw null; }
         public static bool DisplayDialog(string title, string message, string ok) { throw null; }
         public static void SetDirty(UnityEngine.Object target) { }
     }
