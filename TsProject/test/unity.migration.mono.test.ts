@@ -16,18 +16,9 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { monoAvailable } from './helpers/mono';
 
-function has(cmd: string): boolean {
-  try {
-    execFileSync(cmd, ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const HAS = has('mcs') && has('mono');
-if (!HAS)
-  console.warn('[skip] scene migration under Mono: mcs or mono not found (apt-get install mono-devel)');
+const HAS = monoAvailable('scene migration');
 
 const repo = path.resolve(__dirname, '../..');
 const PKG = path.join(repo, 'Packages/com.kind.retargeting');

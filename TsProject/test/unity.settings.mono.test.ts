@@ -25,19 +25,10 @@ import * as path from 'node:path';
 import { loadAvatar, loadSource } from '../src/io/node';
 import { defaultSettings, validateSettings } from '../src/rig/settings';
 import * as bridge from '../src/unity/bridge';
+import { monoAvailable } from './helpers/mono';
 import { InputPacker, setupJson } from './unity.helpers';
 
-function has(cmd: string): boolean {
-  try {
-    execFileSync(cmd, ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const HAS = has('mcs') && has('mono');
-if (!HAS)
-  console.warn('[skip] Unity settings file under Mono: mcs or mono not found (apt-get install mono-devel)');
+const HAS = monoAvailable('Unity settings file');
 
 const repo = path.resolve(__dirname, '../..');
 const PKG = path.join(repo, 'Packages/com.kind.retargeting');
