@@ -35,7 +35,7 @@
  * (radians); then `d` is the source's `ankle - toe` turned by it, and the foot's world delta is the
  * pitch of step 4 times that turn, so the toe still lands on T.
  */
-import type { NumArray } from '../core';
+import { type NumArray, qmul } from '../core';
 import type { LegDLS } from '../ik/dls';
 
 export interface ToePivotOptions {
@@ -62,7 +62,8 @@ const E = 6; // a x d
 const T = 9; // toe target (raised by the slack used)
 const DM = 12; // the leg's largest hip-ankle distance this frame
 const YQ = 13; // the yaw quaternion (about up)
-const SCRATCH = 17;
+const PQ = 17; // the pitch quaternion (about the lateral axis)
+const SCRATCH = 21;
 
 /**
  * Toe-pivot solver (see the module doc). One instance per leg; `solve` drives the leg's {@link LegDLS}
@@ -278,18 +279,11 @@ export class ToePivot {
     if (!(phi > 0)) return;
     // q = pitch * yaw (the pitch about the turned foot's lateral axis, after the held heading's turn)
     const sh = Math.sin(0.5 * phi);
-    const px = ax * sh;
-    const py = ay * sh;
-    const pz = az * sh;
-    const pw = Math.cos(0.5 * phi);
-    const bx = s[YQ];
-    const by = s[YQ + 1];
-    const bz = s[YQ + 2];
-    const bw = s[YQ + 3];
-    q[0] = px * bw + pw * bx + py * bz - pz * by;
-    q[1] = py * bw + pw * by + pz * bx - px * bz;
-    q[2] = pz * bw + pw * bz + px * by - py * bx;
-    q[3] = pw * bw - px * bx - py * by - pz * bz;
+    s[PQ] = ax * sh;
+    s[PQ + 1] = ay * sh;
+    s[PQ + 2] = az * sh;
+    s[PQ + 3] = Math.cos(0.5 * phi);
+    qmul(q, 0, s, PQ, s, YQ);
     this.report.swing = phi;
     const c = Math.cos(phi);
     const sn = Math.sin(phi);
