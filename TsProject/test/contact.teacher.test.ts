@@ -17,6 +17,7 @@ import {
   teacherLabels,
 } from '../src/contact';
 import { ContactError } from '../src/contact/tracks';
+import { runsOf } from '../src/core/runs';
 import { loadBvhClip } from './helpers/contact';
 import { dataPath, describeWithData } from './helpers/data';
 import { footContact, legTrack, readBvhText, referenceContacts, scoreDetector } from './helpers/judge';
@@ -96,19 +97,7 @@ const all = (xs: number[], v: number) => xs.length > 0 && xs.every((x) => x === 
 
 /** Runs of 1 as [start, end) times in seconds. */
 function runTimes(m: Uint8Array, fps: number): [number, number][] {
-  const out: [number, number][] = [];
-  let f = 0;
-  while (f < m.length) {
-    if (!m[f]) {
-      f++;
-      continue;
-    }
-    let e = f;
-    while (e < m.length && m[e]) e++;
-    out.push([f / fps, e / fps]);
-    f = e;
-  }
-  return out;
+  return runsOf(m).map(([a, b]) => [a / fps, b / fps]);
 }
 
 describe('the contact teacher on synthetic feet', () => {

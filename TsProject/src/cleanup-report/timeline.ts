@@ -13,6 +13,7 @@
  * ({@link TIMELINE_SCRIPT}) only draws it.
  */
 import type { FootName, ReviewReason } from '../cleanup';
+import { runsOf } from '../core/runs';
 import type { CleanupFile, CleanupFootJson } from './index';
 
 /** A review lane's reasons: the cleanup's {@link ReviewReason}s and 'short' (a contact too short to pin). */
@@ -61,25 +62,10 @@ export interface FootLanes {
   reviewRows: number;
 }
 
-/** Runs of `pin[f] === code` as `[start, end)`. */
-export function pinRuns(pin: readonly number[], code: number): [number, number][] {
-  const out: [number, number][] = [];
-  let start = -1;
-  for (let f = 0; f <= pin.length; f++) {
-    const on = f < pin.length && pin[f] === code;
-    if (on && start < 0) start = f;
-    else if (!on && start >= 0) {
-      out.push([start, f]);
-      start = -1;
-    }
-  }
-  return out;
-}
-
 function pointLane(foot: Partial<CleanupFootJson>, which: 'heel' | 'toe'): PointLane | null {
   const c = foot[which];
   if (!c || !Array.isArray(foot.pin)) return null;
-  const pinned = pinRuns(foot.pin, which === 'heel' ? 1 : 2);
+  const pinned = runsOf(foot.pin, which === 'heel' ? 1 : 2);
   return {
     probability: c.probability,
     segments: c.segments.map((s) => [s.start, s.end]),

@@ -56,6 +56,7 @@
  * both directions in time, minimum durations") and the stance definition of ./ground.ts (a still run that
  * carries the body is ground), written again here over points instead of the rule's feature grid.
  */
+import { runsOf } from '../core/runs';
 import { estimateFloor, type FloorEstimate } from './floor';
 import type { ContactProbabilities } from './probabilities';
 import { ContactError, type FootTracks, type LegTrack } from './tracks';
@@ -169,23 +170,6 @@ function jitterOf(p: Float64Array, F: number): number {
     for (let c = 0; c < 3; c++)
       d[3 * (f - 1) + c] = Math.abs(p[3 * (f - 1) + c] - 2 * p[3 * f + c] + p[3 * (f + 1) + c]);
   return quantileOf(d, 0.25) / (0.319 * Math.sqrt(6));
-}
-
-/** Runs of 1 in `m` as `[start, end)` pairs. */
-function runsOf(m: Uint8Array): [number, number][] {
-  const out: [number, number][] = [];
-  let f = 0;
-  while (f < m.length) {
-    if (!m[f]) {
-      f++;
-      continue;
-    }
-    let e = f;
-    while (e < m.length && m[e]) e++;
-    out.push([f, e]);
-    f = e;
-  }
-  return out;
 }
 
 /** Close gaps of at most `maxGap` frames between two runs of 1, then drop runs shorter than `minLen`. */

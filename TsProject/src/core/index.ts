@@ -6,4 +6,5 @@ export * from './humanBodyBones';
 export * from './json';
 export * from './oneEuro';
 export * from './quat';
+export * from './runs';
 export * from './skeleton';
