@@ -643,7 +643,7 @@ describe('kind puppet render: odd but valid input, and inputs a trial run broke'
     ]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(
-      /tf\.json: --image-size 1x1: 100% of the landmarks lie more than half an image outside it/,
+      /tf\.json: 100% of landmarks fall outside 1x1 \(more than 5% of the image beyond an edge\); the landmarks reach x \d+ px, y \d+ px: give the video's size in pixels; the smallest common size that holds them is 640x480 \(--image-size 640x480\)/,
     );
     const world = rec('world.json', { not: 'frames' });
     const r2 = await runKind([
@@ -907,7 +907,7 @@ describe('kind puppet tune', () => {
     fs.writeFileSync(broken, '[[[1,2,3]');
     const b = await runKind(['puppet', 'tune', broken]);
     expect(b.code).toBe(1);
-    expect(b.err).toMatch(/tune-broken\.json \(pixels\):1:\d+: not valid JSON/);
+    expect(b.err).toMatch(/tune-broken\.json:1:\d+: not valid JSON/);
   });
 
   it('with no smoothing the jitter after equals the jitter before (the same joint-frames are measured)', async () => {

@@ -41,6 +41,7 @@ import {
   DEFAULT_TUNE_GRID,
   frameHasPerson,
   JOINT_STATES,
+  type KeypointFileInfo,
   type LandmarkRecording,
   type PoseOptions,
   PUPPET_JOINT_COUNT,
@@ -263,7 +264,11 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
     gif?.finish();
     const file = recorder.build({
       character,
-      input: { source: landmarksPath, image: { ...rec.image } },
+      input: {
+        source: landmarksPath,
+        image: { ...rec.image },
+        ...(loaded.keypoints ? { keypoints: keypointsInput(loaded.keypoints) } : {}),
+      },
       frame: frameInfo,
       stats,
     });
@@ -294,6 +299,17 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
 }
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
+
+/** puppet.json `input.keypoints` of a tfjs-models keypoint file: what it lacks and which joints are always filled. */
+function keypointsInput(k: KeypointFileInfo): NonNullable<PuppetFile['input']['keypoints']> {
+  return {
+    set: k.set,
+    coordinates: k.coordinates,
+    absentLandmarks: k.absentLandmarks,
+    filledJoints: k.filledJoints,
+    multiPoseFrames: k.multiPoseFrames,
+  };
+}
 
 /** The error of a recording in which the pose side finds nobody. */
 function noPersonMessage(frames: number, space: 'auto' | 'image' | 'world'): string {
@@ -647,7 +663,7 @@ export async function runPuppetServe(o: {
   if (o.landmarks !== undefined) {
     const loaded = loadLandmarkRecording(o.landmarks, o.recording); // errors at the terminal, not in the page
     for (const n of loaded.notes) if (!o.quiet) print(`note: ${n}`);
-    if (loaded.format === 'tfjs') {
+    if (loaded.format !== 'recording') {
       // the page reads the recording format: serve a converted copy from a temporary file
       tmpFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kind-puppet-')), 'recording.json');
       fs.writeFileSync(tmpFile, serializeLandmarkRecording(loaded.recording));
@@ -714,12 +730,12 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
     c
       .option(
         '--image-size <WxH>',
-        'camera image size for a tfjs reference file in pixels (e.g. 720x1280)',
+        'camera image size in pixels for a tfjs reference or tfjs-models keypoint file (e.g. 720x1280); checked against the landmarks',
         imageSizeArg,
       )
       .option(
         '--fps <n>',
-        'frame rate of a tfjs reference file, which has no timestamps (default 30)',
+        'frame rate of a tfjs reference or keypoint file without timestamps (default 30)',
         positive('--fps', 1000),
       )
       .option('--world <file>', "a tfjs reference's world landmarks file (default: its _3d sibling)");
@@ -782,7 +798,7 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       )
       .option(
         '--landmarks <recording.json>',
-        'landmark recording (the recording format, or a tfjs reference with --image-size)',
+        'landmark recording (the recording format; a tfjs reference or tfjs-models MoveNet/PoseNet/BlazePose keypoints with --image-size)',
       )
       .option('-o, --out <dir>', 'output folder', outDirArg, 'puppet-out')
       .addOption(

@@ -174,8 +174,8 @@ export function validateLandmarkRecording(value: unknown, source: string): Landm
   return { image, frames: out, source };
 }
 
-/** JSON.parse with a syntax error named `source:line:column`. */
-function parseJson(text: string, source: string): unknown {
+/** JSON.parse with a syntax error named `source:line:column` (PuppetInputError). */
+export function parseJsonText(text: string, source: string): unknown {
   if (typeof text !== 'string')
     throw new PuppetInputError(`need the file's text as a string, got ${typeof text}`, source);
   try {
@@ -194,7 +194,7 @@ function parseJson(text: string, source: string): unknown {
  *   {@link validateLandmarkRecording}.
  */
 export function parseLandmarkRecording(text: string, source: string): LandmarkRecording {
-  return validateLandmarkRecording(parseJson(text, source), source);
+  return validateLandmarkRecording(parseJsonText(text, source), source);
 }
 
 /** The recording as JSON text in the format {@link parseLandmarkRecording} reads (round trip: equal values). */
@@ -217,7 +217,7 @@ export function serializeLandmarkRecording(rec: LandmarkRecording): string {
 }
 
 function tfjsFrames(text: string, source: string): number[][][] {
-  const v = parseJson(text, source);
+  const v = parseJsonText(text, source);
   if (!Array.isArray(v) || v.length === 0)
     throw new PuppetInputError(`need [frames][33][x, y, z], got ${describe(v)}`, source);
   for (let f = 0; f < v.length; f++) {
