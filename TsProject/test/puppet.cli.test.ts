@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { DEFAULT_PUPPET_PORT } from '../src/cli/puppetServe';
 import { decodePng, encodePng } from '../src/io/node';
 import {
   ANIMATED_DRAWINGS_JOINT_MAP,
@@ -968,6 +969,7 @@ describe('kind puppet (the page server)', () => {
       const cfg = await get(`${url}config.json`);
       expect(cfg.status).toBe(200);
       expect(JSON.parse(cfg.body).recording).toBe('/recording.json');
+      expect(JSON.parse(cfg.body).recordingName).toBe('serve.json');
       expect((await get(`${url}recording.json`)).body).toBe(fs.readFileSync(recFile, 'utf8'));
       process.emit('SIGINT', 'SIGINT');
       expect(await run).toBe(130);
@@ -1001,6 +1003,14 @@ describe('kind puppet (the page server)', () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/drawing puppet page: http:\/\/127\.0\.0\.1:\d+\//);
     expect(r.out).toMatch(/stopped: the puppet page server is closed/);
+  });
+
+  it('--help shows the port default once (commander adds it)', async () => {
+    const r = await runKind(['puppet', '--help']);
+    expect(r.code).toBe(0);
+    const port = String(DEFAULT_PUPPET_PORT);
+    expect(r.out.split(port)).toHaveLength(2); // the port number appears once in the whole help
+    expect(r.out).toMatch(new RegExp(`--port <n>\\s+port \\(0 = any free one\\) \\(default: ${port}\\)`));
   });
 });
 

@@ -40,6 +40,7 @@ import {
   DEFAULT_POSE_OPTIONS,
   DEFAULT_TUNE_GRID,
   frameHasPerson,
+  framesText,
   JOINT_STATES,
   type KeypointFileInfo,
   type LandmarkRecording,
@@ -361,7 +362,7 @@ export function formatRenderSummary(r: PuppetRenderResult, cwd = process.cwd()):
   const total = s.frames * J;
   const pct = (v: number) => `${((100 * v) / total).toFixed(1)}%`;
   const lines = [
-    `rendered '${r.character.name}' (${f.image.width}x${f.image.height} px, ${f.mesh.vertices} vertices, ${f.mesh.weights} weights) driven by ${rel(f.input.source)} (${s.frames} frames, ${s.inputRateHz.toFixed(1)} Hz, camera ${f.input.image.width}x${f.input.image.height}, ${s.space} landmarks)`,
+    `rendered '${r.character.name}' (${f.image.width}x${f.image.height} px, ${f.mesh.vertices} vertices, ${f.mesh.weights} weights) driven by ${rel(f.input.source)} (${framesText(s.frames)}, ${s.inputRateHz.toFixed(1)} Hz, camera ${f.input.image.width}x${f.input.image.height}, ${s.space} landmarks)`,
     `  person in ${s.personFrames}/${s.frames} frames; visibility ${s.visibilityUnknownFrames === 0 ? 'given' : s.visibilityUnknownFrames === s.frames ? 'unknown (absent in the file)' : `unknown in ${s.visibilityUnknownFrames} frames`}`,
     `  joint-frames: ${JOINT_STATES.map((st) => `${st} ${s.states[st]}${st === 'measured' ? ` (${pct(s.states[st])})` : ''}`).join(', ')}`,
   ];
@@ -390,7 +391,7 @@ export function formatRenderSummary(r: PuppetRenderResult, cwd = process.cwd()):
   for (const n of r.notes) lines.push(`  note: ${n}`);
   const n = r.outputs.frameCount;
   lines.push(
-    `  wrote ${rel(path.join(r.outputs.frames, frameName(0, n)))} .. ${frameName(n - 1, n)} (${n} frames, ${f.frame.width}x${f.frame.height}), ${r.outputs.preview ? `${rel(r.outputs.preview)}, ` : ''}${rel(r.outputs.json)}`,
+    `  wrote ${rel(path.join(r.outputs.frames, frameName(0, n)))} .. ${frameName(n - 1, n)} (${framesText(n)}, ${f.frame.width}x${f.frame.height}), ${r.outputs.preview ? `${rel(r.outputs.preview)}, ` : ''}${rel(r.outputs.json)}`,
   );
   return lines.join('\n');
 }
@@ -520,7 +521,7 @@ export function formatTune(r: PuppetTuneResult): string {
       .join('  ')
       .trimEnd();
   const recs = r.recordings.map(
-    (x) => `${x.source} (${x.frames} frames${x.copies > 1 ? ` x ${x.copies} noise seeds` : ''})`,
+    (x) => `${x.source} (${framesText(x.frames)}${x.copies > 1 ? ` x ${x.copies} noise seeds` : ''})`,
   );
   return [
     `tune over ${recs.join(', ')}: ${r.rows.length} settings; jitter = mean joint acceleration, body scales/s^2; lag behind the raw joints${withErr ? '; error = RMS distance from the clean joints, body scales' : ''}`,
@@ -676,6 +677,7 @@ export async function runPuppetServe(o: {
       port: o.port ?? DEFAULT_PUPPET_PORT,
       character: o.character,
       landmarks,
+      ...(o.landmarks !== undefined ? { landmarksName: path.basename(o.landmarks) } : {}),
       allowedOrigins: o.allowedOrigins,
       log: (line) => console.error(line), // a refused web page: one line, even with --quiet
     });
@@ -752,7 +754,7 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       .option('--landmarks <recording.json>', 'a landmark recording offered as the "recording" source')
       .option(
         '--port <n>',
-        `port (default ${DEFAULT_PUPPET_PORT}; 0 = any free one)`,
+        'port (0 = any free one)',
         (v: string) => {
           const n = Number(v);
           if (!Number.isInteger(n) || n < 0 || n > 65535)

@@ -16,6 +16,11 @@ import { type Landmark, type LandmarkRecording, type PoseFrame, PuppetInputError
 /** Number of BlazePose landmarks (MediaPipe Pose Landmarker model card). */
 export const POSE_LANDMARK_COUNT = 33;
 
+/** `1 frame`, `0 frames`, `65 frames`: a frame count for messages. */
+export function framesText(n: number): string {
+  return `${n} frame${n === 1 ? '' : 's'}`;
+}
+
 /**
  * A landmark object with every field present, in one order (`visibility`, `presence` undefined when
  * unknown). The readers build every landmark and frame with these two, so all of them share one shape
