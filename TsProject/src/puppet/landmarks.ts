@@ -230,7 +230,7 @@ function tfjsFrames(text: string, source: string): number[][][] {
     const where = `${source}: frame ${f}`;
     if (!Array.isArray(fr) || fr.length !== POSE_LANDMARK_COUNT)
       throw new PuppetInputError(
-        `need ${POSE_LANDMARK_COUNT} landmarks, got ${Array.isArray(fr) ? fr.length : describe(fr)}`,
+        `need ${POSE_LANDMARK_COUNT} landmarks, got ${Array.isArray(fr) ? fr.length : describe(fr)}${Array.isArray(fr) && fr.length === 17 ? ' (17 MoveNet / PoseNet keypoints are read as tfjs-models poses, { keypoints: [{ x, y, score, name }] }, or objects keyed by name: keypoints.ts; a raw [17][3] tensor is not)' : ''}`,
         where,
       );
     for (let i = 0; i < POSE_LANDMARK_COUNT; i++) {
