@@ -25,6 +25,7 @@ import {
   type Character,
   characterFromAnimatedDrawings,
   characterFromImage,
+  checkRecordingImageSize,
   computeWeights,
   createJointSet,
   DrawingRig,
@@ -758,7 +759,9 @@ function wireControls(): void {
     const text = await f.text();
     stopSource();
     const rec = parseLandmarkRecording(text, f.name);
-    return playRecording(JSON.stringify(rec), { loop: true });
+    // a recording whose "image" is swapped against its world landmarks is refused here as in kind puppet
+    checkRecordingImageSize(rec, { coordinates: 'normalized', given: 'file', source: f.name });
+    return playRecording(JSON.stringify(rec), { loop: true, name: f.name });
   });
   on('playDefault', 'click', () => {
     if (!config.recording) throw new Error('no recording on this server');
