@@ -94,6 +94,12 @@ describe('tfjs-models keypoint files (no data)', () => {
     expect(r.recording.frames[0].landmarks![0].x).toBeCloseTo((320 + 150) / 640, 9);
     expect(r.recording.frames[1].landmarks).toEqual([]); // no person
     expect(r.info.multiPoseFrames).toBe(1);
+    // nobody in any frame is still a keypoint file (kind puppet then says there is no person)
+    expect(isTfjsKeypointFile([[], []])).toBe(true);
+    expect(
+      tfjsKeypointsToRecording([[], []], 'none.json', { image, fps: 10 }).recording.frames[1].landmarks,
+    ).toEqual([]);
+    expect(isTfjsKeypointFile([[[1, 2, 3]]])).toBe(false); // the tfjs reference's [frames][33][x, y, z]
     expect(r.info.emptyFrames).toBe(1);
     expect(r.notes.join('\n')).toMatch(
       /1 frame\(s\) hold several poses; the one with the highest score was taken/,

@@ -82,7 +82,7 @@ const J = PUPPET_JOINT_COUNT;
 export interface PuppetRenderOptions {
   /** AnimatedDrawings folder or an image (PNG); default the embedded drawing. */
   character?: string;
-  /** Landmark recording (or tfjs reference); default the embedded recording. */
+  /** Landmark recording, tfjs reference or tfjs-models keypoint file (io/node loadLandmarkRecording); default the embedded recording. */
   landmarks?: string;
   outDir: string;
   recording?: RecordingLoadOptions;

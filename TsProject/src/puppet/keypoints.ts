@@ -166,10 +166,10 @@ const isPose = (v: unknown): boolean => isObj(v) && Array.isArray(v.keypoints);
  * Whether `value` (a parsed JSON file) is tfjs keypoint output as this module reads it, rather than the
  * tfjs BlazePose reference format (`[frames][33][x, y, z]`, landmarks.ts parseTfjsReference) or the recording
  * format (an object): a top-level array whose first frame that is not `[]` is a pose, a list of poses, a
- * keypoint list or an object keyed by name.
+ * keypoint list or an object keyed by name; or whose frames are all `[]` (nobody found).
  */
 export function isTfjsKeypointFile(value: unknown): boolean {
-  if (!Array.isArray(value)) return false;
+  if (!Array.isArray(value) || value.length === 0) return false;
   for (const f of value) {
     if (Array.isArray(f)) {
       if (f.length === 0) continue;
@@ -177,7 +177,7 @@ export function isTfjsKeypointFile(value: unknown): boolean {
     }
     return isObj(f);
   }
-  return false;
+  return true; // every frame `[]`: estimatePoses found nobody (a reference frame is never empty)
 }
 
 /** One keypoint read: BlazePose index, x, y, z (0 when absent), score (undefined when absent). */
