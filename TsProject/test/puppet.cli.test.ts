@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { DEFAULT_PUPPET_PORT } from '../src/cli/puppetServe';
 import { decodePng, encodePng } from '../src/io/node';
 import {
   ANIMATED_DRAWINGS_JOINT_MAP,
@@ -643,7 +644,7 @@ describe('kind puppet render: odd but valid input, and inputs a trial run broke'
     ]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(
-      /tf\.json: --image-size 1x1: 100% of the landmarks lie more than half an image outside it/,
+      /tf\.json: 100% of landmarks fall outside 1x1 \(more than 5% of the image beyond an edge\); the landmarks reach x \d+ px, y \d+ px: give the video's size in pixels; the smallest common size that holds them is 640x480 \(--image-size 640x480\)/,
     );
     const world = rec('world.json', { not: 'frames' });
     const r2 = await runKind([
@@ -907,7 +908,7 @@ describe('kind puppet tune', () => {
     fs.writeFileSync(broken, '[[[1,2,3]');
     const b = await runKind(['puppet', 'tune', broken]);
     expect(b.code).toBe(1);
-    expect(b.err).toMatch(/tune-broken\.json \(pixels\):1:\d+: not valid JSON/);
+    expect(b.err).toMatch(/tune-broken\.json:1:\d+: not valid JSON/);
   });
 
   it('with no smoothing the jitter after equals the jitter before (the same joint-frames are measured)', async () => {
@@ -968,6 +969,7 @@ describe('kind puppet (the page server)', () => {
       const cfg = await get(`${url}config.json`);
       expect(cfg.status).toBe(200);
       expect(JSON.parse(cfg.body).recording).toBe('/recording.json');
+      expect(JSON.parse(cfg.body).recordingName).toBe('serve.json');
       expect((await get(`${url}recording.json`)).body).toBe(fs.readFileSync(recFile, 'utf8'));
       process.emit('SIGINT', 'SIGINT');
       expect(await run).toBe(130);
@@ -1001,6 +1003,14 @@ describe('kind puppet (the page server)', () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/drawing puppet page: http:\/\/127\.0\.0\.1:\d+\//);
     expect(r.out).toMatch(/stopped: the puppet page server is closed/);
+  });
+
+  it('--help shows the port default once (commander adds it)', async () => {
+    const r = await runKind(['puppet', '--help']);
+    expect(r.code).toBe(0);
+    const port = String(DEFAULT_PUPPET_PORT);
+    expect(r.out.split(port)).toHaveLength(2); // the port number appears once in the whole help
+    expect(r.out).toMatch(new RegExp(`--port <n>\\s+port \\(0 = any free one\\) \\(default: ${port}\\)`));
   });
 });
 

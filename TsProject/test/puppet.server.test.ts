@@ -106,6 +106,7 @@ describe('puppet server', () => {
         cfg: '/default/char_cfg.yaml',
       },
       recording: '/default/recording.json',
+      recordingName: null,
       defaultCharacter: {
         name: 'default',
         texture: '/default/texture.png',
@@ -229,6 +230,7 @@ describe('puppet server options', () => {
       });
       expect(config.defaultCharacter?.texture).toBe('/default/texture.png');
       expect(config.recording).toBe('/recording.json');
+      expect(config.recordingName).toBe('mine.json'); // the page's button: "Play mine.json"
       for (const f of ['texture.png', 'mask.png', 'char_cfg.yaml'])
         expect((await rawGet(s.url, `/character/${f}`)).body.equals(fs.readFileSync(path.join(ad, f)))).toBe(
           true,

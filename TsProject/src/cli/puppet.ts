@@ -40,7 +40,9 @@ import {
   DEFAULT_POSE_OPTIONS,
   DEFAULT_TUNE_GRID,
   frameHasPerson,
+  framesText,
   JOINT_STATES,
+  type KeypointFileInfo,
   type LandmarkRecording,
   type PoseOptions,
   PUPPET_JOINT_COUNT,
@@ -80,7 +82,7 @@ const J = PUPPET_JOINT_COUNT;
 export interface PuppetRenderOptions {
   /** AnimatedDrawings folder or an image (PNG); default the embedded drawing. */
   character?: string;
-  /** Landmark recording (or tfjs reference); default the embedded recording. */
+  /** Landmark recording, tfjs reference or tfjs-models keypoint file (io/node loadLandmarkRecording); default the embedded recording. */
   landmarks?: string;
   outDir: string;
   recording?: RecordingLoadOptions;
@@ -263,7 +265,11 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
     gif?.finish();
     const file = recorder.build({
       character,
-      input: { source: landmarksPath, image: { ...rec.image } },
+      input: {
+        source: landmarksPath,
+        image: { ...rec.image },
+        ...(loaded.keypoints ? { keypoints: keypointsInput(loaded.keypoints) } : {}),
+      },
       frame: frameInfo,
       stats,
     });
@@ -294,6 +300,17 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
 }
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
+
+/** puppet.json `input.keypoints` of a tfjs-models keypoint file: what it lacks and which joints are always filled. */
+function keypointsInput(k: KeypointFileInfo): NonNullable<PuppetFile['input']['keypoints']> {
+  return {
+    set: k.set,
+    coordinates: k.coordinates,
+    absentLandmarks: k.absentLandmarks,
+    filledJoints: k.filledJoints,
+    multiPoseFrames: k.multiPoseFrames,
+  };
+}
 
 /** The error of a recording in which the pose side finds nobody. */
 function noPersonMessage(frames: number, space: 'auto' | 'image' | 'world'): string {
@@ -345,7 +362,7 @@ export function formatRenderSummary(r: PuppetRenderResult, cwd = process.cwd()):
   const total = s.frames * J;
   const pct = (v: number) => `${((100 * v) / total).toFixed(1)}%`;
   const lines = [
-    `rendered '${r.character.name}' (${f.image.width}x${f.image.height} px, ${f.mesh.vertices} vertices, ${f.mesh.weights} weights) driven by ${rel(f.input.source)} (${s.frames} frames, ${s.inputRateHz.toFixed(1)} Hz, camera ${f.input.image.width}x${f.input.image.height}, ${s.space} landmarks)`,
+    `rendered '${r.character.name}' (${f.image.width}x${f.image.height} px, ${f.mesh.vertices} vertices, ${f.mesh.weights} weights) driven by ${rel(f.input.source)} (${framesText(s.frames)}, ${s.inputRateHz.toFixed(1)} Hz, camera ${f.input.image.width}x${f.input.image.height}, ${s.space} landmarks)`,
     `  person in ${s.personFrames}/${s.frames} frames; visibility ${s.visibilityUnknownFrames === 0 ? 'given' : s.visibilityUnknownFrames === s.frames ? 'unknown (absent in the file)' : `unknown in ${s.visibilityUnknownFrames} frames`}`,
     `  joint-frames: ${JOINT_STATES.map((st) => `${st} ${s.states[st]}${st === 'measured' ? ` (${pct(s.states[st])})` : ''}`).join(', ')}`,
   ];
@@ -374,7 +391,7 @@ export function formatRenderSummary(r: PuppetRenderResult, cwd = process.cwd()):
   for (const n of r.notes) lines.push(`  note: ${n}`);
   const n = r.outputs.frameCount;
   lines.push(
-    `  wrote ${rel(path.join(r.outputs.frames, frameName(0, n)))} .. ${frameName(n - 1, n)} (${n} frames, ${f.frame.width}x${f.frame.height}), ${r.outputs.preview ? `${rel(r.outputs.preview)}, ` : ''}${rel(r.outputs.json)}`,
+    `  wrote ${rel(path.join(r.outputs.frames, frameName(0, n)))} .. ${frameName(n - 1, n)} (${framesText(n)}, ${f.frame.width}x${f.frame.height}), ${r.outputs.preview ? `${rel(r.outputs.preview)}, ` : ''}${rel(r.outputs.json)}`,
   );
   return lines.join('\n');
 }
@@ -504,7 +521,7 @@ export function formatTune(r: PuppetTuneResult): string {
       .join('  ')
       .trimEnd();
   const recs = r.recordings.map(
-    (x) => `${x.source} (${x.frames} frames${x.copies > 1 ? ` x ${x.copies} noise seeds` : ''})`,
+    (x) => `${x.source} (${framesText(x.frames)}${x.copies > 1 ? ` x ${x.copies} noise seeds` : ''})`,
   );
   return [
     `tune over ${recs.join(', ')}: ${r.rows.length} settings; jitter = mean joint acceleration, body scales/s^2; lag behind the raw joints${withErr ? '; error = RMS distance from the clean joints, body scales' : ''}`,
@@ -647,7 +664,7 @@ export async function runPuppetServe(o: {
   if (o.landmarks !== undefined) {
     const loaded = loadLandmarkRecording(o.landmarks, o.recording); // errors at the terminal, not in the page
     for (const n of loaded.notes) if (!o.quiet) print(`note: ${n}`);
-    if (loaded.format === 'tfjs') {
+    if (loaded.format !== 'recording') {
       // the page reads the recording format: serve a converted copy from a temporary file
       tmpFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kind-puppet-')), 'recording.json');
       fs.writeFileSync(tmpFile, serializeLandmarkRecording(loaded.recording));
@@ -660,6 +677,7 @@ export async function runPuppetServe(o: {
       port: o.port ?? DEFAULT_PUPPET_PORT,
       character: o.character,
       landmarks,
+      ...(o.landmarks !== undefined ? { landmarksName: path.basename(o.landmarks) } : {}),
       allowedOrigins: o.allowedOrigins,
       log: (line) => console.error(line), // a refused web page: one line, even with --quiet
     });
@@ -714,12 +732,12 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
     c
       .option(
         '--image-size <WxH>',
-        'camera image size for a tfjs reference file in pixels (e.g. 720x1280)',
+        'camera image size in pixels for a tfjs reference or tfjs-models keypoint file (e.g. 720x1280); checked against the landmarks',
         imageSizeArg,
       )
       .option(
         '--fps <n>',
-        'frame rate of a tfjs reference file, which has no timestamps (default 30)',
+        'frame rate of a tfjs reference or keypoint file without timestamps (default 30)',
         positive('--fps', 1000),
       )
       .option('--world <file>', "a tfjs reference's world landmarks file (default: its _3d sibling)");
@@ -736,7 +754,7 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       .option('--landmarks <recording.json>', 'a landmark recording offered as the "recording" source')
       .option(
         '--port <n>',
-        `port (default ${DEFAULT_PUPPET_PORT}; 0 = any free one)`,
+        'port (0 = any free one)',
         (v: string) => {
           const n = Number(v);
           if (!Number.isInteger(n) || n < 0 || n > 65535)
@@ -782,7 +800,7 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       )
       .option(
         '--landmarks <recording.json>',
-        'landmark recording (the recording format, or a tfjs reference with --image-size)',
+        'landmark recording (the recording format; a tfjs reference or tfjs-models MoveNet/PoseNet/BlazePose keypoints with --image-size)',
       )
       .option('-o, --out <dir>', 'output folder', outDirArg, 'puppet-out')
       .addOption(

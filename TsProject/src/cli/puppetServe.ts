@@ -79,6 +79,8 @@ export interface PuppetPageConfig {
   character: { name: string; texture: string; mask?: string; cfg?: string } | null;
   /** The landmark recording offered by the "recording" source (the default one, or `landmarks`); null = none. */
   recording: string | null;
+  /** The name the page shows for `recording` ("Play <name>"): the `--landmarks` file's name; null for the embedded default. */
+  recordingName: string | null;
   /** The embedded default drawing (also when `character` replaces it as the first drawing), or null. */
   defaultCharacter: { name: string; texture: string; mask?: string; cfg?: string } | null;
   /** Base URL of `@mediapipe/pose`'s files. */
@@ -104,6 +106,8 @@ export interface PuppetServerOptions {
   character?: string;
   /** A landmark recording (issue 12 JSON format) offered as the "recording" source instead of the default one. */
   landmarks?: string;
+  /** The name the page shows for `landmarks` (default its file name; a converted copy's caller gives the original's). */
+  landmarksName?: string;
   /** Extra URL path -> local file (e.g. `{ '/chars/char1/texture.png': '/data/char1/texture.png' }`). */
   files?: Record<string, string>;
   /**
@@ -225,6 +229,7 @@ export async function startPuppetServer(options: PuppetServerOptions = {}): Prom
   const defaultDir = options.defaultDir ?? defaultPuppetDir();
   let defaultCharacter: PuppetPageConfig['character'] = null;
   let recording: string | null = null;
+  let recordingName: string | null = null;
   if (fs.existsSync(defaultDir) && fs.statSync(defaultDir).isDirectory()) {
     const names = fs.readdirSync(defaultDir).sort();
     for (const n of names) {
@@ -272,6 +277,7 @@ export async function startPuppetServer(options: PuppetServerOptions = {}): Prom
     if (!isFile(options.landmarks)) throw new Error(`${options.landmarks}: no such landmark recording file`);
     add('/recording.json', options.landmarks);
     recording = '/recording.json';
+    recordingName = options.landmarksName ?? path.basename(options.landmarks);
   }
 
   for (const [urlPath, file] of Object.entries(options.files ?? {})) {
@@ -289,6 +295,7 @@ export async function startPuppetServer(options: PuppetServerOptions = {}): Prom
   const config: PuppetPageConfig = {
     character,
     recording,
+    recordingName,
     defaultCharacter,
     legacyPoseBase: '/mediapipe/pose/',
     tasksVisionWasmBase: '/mediapipe/tasks-vision/wasm',

@@ -7,7 +7,9 @@
  */
 export * from './character';
 export * from './filter';
+export * from './imageSize';
 export * from './joints';
+export * from './keypoints';
 export * from './landmarks';
 export * from './mask';
 export * from './mesh';

@@ -16,6 +16,11 @@ import { type Landmark, type LandmarkRecording, type PoseFrame, PuppetInputError
 /** Number of BlazePose landmarks (MediaPipe Pose Landmarker model card). */
 export const POSE_LANDMARK_COUNT = 33;
 
+/** `1 frame`, `0 frames`, `65 frames`: a frame count for messages. */
+export function framesText(n: number): string {
+  return `${n} frame${n === 1 ? '' : 's'}`;
+}
+
 /**
  * A landmark object with every field present, in one order (`visibility`, `presence` undefined when
  * unknown). The readers build every landmark and frame with these two, so all of them share one shape
@@ -174,8 +179,8 @@ export function validateLandmarkRecording(value: unknown, source: string): Landm
   return { image, frames: out, source };
 }
 
-/** JSON.parse with a syntax error named `source:line:column`. */
-function parseJson(text: string, source: string): unknown {
+/** JSON.parse with a syntax error named `source:line:column` (PuppetInputError). */
+export function parseJsonText(text: string, source: string): unknown {
   if (typeof text !== 'string')
     throw new PuppetInputError(`need the file's text as a string, got ${typeof text}`, source);
   try {
@@ -194,7 +199,7 @@ function parseJson(text: string, source: string): unknown {
  *   {@link validateLandmarkRecording}.
  */
 export function parseLandmarkRecording(text: string, source: string): LandmarkRecording {
-  return validateLandmarkRecording(parseJson(text, source), source);
+  return validateLandmarkRecording(parseJsonText(text, source), source);
 }
 
 /** The recording as JSON text in the format {@link parseLandmarkRecording} reads (round trip: equal values). */
@@ -217,7 +222,7 @@ export function serializeLandmarkRecording(rec: LandmarkRecording): string {
 }
 
 function tfjsFrames(text: string, source: string): number[][][] {
-  const v = parseJson(text, source);
+  const v = parseJsonText(text, source);
   if (!Array.isArray(v) || v.length === 0)
     throw new PuppetInputError(`need [frames][33][x, y, z], got ${describe(v)}`, source);
   for (let f = 0; f < v.length; f++) {
@@ -225,7 +230,7 @@ function tfjsFrames(text: string, source: string): number[][][] {
     const where = `${source}: frame ${f}`;
     if (!Array.isArray(fr) || fr.length !== POSE_LANDMARK_COUNT)
       throw new PuppetInputError(
-        `need ${POSE_LANDMARK_COUNT} landmarks, got ${Array.isArray(fr) ? fr.length : describe(fr)}`,
+        `need ${POSE_LANDMARK_COUNT} landmarks, got ${Array.isArray(fr) ? fr.length : describe(fr)}${Array.isArray(fr) && fr.length === 17 ? ' (17 MoveNet / PoseNet keypoints are read as tfjs-models poses, { keypoints: [{ x, y, score, name }] }, or objects keyed by name: keypoints.ts; a raw [17][3] tensor is not)' : ''}`,
         where,
       );
     for (let i = 0; i < POSE_LANDMARK_COUNT; i++) {

@@ -14,6 +14,10 @@
  * each hop, as they multiply), so the next real measurement replaces a guess at once (filter.ts).
  * Legs: an inferred knee, ankle or toe above its parent (y down: smaller y) is put at the parent + the rest
  * offset, so a guess never makes a shin point up (a chest-up framing's leg landmarks sit above the hips).
+ * Hand tips never seen (a 17-keypoint MoveNet input has no hand points, keypoints.ts): the rest offset turned
+ * with the forearm, i.e. the hand continues it, instead of the rest pose's fixed direction on the image (a
+ * raised forearm would otherwise end in a hand pointing down). Toes never seen keep the fixed direction (a foot
+ * stays on the floor).
  * Engine-free, allocation-free per frame.
  */
 import type { PoseOptions } from './options';
@@ -24,6 +28,12 @@ const HIPS = 0;
 const NECK = 3;
 /** LeftLowerLeg, LeftFoot, LeftToes, RightLowerLeg, RightFoot, RightToes: never above their parent when inferred. */
 const LEG_JOINTS = [14, 15, 16, 18, 19, 20];
+/**
+ * LeftHandTip, RightHandTip: never seen, they keep their rest angle to the forearm. Not the toes: a foot stays
+ * on the floor while the shin tilts, and on the squat the rest pose's fixed direction is nearer the measured
+ * toes (0.22 torso lengths on average) than one turned with the shin (0.25).
+ */
+const END_JOINTS = [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0];
 
 /**
  * Rest pose, offsets from Hips in torso lengths (|Neck - Hips| = 1), pose space (y down, the person's left at
@@ -67,6 +77,8 @@ export class OcclusionFill {
   private readonly offHy = new Float64Array(J);
   private readonly offNx = new Float64Array(J);
   private readonly offNy = new Float64Array(J);
+  /** 1 once the joint's offset from its parent was learned from a measured or held pair. */
+  private readonly seenP = new Uint8Array(J);
   private readonly seenH = new Uint8Array(J);
   private readonly seenN = new Uint8Array(J);
   private readonly todo = new Uint8Array(J);
@@ -83,6 +95,7 @@ export class OcclusionFill {
       this.offPx[j] = p < 0 ? 0 : REST_OFFSETS[j][0] - REST_OFFSETS[p][0];
       this.offPy[j] = p < 0 ? 0 : REST_OFFSETS[j][1] - REST_OFFSETS[p][1];
     }
+    this.seenP.fill(0);
     this.seenH.fill(0);
     this.seenN.fill(0);
   }
@@ -116,6 +129,7 @@ export class OcclusionFill {
       if (p >= 0 && missing[p] === 0 && isGood(st[p])) {
         this.offPx[k] = (x[k] - x[p]) / s;
         this.offPy[k] = (y[k] - y[p]) / s;
+        this.seenP[k] = 1;
       }
       if (hipsGood) {
         this.offHx[k] = (x[k] - x[HIPS]) / s;
@@ -134,6 +148,27 @@ export class OcclusionFill {
       if (todo[k] === 0) continue;
       const p = PUPPET_PARENTS[k];
       if (todo[p] === 1 || !(isGood(st[p]) || st[p] === JointStateCode.Parent)) continue;
+      const g = PUPPET_PARENTS[p];
+      if (END_JOINTS[k] === 1 && this.seenP[k] === 0 && g >= 0 && todo[g] === 0) {
+        // the rest offset turned by the angle between the parent bone now and at rest
+        const bx = x[p] - x[g];
+        const by = y[p] - y[g];
+        const rx = REST_OFFSETS[p][0] - REST_OFFSETS[g][0];
+        const ry = REST_OFFSETS[p][1] - REST_OFFSETS[g][1];
+        const n = Math.sqrt((bx * bx + by * by) * (rx * rx + ry * ry));
+        if (n > 0) {
+          const c = (rx * bx + ry * by) / n;
+          const sn = (rx * by - ry * bx) / n;
+          const ox = this.offPx[k];
+          const oy = this.offPy[k];
+          x[k] = x[p] + (c * ox - sn * oy) * s;
+          y[k] = y[p] + (sn * ox + c * oy) * s;
+          conf[k] = o.parentFillConfidence * conf[p];
+          st[k] = JointStateCode.Parent;
+          todo[k] = 0;
+          continue;
+        }
+      }
       x[k] = x[p] + this.offPx[k] * s;
       y[k] = y[p] + this.offPy[k] * s;
       conf[k] = o.parentFillConfidence * conf[p];

@@ -93,7 +93,22 @@ export interface PuppetFile {
     restJoints: { x: number; y: number; state: JointState }[];
   };
   /** The input recording: its file, camera image size. */
-  input: { source: string; image: { width: number; height: number } };
+  input: {
+    source: string;
+    image: { width: number; height: number };
+    /**
+     * A tfjs-models keypoint file (keypoints.ts): its keypoint set and coordinates, the BlazePose landmarks it
+     * lacks, and the joints made only of those (never measured: filled by the occlusion chain every frame,
+     * with its low confidences and states in `frames`). Absent for MediaPipe recordings.
+     */
+    keypoints?: {
+      set: 'coco17' | 'blazepose33';
+      coordinates: 'pixels' | 'normalized';
+      absentLandmarks: number[];
+      filledJoints: string[];
+      multiPoseFrames: number;
+    };
+  };
   mesh: { vertices: number; triangles: number; spacing: number; weights: string };
   options: PoseOptions;
   frames: PuppetFrameOut[];

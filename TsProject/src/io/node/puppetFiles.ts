@@ -12,11 +12,17 @@ import {
   type CharacterOptions,
   characterFromAnimatedDrawings,
   characterFromImage,
+  checkRecordingImageSize,
+  type ImageSizeCheck,
+  isTfjsKeypointFile,
+  type KeypointFileInfo,
   type LandmarkRecording,
   PuppetInputError,
+  parseJsonText,
   parseLandmarkRecording,
   parseTfjsReference,
   type RgbaImage,
+  tfjsKeypointsToRecording,
 } from '../../puppet';
 import { describeFsError, readInput } from './files';
 
@@ -123,11 +129,20 @@ export interface RecordingLoadOptions {
 
 export interface LoadedRecording {
   recording: LandmarkRecording;
-  format: 'recording' | 'tfjs';
+  /**
+   * 'recording': the recorded landmark format (an object with `image` and `frames`); 'tfjs': the tfjs BlazePose
+   * reference (`[frames][33][x, y, z]` pixels); 'tfjs-keypoints': tfjs-models pose-detection output (MoveNet,
+   * PoseNet, BlazePose keypoints; src/puppet/keypoints.ts).
+   */
+  format: 'recording' | 'tfjs' | 'tfjs-keypoints';
   /** What was assumed or found, for the terminal (e.g. the fps a tfjs file was read at). */
   notes: string[];
   /** The tfjs world landmarks file that was read too (`--world`, or the `_3d` sibling), if any. */
   worldFile?: string;
+  /** How a tfjs-keypoints file was read: keypoint set, coordinates, the joints always filled. */
+  keypoints?: KeypointFileInfo;
+  /** The camera image size check that ran (src/puppet/imageSize.ts). */
+  imageCheck?: ImageSizeCheck;
 }
 
 /**
@@ -143,10 +158,13 @@ export function tfjsWorldSibling(file: string): string | null {
 
 /**
  * Read a landmark recording: the recorded landmark file format (src/puppet/landmarks.ts, an object with
- * `image` and `frames`), or the tfjs-models reference format (a top-level array `[frames][33][x, y, z]` of
- * PIXELS, needing `imageSize`; with its `_3d` world file when there is one, or `world`).
+ * `image` and `frames`), the tfjs-models reference format (a top-level array `[frames][33][x, y, z]` of
+ * PIXELS, needing `imageSize`; with its `_3d` world file when there is one, or `world`), or tfjs-models
+ * pose-detection keypoints (MoveNet / PoseNet 17, BlazePose 33; src/puppet/keypoints.ts; needing
+ * `imageSize`). Then the camera image size is checked against the landmarks (src/puppet/imageSize.ts).
  * @throws Error naming the file when it cannot be read; PuppetInputError naming the file, line:column,
- *   frame, landmark or field for bad content (a tfjs file without `imageSize` is one).
+ *   frame, landmark or field for bad content (a tfjs file without `imageSize` is one), and naming the likely
+ *   right size when the given one does not fit the landmarks.
  */
 export function loadLandmarkRecording(file: string, o: RecordingLoadOptions = {}): LoadedRecording {
   const text = new TextDecoder().decode(readInput(file));
@@ -156,7 +174,35 @@ export function loadLandmarkRecording(file: string, o: RecordingLoadOptions = {}
     if (o.imageSize) notes.push(`--image-size ignored: ${file} gives its own image size`);
     if (o.fps !== undefined) notes.push(`--fps ignored: ${file} has its own timestamps`);
     if (o.world !== undefined) notes.push(`--world ignored: ${file} carries its own world landmarks`);
-    return { recording, format: 'recording', notes };
+    const imageCheck = checkRecordingImageSize(recording, {
+      coordinates: 'normalized',
+      given: 'file',
+      source: file,
+    });
+    notes.push(...imageCheck.notes);
+    return { recording, format: 'recording', notes, imageCheck };
+  }
+  const value = parseJsonText(text, file);
+  if (isTfjsKeypointFile(value)) {
+    if (o.world !== undefined)
+      throw new PuppetInputError(
+        '--world applies to the tfjs BlazePose reference ([frames][33][x, y, z]); keypoint files carry BlazePose world points as keypoints3D',
+        file,
+      );
+    const fps = o.fps ?? 30;
+    const read = tfjsKeypointsToRecording(value, file, { image: o.imageSize, fps });
+    const imageCheck = checkRecordingImageSize(read.recording, {
+      coordinates: read.info.coordinates,
+      given: 'flag',
+      source: file,
+    });
+    return {
+      recording: read.recording,
+      format: 'tfjs-keypoints',
+      notes: [...read.notes, ...imageCheck.notes],
+      keypoints: read.info,
+      imageCheck,
+    };
   }
   const notes: string[] = [];
   if (!o.imageSize) {
@@ -173,19 +219,13 @@ export function loadLandmarkRecording(file: string, o: RecordingLoadOptions = {}
   if (world && !o.world) notes.push(`world landmarks from ${world}`);
   const worldText = world ? new TextDecoder().decode(readInput(world)) : undefined;
   const recording = parseTfjsReference(text, worldText, file, o.imageSize, fps, world ?? undefined);
-  // pixels read with the wrong image size put the person outside the image (1x1: every landmark
-  // off-frame, every joint at rest): refused rather than rendered as a drawing that never moves
-  let outside = 0;
-  let all = 0;
-  for (const f of recording.frames)
-    for (const l of f.landmarks ?? []) {
-      all++;
-      if (l.x < -0.5 || l.x > 1.5 || l.y < -0.5 || l.y > 1.5) outside++;
-    }
-  if (all > 0 && outside > all / 2)
-    throw new PuppetInputError(
-      `--image-size ${o.imageSize.width}x${o.imageSize.height}: ${Math.round((100 * outside) / all)}% of the landmarks lie more than half an image outside it; give the video's size in pixels (pose_squats: 720x1280)`,
-      file,
-    );
-  return { recording, format: 'tfjs', notes, ...(world ? { worldFile: world } : {}) };
+  // pixels read with the wrong image size put the person outside the image (a swapped size: the legs,
+  // never measured; 1x1: every landmark off-frame): refused, naming the likely size
+  const imageCheck = checkRecordingImageSize(recording, {
+    coordinates: 'pixels',
+    given: 'flag',
+    source: file,
+  });
+  notes.push(...imageCheck.notes);
+  return { recording, format: 'tfjs', notes, imageCheck, ...(world ? { worldFile: world } : {}) };
 }

@@ -25,9 +25,11 @@ import {
   type Character,
   characterFromAnimatedDrawings,
   characterFromImage,
+  checkRecordingImageSize,
   computeWeights,
   createJointSet,
   DrawingRig,
+  framesText,
   JOINT_STATES,
   type JointSet,
   JointStateCode,
@@ -54,6 +56,8 @@ import { drawJoints, drawMesh, maskedTexture, STATE_COLOURS, stateLegend, type V
 interface PageConfig {
   character: CharacterSpec | null;
   recording: string | null;
+  /** The recording's name for the play button: the `--landmarks` file's name, or null for the embedded default. */
+  recordingName?: string | null;
   defaultCharacter: CharacterSpec | null;
   legacyPoseBase: string;
   tasksVisionWasmBase: string;
@@ -522,7 +526,7 @@ async function recordingFrom(urlOrJson: string): Promise<LandmarkRecording> {
 
 async function playRecording(
   urlOrJson: string,
-  o: { realtime?: boolean; loop?: boolean } = {},
+  o: { realtime?: boolean; loop?: boolean; name?: string } = {},
 ): Promise<number> {
   stopSource();
   const rec = await recordingFrom(urlOrJson);
@@ -531,16 +535,16 @@ async function playRecording(
   api.backend = null;
   const gen = sourceGen;
   const frames = rec.frames;
-  const name = rec.source ?? 'recording';
+  const name = o.name ?? rec.source ?? 'recording';
   if (o.realtime === false) {
     for (const f of frames) {
       figures.arrival(f.timestampMs, Number.NaN);
       processFrame(f);
     }
-    setStatus(`${name}: ${frames.length} frames processed`);
+    setStatus(`${name}: ${framesText(frames.length)} processed`);
     return frames.length;
   }
-  setStatus(`playing ${name} (${frames.length} frames)`);
+  setStatus(`playing ${name} (${framesText(frames.length)})`);
   const t0 = performance.now() - (frames[0]?.timestampMs ?? 0);
   let next = 0;
   let offset = 0; // added to timestamps on each loop so they keep increasing
@@ -556,7 +560,7 @@ async function playRecording(
     }
     if (next >= frames.length) {
       if (!o.loop) {
-        setStatus(`${name}: played ${frames.length} frames`);
+        setStatus(`${name}: played ${framesText(frames.length)}`);
         return;
       }
       next = 0;
@@ -581,7 +585,7 @@ function stopRecording(download = true): string {
   lastRecording = recorder.json();
   $('record').textContent = 'Record';
   if (download) recorder.download(`landmarks-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  setStatus(`recorded ${recorder.frameCount} frames`);
+  setStatus(`recorded ${framesText(recorder.frameCount)}`);
   return lastRecording;
 }
 
@@ -755,11 +759,13 @@ function wireControls(): void {
     const text = await f.text();
     stopSource();
     const rec = parseLandmarkRecording(text, f.name);
-    return playRecording(JSON.stringify(rec), { loop: true });
+    // a recording whose "image" is swapped against its world landmarks is refused here as in kind puppet
+    checkRecordingImageSize(rec, { coordinates: 'normalized', given: 'file', source: f.name });
+    return playRecording(JSON.stringify(rec), { loop: true, name: f.name });
   });
   on('playDefault', 'click', () => {
     if (!config.recording) throw new Error('no recording on this server');
-    return playRecording(config.recording, { loop: true });
+    return playRecording(config.recording, { loop: true, name: config.recordingName ?? 'default recording' });
   });
   const slider = (id: string, key: 'smoothingMs' | 'visibilityThreshold', digits: number) => {
     const el = $(id) as HTMLInputElement;
@@ -841,6 +847,8 @@ async function init(): Promise<void> {
   if (spec) await guard(loadCharacterSpec(spec)).catch(() => undefined);
   else setStatus('no drawing yet: draw one, or load an image or an AnimatedDrawings folder');
   ($('playDefault') as HTMLButtonElement).disabled = !config.recording;
+  // the button names what it plays: the --landmarks file, or the embedded default
+  if (config.recordingName) $('playDefault').textContent = `Play ${config.recordingName}`;
   ($('defaultDrawing') as HTMLButtonElement).disabled = !config.defaultCharacter;
   api.ready = true;
   const rec = params.get('recording');
