@@ -50,6 +50,8 @@ export function unityBuildOptions(outfile = UNITY_BUNDLE) {
     target: 'es2020',
     platform: 'neutral',
     mainFields: ['module', 'main'],
+    // the embedded default walk (src/unity/defaultTake.ts) is imported as its text
+    loader: { '.bvh': 'text' },
     // a generated file, committed: no source map, no minification (readable in the Editor's debugger)
     sourcemap: false,
     legalComments: 'inline',
