@@ -222,6 +222,17 @@ namespace KindRetargeting
             return bridge.Update(handle, input, dt);
         }
 
+        /// <summary>
+        /// defaultTake() -> the embedded default walk as JSON (a whole take in Unity coordinates, about 100 KB; see
+        /// KindTake.Parse). Allocates: call once at set-up. Throws when the bundle is not loaded or predates the export.
+        /// </summary>
+        public string DefaultTake()
+        {
+            RequireBridge();
+            if (bridge.DefaultTake == null) throw new InvalidOperationException("KindRetargeting: this bundle has no defaultTake export (rebuild it: node tools/build.mjs unity)");
+            return bridge.DefaultTake();
+        }
+
         /// <summary>command(handle, json) -> reply JSON.</summary>
         public string Command(int handle, string json)
         {
