@@ -100,6 +100,8 @@ namespace UnityEditor
         public static void Refresh() { }
         // ScriptReference/AssetDatabase.LoadAssetAtPath.html
         public static T LoadAssetAtPath<T>(string assetPath) where T : UnityEngine.Object { throw null; }
+        // ScriptReference/AssetDatabase.CreateAsset.html
+        public static void CreateAsset(UnityEngine.Object asset, string path) { }
     }
 
     // ScriptReference/PrefabUtility.InstantiatePrefab.html
