@@ -45,6 +45,9 @@ export function unityBuildOptions(outfile = UNITY_BUNDLE) {
   return {
     entryPoints: [UNITY_ENTRY],
     outfile,
+    // module path comments relative to TsProject whatever the caller's directory (the committed bundle is the same
+    // from `npm run build`, `node tools/build.mjs unity` at the repository root and tools/watch.mjs)
+    absWorkingDir: TS_PROJECT,
     bundle: true,
     format: 'esm',
     target: 'es2020',

@@ -94,6 +94,20 @@ namespace UnityEditor
         public static void SetDirty(UnityEngine.Object target) { }
     }
 
+    // ScriptReference/EditorPrefs.html, EditorPrefs.GetString.html, EditorPrefs.SetString.html, EditorPrefs.DeleteKey.html
+    public class EditorPrefs
+    {
+        public static string GetString(string key, string defaultValue) { throw null; }
+        public static void SetString(string key, string value) { }
+        public static void DeleteKey(string key) { }
+    }
+
+    // ScriptReference/InitializeOnLoadAttribute.html
+    [AttributeUsage(AttributeTargets.Class)]
+    public class InitializeOnLoadAttribute : Attribute
+    {
+    }
+
     // ScriptReference/AssetDatabase.html
     public sealed class AssetDatabase
     {

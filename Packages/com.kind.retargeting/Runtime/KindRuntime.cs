@@ -30,7 +30,7 @@ namespace KindRetargeting
     [AddComponentMenu("Kind Retargeting/Kind Runtime")]
     public class KindRuntime : MonoBehaviour
     {
-        [Tooltip("Editor only: folder holding kind-retargeting/main.mjs (the esbuild output). Empty: the package's Runtime/Resources folder on disk. Players always load the bundle from Resources.")]
+        [Tooltip("Editor only: a folder holding kind-retargeting/main.mjs to load and hot-reload instead of the package's bundle, e.g. the folder `node tools/watch.mjs --out <folder>` writes (a package installed by git URL sits read-only in Library/PackageCache). Relative to the project folder. Used while that file exists; until then the package's bundle runs and the file is watched. Empty: the project's folder (Tools > Kind Retargeting > Hot Reload Bundle Folder), else the package's Runtime/Resources. Players always load the bundle from Resources.")]
         public string editorBundleFolder = "";
 
         [Tooltip("Editor only: reload the bundle when its file changes (state kept through exportState/importState).")]
@@ -56,6 +56,20 @@ namespace KindRetargeting
 #endif
         int reloadCount;
         string loadError;
+
+        /// <summary>
+        /// Editor only: the project's hot-reload bundle folder (holding kind-retargeting/main.mjs), used when
+        /// <see cref="editorBundleFolder"/> is empty; null or empty: the package's Runtime/Resources. The Editor
+        /// assembly sets it from the project's setting (Tools > Kind Retargeting > Hot Reload Bundle Folder, kept in
+        /// EditorPrefs per project) when scripts load. Read when the runtime starts.
+        /// </summary>
+        public static string ProjectBundleFolder { get; set; }
+
+        /// <summary>The bundle file this runtime reads and, in the Editor, watches (null in players).</summary>
+        public string BundlePath { get { return bundlePath; } }
+
+        /// <summary>True when the running bundle was read from <see cref="BundlePath"/> (false: through Resources).</summary>
+        public bool BundleFromDisk { get { return bundlePath != null && File.Exists(bundlePath); } }
 
         /// <summary>Raised after a successful hot reload (the new bundle runs, state imported).</summary>
         public event Action Reloaded;
@@ -112,6 +126,10 @@ namespace KindRetargeting
                 loadError = e.Message;
                 Debug.LogError("KindRetargeting: could not load the bundle " + KindLoader.BundleSpecifier + ": " + e.Message, this);
             }
+#if UNITY_EDITOR
+            if (bridge != null && (!string.IsNullOrEmpty(editorBundleFolder) || !string.IsNullOrEmpty(ProjectBundleFolder)))
+                Debug.Log("KindRetargeting: bundle " + (BundleFromDisk ? "read from " + bundlePath : "from the package (Resources); watching " + bundlePath + " for a hot-reload build"), this);
+#endif
             if (bundlePath != null && File.Exists(bundlePath))
             {
                 var info = new FileInfo(bundlePath);
@@ -123,12 +141,24 @@ namespace KindRetargeting
         string EditorDiskRoot()
         {
 #if UNITY_EDITOR
-            if (!string.IsNullOrEmpty(editorBundleFolder)) return Path.GetFullPath(editorBundleFolder);
-            // Unity resolves "Packages/<name>/..." for System.IO in the Editor (Manual: "Accessing package assets").
-            return Path.GetFullPath("Packages/com.kind.retargeting/Runtime/Resources");
+            return ResolveBundleFolder(editorBundleFolder, ProjectBundleFolder);
 #else
             return null;
 #endif
+        }
+
+        /// <summary>
+        /// The folder the Editor reads kind-retargeting/main.mjs from: <paramref name="componentFolder"/> when set, else
+        /// <paramref name="projectFolder"/> when set (each made absolute against the current directory, the project
+        /// folder in the Editor), else the package's Runtime/Resources folder on disk.
+        /// </summary>
+        public static string ResolveBundleFolder(string componentFolder, string projectFolder)
+        {
+            if (!string.IsNullOrEmpty(componentFolder)) return Path.GetFullPath(componentFolder);
+            if (!string.IsNullOrEmpty(projectFolder)) return Path.GetFullPath(projectFolder);
+            // Unity resolves "Packages/<name>/..." for System.IO in the Editor, wherever the package is installed
+            // (Manual: "Accessing package assets"); a git-URL install there is read-only.
+            return Path.GetFullPath("Packages/com.kind.retargeting/Runtime/Resources");
         }
 
         void Update()
@@ -191,7 +221,7 @@ namespace KindRetargeting
             bridge = next;
             loadError = null;
             reloadCount++;
-            Debug.Log("KindRetargeting: hot reload #" + reloadCount + " (" + bridge.ApiVersion() + ")", this);
+            Debug.Log("KindRetargeting: hot reload #" + reloadCount + " (" + bridge.ApiVersion() + ", " + (BundleFromDisk ? bundlePath : "Resources") + ")", this);
             if (Reloaded != null) Reloaded();
         }
 
