@@ -11,11 +11,13 @@
  * - KindTake parses the real bundle's defaultTake() JSON into the take the TypeScript loader reads
  *   (frame count, bones, humanoid map), loops frames by time, walks on the spot after RemoveTravel, and
  *   names the field of a malformed take.
+ * - KindBundleFolder (where the Editor reads the bundle) picks the scene's folder, then the project's, then
+ *   the package's Resources, and finds the file `node tools/watch.mjs --out <folder>` writes.
  * The Unity half (transforms, AvatarBuilder.BuildHumanAvatar, Animator, capsules) needs Unity: it is
  * compiled by tools/check-csharp.mjs only, never run here.
  * Skipped with a printed reason without mcs/mono.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -31,6 +33,7 @@ const SOURCES = [
   'Runtime/Humanoid/KindHumanoidProportions.cs',
   'Runtime/Sources/KindTake.cs',
   'Runtime/Bridge/KindJson.cs',
+  'Runtime/Bridge/KindBundleFolder.cs',
 ].map((p) => path.join(PKG, p));
 const HOST = path.join(__dirname, 'fixtures/KindCodeHumanoidHost.cs');
 
@@ -230,4 +233,52 @@ const run = (...args: string[]) => execFileSync('mono', [exe, ...args], { encodi
     expect(bad((t) => (t.frameTime = 0))).toBe('take: frameTime must be positive, got 0');
     expect(bad((t) => delete t.hipsPositions)).toBe('take: hipsPositions is not an array');
   });
+
+  it('KindBundleFolder: the scene folder, else the project folder, else the package Resources; the file watch.mjs --out writes', () => {
+    const project = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-project-'));
+    try {
+      const at = (component: string, proj: string) =>
+        execFileSync('mono', [exe, 'folder', component, proj], { encoding: 'utf8', cwd: project })
+          .trim()
+          .split('\n');
+      const real = fs.realpathSync(project);
+      const abs = (p: string) => [path.join(project, p), path.join(real, p)];
+      // nothing chosen: the package's Resources, relative to the project folder (Unity's current directory)
+      expect(abs('Packages/com.kind.retargeting/Runtime/Resources')).toContain(at('-', '-')[0]);
+      // the project's folder, relative or absolute
+      expect(abs('KindBundle')).toContain(at('-', 'KindBundle')[0]);
+      expect(at('-', '/srv/kind/bundle')[0]).toBe('/srv/kind/bundle');
+      // a scene's KindRuntime.editorBundleFolder wins
+      expect(abs('SceneBundle')).toContain(at('SceneBundle', '/srv/kind/bundle')[0]);
+      // the bundle file in the chosen folder: absent until the watcher writes it, then there
+      const chosen = path.join(project, 'KindBundle');
+      const before = at('-', chosen);
+      expect(before[1]).toBe(path.join(chosen, 'kind-retargeting', 'main.mjs'));
+      expect(before[2]).toBe('absent');
+      const w = spawnSync(
+        process.execPath,
+        ['-e', WATCH_ONCE, path.resolve(__dirname, '../../tools/watch.mjs'), chosen],
+        { encoding: 'utf8', timeout: 120_000 },
+      );
+      expect(w.stdout).toContain('rebuilt');
+      const after = at('-', chosen);
+      expect(after[2]).toBe('exists');
+      expect(fs.readFileSync(after[1], 'utf8') === freshBundle()).toBe(true);
+    } finally {
+      fs.rmSync(project, { recursive: true, force: true });
+    }
+  });
 });
+
+/** Runs tools/watch.mjs --out <folder> (argv 1, 2) until its first build is written, then stops it with SIGINT. */
+const WATCH_ONCE = `
+const { spawn } = require('node:child_process');
+const [watch, folder] = process.argv.slice(1);
+const p = spawn(process.execPath, [watch, '--out', folder], { stdio: ['ignore', 'pipe', 'inherit'] });
+let out = '';
+p.stdout.on('data', (d) => {
+  out += d;
+  process.stdout.write(d);
+  if (/rebuilt /.test(out)) p.kill('SIGINT');
+});
+`;

@@ -141,24 +141,10 @@ namespace KindRetargeting
         string EditorDiskRoot()
         {
 #if UNITY_EDITOR
-            return ResolveBundleFolder(editorBundleFolder, ProjectBundleFolder);
+            return KindBundleFolder.Resolve(editorBundleFolder, ProjectBundleFolder);
 #else
             return null;
 #endif
-        }
-
-        /// <summary>
-        /// The folder the Editor reads kind-retargeting/main.mjs from: <paramref name="componentFolder"/> when set, else
-        /// <paramref name="projectFolder"/> when set (each made absolute against the current directory, the project
-        /// folder in the Editor), else the package's Runtime/Resources folder on disk.
-        /// </summary>
-        public static string ResolveBundleFolder(string componentFolder, string projectFolder)
-        {
-            if (!string.IsNullOrEmpty(componentFolder)) return Path.GetFullPath(componentFolder);
-            if (!string.IsNullOrEmpty(projectFolder)) return Path.GetFullPath(projectFolder);
-            // Unity resolves "Packages/<name>/..." for System.IO in the Editor, wherever the package is installed
-            // (Manual: "Accessing package assets"); a git-URL install there is read-only.
-            return Path.GetFullPath("Packages/com.kind.retargeting/Runtime/Resources");
         }
 
         void Update()

@@ -24,8 +24,7 @@ namespace KindRetargeting
         public static Animator Create(KindHumanoidProportions proportions, string name, Vector3 position, bool withShapes = true)
         {
             List<KindHumanoidBone> spec = proportions.Bones();
-            var root = new GameObject(name);
-            root.transform.position = position;
+            var root = new GameObject(name); // at the origin while the Avatar is built: its skeleton's root pose is identity
             var bones = new Transform[spec.Count];
             var human = new HumanBone[spec.Count];
             var skeleton = new SkeletonBone[spec.Count + 1];
@@ -57,6 +56,7 @@ namespace KindRetargeting
             }
             else Debug.LogError("KindRetargeting: the code-made humanoid '" + name + "' did not give a valid humanoid Avatar", root);
             animator.applyRootMotion = false;
+            root.transform.position = position;
             if (withShapes)
                 for (int i = 0; i < spec.Count; i++)
                 {
