@@ -239,7 +239,7 @@ namespace KindRetargeting
         }
 
         /// <summary>
-        /// defaultTake() -> the embedded default walk as JSON (a whole take in Unity coordinates, about 100 KB; see
+        /// defaultTake() -> the embedded default walk as JSON (a whole take in Unity coordinates, about 72 KB; see
         /// KindTake.Parse). Allocates: call once at set-up. Throws when the bundle is not loaded or predates the export.
         /// </summary>
         public string DefaultTake()
