@@ -9,6 +9,8 @@
 //                   (src/web/viewer/main.ts, three.js + lil-gui), served by src/live/node/viewerServer.ts
 //   dist/web/puppet/ the drawing puppet page (src/web/puppet/index.html) and its bundle puppet.js
 //                   (src/web/puppet/main.ts, @mediapipe/tasks-vision bundled in), served by src/cli/puppetServe.ts
+//   dist/models/pose_landmarker_full_from_pose.task  a PoseLandmarker model bundle built from @mediapipe/pose's
+//                   own models (tools/make-pose-task.mjs), the puppet page's offline tasks-vision model
 //   Packages/com.kind.retargeting/Runtime/Resources/kind-retargeting/main.mjs
 //                   the Unity bundle (src/unity/main.ts): one ES module for PuerTS (V8 or QuickJS), no Node
 //                   API; committed so the package works without Node. Its size is printed.
@@ -103,6 +105,15 @@ if (existsSync(puppetMain) && !unityOnly && !cliOnly) {
     mainFields: ['module', 'browser', 'main'],
   });
   copyFileSync(path.join(ts, 'src/web/puppet/index.html'), path.join(out, 'index.html'));
+  // The tasks-vision backend's offline model: a PoseLandmarker .task built from @mediapipe/pose's own
+  // models (tools/make-pose-task.mjs), where the puppet server looks for it (BUILT_POSE_TASK in
+  // src/cli/puppetServe.ts: ../../models from the page). Skipped with a note when @mediapipe/pose is absent.
+  const { writePoseTask } = await import('./make-pose-task.mjs');
+  try {
+    writePoseTask(path.resolve(out, '../../models/pose_landmarker_full_from_pose.task'), path.join(ts, 'node_modules'), 'full');
+  } catch (e) {
+    console.warn(`build: no offline PoseLandmarker .task (${e.message}); the puppet page's tasks backend uses MediaPipe's URL`);
+  }
 }
 
 // The Unity bundle (see unityBuildOptions in tools/unityBundle.mjs).

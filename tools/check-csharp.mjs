@@ -39,10 +39,10 @@ const surface = path.join(root, 'tools/csharp-check');
 const NOWARN = ['1591']; // CS1591: missing XML doc comment
 // Unity references the whole .NET profile; mcs needs the BCL assemblies named (System.Data: PuerTS's
 // Default/Utils.cs). These are framework assemblies, not asmdef references.
-const BCL = ['-r:System.dll', '-r:System.Core.dll', '-r:System.Data.dll'];
+export const BCL = ['-r:System.dll', '-r:System.Core.dll', '-r:System.Data.dll'];
 
 /** Unity 2021.3's version and language symbols (every UNITY_X_Y_OR_NEWER up to 2021.3). */
-const UNITY_2021_3 = (() => {
+export const UNITY_2021_3 = (() => {
   const d = ['UNITY_2021_3', 'UNITY_2021', 'CSHARP_7_3_OR_NEWER', 'UNITY_ASSERTIONS'];
   for (const m of [3, 4, 5, 6]) d.push(`UNITY_5_${m}_OR_NEWER`);
   for (const [y, last] of [[2017, 4], [2018, 4], [2019, 4], [2020, 3], [2021, 3]]) {

@@ -6,6 +6,8 @@
  * Build and run: `npm run bench` in TsProject (esbuild bundles this file to dist/bench.cjs, run with
  * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa`, `live`, `cleanup`, `contact`, `puppet-pose` or `puppet-lbs` runs one benchmark only
  * (`npm run bench -- live`);
+ * `puerts-alloc [--frames N ...]` measures the C# garbage per avatar-frame at the PuerTS boundary under Mono instead
+ * (tools/puerts-alloc.mjs: the real PuerTS C# runtime, KindResultBuffer against PuerTS's own getter);
  * `filter-sweep` runs the source filter's parameter sweep instead (bench/filterSweep.ts; the README's table);
  * `cleanup-table` prints the README's per-take table of `kind cleanup` instead (bench/cleanupTable.ts);
  * `cleanup-steps [--json f] [--blend-seconds s] [--rate own|25|both]` runs the outside check of the cleanup's
@@ -18,6 +20,8 @@
  * ~5 s on the first (or given) take, for `node --cpu-prof dist/bench.cjs --profile ...`.
  * Data: /work/shared/data (or $KIND_SHARED_DATA); falls back to the embedded default sample with a note.
  */
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { parseBvh } from '../src/io/bvh';
 import { runCleanupBench } from './cleanupBench';
@@ -55,6 +59,17 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === 'hub-child') {
     await hubChild();
+    return;
+  }
+  if (args[0] === 'puerts-alloc') {
+    // C# garbage per avatar-frame at the PuerTS boundary, under Mono on the real PuerTS C# runtime
+    // (tools/puerts-alloc.mjs; the ratio is against PuerTS's own ArrayBuffer getter in the same process).
+    const r = spawnSync(
+      process.execPath,
+      [path.resolve(__dirname, '../../tools/puerts-alloc.mjs'), ...args.slice(1)],
+      { stdio: 'inherit' },
+    );
+    process.exitCode = r.status ?? 1;
     return;
   }
   if (args[0] === 'filter-sweep') {

@@ -139,7 +139,7 @@ async function loadQuickJS(text: string): Promise<{ api: Api; dispose(): void }>
 
 /** Run frames [from, to) through `api`; every output float appended to `out`. Returns ms per frame. */
 function runFrames(
-  api: Api,
+  api: Pick<Api, 'update'>,
   h: number,
   clip: Clip,
   pack: InputPacker,

@@ -231,11 +231,11 @@ namespace KindRetargeting
             }
         }
 
-        /// <summary>update(handle, input, dt): the one per-avatar-frame call. Returns a new ArrayBuffer (the documented per-call garbage).</summary>
+        /// <summary>update(handle, input, dt): the one per-avatar-frame call. In the reflection JsEnv the result is one reused ArrayBuffer valid until the next call (KindResultBuffer: no garbage); in the IL2CPP-optimised JsEnv a new one per call.</summary>
         public ArrayBuffer UpdateHub(int handle, ArrayBuffer input, float dt)
         {
             RequireBridge();
-            return bridge.Update(handle, input, dt);
+            return bridge.UpdateReused(handle, input, dt);
         }
 
         /// <summary>

@@ -39,6 +39,15 @@ export const DEFAULT_PUPPET_PORT = 8065;
 export const DEFAULT_POSE_TASK_URL =
   'https://storage.googleapis.com/mediapipe-models/pose_landmarker/pose_landmarker_lite/float16/1/pose_landmarker_lite.task';
 
+/**
+ * The PoseLandmarker `.task` built from `@mediapipe/pose`'s own models by tools/make-pose-task.mjs (run by
+ * `npm run build`), relative to the built page's folder: when present, the server offers it at
+ * {@link BUILT_POSE_TASK_ROUTE} and the tasks-vision backend uses it by default, so it runs offline.
+ */
+export const BUILT_POSE_TASK = '../../models/pose_landmarker_full_from_pose.task';
+/** URL path of the built `.task` on the puppet server. */
+export const BUILT_POSE_TASK_ROUTE = '/models/pose_landmarker_full_from_pose.task';
+
 /** Files of `@mediapipe/pose` the page may load (what `Pose` asks `locateFile` for at complexity 0 and 1). */
 export const LEGACY_POSE_FILES = [
   'pose.js',
@@ -97,7 +106,10 @@ export interface PuppetServerOptions {
   landmarks?: string;
   /** Extra URL path -> local file (e.g. `{ '/chars/char1/texture.png': '/data/char1/texture.png' }`). */
   files?: Record<string, string>;
-  /** Model URL given to the page for tasks-vision; default {@link DEFAULT_POSE_TASK_URL}. */
+  /**
+   * Model URL given to the page for tasks-vision; default: the built `.task` ({@link BUILT_POSE_TASK},
+   * served at {@link BUILT_POSE_TASK_ROUTE}) when it exists, else {@link DEFAULT_POSE_TASK_URL}.
+   */
   poseTaskUrl?: string;
   /** Browser origins allowed besides the page's own (`scheme://host[:port]`; `*`: any). */
   allowedOrigins?: readonly string[];
@@ -206,6 +218,8 @@ export async function startPuppetServer(options: PuppetServerOptions = {}): Prom
   for (const f of LEGACY_POSE_FILES) add(`/mediapipe/pose/${f}`, path.join(poseDir, f));
   for (const f of TASKS_VISION_WASM_FILES)
     add(`/mediapipe/tasks-vision/wasm/${f}`, path.join(visionWasmDir, f));
+  const builtTask = path.resolve(webRoot, BUILT_POSE_TASK);
+  if (isFile(builtTask)) add(BUILT_POSE_TASK_ROUTE, builtTask);
 
   // the embedded default (made by the `puppet-cli` side: texture.png, mask.png, char_cfg.yaml, a recording)
   const defaultDir = options.defaultDir ?? defaultPuppetDir();
@@ -278,7 +292,9 @@ export async function startPuppetServer(options: PuppetServerOptions = {}): Prom
     defaultCharacter,
     legacyPoseBase: '/mediapipe/pose/',
     tasksVisionWasmBase: '/mediapipe/tasks-vision/wasm',
-    poseTaskUrl: options.poseTaskUrl ?? DEFAULT_POSE_TASK_URL,
+    poseTaskUrl:
+      options.poseTaskUrl ??
+      (routes.has(BUILT_POSE_TASK_ROUTE) ? BUILT_POSE_TASK_ROUTE : DEFAULT_POSE_TASK_URL),
   };
   const configBody = Buffer.from(JSON.stringify(config));
 

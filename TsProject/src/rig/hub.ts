@@ -218,6 +218,14 @@ export class RetargetHub {
    * source knee). A leg's bend goal weight applies only while its bend goal is set here.
    */
   readonly ikGoalOverride = new Float64Array(24).fill(Number.NaN);
+  /**
+   * Per limb the end bone's (hand/foot) world rotation set by the host (the rotation of the original's
+   * `LimbIK.target` Transform), `4 x 4` unit quaternions `[x, y, z, w]` in the hub's world frame; NaN
+   * (the default): the hub's own (the end bone's FK rotation). The solver blends the end bone's world
+   * rotation from FK to it by the limb's rotation weight (TwoBoneIK.blendEndRotation: weight 1 gives it
+   * exactly); the end bone's position does not depend on it.
+   */
+  readonly ikRotationOverride = new Float64Array(16).fill(Number.NaN);
   ikMode: IKWeightMode;
 
   /**
@@ -458,6 +466,7 @@ export class RetargetHub {
       snapWeights: this.snapWeights,
       ikWeightOverride: Array.from(this.ikWeightOverride),
       ikGoalOverride: Array.from(this.ikGoalOverride),
+      ikRotationOverride: Array.from(this.ikRotationOverride),
       lastFrame: { rotations: Array.from(this.lastFrameRot), translations: Array.from(this.lastFramePos) },
       source: this.sourceStage.exportState(),
     };
@@ -578,6 +587,12 @@ export class RetargetHub {
       if (!Array.isArray(o) || o.length !== 24 || o.some((v) => typeof v !== 'number'))
         throw new HubError('hub state.ikGoalOverride: need 24 numbers (NaN: none)');
       this.ikGoalOverride.set(o);
+    }
+    if (st.ikRotationOverride !== undefined) {
+      const o = st.ikRotationOverride;
+      if (!Array.isArray(o) || o.length !== 16 || o.some((v) => typeof v !== 'number'))
+        throw new HubError('hub state.ikRotationOverride: need 16 numbers (NaN: none)');
+      this.ikRotationOverride.set(o);
     }
     // absent in states from before the source stage: it starts fresh
     if (st.source !== undefined) {
@@ -949,6 +964,8 @@ export class RetargetHub {
       const o6 = 6 * li;
       if (!Number.isNaN(go[o6])) for (let c = 0; c < 3; c++) tp[c] = go[o6 + c];
       if (!Number.isNaN(go[o6 + 3])) for (let c = 0; c < 3; c++) g.bendGoal[c] = go[o6 + 3 + c];
+      const ro = this.ikRotationOverride;
+      if (!Number.isNaN(ro[4 * li])) qcopy(g.targetRotation, 0, ro, 4 * li);
       targets[3 * li] = tp[0];
       targets[3 * li + 1] = tp[1];
       targets[3 * li + 2] = tp[2];

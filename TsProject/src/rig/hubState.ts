@@ -53,6 +53,8 @@ export interface HubState {
   ikWeightOverride?: number[];
   /** {@link RetargetHub.ikGoalOverride} (24 numbers, NaN: none); absent in older states (none). */
   ikGoalOverride?: number[];
+  /** {@link RetargetHub.ikRotationOverride} (16 numbers, NaN: none); absent in older states (none). */
+  ikRotationOverride?: number[];
   /** The last calibration frame (resetCalibration recalibrates on it). */
   lastFrame: { rotations: number[]; translations: number[] };
   /** The live source stage's raw frame and filter memory (absent in states written before it). */

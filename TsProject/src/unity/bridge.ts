@@ -21,7 +21,8 @@
  *   applySettings, attachProp, detachProp, listProps, sourcePose (the raw and the One-Euro-filtered
  *   world pose of a source bone, Unity coordinates).
  * - `remote(text, clientId, scope?)`: the remote-control protocol over every hub, or over the hubs named
- *   in `scope` (RetargetingRemoteController.registeredCharacters) (the C# WebSocket transport).
+ *   in `scope` (RetargetingRemoteController.registeredCharacters) (the C# WebSocket transport); its
+ *   result also names the characters whose settings the host saves (`save`: a remote autoCalibrateAll).
  * - `exportState()` / `importState(json)`: every hub (setup, calibration, settings, props, weights,
  *   finger muscles, IK memory, last frame and output) for hot reload.
  *
@@ -609,6 +610,26 @@ function characters(only: Entry | null): LiveCharacters {
 
 let remoteControl: RemoteControl | null = null;
 
+/**
+ * The remote actions after which the host saves the character's settings file: the original's
+ * RetargetingRemoteController ends autoCalibrateAll with "CalibrateHeadToForward() + 저장" (its design
+ * document, the autoCalibrateAll sequence); its table gives no other action a save.
+ */
+const SAVING_ACTIONS: readonly string[] = ['autoCalibrateAll'];
+
+/** The characters the current {@link remote} call asks the host to save (filled by onChange). */
+let remoteSaves: string[] = [];
+
+function newRemoteControl(): RemoteControl {
+  return new RemoteControl(characters(null), {
+    // called after an applied change only (never for an error reply)
+    onChange: (ev) => {
+      if (SAVING_ACTIONS.includes(ev.action) && !remoteSaves.includes(ev.characterName))
+        remoteSaves.push(ev.characterName);
+    },
+  });
+}
+
 function failReply(action: unknown, field: string, message: string): string {
   return JSON.stringify({
     action: typeof action === 'string' ? action : null,
@@ -690,11 +711,14 @@ function exportWithPending(e: Entry): Settings {
  *   IK weights the host sets (the original's TwoBoneIKSolver.LimbIK positionWeight, rotationWeight,
  *   bendGoalWeight), replacing the hub's own from the next update; null gives a weight back to the hub
  *   (RetargetHub.ikWeightOverride). Checked in full first: on error nothing changes;
- * - `{"action":"ikGoals","limbs":[{"target":[x,y,z]|null,"bendGoal":[x,y,z]|null} | null, x4]}` ->
- *   `{"ok":true}`: IK targets and bend goals set by the host (the original's LimbIK.target and
- *   bendGoal Transforms; metres, Unity's axes, in the frame of the output as `ikState` gives them),
- *   replacing the hub's own from the next update; null gives them back (RetargetHub.ikGoalOverride).
- *   Checked in full first: on error nothing changes;
+ * - `{"action":"ikGoals","limbs":[{"target":[x,y,z]|null,"bendGoal":[x,y,z]|null,"rotation"?:[x,y,z,w]|null}
+ *   | null, x4]}` -> `{"ok":true}`: IK targets and bend goals set by the host (the original's LimbIK.target
+ *   and bendGoal Transforms; metres, Unity's axes, in the frame of the output as `ikState` gives them),
+ *   replacing the hub's own from the next update; null or absent gives them back
+ *   (RetargetHub.ikGoalOverride). `rotation`: the end bone's (hand/foot) world rotation in that frame,
+ *   Unity's axes (LimbIK.target's rotation), normalised; the solver turns the end bone to it by the
+ *   limb's rotation weight (RetargetHub.ikRotationOverride). Checked in full first: on error nothing
+ *   changes;
  * - `{"action":"limbWeightState","footHeight":[near,far]?}` -> `{"ok":true,"leftArmEndWeights":[a,b],
  *   "rightArmEndWeights","leftLegEndWeights","rightLegEndWeights","hipsWeights","hipsWeightOffset",
  *   "footHeight":[near,far]}`: the limb weights' layers of the last frame in the original's table
@@ -865,6 +889,7 @@ export function command(handle: number, json: string): string {
         only(['limbs']);
         const limbs = fourLimbs(msg.limbs);
         const next = Float64Array.from(hub.ikGoalOverride);
+        const nextRot = Float64Array.from(hub.ikRotationOverride);
         const point = (v: unknown, f: string, at: number) => {
           if (v === null || v === undefined) {
             next.fill(Number.NaN, at, at + 3);
@@ -881,20 +906,45 @@ export function command(handle: number, json: string): string {
           next[at + 1] = v[1];
           next[at + 2] = v[2];
         };
+        const rotation = (v: unknown, f: string, at: number) => {
+          if (v === null || v === undefined) {
+            nextRot.fill(Number.NaN, at, at + 4);
+            return;
+          }
+          const bad = () =>
+            new Fail(f, `need a rotation [x, y, z, w] (a non-zero quaternion) or null, got ${show(v)}`);
+          if (
+            !Array.isArray(v) ||
+            v.length !== 4 ||
+            v.some((x) => typeof x !== 'number' || !Number.isFinite(x))
+          )
+            throw bad();
+          const len = Math.hypot(v[0], v[1], v[2], v[3]);
+          if (!(len > 1e-6)) throw bad();
+          // Unity's axes -> ours: (x, y, z, w) -> (x, -y, -z, w), normalised
+          nextRot[at] = v[0] / len;
+          nextRot[at + 1] = neg(v[1] / len);
+          nextRot[at + 2] = neg(v[2] / len);
+          nextRot[at + 3] = v[3] / len;
+        };
         for (let l = 0; l < 4; l++) {
           const e = limbs[l];
           if (e === null) {
             next.fill(Number.NaN, 6 * l, 6 * l + 6);
+            nextRot.fill(Number.NaN, 4 * l, 4 * l + 4);
             continue;
           }
           if (!isObject(e))
-            throw new Fail(`limbs[${l}]`, `need {"target", "bendGoal"} or null, got ${show(e)}`);
+            throw new Fail(`limbs[${l}]`, `need {"target", "bendGoal", "rotation"} or null, got ${show(e)}`);
           for (const k of Object.keys(e))
-            if (k !== 'target' && k !== 'bendGoal') throw new Fail(`limbs[${l}].${k}`, 'unknown field');
+            if (k !== 'target' && k !== 'bendGoal' && k !== 'rotation')
+              throw new Fail(`limbs[${l}].${k}`, 'unknown field');
           point(e.target, `limbs[${l}].target`, 6 * l);
           point(e.bendGoal, `limbs[${l}].bendGoal`, 6 * l + 3);
+          rotation(e.rotation, `limbs[${l}].rotation`, 4 * l);
         }
         hub.ikGoalOverride.set(next);
+        hub.ikRotationOverride.set(nextRot);
         return ok({});
       }
       case 'limbWeightState': {
@@ -975,7 +1025,10 @@ function parseScope(scope: unknown): string[] | null {
 /**
  * The remote-control protocol (src/live/remote, README "Remote-control protocol") over every hub
  * (characterName = the setup's name), for the C# WebSocket transport. Returns JSON
- * `{"reply": string, "broadcast": string | null}`; never throws.
+ * `{"reply": string, "broadcast": string | null, "save": [names]}`; never throws. `save` names the
+ * characters whose settings file the host saves now, as the component's own method does: the
+ * character of an autoCalibrateAll that succeeded (the original's "+ 저장"); empty otherwise (any other
+ * action, or an error reply). Each name at most once.
  *
  * `scope` (optional; RetargetingRemoteController.registeredCharacters): a JSON array of the character
  * names served, e.g. `["Alice","Bob"]`; `refresh` then lists only those (that have a hub), and an action
@@ -984,7 +1037,8 @@ function parseScope(scope: unknown): string[] | null {
  * A malformed scope is an error reply (field "$") and serves nothing.
  */
 export function remote(text: string, clientId: string, scope?: string | null): string {
-  if (!remoteControl) remoteControl = new RemoteControl(characters(null));
+  if (!remoteControl) remoteControl = newRemoteControl();
+  remoteSaves = [];
   const key = typeof scope === 'string' ? scope : '';
   if (key !== remoteScopeText) {
     try {
@@ -993,7 +1047,7 @@ export function remote(text: string, clientId: string, scope?: string | null): s
       remoteControl.setScope([]);
       remoteScopeText = null;
       const f = err instanceof Fail ? err : new Fail('$', String(err));
-      return JSON.stringify({ reply: failReply(null, f.field, f.message), broadcast: null });
+      return JSON.stringify({ reply: failReply(null, f.field, f.message), broadcast: null, save: [] });
     }
     remoteScopeText = key;
   }
@@ -1001,9 +1055,12 @@ export function remote(text: string, clientId: string, scope?: string | null): s
     typeof text === 'string' ? mirrorText(text) : text,
     typeof clientId === 'string' ? clientId : undefined,
   );
+  const save = remoteSaves;
+  remoteSaves = [];
   return JSON.stringify({
     reply: mirrorText(r.reply),
     broadcast: r.broadcast ? mirrorText(r.broadcast) : null,
+    save,
   });
 }
 

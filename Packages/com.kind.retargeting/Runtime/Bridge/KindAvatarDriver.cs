@@ -1,6 +1,6 @@
 // The per-avatar plumbing shared by the shells: one hub, one reused input buffer, one call per frame,
-// the output applied to the target's transforms. Allocation per frame: none in C# except the ArrayBuffer
-// (and its byte[]) that PuerTS creates for update's return value (README "Per-frame cost").
+// the output applied to the target's transforms. Allocation per frame: none in C# in the reflection JsEnv
+// (KindResultBuffer); the IL2CPP-optimised JsEnv allocates update's result (README "Per-frame cost").
 using System;
 using System.Collections.Generic;
 using Puerts;

@@ -53,6 +53,7 @@ namespace KindRetargeting
             env = new JsEnv(loader, debugPort);
             try
             {
+                KindResultBuffer.Install(); // after the JsEnv: PuerTS registers its default getters at the first one
                 RegisterDelegateTypes(env);
                 const string spec = KindLoader.BundleSpecifier;
                 env.ExecuteModule(spec);
@@ -101,6 +102,15 @@ namespace KindRetargeting
             env.UsingFunc<string, string, string, string>();
             env.UsingFunc<string>();
             env.UsingAction<string>();
+        }
+
+        /// <summary>
+        /// update through <see cref="KindResultBuffer"/>: in the reflection JsEnv the result is one reused
+        /// ArrayBuffer (valid until the next call; copy it out at once), so the call leaves no C# garbage.
+        /// </summary>
+        public ArrayBuffer UpdateReused(int handle, ArrayBuffer input, float dt)
+        {
+            return KindResultBuffer.Call(Update, handle, input, dt);
         }
 
         /// <summary>Timers, promise jobs, released handles and the debugger; call once per frame.</summary>

@@ -385,13 +385,20 @@ namespace KindRetargeting
         /// <summary>
         /// I-pose calibration, floor height and head forward in one (autoCalibrateAll), then the new avatar
         /// and head scales are read back and the settings saved, as the original's remote autoCalibrateAll
-        /// does ("+ 저장"). (An autoCalibrateAll sent over the WebSocket does not save from here yet.)
+        /// does ("+ 저장"). An autoCalibrateAll sent over the WebSocket (RetargetingRemoteController) saves the
+        /// same way, through <see cref="SaveAfterAutoCalibrateAll"/>.
         /// </summary>
         [ContextMenu("Auto calibrate all")]
         public void AutoCalibrateAll()
         {
             string reply = Command("{\"action\":\"autoCalibrateAll\"}");
             if (reply == null || !KindJson.IsOk(KindJson.Parse(reply))) return;
+            SaveAfterAutoCalibrateAll();
+        }
+
+        /// <summary>After an autoCalibrateAll that succeeded: the hub's new avatar and head scales read back into the fields, then <see cref="SaveSettings()"/>.</summary>
+        internal void SaveAfterAutoCalibrateAll()
+        {
             PullLiveScales();
             SaveSettings();
         }

@@ -7,6 +7,9 @@
 // registeredCharacters (the original's field, seed "RetargetingRemoteController 배치 + registeredCharacters에
 // 캐릭터 등록"): when non-empty, remote() gets their names as its scope (a JSON array, built once in a frame
 // that has messages, nothing allocated in frames without), so only they are listed and addressable.
+// Saves: remote()'s result names the characters whose settings to save (a remote autoCalibrateAll that
+// succeeded: the original's "CalibrateHeadToForward() + 저장"); after the frame's messages each of them is
+// saved once, through the same method CustomRetargetingScript.AutoCalibrateAll() uses (KindRemoteSaves).
 using System;
 using System.Text;
 using UnityEngine;
@@ -17,7 +20,9 @@ namespace KindRetargeting
     /// WebSocket server on ws://127.0.0.1:&lt;port&gt;/retargeting (port 64212; loopback only unless
     /// <see cref="allowNetwork"/>). Every text message is passed to the bundle's remote(text, clientId) on
     /// the main thread; the reply goes to the sender, the broadcast (if any) to the other clients. Only the
-    /// <see cref="registeredCharacters"/> are served when it is non-empty.
+    /// <see cref="registeredCharacters"/> are served when it is non-empty. A remote autoCalibrateAll that
+    /// succeeded saves that character's settings (once per character in a frame), as its component's
+    /// AutoCalibrateAll() does.
     /// Refusals and limits: see <see cref="KindWebSocketServer"/>.
     /// </summary>
     [DisallowMultipleComponent]
@@ -46,6 +51,7 @@ namespace KindRetargeting
         string scope;      // remote()'s scope for this frame's messages: a JSON array of names, or null (every character)
         bool scopeBuilt;   // built at the first message of a frame (the names may change between frames)
         readonly StringBuilder scopeText = new StringBuilder();
+        readonly KindRemoteSaves saves = new KindRemoteSaves();
 
         /// <summary>The URL served (the bound port once listening).</summary>
         public string Url { get { return "ws://" + (allowNetwork ? "0.0.0.0" : "127.0.0.1") + ":" + (server != null ? server.BoundPort : port) + "/retargeting"; } }
@@ -88,6 +94,32 @@ namespace KindRetargeting
             if (runtime == null || !runtime.IsReady) return; // messages wait for the bundle
             scopeBuilt = false;
             server.Pump(maxMessagesPerFrame, this);
+            if (saves.Count > 0) saves.Flush(SaveCharacter, SaveFailed);
+        }
+
+        /// <summary>
+        /// Saves the settings of the character named <paramref name="characterName"/> (its hub's name) as
+        /// CustomRetargetingScript.AutoCalibrateAll() does (scales read back, then SaveSettings), for a remote
+        /// autoCalibrateAll. The character is looked up among <see cref="registeredCharacters"/> when set, else
+        /// among the scene's CustomRetargetingScripts (FindObjectsOfType: only in a frame with a save).
+        /// </summary>
+        void SaveCharacter(string characterName)
+        {
+            CustomRetargetingScript[] candidates = registeredCharacters != null && registeredCharacters.Length > 0
+                ? registeredCharacters
+                : FindObjectsOfType<CustomRetargetingScript>();
+            foreach (CustomRetargetingScript c in candidates)
+            {
+                if (c == null || c.Driver == null || c.Driver.Name != characterName) continue;
+                c.SaveAfterAutoCalibrateAll();
+                return;
+            }
+            Debug.LogWarning("KindRetargeting remote: autoCalibrateAll of '" + characterName + "' is not saved: no CustomRetargetingScript with that hub", this);
+        }
+
+        void SaveFailed(string characterName, Exception e)
+        {
+            Debug.LogError("KindRetargeting remote: saving the settings of '" + characterName + "' failed: " + e.Message, this);
         }
 
         /// <summary>remote()'s scope: null when <see cref="registeredCharacters"/> is empty (every character), else a JSON
@@ -119,6 +151,7 @@ namespace KindRetargeting
             object parsed;
             try { parsed = KindJson.Parse(result); }
             catch (FormatException e) { Debug.LogError("KindRetargeting remote: unreadable result of remote(): " + e.Message, this); return none; }
+            saves.Collect(parsed);
             return new KindSocketResult
             {
                 Reply = KindJson.Member(parsed, "reply") as string,

@@ -17,8 +17,12 @@
 //   ikGoals command (in the target root's frame, as ikState gives them) whenever they move, and the hub
 //   aims the limb there instead of at its own target from the source (a leg's bend goal also turns on
 //   its bendGoalWeight with driveWeights); unassigned (null): the hub's own. A moving Transform costs a
-//   command (and its garbage) per frame. Their rotation is not used (the end bone's rotation target
-//   stays the hub's).
+//   command (and its garbage) per frame.
+// - LimbIK.target's rotation: yes, with the target (ikGoals "rotation", in the same frame, sent when it
+//   turns): the end bone (hand/foot) takes it by rotationWeight (the solver slerps the end bone's world
+//   rotation from FK to it: 0 keeps FK, 1 gives the target's rotation), as the original's "end 회전은
+//   rotationWeight로 Slerp". rotationWeight is the hub's own limb weight unless driveWeights is on.
+//   A bendGoal's rotation is not used (only its position is a hint).
 using System;
 using System.Collections.Generic;
 using UnityEngine;
@@ -34,7 +38,7 @@ namespace KindRetargeting
         [Serializable]
         public class LimbIK
         {
-            [Tooltip("IK goal (position): when set, the limb aims here instead of at the hub's target from the source. Rotation not used.")]
+            [Tooltip("IK goal: when set, the limb aims at its position instead of at the hub's target from the source, and the hand/foot takes its rotation by rotationWeight.")]
             public Transform target;
             [Tooltip("Knee/elbow direction hint (position): when set, replaces the hub's bend goal.")]
             public Transform bendGoal;
@@ -61,6 +65,7 @@ namespace KindRetargeting
         bool overriding;          // the hub holds weights from here
         readonly Vector3[] sentGoals = new Vector3[8];
         readonly bool[] sentGoalSet = new bool[8];
+        readonly Quaternion[] sentRotations = new Quaternion[4]; // per limb, the target's rotation sent (while its target is set)
         int goalsHandle = -1;     // the hub the goals were sent to
 
         CustomRetargetingScript hub;
@@ -142,7 +147,15 @@ namespace KindRetargeting
             return Quaternion.Inverse(root.rotation) * (world - root.position);
         }
 
-        /// <summary>Sends the assigned targets/bend goals (ikGoals) when one moved, was assigned or cleared.</summary>
+        /// <summary>A rotation in the frame the hub works in (see <see cref="HubFrame"/>).</summary>
+        Quaternion HubFrameRotation(Quaternion world)
+        {
+            var h = Hub;
+            if (!h.Driver.SourceInRootSpace || h.targetAnimator == null) return world;
+            return Quaternion.Inverse(h.targetAnimator.transform.rotation) * world;
+        }
+
+        /// <summary>Sends the assigned targets (position and rotation) and bend goals (ikGoals) when one moved, turned, was assigned or cleared.</summary>
         void SendGoals()
         {
             var d = Hub.Driver;
@@ -156,6 +169,13 @@ namespace KindRetargeting
                 if (set != sentGoalSet[i] || (set && (p.x != sentGoals[i].x || p.y != sentGoals[i].y || p.z != sentGoals[i].z))) changed = true;
                 sentGoalSet[i] = set;
                 sentGoals[i] = p;
+                if (i % 2 == 0 && set)
+                {
+                    Quaternion q = HubFrameRotation(t.rotation);
+                    Quaternion o = sentRotations[i / 2];
+                    if (q.x != o.x || q.y != o.y || q.z != o.z || q.w != o.w) changed = true;
+                    sentRotations[i / 2] = q;
+                }
             }
             if (!changed) return;
             bool any = false;
@@ -172,6 +192,13 @@ namespace KindRetargeting
                     if (!sentGoalSet[i]) { sb.Append("null"); continue; }
                     Vector3 p = sentGoals[i];
                     sb.Append('[').Append(KindJson.Number(p.x)).Append(',').Append(KindJson.Number(p.y)).Append(',').Append(KindJson.Number(p.z)).Append(']');
+                }
+                sb.Append(",\"rotation\":");
+                if (!sentGoalSet[2 * l]) sb.Append("null");
+                else
+                {
+                    Quaternion q = sentRotations[l];
+                    sb.Append('[').Append(KindJson.Number(q.x)).Append(',').Append(KindJson.Number(q.y)).Append(',').Append(KindJson.Number(q.z)).Append(',').Append(KindJson.Number(q.w)).Append(']');
                 }
                 sb.Append('}');
             }

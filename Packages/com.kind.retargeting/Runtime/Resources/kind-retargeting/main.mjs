@@ -19506,6 +19506,14 @@ var RetargetHub = class _RetargetHub {
      * source knee). A leg's bend goal weight applies only while its bend goal is set here.
      */
     this.ikGoalOverride = new Float64Array(24).fill(Number.NaN);
+    /**
+     * Per limb the end bone's (hand/foot) world rotation set by the host (the rotation of the original's
+     * `LimbIK.target` Transform), `4 x 4` unit quaternions `[x, y, z, w]` in the hub's world frame; NaN
+     * (the default): the hub's own (the end bone's FK rotation). The solver blends the end bone's world
+     * rotation from FK to it by the limb's rotation weight (TwoBoneIK.blendEndRotation: weight 1 gives it
+     * exactly); the end bone's position does not depend on it.
+     */
+    this.ikRotationOverride = new Float64Array(16).fill(Number.NaN);
     this.sourceFingers = null;
     /** The retargeter calibration and finger write serials the unneeded local rotations were written for. */
     this.seenCalibration = -1;
@@ -19705,6 +19713,7 @@ var RetargetHub = class _RetargetHub {
       snapWeights: this.snapWeights,
       ikWeightOverride: Array.from(this.ikWeightOverride),
       ikGoalOverride: Array.from(this.ikGoalOverride),
+      ikRotationOverride: Array.from(this.ikRotationOverride),
       lastFrame: { rotations: Array.from(this.lastFrameRot), translations: Array.from(this.lastFramePos) },
       source: this.sourceStage.exportState()
     };
@@ -19818,6 +19827,12 @@ var RetargetHub = class _RetargetHub {
       if (!Array.isArray(o) || o.length !== 24 || o.some((v) => typeof v !== "number"))
         throw new HubError("hub state.ikGoalOverride: need 24 numbers (NaN: none)");
       this.ikGoalOverride.set(o);
+    }
+    if (st.ikRotationOverride !== void 0) {
+      const o = st.ikRotationOverride;
+      if (!Array.isArray(o) || o.length !== 16 || o.some((v) => typeof v !== "number"))
+        throw new HubError("hub state.ikRotationOverride: need 16 numbers (NaN: none)");
+      this.ikRotationOverride.set(o);
     }
     if (st.source !== void 0) {
       try {
@@ -20138,6 +20153,8 @@ var RetargetHub = class _RetargetHub {
       const o6 = 6 * li;
       if (!Number.isNaN(go[o6])) for (let c = 0; c < 3; c++) tp[c] = go[o6 + c];
       if (!Number.isNaN(go[o6 + 3])) for (let c = 0; c < 3; c++) g.bendGoal[c] = go[o6 + 3 + c];
+      const ro = this.ikRotationOverride;
+      if (!Number.isNaN(ro[4 * li])) qcopy(g.targetRotation, 0, ro, 4 * li);
       targets[3 * li] = tp[0];
       targets[3 * li + 1] = tp[1];
       targets[3 * li + 2] = tp[2];
@@ -20911,6 +20928,17 @@ function characters(only) {
   };
 }
 var remoteControl = null;
+var SAVING_ACTIONS = ["autoCalibrateAll"];
+var remoteSaves = [];
+function newRemoteControl() {
+  return new RemoteControl(characters(null), {
+    // called after an applied change only (never for an error reply)
+    onChange: (ev) => {
+      if (SAVING_ACTIONS.includes(ev.action) && !remoteSaves.includes(ev.characterName))
+        remoteSaves.push(ev.characterName);
+    }
+  });
+}
 function failReply(action, field, message) {
   return JSON.stringify({
     action: typeof action === "string" ? action : null,
@@ -21103,6 +21131,7 @@ function command(handle, json2) {
         only(["limbs"]);
         const limbs = fourLimbs(msg.limbs);
         const next = Float64Array.from(hub.ikGoalOverride);
+        const nextRot = Float64Array.from(hub.ikRotationOverride);
         const point = (v, f, at) => {
           if (v === null || v === void 0) {
             next.fill(Number.NaN, at, at + 3);
@@ -21114,20 +21143,39 @@ function command(handle, json2) {
           next[at + 1] = v[1];
           next[at + 2] = v[2];
         };
+        const rotation = (v, f, at) => {
+          if (v === null || v === void 0) {
+            nextRot.fill(Number.NaN, at, at + 4);
+            return;
+          }
+          const bad = () => new Fail2(f, `need a rotation [x, y, z, w] (a non-zero quaternion) or null, got ${show2(v)}`);
+          if (!Array.isArray(v) || v.length !== 4 || v.some((x) => typeof x !== "number" || !Number.isFinite(x)))
+            throw bad();
+          const len3 = Math.hypot(v[0], v[1], v[2], v[3]);
+          if (!(len3 > 1e-6)) throw bad();
+          nextRot[at] = v[0] / len3;
+          nextRot[at + 1] = neg(v[1] / len3);
+          nextRot[at + 2] = neg(v[2] / len3);
+          nextRot[at + 3] = v[3] / len3;
+        };
         for (let l = 0; l < 4; l++) {
           const e2 = limbs[l];
           if (e2 === null) {
             next.fill(Number.NaN, 6 * l, 6 * l + 6);
+            nextRot.fill(Number.NaN, 4 * l, 4 * l + 4);
             continue;
           }
           if (!isObject2(e2))
-            throw new Fail2(`limbs[${l}]`, `need {"target", "bendGoal"} or null, got ${show2(e2)}`);
+            throw new Fail2(`limbs[${l}]`, `need {"target", "bendGoal", "rotation"} or null, got ${show2(e2)}`);
           for (const k of Object.keys(e2))
-            if (k !== "target" && k !== "bendGoal") throw new Fail2(`limbs[${l}].${k}`, "unknown field");
+            if (k !== "target" && k !== "bendGoal" && k !== "rotation")
+              throw new Fail2(`limbs[${l}].${k}`, "unknown field");
           point(e2.target, `limbs[${l}].target`, 6 * l);
           point(e2.bendGoal, `limbs[${l}].bendGoal`, 6 * l + 3);
+          rotation(e2.rotation, `limbs[${l}].rotation`, 4 * l);
         }
         hub.ikGoalOverride.set(next);
+        hub.ikRotationOverride.set(nextRot);
         return ok({});
       }
       case "limbWeightState": {
@@ -21198,7 +21246,8 @@ function parseScope(scope) {
   return v;
 }
 function remote(text, clientId, scope) {
-  if (!remoteControl) remoteControl = new RemoteControl(characters(null));
+  if (!remoteControl) remoteControl = newRemoteControl();
+  remoteSaves = [];
   const key = typeof scope === "string" ? scope : "";
   if (key !== remoteScopeText) {
     try {
@@ -21207,7 +21256,7 @@ function remote(text, clientId, scope) {
       remoteControl.setScope([]);
       remoteScopeText = null;
       const f = err instanceof Fail2 ? err : new Fail2("$", String(err));
-      return JSON.stringify({ reply: failReply(null, f.field, f.message), broadcast: null });
+      return JSON.stringify({ reply: failReply(null, f.field, f.message), broadcast: null, save: [] });
     }
     remoteScopeText = key;
   }
@@ -21215,9 +21264,12 @@ function remote(text, clientId, scope) {
     typeof text === "string" ? mirrorText(text) : text,
     typeof clientId === "string" ? clientId : void 0
   );
+  const save = remoteSaves;
+  remoteSaves = [];
   return JSON.stringify({
     reply: mirrorText(r.reply),
-    broadcast: r.broadcast ? mirrorText(r.broadcast) : null
+    broadcast: r.broadcast ? mirrorText(r.broadcast) : null,
+    save
   });
 }
 function exportState() {
