@@ -45,11 +45,16 @@ export function unityBuildOptions(outfile = UNITY_BUNDLE) {
   return {
     entryPoints: [UNITY_ENTRY],
     outfile,
+    // module path comments relative to TsProject whatever the caller's directory (the committed bundle is the same
+    // from `npm run build`, `node tools/build.mjs unity` at the repository root and tools/watch.mjs)
+    absWorkingDir: TS_PROJECT,
     bundle: true,
     format: 'esm',
     target: 'es2020',
     platform: 'neutral',
     mainFields: ['module', 'main'],
+    // the embedded default walk (src/unity/defaultTake.ts) is imported as its text
+    loader: { '.bvh': 'text' },
     // a generated file, committed: no source map, no minification (readable in the Editor's debugger)
     sourcemap: false,
     legalComments: 'inline',

@@ -27,6 +27,7 @@ interface Api {
   remote(text: string, client: string): string;
   exportState(): string;
   importState(json: string): void;
+  defaultTake(): string;
 }
 
 /** The bundle in a fresh bare vm context (no Node globals; touching CS or puer throws). */
@@ -95,6 +96,7 @@ async function loadQuickJS(text: string): Promise<{ api: Api; dispose(): void }>
     'remote',
     'exportState',
     'importState',
+    'defaultTake',
   ])
     fns.set(k, ctx.getProp(ns, k));
   const layout = ctx.getProp(ns, 'LAYOUT_VERSION').consume((h) => ctx.getNumber(h));
@@ -122,6 +124,7 @@ async function loadQuickJS(text: string): Promise<{ api: Api; dispose(): void }>
     remote: (t, c) => str(call('remote', [ctx.newString(t), ctx.newString(c)])),
     exportState: () => str(call('exportState', [])),
     importState: (j) => call('importState', [ctx.newString(j)]).dispose(),
+    defaultTake: () => str(call('defaultTake', [])),
   };
   return {
     api,
@@ -136,7 +139,7 @@ async function loadQuickJS(text: string): Promise<{ api: Api; dispose(): void }>
 
 /** Run frames [from, to) through `api`; every output float appended to `out`. Returns ms per frame. */
 function runFrames(
-  api: Api,
+  api: Pick<Api, 'update'>,
   h: number,
   clip: Clip,
   pack: InputPacker,
@@ -159,6 +162,22 @@ test('the bundle the package ships (Runtime/Resources/kind-retargeting/main.mjs)
   );
   // `npm run build` (and npm ci) writes it; commit it after changing the TypeScript
   expect(fs.readFileSync(shipped, 'utf8') === freshBundle()).toBe(true);
+});
+
+test('defaultTake() gives the same take in QuickJS as in a bare vm context (the embedded walk parses in both engines)', async () => {
+  const text = freshBundle();
+  const fromVm = loadVm(text).defaultTake();
+  const q = await loadQuickJS(text);
+  try {
+    const fromQuickJS = q.api.defaultTake();
+    expect(fromQuickJS.length).toBeGreaterThan(50_000);
+    expect(fromQuickJS === fromVm).toBe(true);
+    const take = JSON.parse(fromQuickJS) as { frameCount: number; names: string[] };
+    expect(take.frameCount).toBe(121);
+    expect(take.names).toHaveLength(21);
+  } finally {
+    q.dispose();
+  }
 });
 
 test('the bundle has no Node API, no require, no CS/puer, and real ES exports', () => {
@@ -186,6 +205,7 @@ test('the bundle has no Node API, no require, no CS/puer, and real ES exports', 
       'apiVersion',
       'command',
       'createHub',
+      'defaultTake',
       'destroyHub',
       'exportState',
       'importState',

@@ -94,12 +94,28 @@ namespace UnityEditor
         public static void SetDirty(UnityEngine.Object target) { }
     }
 
+    // ScriptReference/EditorPrefs.html, EditorPrefs.GetString.html, EditorPrefs.SetString.html, EditorPrefs.DeleteKey.html
+    public class EditorPrefs
+    {
+        public static string GetString(string key, string defaultValue) { throw null; }
+        public static void SetString(string key, string value) { }
+        public static void DeleteKey(string key) { }
+    }
+
+    // ScriptReference/InitializeOnLoadAttribute.html
+    [AttributeUsage(AttributeTargets.Class)]
+    public class InitializeOnLoadAttribute : Attribute
+    {
+    }
+
     // ScriptReference/AssetDatabase.html
     public sealed class AssetDatabase
     {
         public static void Refresh() { }
         // ScriptReference/AssetDatabase.LoadAssetAtPath.html
         public static T LoadAssetAtPath<T>(string assetPath) where T : UnityEngine.Object { throw null; }
+        // ScriptReference/AssetDatabase.CreateAsset.html
+        public static void CreateAsset(UnityEngine.Object asset, string path) { }
     }
 
     // ScriptReference/PrefabUtility.InstantiatePrefab.html

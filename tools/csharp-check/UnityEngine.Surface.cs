@@ -125,6 +125,47 @@ namespace UnityEngine
         public bool isValid { get { throw null; } }
     }
 
+    // ScriptReference/AvatarBuilder.html, AvatarBuilder.BuildHumanAvatar.html
+    public class AvatarBuilder
+    {
+        public static Avatar BuildHumanAvatar(GameObject go, HumanDescription humanDescription) { throw null; }
+    }
+
+    // ScriptReference/HumanDescription.html (human and skeleton are fields; the twist/stretch members, properties, are not used)
+    public struct HumanDescription
+    {
+        public HumanBone[] human;
+        public SkeletonBone[] skeleton;
+    }
+
+    // ScriptReference/HumanBone.html (boneName, humanName: properties; limit: a field)
+    public struct HumanBone
+    {
+        public string boneName { get { throw null; } set { } }
+        public string humanName { get { throw null; } set { } }
+        public HumanLimit limit;
+    }
+
+    // ScriptReference/HumanLimit.html, HumanLimit-useDefaultValues.html
+    public struct HumanLimit
+    {
+        public bool useDefaultValues { get { throw null; } set { } }
+    }
+
+    // ScriptReference/SkeletonBone.html
+    public struct SkeletonBone
+    {
+        public string name;
+        public Vector3 position;
+        public Quaternion rotation;
+        public Vector3 scale;
+    }
+
+    // ScriptReference/Collider.html
+    public class Collider : Component
+    {
+    }
+
     // ScriptReference/RuntimeAnimatorController.html
     public class RuntimeAnimatorController : Object
     {
@@ -171,6 +212,8 @@ namespace UnityEngine
         public static Vector3 operator *(float d, Vector3 a) { throw null; }
         public static Vector3 Scale(Vector3 a, Vector3 b) { throw null; }
         public static Vector3 up { get { throw null; } }
+        // ScriptReference/Vector3-magnitude.html
+        public float magnitude { get { throw null; } }
         public static Vector3 operator /(Vector3 a, float d) { throw null; }
     }
 
@@ -185,6 +228,8 @@ namespace UnityEngine
         public static Quaternion identity { get { throw null; } }
         public static Quaternion Inverse(Quaternion rotation) { throw null; }
         public static Quaternion Euler(float x, float y, float z) { throw null; }
+        // ScriptReference/Quaternion.FromToRotation.html
+        public static Quaternion FromToRotation(Vector3 fromDirection, Vector3 toDirection) { throw null; }
         public static Quaternion operator *(Quaternion lhs, Quaternion rhs) { throw null; }
         public static Vector3 operator *(Quaternion rotation, Vector3 point) { throw null; }
     }

@@ -220,6 +220,7 @@ namespace KindRetargeting.Editor
             if (!Application.isPlaying) return;
             var r = (KindRuntime)target;
             EditorGUILayout.LabelField("Bundle", r.Status);
+            EditorGUILayout.LabelField("Bundle file", r.BundleFromDisk ? r.BundlePath : "Resources (watching " + r.BundlePath + ")");
             EditorGUILayout.LabelField("Hot reloads", r.ReloadCount.ToString());
             if (GUILayout.Button("Reload bundle now")) r.Reload();
         }

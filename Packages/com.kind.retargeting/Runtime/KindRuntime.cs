@@ -30,7 +30,7 @@ namespace KindRetargeting
     [AddComponentMenu("Kind Retargeting/Kind Runtime")]
     public class KindRuntime : MonoBehaviour
     {
-        [Tooltip("Editor only: folder holding kind-retargeting/main.mjs (the esbuild output). Empty: the package's Runtime/Resources folder on disk. Players always load the bundle from Resources.")]
+        [Tooltip("Editor only: a folder holding kind-retargeting/main.mjs to load and hot-reload instead of the package's bundle, e.g. the folder `node tools/watch.mjs --out <folder>` writes (a package installed by git URL sits read-only in Library/PackageCache). Relative to the project folder. Used while that file exists; until then the package's bundle runs and the file is watched. Empty: the project's folder (Tools > Kind Retargeting > Hot Reload Bundle Folder), else the package's Runtime/Resources. Players always load the bundle from Resources.")]
         public string editorBundleFolder = "";
 
         [Tooltip("Editor only: reload the bundle when its file changes (state kept through exportState/importState).")]
@@ -56,6 +56,20 @@ namespace KindRetargeting
 #endif
         int reloadCount;
         string loadError;
+
+        /// <summary>
+        /// Editor only: the project's hot-reload bundle folder (holding kind-retargeting/main.mjs), used when
+        /// <see cref="editorBundleFolder"/> is empty; null or empty: the package's Runtime/Resources. The Editor
+        /// assembly sets it from the project's setting (Tools > Kind Retargeting > Hot Reload Bundle Folder, kept in
+        /// EditorPrefs per project) when scripts load. Read when the runtime starts.
+        /// </summary>
+        public static string ProjectBundleFolder { get; set; }
+
+        /// <summary>The bundle file this runtime reads and, in the Editor, watches (null in players).</summary>
+        public string BundlePath { get { return bundlePath; } }
+
+        /// <summary>True when the running bundle was read from <see cref="BundlePath"/> (false: through Resources).</summary>
+        public bool BundleFromDisk { get { return bundlePath != null && File.Exists(bundlePath); } }
 
         /// <summary>Raised after a successful hot reload (the new bundle runs, state imported).</summary>
         public event Action Reloaded;
@@ -112,6 +126,10 @@ namespace KindRetargeting
                 loadError = e.Message;
                 Debug.LogError("KindRetargeting: could not load the bundle " + KindLoader.BundleSpecifier + ": " + e.Message, this);
             }
+#if UNITY_EDITOR
+            if (bridge != null && (!string.IsNullOrEmpty(editorBundleFolder) || !string.IsNullOrEmpty(ProjectBundleFolder)))
+                Debug.Log("KindRetargeting: bundle " + (BundleFromDisk ? "read from " + bundlePath : "from the package (Resources); watching " + bundlePath + " for a hot-reload build"), this);
+#endif
             if (bundlePath != null && File.Exists(bundlePath))
             {
                 var info = new FileInfo(bundlePath);
@@ -123,9 +141,7 @@ namespace KindRetargeting
         string EditorDiskRoot()
         {
 #if UNITY_EDITOR
-            if (!string.IsNullOrEmpty(editorBundleFolder)) return Path.GetFullPath(editorBundleFolder);
-            // Unity resolves "Packages/<name>/..." for System.IO in the Editor (Manual: "Accessing package assets").
-            return Path.GetFullPath("Packages/com.kind.retargeting/Runtime/Resources");
+            return KindBundleFolder.Resolve(editorBundleFolder, ProjectBundleFolder);
 #else
             return null;
 #endif
@@ -191,7 +207,7 @@ namespace KindRetargeting
             bridge = next;
             loadError = null;
             reloadCount++;
-            Debug.Log("KindRetargeting: hot reload #" + reloadCount + " (" + bridge.ApiVersion() + ")", this);
+            Debug.Log("KindRetargeting: hot reload #" + reloadCount + " (" + bridge.ApiVersion() + ", " + (BundleFromDisk ? bundlePath : "Resources") + ")", this);
             if (Reloaded != null) Reloaded();
         }
 
@@ -220,6 +236,17 @@ namespace KindRetargeting
         {
             RequireBridge();
             return bridge.UpdateReused(handle, input, dt);
+        }
+
+        /// <summary>
+        /// defaultTake() -> the embedded default walk as JSON (a whole take in Unity coordinates, about 72 KB; see
+        /// KindTake.Parse). Allocates: call once at set-up. Throws when the bundle is not loaded or predates the export.
+        /// </summary>
+        public string DefaultTake()
+        {
+            RequireBridge();
+            if (bridge.DefaultTake == null) throw new InvalidOperationException("KindRetargeting: this bundle has no defaultTake export (rebuild it: node tools/build.mjs unity)");
+            return bridge.DefaultTake();
         }
 
         /// <summary>command(handle, json) -> reply JSON.</summary>

@@ -33,12 +33,20 @@ const TWO_OVER_PI = 2 / Math.PI;
 // pi/2 in two parts: PIO2_1 has 33 significant bits, so k * PIO2_1 is exact for |k| < 2^20.
 const PIO2_1 = 1.5707963267341256;
 const PIO2_1T = 6.077100506506192e-11;
-const encoder: { encodeInto(s: string, b: Uint8Array): { read: number; written: number } } | null =
-  typeof TextEncoder === 'function' ? new TextEncoder() : null;
+/**
+ * The engine's TextEncoder/TextDecoder when it has them (Node, browsers), read off `globalThis` so this file
+ * type-checks without DOM or Node types: a bare V8 or QuickJS (PuerTS, the Unity bundle) has neither.
+ */
+const textCodecs = globalThis as unknown as {
+  TextEncoder?: new () => { encodeInto(s: string, b: Uint8Array): { read: number; written: number } };
+  TextDecoder?: new (label: string, options: { ignoreBOM: boolean }) => { decode(b: Uint8Array): string };
+};
+const encoder = typeof textCodecs.TextEncoder === 'function' ? new textCodecs.TextEncoder() : null;
 
 /** Text of bytes (UTF-8, a BOM kept as U+FEFF; Latin-1 where TextDecoder is missing, as in a bare V8). */
 export function decodeBytes(b: Uint8Array): string {
-  if (typeof TextDecoder === 'function') return new TextDecoder('utf-8', { ignoreBOM: true }).decode(b);
+  const Decoder = textCodecs.TextDecoder;
+  if (typeof Decoder === 'function') return new Decoder('utf-8', { ignoreBOM: true }).decode(b);
   let s = '';
   for (let i = 0; i < b.length; i += 8192) s += String.fromCharCode(...b.subarray(i, i + 8192));
   return s;

@@ -15,3 +15,4 @@ export {
   remote,
   update,
 } from './bridge';
+export { defaultTake } from './defaultTake';

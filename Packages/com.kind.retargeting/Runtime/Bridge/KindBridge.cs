@@ -38,6 +38,8 @@ namespace KindRetargeting
         public readonly Action<string> ImportState;
         /// <summary>apiVersion(): string.</summary>
         public readonly Func<string> ApiVersion;
+        /// <summary>defaultTake() -> JSON of the embedded default walk (TsProject/src/unity/defaultTake.ts); null when the bundle predates it.</summary>
+        public readonly Func<string> DefaultTake;
         /// <summary>The bundle's LAYOUT_VERSION.</summary>
         public readonly int LayoutVersion;
 
@@ -66,6 +68,7 @@ namespace KindRetargeting
                 Remote = Bind<Func<string, string, string, string>>(spec, "remote");
                 ExportState = Bind<Func<string>>(spec, "exportState");
                 ImportState = Bind<Action<string>>(spec, "importState");
+                DefaultTake = TryBind<Func<string>>(spec, "defaultTake"); // optional: a bundle built before it has none
             }
             catch
             {
@@ -80,6 +83,13 @@ namespace KindRetargeting
             T d = env.ExecuteModule<T>(spec, name);
             if (d == null) throw new InvalidOperationException("KindRetargeting: the bundle has no export '" + name + "'");
             return d;
+        }
+
+        /// <summary>The export <paramref name="name"/>, or null when the bundle does not have it.</summary>
+        T TryBind<T>(string spec, string name) where T : class
+        {
+            try { return env.ExecuteModule<T>(spec, name); }
+            catch (Exception) { return null; }
         }
 
         /// <summary>Registers the generic delegate signatures the bridge uses (value-type parameters need it in PuerTS 2.x).</summary>

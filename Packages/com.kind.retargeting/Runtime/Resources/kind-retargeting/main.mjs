@@ -232,10 +232,10 @@ function scale(out, a, b) {
   out[2] = a[2] * b;
   return out;
 }
-function scaleAndAdd(out, a, b, scale5) {
-  out[0] = a[0] + b[0] * scale5;
-  out[1] = a[1] + b[1] * scale5;
-  out[2] = a[2] + b[2] * scale5;
+function scaleAndAdd(out, a, b, scale6) {
+  out[0] = a[0] + b[0] * scale6;
+  out[1] = a[1] + b[1] * scale6;
+  out[2] = a[2] + b[2] * scale6;
   return out;
 }
 function distance(a, b) {
@@ -335,14 +335,14 @@ function bezier(out, a, b, c, d, t) {
   out[2] = a[2] * factor1 + b[2] * factor2 + c[2] * factor3 + d[2] * factor4;
   return out;
 }
-function random(out, scale5) {
-  scale5 = scale5 === void 0 ? 1 : scale5;
+function random(out, scale6) {
+  scale6 = scale6 === void 0 ? 1 : scale6;
   var r = RANDOM() * 2 * Math.PI;
   var z2 = RANDOM() * 2 - 1;
-  var zScale = Math.sqrt(1 - z2 * z2) * scale5;
+  var zScale = Math.sqrt(1 - z2 * z2) * scale6;
   out[0] = Math.cos(r) * zScale;
   out[1] = Math.sin(r) * zScale;
-  out[2] = z2 * scale5;
+  out[2] = z2 * scale6;
   return out;
 }
 function transformMat4(out, a, m) {
@@ -761,8 +761,8 @@ function random2(out) {
 }
 function invert(out, a) {
   var a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-  var dot5 = a0 * a0 + a1 * a1 + a2 * a2 + a3 * a3;
-  var invDot = dot5 ? 1 / dot5 : 0;
+  var dot6 = a0 * a0 + a1 * a1 + a2 * a2 + a3 * a3;
+  var invDot = dot6 ? 1 / dot6 : 0;
   out[0] = -a0 * invDot;
   out[1] = -a1 * invDot;
   out[2] = -a2 * invDot;
@@ -881,14 +881,14 @@ var rotationTo = (function() {
   var xUnitVec3 = fromValues(1, 0, 0);
   var yUnitVec3 = fromValues(0, 1, 0);
   return function(out, a, b) {
-    var dot5 = dot(a, b);
-    if (dot5 < -0.999999) {
+    var dot6 = dot(a, b);
+    if (dot6 < -0.999999) {
       cross(tmpvec3, xUnitVec3, a);
       if (len(tmpvec3) < 1e-6) cross(tmpvec3, yUnitVec3, a);
       normalize(tmpvec3, tmpvec3);
       setAxisAngle(out, tmpvec3, Math.PI);
       return out;
-    } else if (dot5 > 0.999999) {
+    } else if (dot6 > 0.999999) {
       out[0] = 0;
       out[1] = 0;
       out[2] = 0;
@@ -899,7 +899,7 @@ var rotationTo = (function() {
       out[0] = tmpvec3[0];
       out[1] = tmpvec3[1];
       out[2] = tmpvec3[2];
-      out[3] = 1 + dot5;
+      out[3] = 1 + dot6;
       return normalize3(out, out);
     }
   };
@@ -1281,6 +1281,9 @@ var REQUIRED_HUMAN_BONES = [
   H.RightFoot
 ];
 var REQUIRED_SET = new Set(REQUIRED_HUMAN_BONES);
+function isRequiredHumanBone(bone) {
+  return REQUIRED_SET.has(bone);
+}
 function humanBoneIndex(name) {
   return HUMAN_BONE_NAMES.indexOf(name);
 }
@@ -3954,11 +3957,11 @@ function node(obj, key, make) {
 function flattenError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = {};
   const formErrors = [];
-  for (const sub4 of error2.issues) {
-    if (sub4.path.length > 0) {
-      node(fieldErrors, sub4.path[0], () => []).push(mapper(sub4));
+  for (const sub5 of error2.issues) {
+    if (sub5.path.length > 0) {
+      node(fieldErrors, sub5.path[0], () => []).push(mapper(sub5));
     } else {
-      formErrors.push(mapper(sub4));
+      formErrors.push(mapper(sub5));
     }
   }
   return { formErrors, fieldErrors };
@@ -5440,12 +5443,12 @@ function isIso7064Mod97(iban3) {
   let remainder = 0;
   const len3 = iban3.length;
   for (let i = 4; i < len3; i++) {
-    const code = iban3.charCodeAt(i);
-    remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
+    const code2 = iban3.charCodeAt(i);
+    remainder = (code2 >= 65 ? remainder * 100 + (code2 - 55) : remainder * 10 + (code2 - 48)) % 97;
   }
   for (let i = 0; i < 4; i++) {
-    const code = iban3.charCodeAt(i);
-    remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
+    const code2 = iban3.charCodeAt(i);
+    remainder = (code2 >= 65 ? remainder * 100 + (code2 - 55) : remainder * 10 + (code2 - 48)) % 97;
   }
   return remainder === 1;
 }
@@ -7407,9 +7410,9 @@ var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
 function isRecursive(inst, stack, resolve) {
-  const cached2 = recursive.get(inst);
-  if (cached2 !== void 0)
-    return cached2 ? PROVEN : NONE;
+  const cached3 = recursive.get(inst);
+  if (cached3 !== void 0)
+    return cached3 ? PROVEN : NONE;
   if (stack.has(inst))
     return PROVEN;
   stack.add(inst);
@@ -7955,12 +7958,12 @@ function compileFn(schema, options) {
   doc.write(outputAccessor === null ? `return true;` : `return ${outputAccessor};`);
   const constantNames = ["INVALID", ...ctx.constants.keys()];
   const constantValues = [INVALID, ...ctx.constants.values()];
-  const code = doc.content.join("\n");
+  const code2 = doc.content.join("\n");
   const fullCode = options?.debug ? constantNames.length > 0 ? `// Constants: ${constantNames.join(", ")}
-${code}` : code : "";
+${code2}` : code2 : "";
   const F = Function;
   const factoryCode = `return (input) => {
-${code}
+${code2}
 }`;
   let fn;
   try {
@@ -10366,13 +10369,13 @@ function _promise(Class2, innerType) {
 }
 // @__NO_SIDE_EFFECTS__
 function _custom(Class2, fn, _params) {
-  const norm2 = normalizeParams(_params);
-  norm2.abort ?? (norm2.abort = true);
+  const norm3 = normalizeParams(_params);
+  norm3.abort ?? (norm3.abort = true);
   const schema = new Class2({
     type: "custom",
     check: "custom",
     fn,
-    ...norm2
+    ...norm3
   });
   return schema;
 }
@@ -13897,12 +13900,12 @@ function containsRef(value) {
     return value.some(containsRef);
   if (typeof value.$ref === "string")
     return true;
-  return Object.entries(value).some(([key, sub4]) => {
+  return Object.entries(value).some(([key, sub5]) => {
     if (SCHEMA_KEYWORDS.has(key))
-      return containsRef(sub4);
-    if (!SCHEMA_MAP_KEYWORDS.has(key) || typeof sub4 !== "object" || sub4 === null)
+      return containsRef(sub5);
+    if (!SCHEMA_MAP_KEYWORDS.has(key) || typeof sub5 !== "object" || sub5 === null)
       return false;
-    return Object.values(sub4).some(containsRef);
+    return Object.values(sub5).some(containsRef);
   });
 }
 function plural(n) {
@@ -14407,15 +14410,15 @@ function visit(schema, fnOrHandlers) {
   };
   const cache = /* @__PURE__ */ new Map();
   function run(s) {
-    const cached2 = cache.get(s);
-    if (cached2 === RESOLVING) {
+    const cached3 = cache.get(s);
+    if (cached3 === RESOLVING) {
       return new $ZodLazy({
         type: "lazy",
         getter: () => cache.get(s)
       });
     }
-    if (cached2 !== void 0)
-      return cached2;
+    if (cached3 !== void 0)
+      return cached3;
     cache.set(s, RESOLVING);
     const inner = mapInner(s);
     const mapped = fn(inner, inner !== s);
@@ -15069,11 +15072,11 @@ var FingerRig = class {
     const n = skeleton.boneCount;
     const lr = reference?.localRotations;
     const wr = reference?.world?.rotations;
-    const wp = reference?.world?.positions;
+    const wp2 = reference?.world?.positions;
     for (const [field, arr, want] of [
       ["localRotations", lr, 4 * n],
       ["world.rotations", wr, 4 * n],
-      ["world.positions", wp, 3 * n]
+      ["world.positions", wp2, 3 * n]
     ]) {
       if (!arr || arr.length !== want)
         throw new FingerRigError(
@@ -15084,7 +15087,7 @@ var FingerRig = class {
     this.setRanges(options.rangesDeg);
     if (options.mode !== void 0) this.copyMode = checkCopyMode(options.mode);
     const kids = childrenOf(skeleton);
-    for (let h = 0; h < 2; h++) this.frames.push(this.buildHand(h, lr, wr, wp, kids));
+    for (let h = 0; h < 2; h++) this.frames.push(this.buildHand(h, lr, wr, wp2, kids));
   }
   setRanges(over) {
     for (let m = 0; m < FINGER_MUSCLE_COUNT; m++) {
@@ -15107,16 +15110,16 @@ var FingerRig = class {
     }
   }
   /** Set up one hand: bones, hand frame, per-bone axes in bone frames. */
-  buildHand(h, lr, wr, wp, kids) {
+  buildHand(h, lr, wr, wp2, kids) {
     const sk = this.skeleton;
     const m = sk.humanoid;
     const hand = h === 0 ? "left" : "right";
     const side = h === 0 ? 1 : -1;
     const prefix = h === 0 ? "Left" : "Right";
     const handBone = m[HumanBodyBones[`${prefix}Hand`]];
-    const pos = (b) => [wp[3 * b], wp[3 * b + 1], wp[3 * b + 2]];
-    for (let i = 0; i < wp.length; i++)
-      if (!Number.isFinite(wp[i]))
+    const pos = (b) => [wp2[3 * b], wp2[3 * b + 1], wp2[3 * b + 2]];
+    for (let i = 0; i < wp2.length; i++)
+      if (!Number.isFinite(wp2[i]))
         throw new FingerRigError(
           `fingers: reference world.positions[${i}] (bone '${sk.names[Math.floor(i / 3)]}') is not finite`
         );
@@ -16032,8 +16035,8 @@ var ArmIK = class extends TwoBoneIK {
     rep.skippedNonFinite = false;
     rep.targetAtRoot = false;
     const weights = goal.weights;
-    const wp = weights[0];
-    if (!(wp > 0)) {
+    const wp2 = weights[0];
+    if (!(wp2 > 0)) {
       this.blendEndRotation(W, goal);
       return;
     }
@@ -16058,8 +16061,8 @@ var ArmIK = class extends TwoBoneIK {
     const gy = bg[1];
     const gz = bg[2];
     const v = this.v;
-    let wt = wp;
-    if (wt > 1) wt = 1;
+    let wt2 = wp2;
+    if (wt2 > 1) wt2 = 1;
     let k;
     let l;
     let x;
@@ -16364,10 +16367,10 @@ var ArmIK = class extends TwoBoneIK {
       qx = ay * pz - az * py;
       qy = az * px - ax * pz;
       qz = ax * py - ay * px;
-      if (wt < 1) {
+      if (wt2 < 1) {
         k = m_sqrt5(qx * qx + qy * qy + qz * qz);
         if (k > 0) {
-          x = m_atan25(k, qw) * wt;
+          x = m_atan25(k, qw) * wt2;
           y = m_sin5(x);
           qw = m_cos4(x);
           k = y / k;
@@ -16408,8 +16411,8 @@ var ArmIK = class extends TwoBoneIK {
       v[T2 + 1] = py;
       v[T2 + 2] = pz;
       fromToVec(v, Q1, T1, T2);
-      if (wt < 1) {
-        v[K_T] = wt;
+      if (wt2 < 1) {
+        v[K_T] = wt2;
         scaleRotation(v, Q1, K_T);
       }
       vrotate(v, T3, v, Q1, v, T1);
@@ -16446,10 +16449,10 @@ var ArmIK = class extends TwoBoneIK {
       qx = by * pz - bz * py;
       qy = bz * px - bx * pz;
       qz = bx * py - by * px;
-      if (wt < 1) {
+      if (wt2 < 1) {
         k = m_sqrt5(qx * qx + qy * qy + qz * qz);
         if (k > 0) {
-          x = m_atan25(k, qw) * wt;
+          x = m_atan25(k, qw) * wt2;
           y = m_sin5(x);
           qw = m_cos4(x);
           k = y / k;
@@ -16490,8 +16493,8 @@ var ArmIK = class extends TwoBoneIK {
       v[T2 + 1] = py;
       v[T2 + 2] = pz;
       fromToVec(v, Q1, T1, T2);
-      if (wt < 1) {
-        v[K_T] = wt;
+      if (wt2 < 1) {
+        v[K_T] = wt2;
         scaleRotation(v, Q1, K_T);
       }
       vrotate(v, T3, v, Q1, v, T1);
@@ -16630,8 +16633,8 @@ var LegIK = class extends TwoBoneIK {
     rep.skippedNonFinite = false;
     rep.targetAtRoot = false;
     const weights = goal.weights;
-    const wp = weights[0];
-    if (!(wp > 0)) {
+    const wp2 = weights[0];
+    if (!(wp2 > 0)) {
       this.blendEndRotation(W, goal);
       return;
     }
@@ -16668,8 +16671,8 @@ var LegIK = class extends TwoBoneIK {
     const ankleY = q[1];
     const ankleZ = q[2];
     const v = this.v;
-    let wt = wp;
-    if (wt > 1) wt = 1;
+    let wt2 = wp2;
+    if (wt2 > 1) wt2 = 1;
     let k;
     let l;
     let x;
@@ -16921,10 +16924,10 @@ var LegIK = class extends TwoBoneIK {
       qx = ay * pz - az * py;
       qy = az * px - ax * pz;
       qz = ax * py - ay * px;
-      if (wt < 1) {
+      if (wt2 < 1) {
         k = m_sqrt6(qx * qx + qy * qy + qz * qz);
         if (k > 0) {
-          x = m_atan26(k, qw) * wt;
+          x = m_atan26(k, qw) * wt2;
           y = m_sin6(x);
           qw = m_cos5(x);
           k = y / k;
@@ -16965,8 +16968,8 @@ var LegIK = class extends TwoBoneIK {
       v[T2 + 1] = py;
       v[T2 + 2] = pz;
       fromToVec(v, Q1, T1, T2);
-      if (wt < 1) {
-        v[K_T] = wt;
+      if (wt2 < 1) {
+        v[K_T] = wt2;
         scaleRotation(v, Q1, K_T);
       }
       vrotate(v, T3, v, Q1, v, T1);
@@ -17002,10 +17005,10 @@ var LegIK = class extends TwoBoneIK {
       qx = by * pz - bz * py;
       qy = bz * px - bx * pz;
       qz = bx * py - by * px;
-      if (wt < 1) {
+      if (wt2 < 1) {
         k = m_sqrt6(qx * qx + qy * qy + qz * qz);
         if (k > 0) {
-          x = m_atan26(k, qw) * wt;
+          x = m_atan26(k, qw) * wt2;
           y = m_sin6(x);
           qw = m_cos5(x);
           k = y / k;
@@ -17046,8 +17049,8 @@ var LegIK = class extends TwoBoneIK {
       v[T2 + 1] = py;
       v[T2 + 2] = pz;
       fromToVec(v, Q1, T1, T2);
-      if (wt < 1) {
-        v[K_T] = wt;
+      if (wt2 < 1) {
+        v[K_T] = wt2;
         scaleRotation(v, Q1, K_T);
       }
       vrotate(v, T3, v, Q1, v, T1);
@@ -17645,14 +17648,14 @@ var Retargeter = class {
   }
   /** Hips scale, room lift and target contact level from the calibrated heights and the current scale. */
   updateScaleTerms() {
-    const scale5 = this.options.avatarScale;
-    this.hipsScale = scale5 * this.tgtHipsHeight / this.srcHipsHeight;
-    this.targetContact = scale5 * this.tgtRestContact;
-    this.roomLift = scale5 * this.tgtHipsHeight + this.targetContact - (this.srcHipsHeight + this.sourceContact);
+    const scale6 = this.options.avatarScale;
+    this.hipsScale = scale6 * this.tgtHipsHeight / this.srcHipsHeight;
+    this.targetContact = scale6 * this.tgtRestContact;
+    this.roomLift = scale6 * this.tgtHipsHeight + this.targetContact - (this.srcHipsHeight + this.sourceContact);
     if (this.info) {
       this.info.hipsScale = this.hipsScale;
       this.info.roomLift = this.roomLift;
-      this.info.targetHipsHeight = scale5 * this.tgtHipsHeight;
+      this.info.targetHipsHeight = scale6 * this.tgtHipsHeight;
       this.info.targetContactHeight = this.targetContact;
     }
   }
@@ -17662,18 +17665,18 @@ var Retargeter = class {
    * per frame.
    * @throws RetargetError on a non-positive or non-finite scale.
    */
-  setAvatarScale(scale5) {
-    if (!(scale5 > 0) || !Number.isFinite(scale5))
-      throw new RetargetError(`avatarScale ${scale5}: need a positive number`);
-    this.options.avatarScale = scale5;
+  setAvatarScale(scale6) {
+    if (!(scale6 > 0) || !Number.isFinite(scale6))
+      throw new RetargetError(`avatarScale ${scale6}: need a positive number`);
+    this.options.avatarScale = scale6;
     this.updateTranslationScale();
     if (this.calibrated) this.updateScaleTerms();
   }
   /** Change the head scale (world positions below the head follow). @throws RetargetError on a bad value. */
-  setHeadScale(scale5) {
-    if (!(scale5 > 0) || !Number.isFinite(scale5))
-      throw new RetargetError(`headScale ${scale5}: need a positive number`);
-    this.options.headScale = scale5;
+  setHeadScale(scale6) {
+    if (!(scale6 > 0) || !Number.isFinite(scale6))
+      throw new RetargetError(`headScale ${scale6}: need a positive number`);
+    this.options.headScale = scale6;
     this.updateTranslationScale();
   }
   /**
@@ -17857,7 +17860,7 @@ var Retargeter = class {
     this.tgtRestContact = this.options.sourceContactHeight !== void 0 ? lowestFootJointHeight(tgt, poseGeometry(tgt, tgt.restRotations, tgt.restTranslations)) : 0;
     this.sourceContact = this.options.sourceContactHeight ?? 0;
     this.updateScaleTerms();
-    const scale5 = this.options.avatarScale;
+    const scale6 = this.options.avatarScale;
     this.calibrated = true;
     this.calibrationSerial++;
     const drivers = {};
@@ -17869,7 +17872,7 @@ var Retargeter = class {
       sourceUp: up,
       detectedSourceUp: detectedUp,
       sourceHipsHeight: srcHips,
-      targetHipsHeight: scale5 * tgtHips,
+      targetHipsHeight: scale6 * tgtHips,
       sourceContactHeight: this.sourceContact,
       targetContactHeight: this.targetContact,
       hipsScale: this.hipsScale,
@@ -18369,7 +18372,7 @@ function buildChainFits(vs, vt) {
     if (tChain.length < 3 || sChain.length < 2) return;
     const tCum = cumulative(vt, tChain);
     const sCum = cumulative(S2, sChain);
-    const scale5 = sCum.length > 0 ? tCum.length / sCum.length : 1;
+    const scale6 = sCum.length > 0 ? tCum.length / sCum.length : 1;
     fits.push({
       targetBones: tChain.slice(1, -1),
       targetNext: tChain.slice(2),
@@ -18377,7 +18380,7 @@ function buildChainFits(vs, vt) {
       sourcePoints: sChain.map((b) => vs.realOf[b]),
       sourceCum: sCum.fractions,
       targetStart: tChain[0],
-      scale: scale5
+      scale: scale6
     });
   };
   const tEnd = tm[HumanBodyBones.Neck] >= 0 ? tm[HumanBodyBones.Neck] : tm[HumanBodyBones.Head];
@@ -18646,7 +18649,7 @@ var PropSystem = class {
   add(id, type, position = [0, 0, 0], rotation = [0, 0, 0, 1]) {
     const key = this.checkId(id, "add");
     if (this.slots.has(key)) throw new PropError(`add: prop id '${key}' is already registered`);
-    const code = this.typeCode(type, `add '${key}': type`);
+    const code2 = this.typeCode(type, `add '${key}': type`);
     const p = finiteArray(position, 3, `add '${key}': position`, "metres");
     const q = unitQuat(rotation, `add '${key}': rotation`);
     const slot = this.ids.indexOf(null);
@@ -18655,7 +18658,7 @@ var PropSystem = class {
     }
     this.ids[slot] = key;
     this.slots.set(key, slot);
-    this.types[slot] = code;
+    this.types[slot] = code2;
     this.attachedPoint[slot] = -1;
     this.positions.set(p, 3 * slot);
     this.rotations.set(q, 4 * slot);
@@ -19126,16 +19129,16 @@ var LimbWeights = class {
     if (!input2.floor || input2.floor.length < 1) {
       throw new LimbWeightsError("update: input.floor: need a Float64Array(1) holding the floor height");
     }
-    const scale5 = input2.scale ? input2.scale[0] : 1;
-    if (!(scale5 > 0 && scale5 < Number.POSITIVE_INFINITY)) {
+    const scale6 = input2.scale ? input2.scale[0] : 1;
+    if (!(scale6 > 0 && scale6 < Number.POSITIVE_INFINITY)) {
       throw new LimbWeightsError(
-        `update: input.scale[0] is ${scale5}: need the body scale, a finite number > 0 (avatar metres per performer metre)`
+        `update: input.scale[0] is ${scale6}: need the body scale, a finite number > 0 (avatar metres per performer metre)`
       );
     }
-    const inv = 1 / scale5;
+    const inv = 1 / scale6;
     const s = this.current;
     const c = this.conditions;
-    const floor2 = input2.floor[0];
+    const floor3 = input2.floor[0];
     const props = input2.props;
     const hx = j[0] - j[3];
     const hy = j[1] - j[4];
@@ -19163,13 +19166,13 @@ var LimbWeights = class {
       const dx = j[o] - j[12];
       const dz = j[o + 2] - j[14];
       const seated = 1 - seat * closeness(Math.sqrt(dx * dx + dz * dz) * inv, sf.near, sf.far);
-      const height = closeness((j[o + 1] - floor2) * inv, fh.near, fh.far);
+      const height = closeness((j[o + 1] - floor3) * inv, fh.near, fh.far);
       c[LimbCondition.LeftSeatedFoot + side] = seated;
       c[LimbCondition.LeftFootHeight + side] = height;
       t[Limb.LeftLeg + side] = Math.min(seated, height);
     }
     c[LimbCondition.Chair] = 1 - seat;
-    c[LimbCondition.HipsHeight] = 1 - closeness((j[13] - floor2) * inv, s.hipsHeight.near, s.hipsHeight.far);
+    c[LimbCondition.HipsHeight] = 1 - closeness((j[13] - floor3) * inv, s.hipsHeight.near, s.hipsHeight.far);
     t[Limb.Hips] = Math.min(c[LimbCondition.Chair], c[LimbCondition.HipsHeight]);
   }
   /** Nearest Object/Hand prop not attached to this hand (`side` 0 left, 1 right) -> nearestDistance/Slot[side]. */
@@ -19897,17 +19900,17 @@ var RetargetHub = class _RetargetHub {
     this.updateHeadOffset();
   }
   /** Avatar scale 0.1..3, applied at once without recalibration. */
-  setAvatarScale(scale5) {
-    checkRange("avatarScale", scale5, 0.1, 3);
-    this.settingsValue.avatarScale = scale5;
-    this.retargeter.setAvatarScale(scale5);
-    this.props.scale = scale5;
+  setAvatarScale(scale6) {
+    checkRange("avatarScale", scale6, 0.1, 3);
+    this.settingsValue.avatarScale = scale6;
+    this.retargeter.setAvatarScale(scale6);
+    this.props.scale = scale6;
   }
   /** Head scale 0.1..3. */
-  setHeadScale(scale5) {
-    checkRange("headScale", scale5, 0.1, 3);
-    this.settingsValue.headScale = scale5;
-    this.retargeter.setHeadScale(scale5);
+  setHeadScale(scale6) {
+    checkRange("headScale", scale6, 0.1, 3);
+    this.settingsValue.headScale = scale6;
+    this.retargeter.setHeadScale(scale6);
   }
   /** Floor height, metres (added to the hips and the foot IK targets). */
   setFloorHeight(h) {
@@ -19963,8 +19966,8 @@ var RetargetHub = class _RetargetHub {
     const legLength = len3(leg.limb.upper, leg.limb.lower) + len3(leg.limb.lower, leg.limb.end);
     const ankle = this.retargeter.info?.targetContactHeight ?? 0;
     const hipsY = P[3 * vt.humanoid[HumanBodyBones.Hips] + 1] - this.settingsValue.floorHeight;
-    const floor2 = hipsY - comfortRatio * legLength - ankle;
-    this.setFloorHeight(Math.max(-10, Math.min(10, floor2)));
+    const floor3 = hipsY - comfortRatio * legLength - ankle;
+    this.setFloorHeight(Math.max(-10, Math.min(10, floor3)));
     return this.settingsValue.floorHeight;
   }
   /**
@@ -20003,8 +20006,8 @@ var RetargetHub = class _RetargetHub {
     const sourceNeck = sP[3 * sNeck + 1] - sf;
     const tf = Math.min(tRest[3 * vt.humanoid[HumanBodyBones.LeftFoot] + 1], tRest[3 * vt.humanoid[HumanBodyBones.RightFoot] + 1]);
     const targetNeck = tRest[3 * tNeck + 1] - tf;
-    const scale5 = Math.max(0.1, Math.min(3, targetNeck > 1e-6 ? sourceNeck / targetNeck : 1));
-    this.setAvatarScale(scale5);
+    const scale6 = Math.max(0.1, Math.min(3, targetNeck > 1e-6 ? sourceNeck / targetNeck : 1));
+    this.setAvatarScale(scale6);
     this.update(frame.rotations, frame.translations, 0);
     this.calibrateHeadForward();
     return this.settings;
@@ -21343,11 +21346,2078 @@ function importState(json2) {
   );
   remoteControl = null;
 }
+
+// assets/default/default-walk.bvh
+var default_walk_default = "HIERARCHY\nROOT Hip\n{\n	OFFSET 0.000000 0.000000 0.000000\n	CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n	JOINT Ab\n	{\n		OFFSET 0.000000 8.000000 0.000000\n		CHANNELS 3 Zrotation Xrotation Yrotation\n		JOINT Chest\n		{\n			OFFSET 0.000000 20.000000 0.000000\n			CHANNELS 3 Zrotation Xrotation Yrotation\n			JOINT Neck\n			{\n				OFFSET 0.000000 24.000000 0.000000\n				CHANNELS 3 Zrotation Xrotation Yrotation\n				JOINT Head\n				{\n					OFFSET 0.000000 10.000000 0.000000\n					CHANNELS 3 Zrotation Xrotation Yrotation\n					End Site\n					{\n						OFFSET 0.000000 18.000000 0.000000\n					}\n				}\n			}\n			JOINT LShoulder\n			{\n				OFFSET 3.000000 19.000000 0.000000\n				CHANNELS 3 Zrotation Xrotation Yrotation\n				JOINT LUArm\n				{\n					OFFSET 16.000000 1.000000 0.000000\n					CHANNELS 3 Zrotation Xrotation Yrotation\n					JOINT LFArm\n					{\n						OFFSET 30.000000 0.000000 0.000000\n						CHANNELS 3 Zrotation Xrotation Yrotation\n						JOINT LHand\n						{\n							OFFSET 25.000000 0.000000 0.000000\n							CHANNELS 3 Zrotation Xrotation Yrotation\n							End Site\n							{\n								OFFSET 18.000000 0.000000 0.000000\n							}\n						}\n					}\n				}\n			}\n			JOINT RShoulder\n			{\n				OFFSET -3.000000 19.000000 0.000000\n				CHANNELS 3 Zrotation Xrotation Yrotation\n				JOINT RUArm\n				{\n					OFFSET -16.000000 1.000000 0.000000\n					CHANNELS 3 Zrotation Xrotation Yrotation\n					JOINT RFArm\n					{\n						OFFSET -30.000000 0.000000 0.000000\n						CHANNELS 3 Zrotation Xrotation Yrotation\n						JOINT RHand\n						{\n							OFFSET -25.000000 0.000000 0.000000\n							CHANNELS 3 Zrotation Xrotation Yrotation\n							End Site\n							{\n								OFFSET -18.000000 0.000000 0.000000\n							}\n						}\n					}\n				}\n			}\n		}\n	}\n	JOINT LThigh\n	{\n		OFFSET 9.000000 -3.000000 0.000000\n		CHANNELS 3 Zrotation Xrotation Yrotation\n		JOINT LShin\n		{\n			OFFSET 0.000000 -43.000000 0.000000\n			CHANNELS 3 Zrotation Xrotation Yrotation\n			JOINT LFoot\n			{\n				OFFSET 0.000000 -42.000000 0.000000\n				CHANNELS 3 Zrotation Xrotation Yrotation\n				JOINT LToe\n				{\n					OFFSET 0.000000 -7.000000 13.000000\n					CHANNELS 3 Zrotation Xrotation Yrotation\n					End Site\n					{\n						OFFSET 0.000000 0.000000 6.000000\n					}\n				}\n			}\n		}\n	}\n	JOINT RThigh\n	{\n		OFFSET -9.000000 -3.000000 0.000000\n		CHANNELS 3 Zrotation Xrotation Yrotation\n		JOINT RShin\n		{\n			OFFSET 0.000000 -43.000000 0.000000\n			CHANNELS 3 Zrotation Xrotation Yrotation\n			JOINT RFoot\n			{\n				OFFSET 0.000000 -42.000000 0.000000\n				CHANNELS 3 Zrotation Xrotation Yrotation\n				JOINT RToe\n				{\n					OFFSET 0.000000 -7.000000 13.000000\n					CHANNELS 3 Zrotation Xrotation Yrotation\n					End Site\n					{\n						OFFSET 0.000000 0.000000 6.000000\n					}\n				}\n			}\n		}\n	}\n}\nMOTION\nFrames: 121\nFrame Time: 0.0333333\n0.0000 89.7000 0.0000 0.0000 0.0000 -4.0000 -0.1256 1.4953 3.2011 -0.1256 1.4953 3.2011 0.0157 -1.5000 -1.1996 0.0157 -1.5000 -1.1996 0.0000 0.0000 0.0000 -80.2913 2.4077 13.7955 0.0000 0.0000 -12.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 -2.4077 13.7955 0.0000 0.0000 32.0000 0.0000 0.0000 0.0000 1.0054 -31.4435 4.6884 0.0000 29.5611 0.0000 1.4291 -13.1333 -0.0482 0.0000 0.0000 0.0000 0.9039 8.2334 4.0404 0.0000 27.7323 0.0000 -1.5294 -20.8472 -0.9281 0.0000 -15.0238 0.0000\n0.4158 89.8297 4.3254 0.8297 -0.0567 -3.9122 -0.5385 1.5069 3.1257 -0.5385 1.5069 3.1257 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 -0.3234 -30.1606 4.5243 0.0000 32.2485 0.0000 1.7785 -13.2409 0.0674 0.0000 0.0000 0.0000 -0.4760 11.5234 3.9924 0.0000 25.8039 0.0000 -1.1233 -16.5112 -0.7275 0.0000 -20.7577 0.0000\n0.8135 90.1963 8.5945 1.6236 -0.1037 -3.6527 -0.9279 1.5169 2.9137 -0.9279 1.5169 2.9137 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 -1.8096 -27.1735 4.1056 0.0000 30.9922 0.0000 2.0703 -7.7765 0.1407 0.0000 0.0000 0.0000 -1.7954 15.2526 3.7874 0.0000 22.4033 0.0000 -0.7464 -10.2151 -0.5134 0.0000 -27.4164 0.0000\n1.1756 90.7365 12.7608 2.3474 -0.1327 -3.2333 -1.2768 1.5235 2.5744 -1.2768 1.5235 2.5744 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 -3.2424 -23.7707 3.5335 0.0000 29.3448 0.0000 2.3247 -5.6599 0.2294 0.0000 0.0000 0.0000 -2.9733 19.5122 3.4333 0.0000 17.2354 0.0000 -0.4302 -1.7492 -0.3142 0.0000 -35.0000 0.0000\n1.4863 91.3568 16.7956 2.9693 -0.1387 -2.6729 -1.5698 1.5257 2.1225 -1.5698 1.5257 2.1225 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 -4.5093 -20.4717 2.8543 0.0000 28.3070 0.0000 2.5573 -7.9226 0.3527 0.0000 0.0000 0.0000 -3.6224 18.7973 2.8274 0.0000 19.4443 0.0000 -0.1983 2.5256 -0.1621 0.0000 -32.4074 0.0000\n1.7321 91.9500 20.6928 3.4620 -0.1208 -1.9963 -1.7943 1.5230 1.5779 -1.7943 1.5230 1.5779 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 -5.5620 -16.8226 2.0871 0.0000 26.3290 0.0000 2.7387 -9.5794 0.4561 0.0000 0.0000 0.0000 -3.8062 11.1136 2.0382 0.0000 31.5852 0.0000 -0.0375 -0.2346 -0.0345 0.0000 -25.9259 0.0000\n1.9021 92.4135 24.4702 3.8033 -0.0820 -1.2333 -1.9403 1.5160 0.9643 -1.9403 1.5160 0.9643 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 -6.3299 -13.1314 1.2677 0.0000 24.0476 0.0000 2.8654 -10.9604 0.5452 0.0000 0.0000 0.0000 -3.9282 1.2277 1.2364 0.0000 44.3957 0.0000 0.0740 -4.8630 0.0699 0.0000 -17.5000 0.0000\n1.9890 92.6672 28.1663 3.9780 -0.0290 -0.4171 -2.0015 1.5058 0.3086 -2.0015 1.5058 0.3086 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 -6.7764 -9.6825 0.4236 0.0000 22.1056 0.0000 2.9384 -12.4279 0.6329 0.0000 0.0000 0.0000 -4.0845 -9.2973 0.4237 0.0000 54.9660 0.0000 0.1427 -9.3310 0.1268 0.0000 -9.0741 0.0000\n1.9890 92.6672 31.8337 3.9780 0.0290 0.4171 -1.9752 1.4941 -0.3607 -1.9752 1.4941 -0.3607 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 -6.8965 -6.6759 -0.4204 0.0000 21.0073 0.0000 2.9612 -14.2920 0.7316 0.0000 0.0000 0.0000 -4.3015 -19.4913 -0.4435 0.0000 61.9123 0.0000 0.1559 -12.5399 0.1213 0.0000 -2.5926 0.0000\n1.9021 92.4135 35.5298 3.8033 0.0820 1.2333 -1.8626 1.4831 -1.0141 -1.8626 1.4831 -1.0141 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 -6.7067 -4.1100 -1.2378 0.0000 20.8584 0.0000 2.9365 -16.6660 0.8428 0.0000 0.0000 0.0000 -4.5679 -28.2928 -1.4038 0.0000 64.3860 0.0000 0.0938 -14.0169 0.0596 0.0000 0.0000 0.0000\n1.7321 91.9500 39.3072 3.4620 0.1208 1.9963 -1.6686 1.4746 -1.6232 -1.6686 1.4746 -1.6232 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 -6.2357 -1.9411 -1.9989 0.0000 21.6347 0.0000 2.8641 -19.3489 0.9603 0.0000 -0.2266 0.0000 -4.7948 -34.6293 -2.4308 0.0000 62.1523 0.0000 -0.0513 -13.9163 -0.0243 0.0000 0.0000 0.0000\n1.4863 91.3568 43.2044 2.9693 0.1387 2.6729 -1.4017 1.4701 -2.1614 -1.4017 1.4701 -2.1614 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 -5.5323 -0.3143 -2.6739 0.0000 23.6191 0.0000 2.7380 -21.8254 1.0779 0.0000 -1.3364 0.0000 -4.7905 -37.8119 -3.3886 0.0000 55.7114 0.0000 -0.2662 -12.7492 -0.0820 0.0000 0.0000 0.0000\n1.1756 90.7365 47.2392 2.3474 0.1327 3.2333 -1.0735 1.4704 -2.6051 -1.0735 1.4704 -2.6051 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 -4.6192 1.2491 -3.2341 0.0000 25.8550 0.0000 2.5434 -23.5796 1.1554 0.0000 -3.3710 0.0000 -4.3514 -37.8372 -4.0987 0.0000 46.2686 0.0000 -0.5250 -11.0515 -0.0767 0.0000 0.0000 0.0000\n0.8135 90.1963 51.4055 1.6236 0.1037 3.6527 -0.6985 1.4753 -2.9349 -0.6985 1.4753 -2.9349 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 -3.5167 3.1023 -3.6571 0.0000 27.5670 0.0000 2.2705 -24.1911 1.1607 0.0000 -6.3304 0.0000 -3.4299 -35.4709 -4.4880 0.0000 35.8897 0.0000 -0.8042 -9.4486 -0.0055 0.0000 0.0000 0.0000\n0.4158 89.8297 55.6746 0.8297 0.0567 3.9122 -0.2928 1.4842 -3.1366 -0.2928 1.4842 -3.1366 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 -2.2596 5.4165 -3.9282 0.0000 28.2789 0.0000 1.9244 -23.3539 1.0816 0.0000 -10.2147 0.0000 -2.2138 -32.5162 -4.6405 0.0000 28.4882 0.0000 -1.0979 -9.3653 0.0795 0.0000 0.0000 0.0000\n0.0000 89.7000 60.0000 0.0000 0.0000 4.0000 0.1256 1.4953 -3.2011 0.1256 1.4953 -3.2011 -0.0157 -1.5000 1.1996 -0.0157 -1.5000 1.1996 0.0000 0.0000 0.0000 -80.2913 -2.4077 -13.7955 0.0000 0.0000 -32.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 2.4077 -13.7955 0.0000 0.0000 12.0000 0.0000 0.0000 0.0000 -0.9039 8.2334 -4.0404 0.0000 27.7323 0.0000 1.5294 -20.8472 0.9281 0.0000 -15.0238 0.0000 -1.0054 -31.4435 -4.6884 0.0000 29.5611 0.0000 -1.4291 -13.1333 0.0482 0.0000 0.0000 0.0000\n-0.4158 89.8297 64.3254 -0.8297 -0.0567 3.9122 0.5385 1.5069 -3.1257 0.5385 1.5069 -3.1257 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 0.4760 11.5234 -3.9924 0.0000 25.8039 0.0000 1.1233 -16.5112 0.7275 0.0000 -20.7577 0.0000 0.3234 -30.1606 -4.5243 0.0000 32.2485 0.0000 -1.7785 -13.2409 -0.0674 0.0000 0.0000 0.0000\n-0.8135 90.1963 68.5945 -1.6236 -0.1037 3.6527 0.9279 1.5169 -2.9137 0.9279 1.5169 -2.9137 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 1.7954 15.2526 -3.7874 0.0000 22.4033 0.0000 0.7464 -10.2151 0.5134 0.0000 -27.4164 0.0000 1.8096 -27.1735 -4.1056 0.0000 30.9922 0.0000 -2.0703 -7.7765 -0.1407 0.0000 0.0000 0.0000\n-1.1756 90.7365 72.7608 -2.3474 -0.1327 3.2333 1.2768 1.5235 -2.5744 1.2768 1.5235 -2.5744 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 2.9733 19.5122 -3.4333 0.0000 17.2354 0.0000 0.4302 -1.7492 0.3142 0.0000 -35.0000 0.0000 3.2424 -23.7707 -3.5335 0.0000 29.3448 0.0000 -2.3247 -5.6599 -0.2294 0.0000 0.0000 0.0000\n-1.4863 91.3568 76.7956 -2.9693 -0.1387 2.6729 1.5698 1.5257 -2.1225 1.5698 1.5257 -2.1225 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 3.6224 18.7973 -2.8274 0.0000 19.4443 0.0000 0.1983 2.5256 0.1621 0.0000 -32.4074 0.0000 4.5093 -20.4717 -2.8543 0.0000 28.3070 0.0000 -2.5573 -7.9226 -0.3527 0.0000 0.0000 0.0000\n-1.7321 91.9500 80.6928 -3.4620 -0.1208 1.9963 1.7943 1.5230 -1.5779 1.7943 1.5230 -1.5779 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 3.8062 11.1136 -2.0382 0.0000 31.5852 0.0000 0.0375 -0.2346 0.0345 0.0000 -25.9259 0.0000 5.5620 -16.8226 -2.0871 0.0000 26.3290 0.0000 -2.7387 -9.5794 -0.4561 0.0000 0.0000 0.0000\n-1.9021 92.4135 84.4702 -3.8033 -0.0820 1.2333 1.9403 1.5160 -0.9643 1.9403 1.5160 -0.9643 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 3.9282 1.2277 -1.2364 0.0000 44.3957 0.0000 -0.0740 -4.8630 -0.0699 0.0000 -17.5000 0.0000 6.3299 -13.1314 -1.2677 0.0000 24.0476 0.0000 -2.8654 -10.9604 -0.5452 0.0000 0.0000 0.0000\n-1.9890 92.6672 88.1663 -3.9780 -0.0290 0.4171 2.0015 1.5058 -0.3086 2.0015 1.5058 -0.3086 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 4.0845 -9.2973 -0.4237 0.0000 54.9660 0.0000 -0.1427 -9.3310 -0.1268 0.0000 -9.0741 0.0000 6.7764 -9.6825 -0.4236 0.0000 22.1056 0.0000 -2.9384 -12.4279 -0.6329 0.0000 0.0000 0.0000\n-1.9890 92.6672 91.8337 -3.9780 0.0290 -0.4171 1.9752 1.4941 0.3607 1.9752 1.4941 0.3607 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 4.3015 -19.4913 0.4435 0.0000 61.9123 0.0000 -0.1559 -12.5399 -0.1213 0.0000 -2.5926 0.0000 6.8965 -6.6759 0.4204 0.0000 21.0073 0.0000 -2.9612 -14.2920 -0.7316 0.0000 0.0000 0.0000\n-1.9021 92.4135 95.5298 -3.8033 0.0820 -1.2333 1.8626 1.4831 1.0141 1.8626 1.4831 1.0141 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 4.5679 -28.2928 1.4038 0.0000 64.3860 0.0000 -0.0938 -14.0169 -0.0596 0.0000 0.0000 0.0000 6.7067 -4.1100 1.2378 0.0000 20.8584 0.0000 -2.9365 -16.6660 -0.8428 0.0000 0.0000 0.0000\n-1.7321 91.9500 99.3072 -3.4620 0.1208 -1.9963 1.6686 1.4746 1.6232 1.6686 1.4746 1.6232 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 4.7948 -34.6293 2.4308 0.0000 62.1523 0.0000 0.0513 -13.9163 0.0243 0.0000 0.0000 0.0000 6.2357 -1.9411 1.9989 0.0000 21.6347 0.0000 -2.8641 -19.3489 -0.9603 0.0000 -0.2266 0.0000\n-1.4863 91.3568 103.2044 -2.9693 0.1387 -2.6729 1.4017 1.4701 2.1614 1.4017 1.4701 2.1614 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 4.7905 -37.8119 3.3886 0.0000 55.7114 0.0000 0.2662 -12.7492 0.0820 0.0000 0.0000 0.0000 5.5323 -0.3143 2.6739 0.0000 23.6191 0.0000 -2.7380 -21.8254 -1.0779 0.0000 -1.3364 0.0000\n-1.1756 90.7365 107.2392 -2.3474 0.1327 -3.2333 1.0735 1.4704 2.6051 1.0735 1.4704 2.6051 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 4.3514 -37.8372 4.0987 0.0000 46.2686 0.0000 0.5250 -11.0515 0.0767 0.0000 0.0000 0.0000 4.6192 1.2491 3.2341 0.0000 25.8550 0.0000 -2.5434 -23.5796 -1.1554 0.0000 -3.3710 0.0000\n-0.8135 90.1963 111.4055 -1.6236 0.1037 -3.6527 0.6985 1.4753 2.9349 0.6985 1.4753 2.9349 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 3.4299 -35.4709 4.4880 0.0000 35.8897 0.0000 0.8042 -9.4486 0.0055 0.0000 0.0000 0.0000 3.5167 3.1023 3.6571 0.0000 27.5670 0.0000 -2.2705 -24.1911 -1.1607 0.0000 -6.3304 0.0000\n-0.4158 89.8297 115.6746 -0.8297 0.0567 -3.9122 0.2928 1.4842 3.1366 0.2928 1.4842 3.1366 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 2.2138 -32.5162 4.6405 0.0000 28.4882 0.0000 1.0979 -9.3653 -0.0795 0.0000 0.0000 0.0000 2.2596 5.4165 3.9282 0.0000 28.2789 0.0000 -1.9244 -23.3539 -1.0816 0.0000 -10.2147 0.0000\n0.0000 89.7000 120.0000 0.0000 0.0000 -4.0000 -0.1256 1.4953 3.2011 -0.1256 1.4953 3.2011 0.0157 -1.5000 -1.1996 0.0157 -1.5000 -1.1996 0.0000 0.0000 0.0000 -80.2913 2.4077 13.7955 0.0000 0.0000 -12.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 -2.4077 13.7955 0.0000 0.0000 32.0000 0.0000 0.0000 0.0000 1.0054 -31.4435 4.6884 0.0000 29.5611 0.0000 1.4291 -13.1333 -0.0482 0.0000 0.0000 0.0000 0.9039 8.2334 4.0404 0.0000 27.7323 0.0000 -1.5294 -20.8472 -0.9281 0.0000 -15.0238 0.0000\n0.4158 89.8297 124.3254 0.8297 -0.0567 -3.9122 -0.5385 1.5069 3.1257 -0.5385 1.5069 3.1257 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 -0.3234 -30.1606 4.5243 0.0000 32.2485 0.0000 1.7785 -13.2409 0.0674 0.0000 0.0000 0.0000 -0.4760 11.5234 3.9924 0.0000 25.8039 0.0000 -1.1233 -16.5112 -0.7275 0.0000 -20.7577 0.0000\n0.8135 90.1963 128.5945 1.6236 -0.1037 -3.6527 -0.9279 1.5169 2.9137 -0.9279 1.5169 2.9137 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 -1.8096 -27.1735 4.1056 0.0000 30.9922 0.0000 2.0703 -7.7765 0.1407 0.0000 0.0000 0.0000 -1.7954 15.2526 3.7874 0.0000 22.4033 0.0000 -0.7464 -10.2151 -0.5134 0.0000 -27.4164 0.0000\n1.1756 90.7365 132.7608 2.3474 -0.1327 -3.2333 -1.2768 1.5235 2.5744 -1.2768 1.5235 2.5744 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 -3.2424 -23.7707 3.5335 0.0000 29.3448 0.0000 2.3247 -5.6599 0.2294 0.0000 0.0000 0.0000 -2.9733 19.5122 3.4333 0.0000 17.2354 0.0000 -0.4302 -1.7492 -0.3142 0.0000 -35.0000 0.0000\n1.4863 91.3568 136.7956 2.9693 -0.1387 -2.6729 -1.5698 1.5257 2.1225 -1.5698 1.5257 2.1225 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 -4.5093 -20.4717 2.8543 0.0000 28.3070 0.0000 2.5573 -7.9226 0.3527 0.0000 0.0000 0.0000 -3.6224 18.7973 2.8274 0.0000 19.4443 0.0000 -0.1983 2.5256 -0.1621 0.0000 -32.4074 0.0000\n1.7321 91.9500 140.6928 3.4620 -0.1208 -1.9963 -1.7943 1.5230 1.5779 -1.7943 1.5230 1.5779 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 -5.5620 -16.8226 2.0871 0.0000 26.3290 0.0000 2.7387 -9.5794 0.4561 0.0000 0.0000 0.0000 -3.8062 11.1136 2.0382 0.0000 31.5852 0.0000 -0.0375 -0.2346 -0.0345 0.0000 -25.9259 0.0000\n1.9021 92.4135 144.4702 3.8033 -0.0820 -1.2333 -1.9403 1.5160 0.9643 -1.9403 1.5160 0.9643 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 -6.3299 -13.1314 1.2677 0.0000 24.0476 0.0000 2.8654 -10.9604 0.5452 0.0000 0.0000 0.0000 -3.9282 1.2277 1.2364 0.0000 44.3957 0.0000 0.0740 -4.8630 0.0699 0.0000 -17.5000 0.0000\n1.9890 92.6672 148.1663 3.9780 -0.0290 -0.4171 -2.0015 1.5058 0.3086 -2.0015 1.5058 0.3086 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 -6.7764 -9.6825 0.4236 0.0000 22.1056 0.0000 2.9384 -12.4279 0.6329 0.0000 0.0000 0.0000 -4.0845 -9.2973 0.4237 0.0000 54.9660 0.0000 0.1427 -9.3310 0.1268 0.0000 -9.0741 0.0000\n1.9890 92.6672 151.8337 3.9780 0.0290 0.4171 -1.9752 1.4941 -0.3607 -1.9752 1.4941 -0.3607 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 -6.8965 -6.6759 -0.4204 0.0000 21.0073 0.0000 2.9612 -14.2920 0.7316 0.0000 0.0000 0.0000 -4.3015 -19.4913 -0.4435 0.0000 61.9123 0.0000 0.1559 -12.5399 0.1213 0.0000 -2.5926 0.0000\n1.9021 92.4135 155.5298 3.8033 0.0820 1.2333 -1.8626 1.4831 -1.0141 -1.8626 1.4831 -1.0141 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 -6.7067 -4.1100 -1.2378 0.0000 20.8584 0.0000 2.9365 -16.6660 0.8428 0.0000 0.0000 0.0000 -4.5679 -28.2928 -1.4038 0.0000 64.3860 0.0000 0.0938 -14.0169 0.0596 0.0000 0.0000 0.0000\n1.7321 91.9500 159.3072 3.4620 0.1208 1.9963 -1.6686 1.4746 -1.6232 -1.6686 1.4746 -1.6232 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 -6.2357 -1.9411 -1.9989 0.0000 21.6347 0.0000 2.8641 -19.3489 0.9603 0.0000 -0.2266 0.0000 -4.7948 -34.6293 -2.4308 0.0000 62.1523 0.0000 -0.0513 -13.9163 -0.0243 0.0000 0.0000 0.0000\n1.4863 91.3568 163.2044 2.9693 0.1387 2.6729 -1.4017 1.4701 -2.1614 -1.4017 1.4701 -2.1614 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 -5.5323 -0.3143 -2.6739 0.0000 23.6191 0.0000 2.7380 -21.8254 1.0779 0.0000 -1.3364 0.0000 -4.7905 -37.8119 -3.3886 0.0000 55.7114 0.0000 -0.2662 -12.7492 -0.0820 0.0000 0.0000 0.0000\n1.1756 90.7365 167.2392 2.3474 0.1327 3.2333 -1.0735 1.4704 -2.6051 -1.0735 1.4704 -2.6051 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 -4.6192 1.2491 -3.2341 0.0000 25.8550 0.0000 2.5434 -23.5796 1.1554 0.0000 -3.3710 0.0000 -4.3514 -37.8372 -4.0987 0.0000 46.2686 0.0000 -0.5250 -11.0515 -0.0767 0.0000 0.0000 0.0000\n0.8135 90.1963 171.4055 1.6236 0.1037 3.6527 -0.6985 1.4753 -2.9349 -0.6985 1.4753 -2.9349 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 -3.5167 3.1023 -3.6571 0.0000 27.5670 0.0000 2.2705 -24.1911 1.1607 0.0000 -6.3304 0.0000 -3.4299 -35.4709 -4.4880 0.0000 35.8897 0.0000 -0.8042 -9.4486 -0.0055 0.0000 0.0000 0.0000\n0.4158 89.8297 175.6746 0.8297 0.0567 3.9122 -0.2928 1.4842 -3.1366 -0.2928 1.4842 -3.1366 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 -2.2596 5.4165 -3.9282 0.0000 28.2789 0.0000 1.9244 -23.3539 1.0816 0.0000 -10.2147 0.0000 -2.2138 -32.5162 -4.6405 0.0000 28.4882 0.0000 -1.0979 -9.3653 0.0795 0.0000 0.0000 0.0000\n0.0000 89.7000 180.0000 0.0000 0.0000 4.0000 0.1256 1.4953 -3.2011 0.1256 1.4953 -3.2011 -0.0157 -1.5000 1.1996 -0.0157 -1.5000 1.1996 0.0000 0.0000 0.0000 -80.2913 -2.4077 -13.7955 0.0000 0.0000 -32.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 2.4077 -13.7955 0.0000 0.0000 12.0000 0.0000 0.0000 0.0000 -0.9039 8.2334 -4.0404 0.0000 27.7323 0.0000 1.5294 -20.8472 0.9281 0.0000 -15.0238 0.0000 -1.0054 -31.4435 -4.6884 0.0000 29.5611 0.0000 -1.4291 -13.1333 0.0482 0.0000 0.0000 0.0000\n-0.4158 89.8297 184.3254 -0.8297 -0.0567 3.9122 0.5385 1.5069 -3.1257 0.5385 1.5069 -3.1257 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 0.4760 11.5234 -3.9924 0.0000 25.8039 0.0000 1.1233 -16.5112 0.7275 0.0000 -20.7577 0.0000 0.3234 -30.1606 -4.5243 0.0000 32.2485 0.0000 -1.7785 -13.2409 -0.0674 0.0000 0.0000 0.0000\n-0.8135 90.1963 188.5945 -1.6236 -0.1037 3.6527 0.9279 1.5169 -2.9137 0.9279 1.5169 -2.9137 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 1.7954 15.2526 -3.7874 0.0000 22.4033 0.0000 0.7464 -10.2151 0.5134 0.0000 -27.4164 0.0000 1.8096 -27.1735 -4.1056 0.0000 30.9922 0.0000 -2.0703 -7.7765 -0.1407 0.0000 0.0000 0.0000\n-1.1756 90.7365 192.7608 -2.3474 -0.1327 3.2333 1.2768 1.5235 -2.5744 1.2768 1.5235 -2.5744 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 2.9733 19.5122 -3.4333 0.0000 17.2354 0.0000 0.4302 -1.7492 0.3142 0.0000 -35.0000 0.0000 3.2424 -23.7707 -3.5335 0.0000 29.3448 0.0000 -2.3247 -5.6599 -0.2294 0.0000 0.0000 0.0000\n-1.4863 91.3568 196.7956 -2.9693 -0.1387 2.6729 1.5698 1.5257 -2.1225 1.5698 1.5257 -2.1225 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 3.6224 18.7973 -2.8274 0.0000 19.4443 0.0000 0.1983 2.5256 0.1621 0.0000 -32.4074 0.0000 4.5093 -20.4717 -2.8543 0.0000 28.3070 0.0000 -2.5573 -7.9226 -0.3527 0.0000 0.0000 0.0000\n-1.7321 91.9500 200.6928 -3.4620 -0.1208 1.9963 1.7943 1.5230 -1.5779 1.7943 1.5230 -1.5779 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 3.8062 11.1136 -2.0382 0.0000 31.5852 0.0000 0.0375 -0.2346 0.0345 0.0000 -25.9259 0.0000 5.5620 -16.8226 -2.0871 0.0000 26.3290 0.0000 -2.7387 -9.5794 -0.4561 0.0000 0.0000 0.0000\n-1.9021 92.4135 204.4702 -3.8033 -0.0820 1.2333 1.9403 1.5160 -0.9643 1.9403 1.5160 -0.9643 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 3.9282 1.2277 -1.2364 0.0000 44.3957 0.0000 -0.0740 -4.8630 -0.0699 0.0000 -17.5000 0.0000 6.3299 -13.1314 -1.2677 0.0000 24.0476 0.0000 -2.8654 -10.9604 -0.5452 0.0000 0.0000 0.0000\n-1.9890 92.6672 208.1663 -3.9780 -0.0290 0.4171 2.0015 1.5058 -0.3086 2.0015 1.5058 -0.3086 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 4.0845 -9.2973 -0.4237 0.0000 54.9660 0.0000 -0.1427 -9.3310 -0.1268 0.0000 -9.0741 0.0000 6.7764 -9.6825 -0.4236 0.0000 22.1056 0.0000 -2.9384 -12.4279 -0.6329 0.0000 0.0000 0.0000\n-1.9890 92.6672 211.8337 -3.9780 0.0290 -0.4171 1.9752 1.4941 0.3607 1.9752 1.4941 0.3607 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 4.3015 -19.4913 0.4435 0.0000 61.9123 0.0000 -0.1559 -12.5399 -0.1213 0.0000 -2.5926 0.0000 6.8965 -6.6759 0.4204 0.0000 21.0073 0.0000 -2.9612 -14.2920 -0.7316 0.0000 0.0000 0.0000\n-1.9021 92.4135 215.5298 -3.8033 0.0820 -1.2333 1.8626 1.4831 1.0141 1.8626 1.4831 1.0141 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 4.5679 -28.2928 1.4038 0.0000 64.3860 0.0000 -0.0938 -14.0169 -0.0596 0.0000 0.0000 0.0000 6.7067 -4.1100 1.2378 0.0000 20.8584 0.0000 -2.9365 -16.6660 -0.8428 0.0000 0.0000 0.0000\n-1.7321 91.9500 219.3072 -3.4620 0.1208 -1.9963 1.6686 1.4746 1.6232 1.6686 1.4746 1.6232 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 4.7948 -34.6293 2.4308 0.0000 62.1523 0.0000 0.0513 -13.9163 0.0243 0.0000 0.0000 0.0000 6.2357 -1.9411 1.9989 0.0000 21.6347 0.0000 -2.8641 -19.3489 -0.9603 0.0000 -0.2266 0.0000\n-1.4863 91.3568 223.2044 -2.9693 0.1387 -2.6729 1.4017 1.4701 2.1614 1.4017 1.4701 2.1614 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 4.7905 -37.8119 3.3886 0.0000 55.7114 0.0000 0.2662 -12.7492 0.0820 0.0000 0.0000 0.0000 5.5323 -0.3143 2.6739 0.0000 23.6191 0.0000 -2.7380 -21.8254 -1.0779 0.0000 -1.3364 0.0000\n-1.1756 90.7365 227.2392 -2.3474 0.1327 -3.2333 1.0735 1.4704 2.6051 1.0735 1.4704 2.6051 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 4.3514 -37.8372 4.0987 0.0000 46.2686 0.0000 0.5250 -11.0515 0.0767 0.0000 0.0000 0.0000 4.6192 1.2491 3.2341 0.0000 25.8550 0.0000 -2.5434 -23.5796 -1.1554 0.0000 -3.3710 0.0000\n-0.8135 90.1963 231.4055 -1.6236 0.1037 -3.6527 0.6985 1.4753 2.9349 0.6985 1.4753 2.9349 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 3.4299 -35.4709 4.4880 0.0000 35.8897 0.0000 0.8042 -9.4486 0.0055 0.0000 0.0000 0.0000 3.5167 3.1023 3.6571 0.0000 27.5670 0.0000 -2.2705 -24.1911 -1.1607 0.0000 -6.3304 0.0000\n-0.4158 89.8297 235.6746 -0.8297 0.0567 -3.9122 0.2928 1.4842 3.1366 0.2928 1.4842 3.1366 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 2.2138 -32.5162 4.6405 0.0000 28.4882 0.0000 1.0979 -9.3653 -0.0795 0.0000 0.0000 0.0000 2.2596 5.4165 3.9282 0.0000 28.2789 0.0000 -1.9244 -23.3539 -1.0816 0.0000 -10.2147 0.0000\n0.0000 89.7000 240.0000 0.0000 0.0000 -4.0000 -0.1256 1.4953 3.2011 -0.1256 1.4953 3.2011 0.0157 -1.5000 -1.1996 0.0157 -1.5000 -1.1996 0.0000 0.0000 0.0000 -80.2913 2.4077 13.7955 0.0000 0.0000 -12.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 -2.4077 13.7955 0.0000 0.0000 32.0000 0.0000 0.0000 0.0000 1.0054 -31.4435 4.6884 0.0000 29.5611 0.0000 1.4291 -13.1333 -0.0482 0.0000 0.0000 0.0000 0.9039 8.2334 4.0404 0.0000 27.7323 0.0000 -1.5294 -20.8472 -0.9281 0.0000 -15.0238 0.0000\n0.4158 89.8297 244.3254 0.8297 -0.0567 -3.9122 -0.5385 1.5069 3.1257 -0.5385 1.5069 3.1257 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 -0.3234 -30.1606 4.5243 0.0000 32.2485 0.0000 1.7785 -13.2409 0.0674 0.0000 0.0000 0.0000 -0.4760 11.5234 3.9924 0.0000 25.8039 0.0000 -1.1233 -16.5112 -0.7275 0.0000 -20.7577 0.0000\n0.8135 90.1963 248.5945 1.6236 -0.1037 -3.6527 -0.9279 1.5169 2.9137 -0.9279 1.5169 2.9137 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 -1.8096 -27.1735 4.1056 0.0000 30.9922 0.0000 2.0703 -7.7765 0.1407 0.0000 0.0000 0.0000 -1.7954 15.2526 3.7874 0.0000 22.4033 0.0000 -0.7464 -10.2151 -0.5134 0.0000 -27.4164 0.0000\n1.1756 90.7365 252.7608 2.3474 -0.1327 -3.2333 -1.2768 1.5235 2.5744 -1.2768 1.5235 2.5744 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 -3.2424 -23.7707 3.5335 0.0000 29.3448 0.0000 2.3247 -5.6599 0.2294 0.0000 0.0000 0.0000 -2.9733 19.5122 3.4333 0.0000 17.2354 0.0000 -0.4302 -1.7492 -0.3142 0.0000 -35.0000 0.0000\n1.4863 91.3568 256.7956 2.9693 -0.1387 -2.6729 -1.5698 1.5257 2.1225 -1.5698 1.5257 2.1225 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 -4.5093 -20.4717 2.8543 0.0000 28.3070 0.0000 2.5573 -7.9226 0.3527 0.0000 0.0000 0.0000 -3.6224 18.7973 2.8274 0.0000 19.4443 0.0000 -0.1983 2.5256 -0.1621 0.0000 -32.4074 0.0000\n1.7321 91.9500 260.6928 3.4620 -0.1208 -1.9963 -1.7943 1.5230 1.5779 -1.7943 1.5230 1.5779 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 -5.5620 -16.8226 2.0871 0.0000 26.3290 0.0000 2.7387 -9.5794 0.4561 0.0000 0.0000 0.0000 -3.8062 11.1136 2.0382 0.0000 31.5852 0.0000 -0.0375 -0.2346 -0.0345 0.0000 -25.9259 0.0000\n1.9021 92.4135 264.4702 3.8033 -0.0820 -1.2333 -1.9403 1.5160 0.9643 -1.9403 1.5160 0.9643 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 -6.3299 -13.1314 1.2677 0.0000 24.0476 0.0000 2.8654 -10.9604 0.5452 0.0000 0.0000 0.0000 -3.9282 1.2277 1.2364 0.0000 44.3957 0.0000 0.0740 -4.8630 0.0699 0.0000 -17.5000 0.0000\n1.9890 92.6672 268.1663 3.9780 -0.0290 -0.4171 -2.0015 1.5058 0.3086 -2.0015 1.5058 0.3086 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 -6.7764 -9.6825 0.4236 0.0000 22.1056 0.0000 2.9384 -12.4279 0.6329 0.0000 0.0000 0.0000 -4.0845 -9.2973 0.4237 0.0000 54.9660 0.0000 0.1427 -9.3310 0.1268 0.0000 -9.0741 0.0000\n1.9890 92.6672 271.8337 3.9780 0.0290 0.4171 -1.9752 1.4941 -0.3607 -1.9752 1.4941 -0.3607 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 -6.8965 -6.6759 -0.4204 0.0000 21.0073 0.0000 2.9612 -14.2920 0.7316 0.0000 0.0000 0.0000 -4.3015 -19.4913 -0.4435 0.0000 61.9123 0.0000 0.1559 -12.5399 0.1213 0.0000 -2.5926 0.0000\n1.9021 92.4135 275.5298 3.8033 0.0820 1.2333 -1.8626 1.4831 -1.0141 -1.8626 1.4831 -1.0141 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 -6.7067 -4.1100 -1.2378 0.0000 20.8584 0.0000 2.9365 -16.6660 0.8428 0.0000 0.0000 0.0000 -4.5679 -28.2928 -1.4038 0.0000 64.3860 0.0000 0.0938 -14.0169 0.0596 0.0000 0.0000 0.0000\n1.7321 91.9500 279.3072 3.4620 0.1208 1.9963 -1.6686 1.4746 -1.6232 -1.6686 1.4746 -1.6232 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 -6.2357 -1.9411 -1.9989 0.0000 21.6347 0.0000 2.8641 -19.3489 0.9603 0.0000 -0.2266 0.0000 -4.7948 -34.6293 -2.4308 0.0000 62.1523 0.0000 -0.0513 -13.9163 -0.0243 0.0000 0.0000 0.0000\n1.4863 91.3568 283.2044 2.9693 0.1387 2.6729 -1.4017 1.4701 -2.1614 -1.4017 1.4701 -2.1614 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 -5.5323 -0.3143 -2.6739 0.0000 23.6191 0.0000 2.7380 -21.8254 1.0779 0.0000 -1.3364 0.0000 -4.7905 -37.8119 -3.3886 0.0000 55.7114 0.0000 -0.2662 -12.7492 -0.0820 0.0000 0.0000 0.0000\n1.1756 90.7365 287.2392 2.3474 0.1327 3.2333 -1.0735 1.4704 -2.6051 -1.0735 1.4704 -2.6051 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 -4.6192 1.2491 -3.2341 0.0000 25.8550 0.0000 2.5434 -23.5796 1.1554 0.0000 -3.3710 0.0000 -4.3514 -37.8372 -4.0987 0.0000 46.2686 0.0000 -0.5250 -11.0515 -0.0767 0.0000 0.0000 0.0000\n0.8135 90.1963 291.4055 1.6236 0.1037 3.6527 -0.6985 1.4753 -2.9349 -0.6985 1.4753 -2.9349 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 -3.5167 3.1023 -3.6571 0.0000 27.5670 0.0000 2.2705 -24.1911 1.1607 0.0000 -6.3304 0.0000 -3.4299 -35.4709 -4.4880 0.0000 35.8897 0.0000 -0.8042 -9.4486 -0.0055 0.0000 0.0000 0.0000\n0.4158 89.8297 295.6746 0.8297 0.0567 3.9122 -0.2928 1.4842 -3.1366 -0.2928 1.4842 -3.1366 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 -2.2596 5.4165 -3.9282 0.0000 28.2789 0.0000 1.9244 -23.3539 1.0816 0.0000 -10.2147 0.0000 -2.2138 -32.5162 -4.6405 0.0000 28.4882 0.0000 -1.0979 -9.3653 0.0795 0.0000 0.0000 0.0000\n0.0000 89.7000 300.0000 0.0000 0.0000 4.0000 0.1256 1.4953 -3.2011 0.1256 1.4953 -3.2011 -0.0157 -1.5000 1.1996 -0.0157 -1.5000 1.1996 0.0000 0.0000 0.0000 -80.2913 -2.4077 -13.7955 0.0000 0.0000 -32.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 2.4077 -13.7955 0.0000 0.0000 12.0000 0.0000 0.0000 0.0000 -0.9039 8.2334 -4.0404 0.0000 27.7323 0.0000 1.5294 -20.8472 0.9281 0.0000 -15.0238 0.0000 -1.0054 -31.4435 -4.6884 0.0000 29.5611 0.0000 -1.4291 -13.1333 0.0482 0.0000 0.0000 0.0000\n-0.4158 89.8297 304.3254 -0.8297 -0.0567 3.9122 0.5385 1.5069 -3.1257 0.5385 1.5069 -3.1257 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 0.4760 11.5234 -3.9924 0.0000 25.8039 0.0000 1.1233 -16.5112 0.7275 0.0000 -20.7577 0.0000 0.3234 -30.1606 -4.5243 0.0000 32.2485 0.0000 -1.7785 -13.2409 -0.0674 0.0000 0.0000 0.0000\n-0.8135 90.1963 308.5945 -1.6236 -0.1037 3.6527 0.9279 1.5169 -2.9137 0.9279 1.5169 -2.9137 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 1.7954 15.2526 -3.7874 0.0000 22.4033 0.0000 0.7464 -10.2151 0.5134 0.0000 -27.4164 0.0000 1.8096 -27.1735 -4.1056 0.0000 30.9922 0.0000 -2.0703 -7.7765 -0.1407 0.0000 0.0000 0.0000\n-1.1756 90.7365 312.7608 -2.3474 -0.1327 3.2333 1.2768 1.5235 -2.5744 1.2768 1.5235 -2.5744 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 2.9733 19.5122 -3.4333 0.0000 17.2354 0.0000 0.4302 -1.7492 0.3142 0.0000 -35.0000 0.0000 3.2424 -23.7707 -3.5335 0.0000 29.3448 0.0000 -2.3247 -5.6599 -0.2294 0.0000 0.0000 0.0000\n-1.4863 91.3568 316.7956 -2.9693 -0.1387 2.6729 1.5698 1.5257 -2.1225 1.5698 1.5257 -2.1225 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 3.6224 18.7973 -2.8274 0.0000 19.4443 0.0000 0.1983 2.5256 0.1621 0.0000 -32.4074 0.0000 4.5093 -20.4717 -2.8543 0.0000 28.3070 0.0000 -2.5573 -7.9226 -0.3527 0.0000 0.0000 0.0000\n-1.7321 91.9500 320.6928 -3.4620 -0.1208 1.9963 1.7943 1.5230 -1.5779 1.7943 1.5230 -1.5779 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 3.8062 11.1136 -2.0382 0.0000 31.5852 0.0000 0.0375 -0.2346 0.0345 0.0000 -25.9259 0.0000 5.5620 -16.8226 -2.0871 0.0000 26.3290 0.0000 -2.7387 -9.5794 -0.4561 0.0000 0.0000 0.0000\n-1.9021 92.4135 324.4702 -3.8033 -0.0820 1.2333 1.9403 1.5160 -0.9643 1.9403 1.5160 -0.9643 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 3.9282 1.2277 -1.2364 0.0000 44.3957 0.0000 -0.0740 -4.8630 -0.0699 0.0000 -17.5000 0.0000 6.3299 -13.1314 -1.2677 0.0000 24.0476 0.0000 -2.8654 -10.9604 -0.5452 0.0000 0.0000 0.0000\n-1.9890 92.6672 328.1663 -3.9780 -0.0290 0.4171 2.0015 1.5058 -0.3086 2.0015 1.5058 -0.3086 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 4.0845 -9.2973 -0.4237 0.0000 54.9660 0.0000 -0.1427 -9.3310 -0.1268 0.0000 -9.0741 0.0000 6.7764 -9.6825 -0.4236 0.0000 22.1056 0.0000 -2.9384 -12.4279 -0.6329 0.0000 0.0000 0.0000\n-1.9890 92.6672 331.8337 -3.9780 0.0290 -0.4171 1.9752 1.4941 0.3607 1.9752 1.4941 0.3607 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 4.3015 -19.4913 0.4435 0.0000 61.9123 0.0000 -0.1559 -12.5399 -0.1213 0.0000 -2.5926 0.0000 6.8965 -6.6759 0.4204 0.0000 21.0073 0.0000 -2.9612 -14.2920 -0.7316 0.0000 0.0000 0.0000\n-1.9021 92.4135 335.5298 -3.8033 0.0820 -1.2333 1.8626 1.4831 1.0141 1.8626 1.4831 1.0141 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 4.5679 -28.2928 1.4038 0.0000 64.3860 0.0000 -0.0938 -14.0169 -0.0596 0.0000 0.0000 0.0000 6.7067 -4.1100 1.2378 0.0000 20.8584 0.0000 -2.9365 -16.6660 -0.8428 0.0000 0.0000 0.0000\n-1.7321 91.9500 339.3072 -3.4620 0.1208 -1.9963 1.6686 1.4746 1.6232 1.6686 1.4746 1.6232 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 4.7948 -34.6293 2.4308 0.0000 62.1523 0.0000 0.0513 -13.9163 0.0243 0.0000 0.0000 0.0000 6.2357 -1.9411 1.9989 0.0000 21.6347 0.0000 -2.8641 -19.3489 -0.9603 0.0000 -0.2266 0.0000\n-1.4863 91.3568 343.2044 -2.9693 0.1387 -2.6729 1.4017 1.4701 2.1614 1.4017 1.4701 2.1614 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 4.7905 -37.8119 3.3886 0.0000 55.7114 0.0000 0.2662 -12.7492 0.0820 0.0000 0.0000 0.0000 5.5323 -0.3143 2.6739 0.0000 23.6191 0.0000 -2.7380 -21.8254 -1.0779 0.0000 -1.3364 0.0000\n-1.1756 90.7365 347.2392 -2.3474 0.1327 -3.2333 1.0735 1.4704 2.6051 1.0735 1.4704 2.6051 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 4.3514 -37.8372 4.0987 0.0000 46.2686 0.0000 0.5250 -11.0515 0.0767 0.0000 0.0000 0.0000 4.6192 1.2491 3.2341 0.0000 25.8550 0.0000 -2.5434 -23.5796 -1.1554 0.0000 -3.3710 0.0000\n-0.8135 90.1963 351.4055 -1.6236 0.1037 -3.6527 0.6985 1.4753 2.9349 0.6985 1.4753 2.9349 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 3.4299 -35.4709 4.4880 0.0000 35.8897 0.0000 0.8042 -9.4486 0.0055 0.0000 0.0000 0.0000 3.5167 3.1023 3.6571 0.0000 27.5670 0.0000 -2.2705 -24.1911 -1.1607 0.0000 -6.3304 0.0000\n-0.4158 89.8297 355.6746 -0.8297 0.0567 -3.9122 0.2928 1.4842 3.1366 0.2928 1.4842 3.1366 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 2.2138 -32.5162 4.6405 0.0000 28.4882 0.0000 1.0979 -9.3653 -0.0795 0.0000 0.0000 0.0000 2.2596 5.4165 3.9282 0.0000 28.2789 0.0000 -1.9244 -23.3539 -1.0816 0.0000 -10.2147 0.0000\n0.0000 89.7000 360.0000 0.0000 0.0000 -4.0000 -0.1256 1.4953 3.2011 -0.1256 1.4953 3.2011 0.0157 -1.5000 -1.1996 0.0157 -1.5000 -1.1996 0.0000 0.0000 0.0000 -80.2913 2.4077 13.7955 0.0000 0.0000 -12.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 -2.4077 13.7955 0.0000 0.0000 32.0000 0.0000 0.0000 0.0000 1.0054 -31.4435 4.6884 0.0000 29.5611 0.0000 1.4291 -13.1333 -0.0482 0.0000 0.0000 0.0000 0.9039 8.2334 4.0404 0.0000 27.7323 0.0000 -1.5294 -20.8472 -0.9281 0.0000 -15.0238 0.0000\n0.4158 89.8297 364.3254 0.8297 -0.0567 -3.9122 -0.5385 1.5069 3.1257 -0.5385 1.5069 3.1257 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 -0.3234 -30.1606 4.5243 0.0000 32.2485 0.0000 1.7785 -13.2409 0.0674 0.0000 0.0000 0.0000 -0.4760 11.5234 3.9924 0.0000 25.8039 0.0000 -1.1233 -16.5112 -0.7275 0.0000 -20.7577 0.0000\n0.8135 90.1963 368.5945 1.6236 -0.1037 -3.6527 -0.9279 1.5169 2.9137 -0.9279 1.5169 2.9137 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 -1.8096 -27.1735 4.1056 0.0000 30.9922 0.0000 2.0703 -7.7765 0.1407 0.0000 0.0000 0.0000 -1.7954 15.2526 3.7874 0.0000 22.4033 0.0000 -0.7464 -10.2151 -0.5134 0.0000 -27.4164 0.0000\n1.1756 90.7365 372.7608 2.3474 -0.1327 -3.2333 -1.2768 1.5235 2.5744 -1.2768 1.5235 2.5744 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 -3.2424 -23.7707 3.5335 0.0000 29.3448 0.0000 2.3247 -5.6599 0.2294 0.0000 0.0000 0.0000 -2.9733 19.5122 3.4333 0.0000 17.2354 0.0000 -0.4302 -1.7492 -0.3142 0.0000 -35.0000 0.0000\n1.4863 91.3568 376.7956 2.9693 -0.1387 -2.6729 -1.5698 1.5257 2.1225 -1.5698 1.5257 2.1225 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 -4.5093 -20.4717 2.8543 0.0000 28.3070 0.0000 2.5573 -7.9226 0.3527 0.0000 0.0000 0.0000 -3.6224 18.7973 2.8274 0.0000 19.4443 0.0000 -0.1983 2.5256 -0.1621 0.0000 -32.4074 0.0000\n1.7321 91.9500 380.6928 3.4620 -0.1208 -1.9963 -1.7943 1.5230 1.5779 -1.7943 1.5230 1.5779 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 -5.5620 -16.8226 2.0871 0.0000 26.3290 0.0000 2.7387 -9.5794 0.4561 0.0000 0.0000 0.0000 -3.8062 11.1136 2.0382 0.0000 31.5852 0.0000 -0.0375 -0.2346 -0.0345 0.0000 -25.9259 0.0000\n1.9021 92.4135 384.4702 3.8033 -0.0820 -1.2333 -1.9403 1.5160 0.9643 -1.9403 1.5160 0.9643 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 -6.3299 -13.1314 1.2677 0.0000 24.0476 0.0000 2.8654 -10.9604 0.5452 0.0000 0.0000 0.0000 -3.9282 1.2277 1.2364 0.0000 44.3957 0.0000 0.0740 -4.8630 0.0699 0.0000 -17.5000 0.0000\n1.9890 92.6672 388.1663 3.9780 -0.0290 -0.4171 -2.0015 1.5058 0.3086 -2.0015 1.5058 0.3086 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 -6.7764 -9.6825 0.4236 0.0000 22.1056 0.0000 2.9384 -12.4279 0.6329 0.0000 0.0000 0.0000 -4.0845 -9.2973 0.4237 0.0000 54.9660 0.0000 0.1427 -9.3310 0.1268 0.0000 -9.0741 0.0000\n1.9890 92.6672 391.8337 3.9780 0.0290 0.4171 -1.9752 1.4941 -0.3607 -1.9752 1.4941 -0.3607 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 -6.8965 -6.6759 -0.4204 0.0000 21.0073 0.0000 2.9612 -14.2920 0.7316 0.0000 0.0000 0.0000 -4.3015 -19.4913 -0.4435 0.0000 61.9123 0.0000 0.1559 -12.5399 0.1213 0.0000 -2.5926 0.0000\n1.9021 92.4135 395.5298 3.8033 0.0820 1.2333 -1.8626 1.4831 -1.0141 -1.8626 1.4831 -1.0141 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 -6.7067 -4.1100 -1.2378 0.0000 20.8584 0.0000 2.9365 -16.6660 0.8428 0.0000 0.0000 0.0000 -4.5679 -28.2928 -1.4038 0.0000 64.3860 0.0000 0.0938 -14.0169 0.0596 0.0000 0.0000 0.0000\n1.7321 91.9500 399.3072 3.4620 0.1208 1.9963 -1.6686 1.4746 -1.6232 -1.6686 1.4746 -1.6232 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 -6.2357 -1.9411 -1.9989 0.0000 21.6347 0.0000 2.8641 -19.3489 0.9603 0.0000 -0.2266 0.0000 -4.7948 -34.6293 -2.4308 0.0000 62.1523 0.0000 -0.0513 -13.9163 -0.0243 0.0000 0.0000 0.0000\n1.4863 91.3568 403.2044 2.9693 0.1387 2.6729 -1.4017 1.4701 -2.1614 -1.4017 1.4701 -2.1614 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 -5.5323 -0.3143 -2.6739 0.0000 23.6191 0.0000 2.7380 -21.8254 1.0779 0.0000 -1.3364 0.0000 -4.7905 -37.8119 -3.3886 0.0000 55.7114 0.0000 -0.2662 -12.7492 -0.0820 0.0000 0.0000 0.0000\n1.1756 90.7365 407.2392 2.3474 0.1327 3.2333 -1.0735 1.4704 -2.6051 -1.0735 1.4704 -2.6051 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 -4.6192 1.2491 -3.2341 0.0000 25.8550 0.0000 2.5434 -23.5796 1.1554 0.0000 -3.3710 0.0000 -4.3514 -37.8372 -4.0987 0.0000 46.2686 0.0000 -0.5250 -11.0515 -0.0767 0.0000 0.0000 0.0000\n0.8135 90.1963 411.4055 1.6236 0.1037 3.6527 -0.6985 1.4753 -2.9349 -0.6985 1.4753 -2.9349 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 -3.5167 3.1023 -3.6571 0.0000 27.5670 0.0000 2.2705 -24.1911 1.1607 0.0000 -6.3304 0.0000 -3.4299 -35.4709 -4.4880 0.0000 35.8897 0.0000 -0.8042 -9.4486 -0.0055 0.0000 0.0000 0.0000\n0.4158 89.8297 415.6746 0.8297 0.0567 3.9122 -0.2928 1.4842 -3.1366 -0.2928 1.4842 -3.1366 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 -2.2596 5.4165 -3.9282 0.0000 28.2789 0.0000 1.9244 -23.3539 1.0816 0.0000 -10.2147 0.0000 -2.2138 -32.5162 -4.6405 0.0000 28.4882 0.0000 -1.0979 -9.3653 0.0795 0.0000 0.0000 0.0000\n0.0000 89.7000 420.0000 0.0000 0.0000 4.0000 0.1256 1.4953 -3.2011 0.1256 1.4953 -3.2011 -0.0157 -1.5000 1.1996 -0.0157 -1.5000 1.1996 0.0000 0.0000 0.0000 -80.2913 -2.4077 -13.7955 0.0000 0.0000 -32.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 2.4077 -13.7955 0.0000 0.0000 12.0000 0.0000 0.0000 0.0000 -0.9039 8.2334 -4.0404 0.0000 27.7323 0.0000 1.5294 -20.8472 0.9281 0.0000 -15.0238 0.0000 -1.0054 -31.4435 -4.6884 0.0000 29.5611 0.0000 -1.4291 -13.1333 0.0482 0.0000 0.0000 0.0000\n-0.4158 89.8297 424.3254 -0.8297 -0.0567 3.9122 0.5385 1.5069 -3.1257 0.5385 1.5069 -3.1257 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 0.4760 11.5234 -3.9924 0.0000 25.8039 0.0000 1.1233 -16.5112 0.7275 0.0000 -20.7577 0.0000 0.3234 -30.1606 -4.5243 0.0000 32.2485 0.0000 -1.7785 -13.2409 -0.0674 0.0000 0.0000 0.0000\n-0.8135 90.1963 428.5945 -1.6236 -0.1037 3.6527 0.9279 1.5169 -2.9137 0.9279 1.5169 -2.9137 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 1.7954 15.2526 -3.7874 0.0000 22.4033 0.0000 0.7464 -10.2151 0.5134 0.0000 -27.4164 0.0000 1.8096 -27.1735 -4.1056 0.0000 30.9922 0.0000 -2.0703 -7.7765 -0.1407 0.0000 0.0000 0.0000\n-1.1756 90.7365 432.7608 -2.3474 -0.1327 3.2333 1.2768 1.5235 -2.5744 1.2768 1.5235 -2.5744 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 2.9733 19.5122 -3.4333 0.0000 17.2354 0.0000 0.4302 -1.7492 0.3142 0.0000 -35.0000 0.0000 3.2424 -23.7707 -3.5335 0.0000 29.3448 0.0000 -2.3247 -5.6599 -0.2294 0.0000 0.0000 0.0000\n-1.4863 91.3568 436.7956 -2.9693 -0.1387 2.6729 1.5698 1.5257 -2.1225 1.5698 1.5257 -2.1225 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 3.6224 18.7973 -2.8274 0.0000 19.4443 0.0000 0.1983 2.5256 0.1621 0.0000 -32.4074 0.0000 4.5093 -20.4717 -2.8543 0.0000 28.3070 0.0000 -2.5573 -7.9226 -0.3527 0.0000 0.0000 0.0000\n-1.7321 91.9500 440.6928 -3.4620 -0.1208 1.9963 1.7943 1.5230 -1.5779 1.7943 1.5230 -1.5779 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 3.8062 11.1136 -2.0382 0.0000 31.5852 0.0000 0.0375 -0.2346 0.0345 0.0000 -25.9259 0.0000 5.5620 -16.8226 -2.0871 0.0000 26.3290 0.0000 -2.7387 -9.5794 -0.4561 0.0000 0.0000 0.0000\n-1.9021 92.4135 444.4702 -3.8033 -0.0820 1.2333 1.9403 1.5160 -0.9643 1.9403 1.5160 -0.9643 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 3.9282 1.2277 -1.2364 0.0000 44.3957 0.0000 -0.0740 -4.8630 -0.0699 0.0000 -17.5000 0.0000 6.3299 -13.1314 -1.2677 0.0000 24.0476 0.0000 -2.8654 -10.9604 -0.5452 0.0000 0.0000 0.0000\n-1.9890 92.6672 448.1663 -3.9780 -0.0290 0.4171 2.0015 1.5058 -0.3086 2.0015 1.5058 -0.3086 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 4.0845 -9.2973 -0.4237 0.0000 54.9660 0.0000 -0.1427 -9.3310 -0.1268 0.0000 -9.0741 0.0000 6.7764 -9.6825 -0.4236 0.0000 22.1056 0.0000 -2.9384 -12.4279 -0.6329 0.0000 0.0000 0.0000\n-1.9890 92.6672 451.8337 -3.9780 0.0290 -0.4171 1.9752 1.4941 0.3607 1.9752 1.4941 0.3607 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 4.3015 -19.4913 0.4435 0.0000 61.9123 0.0000 -0.1559 -12.5399 -0.1213 0.0000 -2.5926 0.0000 6.8965 -6.6759 0.4204 0.0000 21.0073 0.0000 -2.9612 -14.2920 -0.7316 0.0000 0.0000 0.0000\n-1.9021 92.4135 455.5298 -3.8033 0.0820 -1.2333 1.8626 1.4831 1.0141 1.8626 1.4831 1.0141 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 4.5679 -28.2928 1.4038 0.0000 64.3860 0.0000 -0.0938 -14.0169 -0.0596 0.0000 0.0000 0.0000 6.7067 -4.1100 1.2378 0.0000 20.8584 0.0000 -2.9365 -16.6660 -0.8428 0.0000 0.0000 0.0000\n-1.7321 91.9500 459.3072 -3.4620 0.1208 -1.9963 1.6686 1.4746 1.6232 1.6686 1.4746 1.6232 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 4.7948 -34.6293 2.4308 0.0000 62.1523 0.0000 0.0513 -13.9163 0.0243 0.0000 0.0000 0.0000 6.2357 -1.9411 1.9989 0.0000 21.6347 0.0000 -2.8641 -19.3489 -0.9603 0.0000 -0.2266 0.0000\n-1.4863 91.3568 463.2044 -2.9693 0.1387 -2.6729 1.4017 1.4701 2.1614 1.4017 1.4701 2.1614 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 4.7905 -37.8119 3.3886 0.0000 55.7114 0.0000 0.2662 -12.7492 0.0820 0.0000 0.0000 0.0000 5.5323 -0.3143 2.6739 0.0000 23.6191 0.0000 -2.7380 -21.8254 -1.0779 0.0000 -1.3364 0.0000\n-1.1756 90.7365 467.2392 -2.3474 0.1327 -3.2333 1.0735 1.4704 2.6051 1.0735 1.4704 2.6051 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 4.3514 -37.8372 4.0987 0.0000 46.2686 0.0000 0.5250 -11.0515 0.0767 0.0000 0.0000 0.0000 4.6192 1.2491 3.2341 0.0000 25.8550 0.0000 -2.5434 -23.5796 -1.1554 0.0000 -3.3710 0.0000\n-0.8135 90.1963 471.4055 -1.6236 0.1037 -3.6527 0.6985 1.4753 2.9349 0.6985 1.4753 2.9349 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 3.4299 -35.4709 4.4880 0.0000 35.8897 0.0000 0.8042 -9.4486 0.0055 0.0000 0.0000 0.0000 3.5167 3.1023 3.6571 0.0000 27.5670 0.0000 -2.2705 -24.1911 -1.1607 0.0000 -6.3304 0.0000\n-0.4158 89.8297 475.6746 -0.8297 0.0567 -3.9122 0.2928 1.4842 3.1366 0.2928 1.4842 3.1366 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 2.2138 -32.5162 4.6405 0.0000 28.4882 0.0000 1.0979 -9.3653 -0.0795 0.0000 0.0000 0.0000 2.2596 5.4165 3.9282 0.0000 28.2789 0.0000 -1.9244 -23.3539 -1.0816 0.0000 -10.2147 0.0000\n0.0000 89.7000 480.0000 0.0000 0.0000 -4.0000 -0.1256 1.4953 3.2011 -0.1256 1.4953 3.2011 0.0157 -1.5000 -1.1996 0.0157 -1.5000 -1.1996 0.0000 0.0000 0.0000 -80.2913 2.4077 13.7955 0.0000 0.0000 -12.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 -2.4077 13.7955 0.0000 0.0000 32.0000 0.0000 0.0000 0.0000 1.0054 -31.4435 4.6884 0.0000 29.5611 0.0000 1.4291 -13.1333 -0.0482 0.0000 0.0000 0.0000 0.9039 8.2334 4.0404 0.0000 27.7323 0.0000 -1.5294 -20.8472 -0.9281 0.0000 -15.0238 0.0000\n";
+
+// src/io/bvhNumber.ts
+var POW10 = new Float64Array(23);
+for (let i = 0, p = 1; i < 23; i++, p *= 10) POW10[i] = p;
+var scanState = new Int32Array(1);
+function isSeparator(c) {
+  return c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12;
+}
+function scanNumber(text, pos, end) {
+  const start = pos;
+  let c = text.charCodeAt(pos);
+  let neg2 = false;
+  if (c === 45 || c === 43) {
+    neg2 = c === 45;
+    pos++;
+    c = pos < end ? text.charCodeAt(pos) : -1;
+  }
+  let mant = 0;
+  let sig = 0;
+  let digits = 0;
+  let e10 = 0;
+  while (c >= 48 && c <= 57) {
+    if (mant !== 0 || c !== 48) {
+      mant = mant * 10 + (c - 48);
+      sig++;
+    }
+    digits++;
+    pos++;
+    c = pos < end ? text.charCodeAt(pos) : -1;
+  }
+  if (c === 46) {
+    pos++;
+    c = pos < end ? text.charCodeAt(pos) : -1;
+    while (c >= 48 && c <= 57) {
+      if (mant !== 0 || c !== 48) {
+        mant = mant * 10 + (c - 48);
+        sig++;
+      }
+      digits++;
+      e10--;
+      pos++;
+      c = pos < end ? text.charCodeAt(pos) : -1;
+    }
+  }
+  if (digits === 0) {
+    scanState[0] = -1;
+    return Number.NaN;
+  }
+  if (c === 101 || c === 69) {
+    pos++;
+    c = pos < end ? text.charCodeAt(pos) : -1;
+    let eneg = false;
+    if (c === 45 || c === 43) {
+      eneg = c === 45;
+      pos++;
+      c = pos < end ? text.charCodeAt(pos) : -1;
+    }
+    let ev = 0;
+    let edigits = 0;
+    while (c >= 48 && c <= 57) {
+      if (ev < 1e5) ev = ev * 10 + (c - 48);
+      edigits++;
+      pos++;
+      c = pos < end ? text.charCodeAt(pos) : -1;
+    }
+    if (edigits === 0) {
+      scanState[0] = -1;
+      return Number.NaN;
+    }
+    e10 += eneg ? -ev : ev;
+  }
+  if (pos < end && !isSeparator(c)) {
+    scanState[0] = -1;
+    return Number.NaN;
+  }
+  scanState[0] = pos;
+  let v;
+  if (mant === 0) v = 0;
+  else if (sig <= 15 && e10 >= -22 && e10 <= 22) v = e10 < 0 ? mant / POW10[-e10] : mant * POW10[e10];
+  else return Number(text.slice(start, pos));
+  return neg2 ? -v : v;
+}
+function parseDecimal(s) {
+  let a = 0;
+  let b = s.length;
+  while (a < b && isSeparator(s.charCodeAt(a))) a++;
+  while (b > a && isSeparator(s.charCodeAt(b - 1))) b--;
+  if (a === b) return Number.NaN;
+  const v = scanNumber(s, a, b);
+  return scanState[0] === b ? v : Number.NaN;
+}
+
+// src/io/bvhScan.ts
+var POW102 = new Float64Array(23);
+for (let i = 0, p = 1; i < 23; i++, p *= 10) POW102[i] = p;
+var CHUNK = 1 << 16;
+var buf = new Uint8Array(3 * CHUNK + 8);
+var { floor: floor2, round: round3, sin, cos } = Math;
+var HALF_DEG = Math.PI / 360;
+var TWO_OVER_PI = 2 / Math.PI;
+var PIO2_1 = 1.5707963267341256;
+var PIO2_1T = 6077100506506192e-26;
+var textCodecs = globalThis;
+var encoder = typeof textCodecs.TextEncoder === "function" ? new textCodecs.TextEncoder() : null;
+function decodeBytes(b) {
+  const Decoder = textCodecs.TextDecoder;
+  if (typeof Decoder === "function") return new Decoder("utf-8", { ignoreBOM: true }).decode(b);
+  let s = "";
+  for (let i = 0; i < b.length; i += 8192) s += String.fromCharCode(...b.subarray(i, i + 8192));
+  return s;
+}
+function encodeInto(s, out) {
+  if (encoder) return encoder.encodeInto(s, out).written;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    out[i] = Math.min(c, 255);
+  }
+  return s.length;
+}
+function scanMotion(src, start, line0, ctx) {
+  const vals = new Float64Array(ctx.channelCount);
+  const st = { line: line0, f: 0 };
+  const total = src.length;
+  let a = start;
+  while (a < total) {
+    const b = chunkEnd(src, a);
+    let len3;
+    if (typeof src === "string") {
+      const piece = src.substring(a, b);
+      if (buf.length < 3 * piece.length + 8) buf = new Uint8Array(3 * piece.length + 8);
+      len3 = encodeInto(piece, buf);
+    } else {
+      if (buf.length < b - a + 8) buf = new Uint8Array(b - a + 8);
+      buf.set(src.subarray(a, b));
+      len3 = b - a;
+    }
+    buf[len3] = 10;
+    scanChunk(buf, len3, vals, st, ctx, src, b);
+    a = b;
+  }
+  if (st.f !== ctx.frames) {
+    ctx.fail(ctx.framesLine, `Frames: ${ctx.frames} declared but ${st.f} frame lines found`);
+  }
+}
+function chunkEnd(src, a) {
+  const total = src.length;
+  const lim = a + CHUNK;
+  if (lim >= total) return total;
+  const s = src;
+  const LF = typeof src === "string" ? "\n" : 10;
+  const CR = typeof src === "string" ? "\r" : 13;
+  let i = s.lastIndexOf(LF, lim);
+  if (i < a) {
+    i = s.lastIndexOf(CR, lim);
+    if (i < a) {
+      const n = s.indexOf(LF, lim);
+      const r = s.indexOf(CR, lim);
+      i = n < 0 ? r : r < 0 ? n : Math.min(n, r);
+      if (i < 0) return total;
+    }
+  }
+  if (i + 1 < total && code(src, i) === 13 && code(src, i + 1) === 10) i++;
+  return i + 1;
+}
+function code(src, i) {
+  return typeof src === "string" ? src.charCodeAt(i) : src[i];
+}
+function scanChunk(b, len3, vals, st, ctx, src, chunkEndIndex) {
+  const C = ctx.channelCount;
+  const frames = ctx.frames;
+  let line = st.line;
+  let f = st.f;
+  let p = 0;
+  while (p < len3) {
+    line++;
+    const lineStart = p;
+    let c = b[p];
+    let k = 0;
+    let bad = false;
+    for (; ; ) {
+      while (c === 32 || c === 9) c = b[++p];
+      if (c === 10) break;
+      if (c === 13) {
+        if (b[p + 1] === 10) p++;
+        break;
+      }
+      if (c === 11 || c === 12) {
+        c = b[++p];
+        continue;
+      }
+      if (k === C) {
+        bad = true;
+        break;
+      }
+      const isNeg = (c ^ 45) - 1 >>> 31;
+      p += isNeg;
+      if (c === 43) p++;
+      c = b[p];
+      const ns = p;
+      let m = 0;
+      let d = c - 48;
+      while (d >= 0 && d <= 9) {
+        m = m * 10 + d;
+        d = b[++p] - 48;
+      }
+      let nd = p - ns;
+      let e10 = 0;
+      if (d === -2) {
+        const fs = ++p;
+        d = b[p] - 48;
+        while (d >= 0 && d <= 9) {
+          m = m * 10 + d;
+          d = b[++p] - 48;
+        }
+        e10 = fs - p;
+        nd -= e10;
+      }
+      c = d + 48;
+      if (nd === 0) {
+        bad = true;
+        break;
+      }
+      if (c === 101 || c === 69) {
+        c = b[++p];
+        let eneg = false;
+        if (c === 45 || c === 43) {
+          eneg = c === 45;
+          c = b[++p];
+        }
+        const es = p;
+        let ev = 0;
+        while (c >= 48 && c <= 57) {
+          if (ev < 1e5) ev = ev * 10 + (c - 48);
+          c = b[++p];
+        }
+        if (p === es) {
+          bad = true;
+          break;
+        }
+        e10 += eneg ? -ev : ev;
+      }
+      if (!(c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12)) {
+        bad = true;
+        break;
+      }
+      let v;
+      if (m <= 9007199254740991 && e10 >= -22 && e10 <= 22) v = e10 < 0 ? m / POW102[-e10] : m * POW102[e10];
+      else {
+        v = slowNumber(b, ns, p);
+        if (v - v !== 0) {
+          bad = true;
+          break;
+        }
+      }
+      vals[k++] = v * (1 - 2 * isNeg);
+    }
+    if (bad || k !== C && k !== 0) explainLine(b, lineStart, line, f, ctx);
+    p++;
+    if (k === 0) continue;
+    if (f === frames) {
+      const extra = countFrameLines(b, lineStart, len3) + countFrameLinesAfter(src, chunkEndIndex);
+      ctx.fail(
+        ctx.framesLine,
+        `Frames: ${frames} declared but ${f + extra} frame lines found (extra data from line ${line})`
+      );
+    }
+    ctx.onFrame(vals, f);
+    f++;
+  }
+  st.line = line;
+  st.f = f;
+}
+function slowNumber(b, from, to) {
+  let s = "";
+  for (let i = from; i < to; i++) s += String.fromCharCode(b[i]);
+  return Number(s);
+}
+function explainLine(b, lineStart, line, f, ctx) {
+  let e = lineStart;
+  while (b[e] !== 10 && !(b[e] === 13 && b[e + 1] !== 10)) e++;
+  const text = decodeBytes(b.subarray(lineStart, e));
+  const tokens = text.trim().split(/[\s]+/);
+  for (let k = 0; k < tokens.length && k < ctx.channelCount; k++) {
+    const v = parseDecimal(tokens[k]);
+    if (Number.isNaN(v))
+      ctx.fail(line, `frame ${f}: ${ctx.label(k)} value ${quote(tokens[k])} is not a number`);
+    if (!Number.isFinite(v))
+      ctx.fail(line, `frame ${f}: ${ctx.label(k)} value ${quote(tokens[k])} is not finite`);
+  }
+  return ctx.fail(line, `frame ${f} has ${tokens.length} values, expected ${ctx.channelCount}`);
+}
+function quote(s) {
+  return JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}...` : s);
+}
+function countFrameLines(b, from, len3) {
+  let count = 0;
+  let blank = true;
+  for (let i = from; i <= len3; i++) {
+    const c = b[i];
+    if (c === 10 || c === 13 && b[i + 1] !== 10) {
+      if (!blank) count++;
+      blank = true;
+    } else if (!isSeparator(c)) blank = false;
+  }
+  return count;
+}
+function countFrameLinesAfter(src, from) {
+  let count = 0;
+  let blank = true;
+  for (let i = from; i <= src.length; i++) {
+    const c = i < src.length ? code(src, i) : 10;
+    if (c === 10 || c === 13 && (i + 1 >= src.length || code(src, i + 1) !== 10)) {
+      if (!blank) count++;
+      blank = true;
+    } else if (!isSeparator(c)) blank = false;
+  }
+  return count;
+}
+var QSS = new Float64Array([1, 0, -1, 0]);
+var QSC = new Float64Array([0, 1, 0, -1]);
+var QCS = new Float64Array([0, -1, 0, 1]);
+var QCC = new Float64Array([1, 0, -1, 0]);
+function frameConverter(plan, restT, unitScale, rotations, translations, channelValues, channelCount) {
+  const n = plan.hasRot.length;
+  const { posSlot, axes, parity, hasRot } = plan;
+  const rotCh = [];
+  const angIdx = new Int32Array(3 * n);
+  for (let j = 0; j < n; j++) {
+    for (let k = 0; k < 3; k++) {
+      const s = plan.rotSlot[3 * j + k];
+      angIdx[3 * j + k] = s >= 0 ? rotCh.push(s) - 1 : -1;
+    }
+  }
+  const R = rotCh.length;
+  for (let i = 0; i < 3 * n; i++) if (angIdx[i] < 0) angIdx[i] = R;
+  const rotChannel = Int32Array.from(rotCh);
+  const HS = new Float64Array(R + 1);
+  const HC = new Float64Array(R + 1);
+  HC[R] = 1;
+  const st = { posSlot, axes, parity, hasRot, angIdx, rotChannel, HS, HC, restT, rotations, translations };
+  return (vals, f) => {
+    if (channelValues) channelValues.set(vals, f * channelCount);
+    convertFrame(vals, f, n, R, unitScale, st);
+  };
+}
+function convertFrame(vals, f, n, R, unitScale, st) {
+  const { posSlot, axes, parity, hasRot, angIdx, rotChannel, HS, HC, restT, rotations, translations } = st;
+  for (let i = 0; i < R; i++) {
+    const deg = vals[rotChannel[i]];
+    const x = deg * HALF_DEG;
+    if (!(deg < 1e6 && deg > -1e6)) {
+      HS[i] = sin(x);
+      HC[i] = cos(x);
+      continue;
+    }
+    const kq = floor2(x * TWO_OVER_PI + 0.5);
+    const r = x - kq * PIO2_1 - kq * PIO2_1T;
+    const r2 = r * r;
+    const s = r * (1 + r2 * (-1 / 6 + r2 * (1 / 120 + r2 * (-1 / 5040 + r2 * (1 / 362880)))));
+    const c = 1 + r2 * (-1 / 2 + r2 * (1 / 24 + r2 * (-1 / 720 + r2 * (1 / 40320 + r2 * (-1 / 3628800)))));
+    const t = kq & 3;
+    HS[i] = QSS[t] * s + QSC[t] * c;
+    HC[i] = QCS[t] * s + QCC[t] * c;
+  }
+  const tb = f * n * 3;
+  const rb = f * n * 4;
+  for (let j = 0; j < n; j++) {
+    const j3 = 3 * j;
+    let s = posSlot[j3];
+    translations[tb + j3] = s >= 0 ? vals[s] * unitScale : restT[j3];
+    s = posSlot[j3 + 1];
+    translations[tb + j3 + 1] = s >= 0 ? vals[s] * unitScale : restT[j3 + 1];
+    s = posSlot[j3 + 2];
+    translations[tb + j3 + 2] = s >= 0 ? vals[s] * unitScale : restT[j3 + 2];
+    const o = rb + 4 * j;
+    if (hasRot[j] === 0) {
+      rotations[o + 3] = 1;
+      continue;
+    }
+    let a = angIdx[j3];
+    const s0 = HS[a];
+    const c0 = HC[a];
+    a = angIdx[j3 + 1];
+    const s1 = HS[a];
+    const c1 = HC[a];
+    a = angIdx[j3 + 2];
+    const s2 = HS[a];
+    const c2 = HC[a];
+    const p = parity[j];
+    const A = s0 * c1;
+    const B = c0 * s1;
+    const D2 = p * s0 * s1;
+    const W = c0 * c1;
+    rotations[o + axes[j3]] = c2 * A + p * s2 * B;
+    rotations[o + axes[j3 + 1]] = c2 * B - p * s2 * A;
+    rotations[o + axes[j3 + 2]] = W * s2 + c2 * D2;
+    rotations[o + 3] = W * c2 - D2 * s2;
+  }
+}
+
+// src/io/bvh.ts
+var BVH_CHANNELS = [
+  "Xposition",
+  "Yposition",
+  "Zposition",
+  "Xrotation",
+  "Yrotation",
+  "Zrotation"
+];
+var BvhParseError = class extends Error {
+  constructor(fileName, line, detail) {
+    super(`${fileName}:${line}: ${detail}`);
+    this.name = "BvhParseError";
+    this.fileName = fileName;
+    this.line = line;
+    this.detail = detail;
+  }
+};
+var CHANNEL_BY_LOWER = {};
+for (const c of BVH_CHANNELS) CHANNEL_BY_LOWER[c.toLowerCase()] = c;
+function channelAxis(c) {
+  return c.charCodeAt(0) - 88;
+}
+function isRotation(c) {
+  return c.endsWith("rotation");
+}
+var BVH_UNIT_CANDIDATES = [
+  { scale: 1, name: "metres", penalty: 0 },
+  { scale: 0.0254 / 0.45, name: "CMU ASF units (1/0.45 inch)", penalty: 0.1 },
+  { scale: 0.0254, name: "inches", penalty: 0 },
+  { scale: 0.01, name: "centimetres", penalty: 0 },
+  { scale: 1e-3, name: "millimetres", penalty: 0 }
+];
+var BVH_TYPICAL_HEIGHT = 1.7;
+var BVH_CENTIMETRE_PLAUSIBLE = [0.5, 2.6];
+function guessBvhUnitScale(layout) {
+  const extent = restExtent(layout);
+  if (!(extent > 0))
+    return { unitScale: 0.01, unitGuess: "centimetres (auto: skeleton has no extent)", extent };
+  const asCm = extent * 0.01;
+  if (asCm >= BVH_CENTIMETRE_PLAUSIBLE[0] && asCm <= BVH_CENTIMETRE_PLAUSIBLE[1])
+    return { unitScale: 0.01, unitGuess: "centimetres (auto)", extent };
+  let best = BVH_UNIT_CANDIDATES[0];
+  let bestErr = Number.POSITIVE_INFINITY;
+  for (const c of BVH_UNIT_CANDIDATES) {
+    const err = Math.abs(Math.log(extent * c.scale / BVH_TYPICAL_HEIGHT)) + c.penalty;
+    if (err < bestErr) {
+      bestErr = err;
+      best = c;
+    }
+  }
+  return { unitScale: best.scale, unitGuess: `${best.name} (auto)`, extent };
+}
+function restExtent(layout) {
+  const joints = layout.joints;
+  const pos = new Float64Array(3 * joints.length);
+  const lo = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
+  const hi = [Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY];
+  const add6 = (x, k) => {
+    if (x < lo[k]) lo[k] = x;
+    if (x > hi[k]) hi[k] = x;
+  };
+  for (let j = 0; j < joints.length; j++) {
+    const p = joints[j].parent;
+    for (let k = 0; k < 3; k++) {
+      const v = (p >= 0 ? pos[3 * p + k] : 0) + joints[j].offset[k];
+      pos[3 * j + k] = v;
+      add6(v, k);
+      const e = joints[j].endSite;
+      if (e) add6(v + e[k], k);
+    }
+  }
+  if (joints.length === 0) return 0;
+  return Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+}
+function describeScale(s) {
+  for (const c of BVH_UNIT_CANDIDATES) if (c.scale === s) return `${c.name} (given)`;
+  return `${s} m per unit (given)`;
+}
+var LineReader = class {
+  constructor(text) {
+    this.text = text;
+    this.pos = 0;
+    this.line = 0;
+  }
+  next() {
+    const t = this.text;
+    const n = t.length;
+    if (this.pos >= n) return null;
+    let i = this.pos;
+    while (i < n) {
+      const c = t.charCodeAt(i);
+      if (c === 10 || c === 13) break;
+      i++;
+    }
+    const s = t.slice(this.pos, i);
+    if (i < n) i += t.charCodeAt(i) === 13 && i + 1 < n && t.charCodeAt(i + 1) === 10 ? 2 : 1;
+    this.pos = i;
+    this.line++;
+    return s;
+  }
+};
+var WS = /\s+/;
+function quote2(s) {
+  if (/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(s)) return "binary data (not BVH text)";
+  return JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}...` : s);
+}
+function parseBvh(input2, options = {}) {
+  const bytes = typeof input2 === "string" ? null : input2;
+  const headerEnd = bytes ? headerByteEnd(bytes) : 0;
+  const text = bytes ? decodeBytes(bytes.subarray(0, headerEnd)) : input2;
+  const fileName = options.fileName ?? "<bvh>";
+  const fail2 = (line, detail) => {
+    throw new BvhParseError(fileName, line, detail);
+  };
+  const lines = new LineReader(text);
+  if (text.charCodeAt(0) === 65279) lines.pos = 1;
+  const joints = [];
+  const byName = /* @__PURE__ */ new Map();
+  const stack = [];
+  let pending = null;
+  let endSiteOffset = null;
+  let endSiteLine = 0;
+  let seenHierarchy = false;
+  let sawMotion = false;
+  let raw;
+  const open2 = (i) => i >= 0 ? `joint '${joints[i].name}' (line ${joints[i].line})` : "End Site";
+  const readOffset = (tokens, line) => {
+    if (tokens.length !== 4) fail2(line, `OFFSET needs 3 numbers, found ${tokens.length - 1}`);
+    const o = [0, 0, 0];
+    for (let k = 0; k < 3; k++) {
+      const v = parseDecimal(tokens[k + 1]);
+      if (!Number.isFinite(v)) fail2(line, `OFFSET value ${quote2(tokens[k + 1])} is not a finite number`);
+      o[k] = v;
+    }
+    return o;
+  };
+  for (; ; ) {
+    raw = lines.next();
+    if (raw === null) break;
+    const line = lines.line;
+    const s = raw.trim();
+    if (s === "") continue;
+    const tokens = s.split(WS);
+    const kw = tokens[0].toUpperCase();
+    if (!seenHierarchy) {
+      if (kw !== "HIERARCHY" || tokens.length !== 1) fail2(line, `expected HIERARCHY, found ${quote2(s)}`);
+      seenHierarchy = true;
+      continue;
+    }
+    if (pending) {
+      if (s !== "{") {
+        const what = pending.kind === "end" ? "End Site" : `joint '${joints[pending.index].name}'`;
+        fail2(line, `expected '{' after ${what} (line ${pending.line}), found ${quote2(s)}`);
+      }
+      stack.push(pending.kind === "end" ? -1 - pending.index : pending.index);
+      if (pending.kind === "end") {
+        endSiteOffset = null;
+        endSiteLine = pending.line;
+      }
+      pending = null;
+      continue;
+    }
+    const top = stack.length ? stack[stack.length - 1] : Number.NaN;
+    switch (kw) {
+      case "ROOT":
+      case "JOINT": {
+        if (kw === "ROOT" && stack.length) fail2(line, `ROOT inside ${open2(top)}: missing '}'`);
+        if (kw === "JOINT" && !(top >= 0)) {
+          fail2(line, stack.length ? "JOINT inside an End Site" : "JOINT outside any ROOT");
+        }
+        const name = s.slice(tokens[0].length).trim();
+        if (name === "") fail2(line, `${kw} without a name`);
+        const dup = byName.get(name);
+        if (dup !== void 0)
+          fail2(line, `duplicate joint name '${name}' (first at line ${joints[dup].line})`);
+        byName.set(name, joints.length);
+        joints.push({
+          name,
+          parent: kw === "ROOT" ? -1 : top,
+          offset: null,
+          channels: null,
+          endSite: null,
+          line
+        });
+        pending = { kind: "joint", index: joints.length - 1, line };
+        break;
+      }
+      case "END": {
+        if (tokens.length !== 2 || tokens[1].toUpperCase() !== "SITE")
+          fail2(line, `unknown keyword ${quote2(s)}`);
+        if (!(top >= 0))
+          fail2(line, stack.length ? "End Site inside an End Site" : "End Site outside any joint");
+        if (joints[top].endSite) fail2(line, `second End Site in joint '${joints[top].name}'`);
+        pending = { kind: "end", index: top, line };
+        break;
+      }
+      case "OFFSET": {
+        if (!stack.length) fail2(line, "OFFSET outside any joint");
+        const o = readOffset(tokens, line);
+        if (top >= 0) {
+          if (joints[top].offset) fail2(line, `second OFFSET in joint '${joints[top].name}'`);
+          joints[top].offset = o;
+        } else {
+          if (endSiteOffset) fail2(line, "second OFFSET in End Site");
+          endSiteOffset = o;
+        }
+        break;
+      }
+      case "CHANNELS": {
+        if (!(top >= 0))
+          fail2(line, stack.length ? "CHANNELS inside an End Site" : "CHANNELS outside any joint");
+        const j = joints[top];
+        if (j.channels) fail2(line, `second CHANNELS line in joint '${j.name}'`);
+        const count = tokens.length > 1 ? parseDecimal(tokens[1]) : Number.NaN;
+        if (!Number.isInteger(count) || count < 0) {
+          fail2(line, `CHANNELS count ${quote2(tokens[1] ?? "")} is not a whole number`);
+        }
+        const names = tokens.slice(2);
+        if (count !== names.length)
+          fail2(line, `CHANNELS count ${count} does not match ${names.length} names`);
+        const chans = [];
+        for (const nm of names) {
+          const c = CHANNEL_BY_LOWER[nm.toLowerCase()];
+          if (!c) fail2(line, `unknown channel ${quote2(nm)} (expected one of ${BVH_CHANNELS.join(", ")})`);
+          if (chans.includes(c)) fail2(line, `channel '${c}' listed twice in joint '${j.name}'`);
+          chans.push(c);
+        }
+        j.channels = chans;
+        break;
+      }
+      case "}": {
+        if (tokens.length !== 1) fail2(line, `unexpected ${quote2(s)}`);
+        if (!stack.length) fail2(line, "unbalanced '}' (no open joint)");
+        const i = stack.pop();
+        if (i >= 0) {
+          if (!joints[i].offset) fail2(joints[i].line, `joint '${joints[i].name}' has no OFFSET`);
+        } else {
+          if (!endSiteOffset) fail2(endSiteLine, `End Site of joint '${joints[-1 - i].name}' has no OFFSET`);
+          joints[-1 - i].endSite = endSiteOffset;
+        }
+        break;
+      }
+      case "MOTION": {
+        if (stack.length)
+          fail2(line, `MOTION before ${open2(top)} was closed: unbalanced braces (missing '}')`);
+        if (!joints.length) fail2(line, "MOTION before any ROOT");
+        sawMotion = true;
+        break;
+      }
+      default:
+        if (/^Frames?\b/i.test(kw)) fail2(line, `missing MOTION line before ${quote2(s)}`);
+        fail2(line, `unknown keyword ${quote2(tokens[0])}`);
+    }
+    if (sawMotion) break;
+  }
+  if (!sawMotion) {
+    const last = Math.max(lines.line, 1);
+    if (!seenHierarchy) fail2(last, "empty file: expected HIERARCHY");
+    if (pending || stack.length) {
+      const i = pending ? pending.index : stack[stack.length - 1];
+      fail2(last, `end of file inside ${open2(i)}: unbalanced braces (missing '}')`);
+    }
+    fail2(last, joints.length ? "missing MOTION section" : "no ROOT in HIERARCHY");
+  }
+  let frames = -1;
+  let framesLine = 0;
+  let frameTime = Number.NaN;
+  while (frames < 0 || Number.isNaN(frameTime)) {
+    raw = lines.next();
+    if (raw === null) {
+      fail2(Math.max(lines.line, 1), frames < 0 ? "missing 'Frames:' after MOTION" : "missing 'Frame Time:'");
+    }
+    const line = lines.line;
+    const s = raw.trim();
+    if (s === "") continue;
+    let m = /^Frames\s*:?\s*(.*)$/i.exec(s);
+    if (m) {
+      if (frames >= 0) fail2(line, "second 'Frames:' line");
+      const v = parseDecimal(m[1]);
+      if (!Number.isInteger(v) || v < 1) fail2(line, `Frames: ${quote2(m[1])}: need a whole number >= 1`);
+      frames = v;
+      framesLine = line;
+      continue;
+    }
+    m = /^Frame\s+Time\s*:?\s*(.*)$/i.exec(s);
+    if (m) {
+      if (!Number.isNaN(frameTime)) fail2(line, "second 'Frame Time:' line");
+      const v = parseDecimal(m[1]);
+      if (!(v > 0) || !Number.isFinite(v)) {
+        fail2(line, `Frame Time ${quote2(m[1])}: need a positive number of seconds`);
+      }
+      frameTime = v;
+      continue;
+    }
+    fail2(line, `${frames < 0 ? "missing 'Frames:'" : "missing 'Frame Time:'"} (found ${quote2(s)})`);
+  }
+  const layout = {
+    joints: joints.map((j) => ({
+      name: j.name,
+      parent: j.parent,
+      offset: j.offset,
+      channels: j.channels ?? [],
+      endSite: j.endSite,
+      line: j.line
+    }))
+  };
+  let unitScale;
+  let unitGuess;
+  const us = options.unitScale ?? "auto";
+  if (us === "auto") {
+    ({ unitScale, unitGuess } = guessBvhUnitScale(layout));
+  } else {
+    if (!(us > 0) || !Number.isFinite(us)) {
+      throw new RangeError(`unitScale ${us}: need a positive number of metres per file unit`);
+    }
+    unitScale = us;
+    unitGuess = describeScale(us);
+  }
+  const n = joints.length;
+  const restT = new Float64Array(3 * n);
+  const restR = new Float64Array(4 * n);
+  for (let j = 0; j < n; j++) {
+    for (let k = 0; k < 3; k++) restT[3 * j + k] = layout.joints[j].offset[k] * unitScale;
+    restR[4 * j + 3] = 1;
+  }
+  const skeleton = createSkeleton({
+    names: joints.map((j) => j.name),
+    parents: joints.map((j) => j.parent),
+    restTranslations: restT,
+    restRotations: restR
+  });
+  const plan = buildPlan(layout);
+  const C = plan.channelCount;
+  let start = lines.pos;
+  if (bytes) start = start === text.length ? headerEnd : utf8Length2(text, start);
+  const src = bytes ?? text;
+  const scanCtx = {
+    channelCount: C,
+    frames,
+    framesLine,
+    onFrame: (_vals, _f) => {
+    },
+    fail: fail2,
+    label: (k) => channelLabel(layout, k)
+  };
+  if (C > 0 && frames * 2 * C - 1 > src.length - start) scanMotion(src, start, lines.line, scanCtx);
+  if (frames * n * 4 > 2 ** 30) fail2(framesLine, `Frames: ${frames} x ${n} joints is too large for one clip`);
+  const rotations = new Float32Array(frames * n * 4);
+  const translations = new Float32Array(frames * n * 3);
+  const channelValues = options.keepChannelValues ? new Float64Array(frames * C) : void 0;
+  const onFrame = frameConverter(plan, restT, unitScale, rotations, translations, channelValues, C);
+  if (C === 0) {
+    const none = new Float64Array(0);
+    for (let f = 0; f < frames; f++) onFrame(none, f);
+  } else {
+    scanMotion(src, start, lines.line, { ...scanCtx, onFrame });
+  }
+  const baseName = options.fileName ? options.fileName.replace(/^.*[\\/]/, "").replace(/\.bvh$/i, "") : "";
+  const clip = {
+    name: options.name ?? (baseName || "bvh"),
+    skeleton,
+    frameCount: frames,
+    frameTime,
+    rotations,
+    translations
+  };
+  const result = { clip, layout, unitScale, unitGuess };
+  if (channelValues) result.channelValues = channelValues;
+  return result;
+}
+function buildPlan(layout) {
+  const n = layout.joints.length;
+  const posSlot = new Int32Array(3 * n).fill(-1);
+  const rotSlot = new Int32Array(3 * n).fill(-1);
+  const axes = new Int32Array(3 * n);
+  const parity = new Float64Array(n);
+  const orders = [];
+  const hasRot = new Uint8Array(n);
+  let c = 0;
+  for (let j = 0; j < n; j++) {
+    const seq = [];
+    const slots = [];
+    for (const ch of layout.joints[j].channels) {
+      const a = channelAxis(ch);
+      if (isRotation(ch)) {
+        seq.push(a);
+        slots.push(c);
+      } else posSlot[3 * j + a] = c;
+      c++;
+    }
+    for (let a = 0; a < 3; a++) if (!seq.includes(a)) seq.push(a);
+    for (let k = 0; k < 3; k++) axes[3 * j + k] = seq[k];
+    for (let k = 0; k < slots.length; k++) rotSlot[3 * j + k] = slots[k];
+    hasRot[j] = slots.length ? 1 : 0;
+    parity[j] = (seq[1] - seq[0] + 3) % 3 === 1 ? 1 : -1;
+    orders.push(seq.map((a) => "XYZ"[a]).join(""));
+  }
+  return { channelCount: c, posSlot, rotSlot, axes, parity, orders, hasRot };
+}
+function headerByteEnd(b) {
+  const n = b.length;
+  const lineEndAfter = (i) => {
+    let e = i;
+    while (e < n && b[e] !== 10 && b[e] !== 13) e++;
+    if (e < n) e += b[e] === 13 && b[e + 1] === 10 ? 2 : 1;
+    return e;
+  };
+  const find = (word, from, lineStart) => {
+    for (let i = from; i + word.length <= n; i++) {
+      let k = 0;
+      while (k < word.length && (b[i + k] | 32) === (word[k] | 32)) k++;
+      if (k < word.length) continue;
+      if (!lineStart) return i;
+      let j = i - 1;
+      while (j >= 0 && (b[j] === 32 || b[j] === 9)) j--;
+      if (j < 0 || b[j] === 10 || b[j] === 13) return i;
+    }
+    return -1;
+  };
+  const m = find([77, 79, 84, 73, 79, 78], 0, true);
+  if (m < 0) return n;
+  const frames = find([70, 114, 97, 109, 101, 115], m, true);
+  const time3 = find([84, 105, 109, 101], m, false);
+  if (frames < 0 || time3 < 0) return n;
+  return lineEndAfter(Math.max(frames, time3));
+}
+function utf8Length2(s, end) {
+  let len3 = 0;
+  for (let i = 0; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128) len3++;
+    else if (c < 2048) len3 += 2;
+    else if (c >= 55296 && c < 56320 && i + 1 < end) {
+      len3 += 4;
+      i++;
+    } else len3 += 3;
+  }
+  return len3;
+}
+function channelLabel(layout, k) {
+  let c = 0;
+  for (const j of layout.joints) {
+    if (k < c + j.channels.length) return `channel ${k + 1} ('${j.name}' ${j.channels[k - c]})`;
+    c += j.channels.length;
+  }
+  return `channel ${k + 1}`;
+}
+var wq = quat64();
+var we = new Float64Array(3);
+var wp = new Float64Array(3);
+var wt = new Float64Array(3);
+
+// src/io/humanoidMapNames.ts
+var IGNORE_TOKENS = /* @__PURE__ */ new Set([
+  "end",
+  "nub",
+  "ik",
+  "fk",
+  "pole",
+  "target",
+  "ctrl",
+  "control",
+  "controller",
+  "helper",
+  "roll",
+  "tip",
+  "mch",
+  "org",
+  "wgt",
+  "null",
+  "socket",
+  "attach",
+  "effector",
+  "goal",
+  "dummy",
+  "prop",
+  "weapon",
+  "footsteps",
+  "footstep",
+  "marker"
+]);
+var IGNORE_SUBSTRINGS = ["twist", "nub", "footstep", "polevector", "ikhandle", "iktarget"];
+var PREFIX_TOKENS = /* @__PURE__ */ new Set([
+  "mixamorig",
+  "bip",
+  "valvebiped",
+  "j",
+  "jnt",
+  "def",
+  "cc",
+  "bn",
+  "b",
+  "rig",
+  "armature",
+  "skeleton",
+  "character",
+  "char"
+]);
+var FINGER_WORDS = [
+  [/thumb/, 0],
+  [/index|pointer/, 1],
+  [/middle|mid/, 2],
+  [/ring/, 3],
+  [/pinky|pinkie|little/, 4]
+];
+function camelTokens(word) {
+  return word.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z])([A-Z][a-z])/g, "$1 $2").toLowerCase().split(" ").filter((t) => t.length > 0);
+}
+function nameWords(name) {
+  let s = name.replace(/#\d+$/, "");
+  const cut = Math.max(s.lastIndexOf(":"), s.lastIndexOf("|"));
+  if (cut >= 0 && cut < s.length - 1) s = s.slice(cut + 1);
+  const out = [];
+  for (const word of s.split(/[\s_.\-:|]+/)) {
+    if (word === "") continue;
+    const m = /^([LR])([A-Z][A-Za-z0-9]*)$/.exec(word);
+    if (m && /[a-z]/.test(m[2])) out.push([m[1].toLowerCase(), ...camelTokens(m[2])]);
+    else out.push(camelTokens(word));
+  }
+  return out.filter((w) => w.length > 0);
+}
+var SPINE_RE = /^(spine|abdomen|abs?|lowerback|upperback|back|torso|waist|chest|upperchest|lowerchest)(\d*|lower|upper|bend|mid|base)$/;
+var NECK_RE = /^(neck|lowerneck|upperneck)(\d*|lower|upper)$/;
+function kindOfCore(core, side) {
+  const plain = (kind) => ({ kind, finger: -1, metacarpal: false });
+  if (core === "") return null;
+  if (/^(hips?|pelvis)$/.test(core)) return plain(side ? "upperleg" : "hips");
+  if (core === "chest") return plain("chest");
+  if (core === "upperchest") return plain("upperchest");
+  if (SPINE_RE.test(core)) return plain("spine");
+  if (NECK_RE.test(core)) return plain("neck");
+  if (core === "head") return plain("head");
+  if (core === "headtop") return plain("ignore");
+  if (/^eye(ball)?$/.test(core)) return plain("eye");
+  if (/^(lower)?jaw(bone)?$/.test(core)) return plain("jaw");
+  if (/^(clavicle|collar|collarbone|clav)$/.test(core)) return plain("clavicle");
+  if (core === "shoulder") return plain("shoulder");
+  if (/^(upperarm|uparm|arm|uarm|humerus|shldr|shldrbend|armupper)$/.test(core)) return plain("upperarm");
+  if (/^(forearm|forearmbend|lowerarm|loarm|lowarm|elbow|farm|radius|armlower)$/.test(core))
+    return plain("lowerarm");
+  if (/^(hand|wrist)$/.test(core)) return plain("hand");
+  if (/^(palm|metacarpal|carpal|metacarpals)\d*$/.test(core))
+    return { kind: "palm", finger: -1, metacarpal: true };
+  if (/^(hipjoint|buttock|legroot)$/.test(core)) return plain("legroot");
+  if (/^(upleg|upperleg|thigh|thighbend|femur|legupper)$/.test(core)) return plain("upperleg");
+  if (core === "leg") return plain("leg");
+  if (/^(lowerleg|loleg|lowleg|calf|shin|knee|tibia|leglower)$/.test(core)) return plain("lowerleg");
+  if (/^(foot|ankle)$/.test(core)) return plain("foot");
+  if (/^(toes?|toebase|toesbase|ball|bigtoe)\d*$/.test(core)) return plain("toes");
+  const metacarpal = /inhand|metacarpal|carpal|palm|meta/.test(core);
+  for (const [re, f] of FINGER_WORDS) {
+    if (re.test(core)) return { kind: "finger", finger: f, metacarpal };
+  }
+  const biped = /^(?:hand)?finger(\d)\d*$/.exec(core);
+  if (biped) return { kind: "finger", finger: Math.min(4, Number(biped[1])), metacarpal };
+  if (/^(hand)?fingers?(base|\d*)$/.test(core)) return { kind: "finger", finger: -1, metacarpal };
+  return null;
+}
+var WEAK_CORES = /* @__PURE__ */ new Set([
+  "back",
+  "ab",
+  "abs",
+  "arm",
+  "leg",
+  "ball",
+  "palm",
+  "mid",
+  "ring",
+  "little",
+  "small"
+]);
+function classifyBoneName(name) {
+  const words = nameWords(name);
+  const all = words.flat();
+  const joined = all.join("");
+  if (all.some((t) => IGNORE_TOKENS.has(t)) || IGNORE_SUBSTRINGS.some((s) => joined.includes(s))) {
+    return { side: sideOf(all).side, kind: "ignore", finger: -1, metacarpal: false, core: joined };
+  }
+  const { side } = sideOf(all);
+  for (let k = 0; k < Math.max(1, words.length); k++) {
+    let tokens = sideOf(words.slice(k).flat()).rest;
+    while (tokens.length > 1 && (PREFIX_TOKENS.has(tokens[0]) || /^bip\d+$/.test(tokens[0])))
+      tokens = tokens.slice(1);
+    if (tokens.length === 1 && (PREFIX_TOKENS.has(tokens[0]) || /^bip\d+$/.test(tokens[0]))) tokens = [];
+    const core = tokens.join("");
+    if (k > 0 && WEAK_CORES.has(core)) continue;
+    const kind = kindOfCore(core, side);
+    if (kind) return { side, core, ...kind };
+  }
+  const rest = sideOf(all).rest;
+  return { side, kind: "unknown", finger: -1, metacarpal: false, core: rest.join("") };
+}
+function sideOf(tokens) {
+  let side = null;
+  const rest = [];
+  for (const t of tokens) {
+    if (t === "l" || t === "left") side = side ?? "L";
+    else if (t === "r" || t === "right") side = side ?? "R";
+    else if (t !== "c" && t !== "center" && t !== "centre") rest.push(t);
+  }
+  if (side === null && rest.length > 0) {
+    const first = rest[0];
+    const glued = /^(left|right|l|r)(.+)$/.exec(first);
+    if (glued && !kindOfCore(first, null) && kindOfCore(glued[2], "L")) {
+      side = glued[1][0] === "l" ? "L" : "R";
+      rest[0] = glued[2];
+    }
+  }
+  return { side, rest };
+}
+
+// src/io/humanoidMapTopology.ts
+function buildContext(skeleton) {
+  const n = skeleton.boneCount;
+  const info = skeleton.names.map(classifyBoneName);
+  const children = Array.from({ length: n }, () => []);
+  const depth = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = skeleton.parents[i];
+    if (p >= 0) {
+      children[p].push(i);
+      depth[i] = depth[p] + 1;
+    }
+  }
+  const pos = restWorld(skeleton).positions;
+  const pruned = new Array(n).fill(false);
+  const reach = new Float64Array(n);
+  const count = new Int32Array(n);
+  let diameter = 0;
+  for (let i = n - 1; i >= 0; i--) {
+    let allPruned = true;
+    let best = 0;
+    let second = 0;
+    let c = 1;
+    for (const k of children[i]) {
+      if (pruned[k]) continue;
+      allPruned = false;
+      c += count[k];
+      const len3 = distance2(pos, i, k) + reach[k];
+      if (len3 > best) {
+        second = best;
+        best = len3;
+      } else if (len3 > second) second = len3;
+    }
+    pruned[i] = info[i].kind === "ignore" && allPruned;
+    reach[i] = best;
+    count[i] = c;
+    if (!pruned[i]) diameter = Math.max(diameter, best + second);
+  }
+  return { skeleton, n, info, children, pos, depth, pruned, reach, count, diameter };
+}
+function vecOf(pos, i) {
+  return [pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]];
+}
+function sub4(a, b) {
+  return [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+}
+function add5(a, b) {
+  return [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
+}
+function scale5(a, s) {
+  return [a[0] * s, a[1] * s, a[2] * s];
+}
+function dot5(a, b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+function cross3(a, b) {
+  return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+}
+function norm2(a) {
+  return Math.hypot(a[0], a[1], a[2]);
+}
+function normalize4(a) {
+  const l = norm2(a);
+  return l > 0 ? [a[0] / l, a[1] / l, a[2] / l] : [0, 0, 0];
+}
+function reject(a, u) {
+  return sub4(a, scale5(u, dot5(a, u)));
+}
+function distance2(pos, a, b) {
+  return Math.hypot(
+    pos[3 * a] - pos[3 * b],
+    pos[3 * a + 1] - pos[3 * b + 1],
+    pos[3 * a + 2] - pos[3 * b + 2]
+  );
+}
+function isAncestorOf(ctx, anc, b) {
+  for (let x = b; x >= 0; x = ctx.skeleton.parents[x]) if (x === anc) return true;
+  return false;
+}
+function pathDown(ctx, anc, desc) {
+  const out = [];
+  for (let x = desc; x >= 0 && x !== anc; x = ctx.skeleton.parents[x]) out.push(x);
+  return out.reverse();
+}
+function branchLength(ctx, parent, child) {
+  return distance2(ctx.pos, parent, child) + ctx.reach[child];
+}
+function branchSimilarity(ctx, pa, a, pb, b) {
+  const la = branchLength(ctx, pa, a);
+  const lb = branchLength(ctx, pb, b);
+  const ls = Math.max(la, lb) > 0 ? Math.min(la, lb) / Math.max(la, lb) : 1;
+  const cs = Math.min(ctx.count[a], ctx.count[b]) / Math.max(ctx.count[a], ctx.count[b]);
+  return ls * Math.sqrt(cs);
+}
+var CONTINUE_KINDS = /* @__PURE__ */ new Set([
+  "hand",
+  "foot",
+  "toes",
+  "lowerarm",
+  "lowerleg",
+  "leg",
+  "upperleg",
+  "upperarm"
+]);
+function subtreeHasFinger(ctx, b, finger) {
+  const stack = [b];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    const inf = ctx.info[x];
+    if (inf.kind === "finger" && inf.finger === finger) return true;
+    stack.push(...ctx.children[x]);
+  }
+  return false;
+}
+function extendMainPath(ctx, b, excluded) {
+  const out = [];
+  for (; ; ) {
+    let best = -1;
+    let bestKey = [-Infinity, -Infinity];
+    for (const c of ctx.children[b]) {
+      if (ctx.pruned[c] || excluded.has(c)) continue;
+      const inf = ctx.info[c];
+      let pri = 0;
+      if (inf.kind === "ignore") pri = -1;
+      else if (CONTINUE_KINDS.has(inf.kind)) pri = 3;
+      else if (inf.kind === "palm") pri = subtreeHasFinger(ctx, c, 2) ? 2 : 1;
+      const key = [pri, branchLength(ctx, b, c)];
+      if (key[0] > bestKey[0] || key[0] === bestKey[0] && key[1] > bestKey[1]) {
+        best = c;
+        bestKey = key;
+      }
+    }
+    if (best < 0) return out;
+    out.push(best);
+    b = best;
+  }
+}
+function findChest(ctx, start, mustContain) {
+  const armMin = 0.15 * ctx.diameter;
+  let cur = start;
+  for (let guard = 0; guard < ctx.n; guard++) {
+    const kids = ctx.children[cur].filter((c) => !ctx.pruned[c]);
+    const long = kids.filter((c) => branchLength(ctx, cur, c) >= armMin);
+    if (long.length >= 2 && kids.length >= 3) {
+      let bestPair = null;
+      let bestSim = 0.5;
+      for (let i = 0; i < long.length; i++) {
+        for (let j = i + 1; j < long.length; j++) {
+          if (mustContain >= 0 && (isAncestorOf(ctx, long[i], mustContain) || isAncestorOf(ctx, long[j], mustContain)))
+            continue;
+          const s = branchSimilarity(ctx, cur, long[i], cur, long[j]);
+          if (s > bestSim) {
+            bestSim = s;
+            bestPair = [long[i], long[j]];
+          }
+        }
+      }
+      if (bestPair) {
+        const pair = bestPair;
+        const rest = kids.filter((c) => c !== pair[0] && c !== pair[1]);
+        let neck = -1;
+        for (const c of rest) {
+          if (mustContain >= 0 && isAncestorOf(ctx, c, mustContain)) {
+            neck = c;
+            break;
+          }
+          if (neck < 0 || branchLength(ctx, cur, c) > branchLength(ctx, cur, neck)) neck = c;
+        }
+        if (mustContain < 0 || neck >= 0) return { chest: cur, arms: pair, neck };
+      }
+    }
+    if (long.length === 0) return null;
+    let next = long[0];
+    for (const c of long) {
+      if (mustContain >= 0 && isAncestorOf(ctx, c, mustContain)) {
+        next = c;
+        break;
+      }
+      if (ctx.count[c] > ctx.count[next]) next = c;
+    }
+    cur = next;
+  }
+  return null;
+}
+function headOfNeckChain(ctx, chest, chain) {
+  if (chain.length === 0) return -1;
+  for (let i = 0; i < chain.length - 1; i++) {
+    if (ctx.children[chain[i]].filter((c) => !ctx.pruned[c]).length >= 3) return chain[i];
+  }
+  if (chain.length >= 2) {
+    const last = chain[chain.length - 1];
+    const prev = chain[chain.length - 2];
+    const before = chain.length >= 3 ? chain[chain.length - 3] : chest;
+    if (distance2(ctx.pos, prev, last) > 1.5 * distance2(ctx.pos, before, prev)) return prev;
+  }
+  return chain[chain.length - 1];
+}
+function findBodyByTopology(ctx, fixedHips, fixedHead) {
+  const legMin = 0.2 * ctx.diameter;
+  let best = null;
+  const candidates = fixedHips >= 0 ? [fixedHips] : Array.from({ length: ctx.n }, (_, i) => i).filter((i) => !ctx.pruned[i]);
+  for (const h of candidates) {
+    if (fixedHead >= 0 && !isAncestorOf(ctx, h, fixedHead)) continue;
+    const branches = ctx.children[h].filter((c) => !ctx.pruned[c] && branchLength(ctx, h, c) >= legMin);
+    if (branches.length < 3 && fixedHips < 0) continue;
+    for (const t of ctx.children[h]) {
+      if (ctx.pruned[t]) continue;
+      if (fixedHead >= 0 && !isAncestorOf(ctx, t, fixedHead)) continue;
+      const chest = findChest(ctx, t, fixedHead);
+      if (!chest) continue;
+      const others = branches.filter((c) => c !== t);
+      let legPair = null;
+      let legSim = 0;
+      for (let i = 0; i < others.length; i++) {
+        for (let j = i + 1; j < others.length; j++) {
+          const s = branchSimilarity(ctx, h, others[i], h, others[j]);
+          if (s > legSim) {
+            legSim = s;
+            legPair = [others[i], others[j]];
+          }
+        }
+      }
+      if (!legPair && fixedHips < 0) continue;
+      const armSim = branchSimilarity(ctx, chest.chest, chest.arms[0], chest.chest, chest.arms[1]);
+      const score = legSim + armSim;
+      if (best && score <= best.score) continue;
+      let head = fixedHead;
+      if (head < 0) {
+        const neckChain = chest.neck >= 0 ? [chest.neck, ...extendMainPath(ctx, chest.neck, /* @__PURE__ */ new Set())] : [];
+        head = headOfNeckChain(ctx, chest.chest, neckChain);
+      }
+      if (head < 0) continue;
+      const chainOf = (first) => [first, ...extendMainPath(ctx, first, /* @__PURE__ */ new Set())];
+      best = {
+        score,
+        body: {
+          hips: h,
+          head,
+          legs: legPair ? legPair.map(chainOf) : [],
+          arms: chest.arms.map(chainOf)
+        }
+      };
+    }
+  }
+  return best ? best.body : null;
+}
+
+// src/io/humanoidMap.ts
+var HumanoidMapError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "HumanoidMapError";
+  }
+};
+var SIDES = ["L", "R"];
+var SIDE_WORD = { L: "Left", R: "Right" };
+function kindsFor(h) {
+  const name = HUMAN_BONE_NAMES[h].replace(/^(Left|Right)/, "");
+  switch (name) {
+    case "Hips":
+      return ["hips"];
+    case "Spine":
+    case "Chest":
+    case "UpperChest":
+      return ["spine", "chest", "upperchest"];
+    case "Neck":
+      return ["neck"];
+    case "Head":
+      return ["head"];
+    case "Shoulder":
+      return ["clavicle", "shoulder"];
+    case "UpperArm":
+      return ["upperarm", "shoulder"];
+    case "LowerArm":
+      return ["lowerarm"];
+    case "Hand":
+      return ["hand"];
+    case "UpperLeg":
+      return ["upperleg", "leg"];
+    case "LowerLeg":
+      return ["lowerleg", "leg"];
+    case "Foot":
+      return ["foot"];
+    case "Toes":
+      return ["toes"];
+    case "Eye":
+      return ["eye"];
+    case "Jaw":
+      return ["jaw"];
+    default:
+      return ["finger"];
+  }
+}
+function humanSide(h) {
+  const n = HUMAN_BONE_NAMES[h];
+  return n.startsWith("Left") ? "L" : n.startsWith("Right") ? "R" : null;
+}
+var Assignment = class {
+  constructor(ctx, warnings) {
+    this.ctx = ctx;
+    this.warnings = warnings;
+    this.map = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
+    this.src = new Array(HUMAN_BONE_COUNT).fill(null);
+    this.used = /* @__PURE__ */ new Map();
+  }
+  set(h, bone, forced) {
+    if (bone < 0 || this.map[h] >= 0) return;
+    const other = this.used.get(bone);
+    if (other !== void 0) {
+      this.warnings.push(
+        `${HUMAN_BONE_NAMES[h]}: '${this.ctx.skeleton.names[bone]}' is already ${HUMAN_BONE_NAMES[other]}; left unmapped`
+      );
+      return;
+    }
+    const inf = this.ctx.info[bone];
+    const side = humanSide(h);
+    const named = kindsFor(h).includes(inf.kind) && (side === null || inf.side === side);
+    this.map[h] = bone;
+    this.src[h] = forced ?? (named ? "name" : "topology");
+    this.used.set(bone, h);
+  }
+  isUsed(bone) {
+    return this.used.has(bone);
+  }
+};
+function usableOf(ctx, chain) {
+  return chain.filter((b) => ctx.info[b].kind !== "ignore");
+}
+function lastIndexBefore(kinds, end, want, not = -1) {
+  for (let i = Math.min(end, kinds.length) - 1; i >= 0; i--)
+    if (i !== not && want.includes(kinds[i])) return i;
+  return -1;
+}
+function longStraightPair(ctx, u) {
+  let best = -1;
+  let bestScore = 0;
+  for (let i = 0; i + 2 < u.length; i++) {
+    const a = sub4(vecOf(ctx.pos, u[i + 1]), vecOf(ctx.pos, u[i]));
+    const b = sub4(vecOf(ctx.pos, u[i + 2]), vecOf(ctx.pos, u[i + 1]));
+    const la = norm2(a);
+    const lb = norm2(b);
+    if (la < 1e-9 || lb < 1e-9) continue;
+    const score = (la + lb) * (0.5 + 0.5 * Math.max(0, dot5(a, b) / (la * lb)));
+    if (score > bestScore) {
+      bestScore = score;
+      best = i;
+    }
+  }
+  return best;
+}
+function limbRoles(ctx, chain, arm) {
+  const u = usableOf(ctx, chain);
+  const kinds = u.map((b) => ctx.info[b].kind);
+  const endK = arm ? ["hand"] : ["foot"];
+  const lowerK = arm ? ["lowerarm"] : ["lowerleg", "leg"];
+  const upperK = arm ? ["upperarm", "shoulder"] : ["upperleg", "leg"];
+  let ei = kinds.findIndex((k) => endK.includes(k));
+  let li = lastIndexBefore(kinds, ei >= 0 ? ei : kinds.length, lowerK);
+  let ui = li >= 0 ? lastIndexBefore(kinds, li, upperK, li) : lastIndexBefore(kinds, ei >= 0 ? ei : kinds.length, upperK);
+  if (ei < 0 && li < 0 && ui < 0) {
+    const g = longStraightPair(ctx, u);
+    if (g >= 0) [ui, li, ei] = [g, g + 1, g + 2];
+    else if (u.length === 2) [ui, li] = [0, 1];
+  } else {
+    if (li < 0) li = ei >= 0 ? ei - 1 : ui >= 0 ? ui + 1 : -1;
+    if (ei < 0 && li >= 0) ei = li + 1;
+    if (ui < 0 && li >= 0) ui = li - 1;
+  }
+  const ok = (i) => i >= 0 && i < u.length;
+  if (!ok(ui) || !ok(li) || !(ui < li)) {
+    const g = longStraightPair(ctx, u);
+    if (g >= 0) [ui, li, ei] = [g, g + 1, g + 2];
+  }
+  if (!ok(ui) || !ok(li)) return { root: -1, upper: -1, lower: -1, end: -1, tip: -1 };
+  if (!(ok(ei) && ei > li)) ei = -1;
+  let root = -1;
+  let tip = -1;
+  if (arm) {
+    root = lastIndexBefore(kinds, ui, ["clavicle", "shoulder"]);
+    if (root < 0 && ui >= 1 && kinds[ui - 1] !== "legroot") root = ui - 1;
+  } else if (ei >= 0) {
+    tip = kinds.findIndex((k, i) => i > ei && k === "toes");
+    if (tip < 0 && ei + 1 < u.length) tip = ei + 1;
+  }
+  const at = (i) => i >= 0 ? u[i] : -1;
+  return { root: at(root), upper: u[ui], lower: u[li], end: at(ei), tip: at(tip) };
+}
+function limbCentre(ctx, limb) {
+  const bones = [limb.roles.upper, limb.roles.lower, limb.roles.end].filter((b) => b >= 0);
+  let c = [0, 0, 0];
+  for (const b of bones) c = add5(c, vecOf(ctx.pos, b));
+  return scale5(c, 1 / Math.max(1, bones.length));
+}
+function bodyFrame2(ctx, hips, head, legs) {
+  const up = normalize4(sub4(vecOf(ctx.pos, head), vecOf(ctx.pos, hips)));
+  if (norm2(up) === 0) return { up: [0, 1, 0], left: null, plausible: false };
+  let plausible = legs.length > 0;
+  let fwd = [0, 0, 0];
+  let legLen = 0;
+  for (const leg of legs) {
+    const { upper, lower, end } = leg.roles;
+    if (upper < 0 || lower < 0 || end < 0) {
+      plausible = false;
+      continue;
+    }
+    const len3 = distance2(ctx.pos, upper, lower) + distance2(ctx.pos, lower, end);
+    legLen += len3;
+    if (dot5(sub4(vecOf(ctx.pos, end), vecOf(ctx.pos, hips)), up) > -0.5 * len3) plausible = false;
+    const after = leg.chain.slice(leg.chain.indexOf(end) + 1);
+    if (after.length > 0) {
+      const tipPos = vecOf(ctx.pos, after[after.length - 1]);
+      fwd = add5(fwd, reject(sub4(tipPos, vecOf(ctx.pos, end)), up));
+    }
+    const mid = scale5(add5(vecOf(ctx.pos, upper), vecOf(ctx.pos, end)), 0.5);
+    fwd = add5(fwd, reject(sub4(vecOf(ctx.pos, lower), mid), up));
+  }
+  if (!plausible || norm2(fwd) < 0.01 * legLen) return { up, left: null, plausible };
+  return { up, left: normalize4(cross3(up, normalize4(fwd))), plausible };
+}
+function hipsByName(ctx) {
+  let best = -1;
+  let bestScore = -1;
+  for (let b = 0; b < ctx.n; b++) {
+    const inf = ctx.info[b];
+    if (inf.kind !== "hips" || inf.side !== null) continue;
+    let score = 0;
+    const stack = [...ctx.children[b]];
+    while (stack.length > 0) {
+      const x = stack.pop();
+      const k = ctx.info[x].kind;
+      if (k === "head") score += 100;
+      else if (k !== "ignore" && k !== "unknown") score += 1;
+      stack.push(...ctx.children[x]);
+    }
+    if (score > bestScore || score === bestScore && ctx.depth[b] > ctx.depth[best]) {
+      best = b;
+      bestScore = score;
+    }
+  }
+  return bestScore > 0 ? best : -1;
+}
+function shallowest(ctx, kinds, side, ok) {
+  for (const k of kinds) {
+    let best = -1;
+    for (let b = 0; b < ctx.n; b++) {
+      const inf = ctx.info[b];
+      if (inf.kind !== k || inf.side !== side || !ok(b)) continue;
+      if (best < 0 || ctx.depth[b] < ctx.depth[best]) best = b;
+    }
+    if (best >= 0) return best;
+  }
+  return -1;
+}
+function branchPoint(ctx, trunk, b) {
+  for (let x = ctx.skeleton.parents[b]; x >= 0; x = ctx.skeleton.parents[x]) if (trunk.has(x)) return x;
+  return -1;
+}
+function limbChainTo(ctx, trunk, b, arm) {
+  const bp = branchPoint(ctx, trunk, b);
+  const chain = pathDown(ctx, bp, b);
+  if (arm && ctx.info[b].kind === "hand") return chain;
+  return [...chain, ...extendMainPath(ctx, b, trunk)];
+}
+function lowestCommonAncestor(ctx, bones) {
+  let cand = bones[0];
+  while (cand >= 0 && !bones.every((b) => isAncestorOf(ctx, cand, b))) cand = ctx.skeleton.parents[cand];
+  return cand;
+}
+function describeBone(ctx, b) {
+  return `'${ctx.skeleton.names[b]}'`;
+}
+function findBody(ctx, warnings) {
+  let hips = hipsByName(ctx);
+  if (hips >= 0) {
+    const anchors = SIDES.map((s) => shallowest(ctx, ["upperleg", "leg", "lowerleg"], s, () => true));
+    if (anchors.every((x) => x >= 0) && anchors.some((x) => !isAncestorOf(ctx, hips, x))) {
+      const lca = lowestCommonAncestor(ctx, [hips, ...anchors]);
+      if (lca >= 0) {
+        warnings.push(
+          `Hips: ${describeBone(ctx, hips)} does not hold the legs; using their common ancestor ${describeBone(ctx, lca)}`
+        );
+        hips = lca;
+      }
+    }
+  }
+  let head = hips >= 0 ? shallowest(ctx, ["head"], null, (b) => b !== hips && isAncestorOf(ctx, hips, b)) : -1;
+  let topo;
+  const topology = () => {
+    if (topo === void 0) topo = findBodyByTopology(ctx, hips, head);
+    return topo;
+  };
+  if (hips < 0 || head < 0) {
+    const t = topology();
+    if (t) {
+      hips = t.hips;
+      head = t.head;
+    } else if (hips < 0) {
+      return null;
+    }
+  }
+  const trunkList = head >= 0 ? [hips, ...pathDown(ctx, hips, head)] : [hips];
+  const trunk = new Set(trunkList);
+  const taken = new Set(trunk);
+  const underHead = (b) => head >= 0 && isAncestorOf(ctx, head, b);
+  const found = { hips, head, legs: {}, arms: {} };
+  const byName = (arm, side) => {
+    const kinds = arm ? ["hand", "lowerarm", "upperarm", "shoulder", "clavicle"] : ["foot", "lowerleg", "leg", "upperleg"];
+    const b = shallowest(
+      ctx,
+      kinds,
+      side,
+      (x) => !taken.has(x) && !underHead(x) && x !== hips && isAncestorOf(ctx, hips, x) && branchPoint(ctx, trunk, x) >= 0
+    );
+    if (b < 0) return void 0;
+    const chain = limbChainTo(ctx, trunk, b, arm).filter((x) => !taken.has(x));
+    if (chain.length === 0) return void 0;
+    for (const x of chain) taken.add(x);
+    return { chain, roles: limbRoles(ctx, chain, arm), side };
+  };
+  for (const side of SIDES) found.legs[side] = byName(false, side);
+  for (const side of SIDES) found.arms[side] = byName(true, side);
+  const missingLimbs = SIDES.some((s) => !found.legs[s] || !found.arms[s]);
+  let frame = null;
+  if (missingLimbs && topology()) {
+    const t = topology();
+    const fill = (arm) => {
+      const group = arm ? found.arms : found.legs;
+      const cands = (arm ? t.arms : t.legs).map((c) => c.filter((x) => !taken.has(x))).filter((c, i) => c.length > 0 && c[0] === (arm ? t.arms : t.legs)[i][0]);
+      const missing = SIDES.filter((s) => !group[s]);
+      if (missing.length === 0 || cands.length === 0) return;
+      const limbs = cands.map((chain) => ({ chain, roles: limbRoles(ctx, chain, arm), side: null }));
+      if (missing.length === 1 && limbs.length >= 1) {
+        const other = group[missing[0] === "L" ? "R" : "L"];
+        let pick2 = limbs[0];
+        if (limbs.length > 1 && other) {
+          const oc = limbCentre(ctx, other);
+          pick2 = limbs.reduce(
+            (a2, b2) => norm2(sub4(limbCentre(ctx, b2), oc)) > norm2(sub4(limbCentre(ctx, a2), oc)) ? b2 : a2
+          );
+        }
+        group[missing[0]] = pick2;
+        for (const x of pick2.chain) taken.add(x);
+        warnings.push(
+          `${SIDE_WORD[missing[0]]} ${arm ? "arm" : "leg"}: no ${arm ? "hand/arm" : "foot/leg"} names on this side; found by topology from ${describeBone(ctx, pick2.chain[0])}`
+        );
+        return;
+      }
+      if (limbs.length < 2) return;
+      frame ?? (frame = bodyFrame2(ctx, hips, head, topoLegs(ctx, t, found)));
+      const [a, b] = limbs;
+      const leftIsA = sideOfPair(
+        frame,
+        limbCentre(ctx, a),
+        limbCentre(ctx, b),
+        arm ? "arms" : "legs",
+        warnings
+      );
+      group.L = leftIsA ? a : b;
+      group.R = leftIsA ? b : a;
+      for (const x of [...a.chain, ...b.chain]) taken.add(x);
+    };
+    fill(false);
+    fill(true);
+  }
+  checkNamedSides(ctx, found, warnings);
+  return found;
+}
+function topoLegs(ctx, t, found) {
+  const named = SIDES.map((s) => found.legs[s]).filter((l) => !!l);
+  if (named.length === 2) return named;
+  return t.legs.map((chain) => ({ chain, roles: limbRoles(ctx, chain, false), side: null }));
+}
+function sideOfPair(frame, a, b, what, warnings) {
+  const lateral = reject(sub4(a, b), frame.up);
+  const ln2 = norm2(lateral);
+  if (frame.left && ln2 > 0) {
+    const c = dot5(lateral, frame.left) / ln2;
+    if (Math.abs(c) < 0.5) {
+      warnings.push(
+        `${what}: left/right is uncertain (the limbs are not spread across the facing direction)`
+      );
+    }
+    return c > 0;
+  }
+  let left = reject([1, 0, 0], frame.up);
+  let convention = "faces +Z with its left at +X (glTF)";
+  if (ln2 > 0 && Math.abs(dot5(lateral, normalize4(left))) < 0.3 * ln2 * norm2(left)) {
+    left = reject([0, 0, -1], frame.up);
+    convention = "faces +X with its left at -Z";
+  }
+  warnings.push(
+    `${what}: no names and no feet/knees to tell the facing; assumed the character ${convention}, so left and right may be mirrored`
+  );
+  return dot5(lateral, left) > 0;
+}
+function checkNamedSides(ctx, found, warnings) {
+  const legs = SIDES.map((s) => found.legs[s]).filter((l) => !!l && l.side !== null);
+  if (legs.length !== 2 || found.head < 0) return;
+  const frame = bodyFrame2(ctx, found.hips, found.head, legs);
+  if (!frame.left || !frame.plausible) return;
+  for (const [what, group] of [
+    ["legs", found.legs],
+    ["arms", found.arms]
+  ]) {
+    const l = group.L;
+    const r = group.R;
+    if (!l || !r || l.side === null || r.side === null) continue;
+    const lateral = reject(sub4(limbCentre(ctx, l), limbCentre(ctx, r)), frame.up);
+    const ln2 = norm2(lateral);
+    if (ln2 > 0 && dot5(lateral, frame.left) / ln2 < -0.5) {
+      warnings.push(
+        `${what}: the bones named left lie on the character's right in the rest pose (feet point the other way): mirrored rig or swapped names?`
+      );
+    }
+  }
+}
+function assignTrunk(ctx, found, a) {
+  const { hips, head } = found;
+  a.set(HumanBodyBones.Hips, hips);
+  if (head < 0) return;
+  const trunk = [hips, ...pathDown(ctx, hips, head)];
+  const trunkUsable = trunk.filter(
+    (b, i) => i === 0 || i === trunk.length - 1 || ctx.info[b].kind !== "ignore" && ctx.info[b].kind !== "hips"
+  );
+  const last = trunkUsable.length - 1;
+  let armTop = -1;
+  for (const s of SIDES) {
+    const arm = found.arms[s];
+    if (!arm) continue;
+    const bp = ctx.skeleton.parents[arm.chain[0]];
+    armTop = Math.max(armTop, trunkUsable.indexOf(bp));
+  }
+  const firstNeck = trunkUsable.findIndex((b, i) => i > 0 && i < last && ctx.info[b].kind === "neck");
+  let spineEnd;
+  if (armTop >= 1) spineEnd = Math.min(armTop, last - 1);
+  else spineEnd = firstNeck > 0 ? firstNeck - 1 : last - 1;
+  if (firstNeck > 0 && firstNeck <= spineEnd) spineEnd = firstNeck - 1;
+  const spine = trunkUsable.slice(1, spineEnd + 1);
+  const neckChain = trunkUsable.slice(spineEnd + 1, last);
+  if (spine.length >= 1) a.set(HumanBodyBones.Spine, spine[0]);
+  const named = (kind) => spine.findIndex((b, i) => i > 0 && ctx.info[b].kind === kind);
+  const nc = named("chest");
+  const nu = named("upperchest");
+  if (nc > 0 || nu > 0) {
+    if (nc > 0) a.set(HumanBodyBones.Chest, spine[nc]);
+    if (nu > 0 && nu > nc) a.set(HumanBodyBones.UpperChest, spine[nu]);
+    else if (nc > 0 && spine.length >= 3 && nc < spine.length - 1)
+      a.set(HumanBodyBones.UpperChest, spine[spine.length - 1]);
+    if (nc < 0 && nu > 1) a.set(HumanBodyBones.Chest, spine[nu - 1]);
+  } else if (spine.length === 2) {
+    a.set(HumanBodyBones.Chest, spine[1]);
+  } else if (spine.length >= 3) {
+    a.set(HumanBodyBones.Chest, spine[spine.length - 2]);
+    a.set(HumanBodyBones.UpperChest, spine[spine.length - 1]);
+  }
+  if (neckChain.length > 0) a.set(HumanBodyBones.Neck, neckChain[0]);
+  a.set(HumanBodyBones.Head, head);
+}
+function assignLimbs(ctx, found, a, warnings) {
+  for (const s of SIDES) {
+    const w = SIDE_WORD[s];
+    const leg = found.legs[s];
+    if (leg) {
+      a.set(HumanBodyBones[`${w}UpperLeg`], leg.roles.upper);
+      a.set(HumanBodyBones[`${w}LowerLeg`], leg.roles.lower);
+      let foot = leg.roles.end;
+      if (foot < 0 && leg.roles.lower >= 0) foot = detachedEnd(ctx, a, "foot", s, leg.roles.lower, warnings);
+      a.set(HumanBodyBones[`${w}Foot`], foot);
+      a.set(HumanBodyBones[`${w}Toes`], leg.roles.tip);
+    }
+    const arm = found.arms[s];
+    if (arm) {
+      a.set(HumanBodyBones[`${w}Shoulder`], arm.roles.root);
+      a.set(HumanBodyBones[`${w}UpperArm`], arm.roles.upper);
+      a.set(HumanBodyBones[`${w}LowerArm`], arm.roles.lower);
+      let hand = arm.roles.end;
+      if (hand < 0 && arm.roles.lower >= 0) hand = detachedEnd(ctx, a, "hand", s, arm.roles.lower, warnings);
+      a.set(HumanBodyBones[`${w}Hand`], hand);
+      if (hand >= 0 && ctx.info[hand].kind === "palm") {
+        warnings.push(`${w}Hand: the rig has no hand bone; using the metacarpal ${describeBone(ctx, hand)}`);
+      }
+    }
+  }
+}
+function detachedEnd(ctx, a, kind, side, lower, warnings) {
+  let best = -1;
+  for (let b = 0; b < ctx.n; b++) {
+    const inf = ctx.info[b];
+    if (inf.kind !== kind || inf.side !== side || a.isUsed(b) || isAncestorOf(ctx, b, lower)) continue;
+    if (best < 0 || distance2(ctx.pos, b, lower) < distance2(ctx.pos, best, lower)) best = b;
+  }
+  if (best >= 0) {
+    warnings.push(
+      `${SIDE_WORD[side]}${kind === "foot" ? "Foot" : "Hand"}: no ${kind} bone below ${describeBone(ctx, lower)}; using ${describeBone(ctx, best)}, which is not its descendant (an IK control bone?)`
+    );
+  }
+  return best;
+}
+function assignHeadParts(ctx, found, a) {
+  const head = found.head;
+  if (head < 0) return;
+  const below = (b) => b !== head && isAncestorOf(ctx, head, b);
+  a.set(HumanBodyBones.LeftEye, shallowest(ctx, ["eye"], "L", below));
+  a.set(HumanBodyBones.RightEye, shallowest(ctx, ["eye"], "R", below));
+  a.set(HumanBodyBones.Jaw, shallowest(ctx, ["jaw"], null, below));
+}
+var FINGER_NAMES2 = ["Thumb", "Index", "Middle", "Ring", "Little"];
+var PHALANX_NAMES = ["Proximal", "Intermediate", "Distal"];
+function assignFingers(ctx, a) {
+  for (const s of SIDES) {
+    const w = SIDE_WORD[s];
+    const hand = a.map[HumanBodyBones[`${w}Hand`]];
+    if (hand < 0) continue;
+    for (let f = 0; f < 5; f++) {
+      const bones = [];
+      for (let b = hand + 1; b < ctx.n; b++) {
+        const inf = ctx.info[b];
+        if (inf.kind !== "finger" || inf.finger !== f || inf.side !== null && inf.side !== s) continue;
+        if (f !== 0 && inf.metacarpal) continue;
+        if (isAncestorOf(ctx, hand, b)) bones.push(b);
+      }
+      let prev = -1;
+      let k = 0;
+      for (const b of bones) {
+        if (k >= 3) break;
+        if (prev >= 0 && !isAncestorOf(ctx, prev, b)) continue;
+        a.set(HumanBodyBones[`${w}${FINGER_NAMES2[f]}${PHALANX_NAMES[k]}`], b);
+        prev = b;
+        k++;
+      }
+    }
+  }
+}
+function automaticMap(ctx, warnings) {
+  const a = new Assignment(ctx, warnings);
+  const found = findBody(ctx, warnings);
+  if (!found) {
+    warnings.push(
+      "no hips found: no bone is named hips/pelvis and no bone has two leg chains and a trunk below it"
+    );
+    return a;
+  }
+  assignTrunk(ctx, found, a);
+  assignLimbs(ctx, found, a, warnings);
+  assignHeadParts(ctx, found, a);
+  assignFingers(ctx, a);
+  return a;
+}
+var HUMAN_ORDER = (() => {
+  const depth = (h) => HUMAN_PARENT[h] < 0 ? 0 : 1 + depth(HUMAN_PARENT[h]);
+  return Array.from({ length: HUMAN_BONE_COUNT }, (_, h) => h).sort((x, y) => depth(x) - depth(y) || x - y);
+})();
+var SIMILAR_NAME_THRESHOLD = 1 / 3;
+function similarityKey(name) {
+  return name.replace(/^.*[:|]/, "").toLowerCase();
+}
+function similarNames(word, candidates, max2 = 3) {
+  const w = similarityKey(word);
+  let best = Number.POSITIVE_INFINITY;
+  let out = [];
+  for (const c of candidates) {
+    const k = similarityKey(c);
+    const len3 = Math.max(w.length, k.length);
+    if (len3 === 0) continue;
+    const d = editDistance2(w, k);
+    if (d / len3 > SIMILAR_NAME_THRESHOLD + 1e-12 || d > best) continue;
+    if (d < best) {
+      best = d;
+      out = [];
+    }
+    if (out.length < max2 && !out.includes(c)) out.push(c);
+  }
+  return out;
+}
+function didYouMean(names) {
+  if (names.length === 0) return "";
+  const q = names.map((n) => `'${n}'`);
+  return ` (did you mean ${q.length === 1 ? q[0] : `${q.slice(0, -1).join(", ")} or ${q[q.length - 1]}`}?)`;
+}
+var HUMAN_BODY_BONES_URL = "https://docs.unity3d.com/ScriptReference/HumanBodyBones.html";
+function keySuggestion(key) {
+  const vrmThumb = /^(left|right)thumbmetacarpal$/i.exec(key);
+  if (vrmThumb) {
+    const side = vrmThumb[1].toLowerCase() === "left" ? "Left" : "Right";
+    return ` (did you mean '${side}ThumbProximal'? Unity's thumb proximal is the VRM 1.0 thumb metacarpal)`;
+  }
+  const near = didYouMean(similarNames(key, HUMAN_BONE_NAMES));
+  return near || ` (no similar name; the names are listed at ${HUMAN_BODY_BONES_URL})`;
+}
+function editDistance2(a, b) {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length];
+}
+function fileLabel(fileName) {
+  return fileName && fileName.length > 0 ? fileName : "<skeleton>";
+}
+function resolveOverrideBone(skeleton, key, value, file2) {
+  const exact = skeleton.names.indexOf(value);
+  if (exact >= 0) return exact;
+  const lower = value.toLowerCase();
+  const ci = skeleton.names.flatMap((n, i) => n.toLowerCase() === lower ? [i] : []);
+  if (ci.length === 1) return ci[0];
+  const near = similarNames(value, skeleton.names);
+  const inspect = `kind inspect ${file2 === "<skeleton>" ? "<file>" : file2}`;
+  throw new HumanoidMapError(
+    `${file2}: humanoid override ${key}: no bone named '${value}' in the skeleton` + (near.length > 0 ? didYouMean(near) : `; no similar bone name ('${inspect}' lists the bones)`)
+  );
+}
+function autoMapHumanoid(skeleton, options = {}) {
+  const file2 = fileLabel(options.fileName);
+  const n = skeleton.boneCount;
+  const warnings = [];
+  const humanoid = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
+  const source = new Array(HUMAN_BONE_COUNT).fill(null);
+  const owner = /* @__PURE__ */ new Map();
+  const place = (h, b, src) => {
+    humanoid[h] = b;
+    source[h] = src;
+    owner.set(b, h);
+  };
+  const forcedNull = /* @__PURE__ */ new Set();
+  const override = options.override ?? {};
+  for (const [key, value] of Object.entries(override)) {
+    const h = humanBoneIndex(key);
+    if (h < 0) {
+      throw new HumanoidMapError(
+        `${file2}: humanoid override: '${key}' is not a HumanBodyBones name${keySuggestion(key)}`
+      );
+    }
+    if (value === null) {
+      forcedNull.add(h);
+      continue;
+    }
+    if (value === void 0) continue;
+    if (typeof value !== "string" || value === "") {
+      throw new HumanoidMapError(
+        `${file2}: humanoid override ${key}: value must be a bone name (non-empty string) or null, got ${JSON.stringify(value)}`
+      );
+    }
+    const b = resolveOverrideBone(skeleton, key, value, file2);
+    const other = owner.get(b);
+    if (other !== void 0) {
+      throw new HumanoidMapError(
+        `${file2}: humanoid override maps both ${HUMAN_BONE_NAMES[other]} and ${key} to bone '${skeleton.names[b]}'`
+      );
+    }
+    place(h, b, "override");
+  }
+  if (options.preset) {
+    const preset = options.preset;
+    if (preset.length !== HUMAN_BONE_COUNT) {
+      throw new HumanoidMapError(
+        `${file2}: humanoid preset has length ${preset.length}, expected ${HUMAN_BONE_COUNT}`
+      );
+    }
+    const presetSource = options.presetSource ?? "vrm";
+    for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+      const b = preset[h];
+      if (b === -1) continue;
+      if (!Number.isInteger(b) || b < -1 || b >= n) {
+        throw new HumanoidMapError(
+          `${file2}: humanoid preset ${HUMAN_BONE_NAMES[h]} -> ${b} is not a bone index (0..${n - 1})`
+        );
+      }
+      if (humanoid[h] >= 0 || forcedNull.has(h)) continue;
+      const other = owner.get(b);
+      if (other !== void 0) {
+        warnings.push(
+          `${HUMAN_BONE_NAMES[h]}: ${presetSource} map gives '${skeleton.names[b]}', already ${HUMAN_BONE_NAMES[other]}; dropped`
+        );
+        continue;
+      }
+      place(h, b, presetSource);
+    }
+  }
+  const takenBy = /* @__PURE__ */ new Map();
+  const needAuto = options.fillGaps !== false && HUMAN_ORDER.some((h) => humanoid[h] < 0 && !forcedNull.has(h));
+  if (needAuto && n > 0) {
+    const ctx = buildContext(skeleton);
+    const autoWarnings = [];
+    const auto = automaticMap(ctx, autoWarnings);
+    const filled = /* @__PURE__ */ new Set();
+    for (const h of HUMAN_ORDER) {
+      const b = auto.map[h];
+      if (b < 0 || humanoid[h] >= 0 || forcedNull.has(h)) continue;
+      const other = owner.get(b);
+      if (other !== void 0) {
+        const by = source[other] === "override" ? "the override" : `the ${source[other]} preset`;
+        takenBy.set(h, {
+          reason: `'${skeleton.names[b]}' is taken by ${by} ${HUMAN_BONE_NAMES[other]}`,
+          other
+        });
+        continue;
+      }
+      place(h, b, auto.src[h]);
+      filled.add(h);
+    }
+    for (const w of autoWarnings) {
+      const m = /^(\w+):/.exec(w);
+      const h = m ? humanBoneIndex(m[1]) : -1;
+      if (h < 0 || filled.has(h)) warnings.push(w);
+    }
+    enforceConsistency(skeleton, humanoid, source, warnings);
+  } else {
+    enforceConsistency(skeleton, humanoid, source, warnings);
+  }
+  const missingRequired = [];
+  const missingOptional = [];
+  const missingReasons = {};
+  for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+    if (humanoid[h] >= 0) continue;
+    const required2 = isRequiredHumanBone(h);
+    (required2 ? missingRequired : missingOptional).push(HUMAN_BONE_NAMES[h]);
+    const taken = takenBy.get(h);
+    if (taken) {
+      missingReasons[HUMAN_BONE_NAMES[h]] = taken.reason;
+      if (required2 || source[taken.other] === "override")
+        warnings.push(`${HUMAN_BONE_NAMES[h]}: ${taken.reason}`);
+    } else if (forcedNull.has(h) && required2) {
+      missingReasons[HUMAN_BONE_NAMES[h]] = "set to null by the override";
+    }
+  }
+  return { humanoid, source, missingRequired, missingOptional, warnings, missingReasons };
+}
+function enforceConsistency(skeleton, humanoid, source, warnings) {
+  const auto = (h) => source[h] === "name" || source[h] === "topology";
+  const warned = /* @__PURE__ */ new Set();
+  for (let pass = 0; pass < HUMAN_BONE_COUNT; pass++) {
+    let changed = false;
+    for (const h of HUMAN_ORDER) {
+      const b = humanoid[h];
+      if (b < 0) continue;
+      const p = nearestMappedAncestor(h, (x) => humanoid[x] >= 0);
+      if (p < 0) continue;
+      const pb = humanoid[p];
+      let ok = false;
+      for (let x = skeleton.parents[b]; x >= 0; x = skeleton.parents[x]) {
+        if (x === pb) {
+          ok = true;
+          break;
+        }
+      }
+      if (ok) continue;
+      const what = `${HUMAN_BONE_NAMES[h]} '${skeleton.names[b]}' is not below its humanoid parent ${HUMAN_BONE_NAMES[p]} '${skeleton.names[pb]}'`;
+      if (auto(h) && !isRequiredHumanBone(h)) {
+        warnings.push(`${what}; ${HUMAN_BONE_NAMES[h]} left unmapped`);
+        humanoid[h] = -1;
+        source[h] = null;
+        changed = true;
+      } else if (auto(p) && !isRequiredHumanBone(p)) {
+        warnings.push(`${what}; ${HUMAN_BONE_NAMES[p]} left unmapped`);
+        humanoid[p] = -1;
+        source[p] = null;
+        changed = true;
+      } else if (!warned.has(what)) {
+        warned.add(what);
+        warnings.push(what);
+      }
+    }
+    if (!changed) return;
+  }
+}
+function requireHumanoid(result, fileName) {
+  if (result.missingRequired.length === 0) return;
+  const reasons = result.missingRequired.flatMap((name) => {
+    const why = result.missingReasons?.[name];
+    return why ? [`${name}: ${why}`] : [];
+  });
+  throw new HumanoidMapError(
+    `${fileLabel(fileName)}: humanoid map is missing ${result.missingRequired.length} required bone(s): ${result.missingRequired.join(", ")}. ` + (reasons.length > 0 ? `${reasons.join("; ")}. ` : "") + 'Name them in a humanoid override JSON ({"HumanBodyBonesName": "boneName"}).'
+  );
+}
+var HUMAN_ORDER_DISPLAY = [
+  HumanBodyBones.Hips,
+  HumanBodyBones.Spine,
+  HumanBodyBones.Chest,
+  HumanBodyBones.UpperChest,
+  HumanBodyBones.Neck,
+  HumanBodyBones.Head,
+  HumanBodyBones.LeftEye,
+  HumanBodyBones.RightEye,
+  HumanBodyBones.Jaw,
+  HumanBodyBones.LeftShoulder,
+  HumanBodyBones.LeftUpperArm,
+  HumanBodyBones.LeftLowerArm,
+  HumanBodyBones.LeftHand,
+  HumanBodyBones.RightShoulder,
+  HumanBodyBones.RightUpperArm,
+  HumanBodyBones.RightLowerArm,
+  HumanBodyBones.RightHand,
+  HumanBodyBones.LeftUpperLeg,
+  HumanBodyBones.LeftLowerLeg,
+  HumanBodyBones.LeftFoot,
+  HumanBodyBones.LeftToes,
+  HumanBodyBones.RightUpperLeg,
+  HumanBodyBones.RightLowerLeg,
+  HumanBodyBones.RightFoot,
+  HumanBodyBones.RightToes,
+  ...Array.from({ length: 30 }, (_, i) => HumanBodyBones.LeftThumbProximal + i)
+];
+
+// src/unity/defaultTake.ts
+var FILE = "default-walk.bvh";
+var cached2 = null;
+function r6(v) {
+  const x = Math.round(v * 1e6) / 1e6;
+  return x === 0 ? 0 : x;
+}
+function mirrored(a, stride) {
+  const out = new Array(a.length);
+  for (let i = 0; i < a.length; i++) {
+    const k = i % stride;
+    const flip = stride === 3 ? k === 0 : k === 1 || k === 2;
+    out[i] = r6(flip ? -a[i] : a[i]);
+  }
+  return out;
+}
+function takeJson(bvhText, fileName) {
+  const { clip } = parseBvh(bvhText, { fileName, unitScale: "auto" });
+  const sk = clip.skeleton;
+  const mapping = autoMapHumanoid(sk, { fileName });
+  requireHumanoid(mapping, fileName);
+  const n = sk.boneCount;
+  const root = 0;
+  const hips = new Array(3 * clip.frameCount);
+  for (let f = 0; f < clip.frameCount; f++)
+    for (let k = 0; k < 3; k++) hips[3 * f + k] = clip.translations[(f * n + root) * 3 + k];
+  return JSON.stringify({
+    name: clip.name,
+    frameCount: clip.frameCount,
+    frameTime: clip.frameTime,
+    names: [...sk.names],
+    parents: Array.from(sk.parents),
+    humanoid: Array.from(mapping.humanoid),
+    restLocalPositions: mirrored(sk.restTranslations, 3),
+    restLocalRotations: mirrored(sk.restRotations, 4),
+    rotations: mirrored(clip.rotations, 4),
+    hipsPositions: mirrored(hips, 3)
+  });
+}
+function defaultTake() {
+  if (cached2 === null) cached2 = takeJson(default_walk_default, FILE);
+  return cached2;
+}
 export {
   LAYOUT_VERSION,
   apiVersion,
   command,
   createHub,
+  defaultTake,
   destroyHub,
   exportState,
   importState,
