@@ -39,6 +39,7 @@ import {
   createJointSet,
   DEFAULT_POSE_OPTIONS,
   DEFAULT_TUNE_GRID,
+  formatMapping,
   frameHasPerson,
   JOINT_STATES,
   type LandmarkRecording,
@@ -82,6 +83,8 @@ export interface PuppetRenderOptions {
   character?: string;
   /** Landmark recording (or tfjs reference); default the embedded recording. */
   landmarks?: string;
+  /** An AnimatedDrawings retarget config for an AnimatedDrawings character (src/puppet/retargetCfg.ts). */
+  retargetCfg?: string;
   outDir: string;
   recording?: RecordingLoadOptions;
   pose?: Partial<PoseOptions>;
@@ -138,6 +141,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
     { role: 'landmark recording', path: landmarksPath },
     { role: 'character', path: characterPath },
     ...(loaded.worldFile ? [{ role: 'world landmarks file', path: loaded.worldFile }] : []),
+    ...(o.retargetCfg ? [{ role: 'retarget config', path: o.retargetCfg }] : []),
   ];
   refuseOverwritingInputs([outputs.json, ...(outputs.preview ? [outputs.preview] : [])], inputs);
   const frames = path.resolve(outputs.frames);
@@ -149,7 +153,10 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
   const space = o.pose?.space ?? 'auto';
   if (!rec.frames.some((f) => frameHasPerson(f, space)))
     throw new PuppetInputError(noPersonMessage(rec.frames.length, space), landmarksPath);
-  const character = loadCharacter(characterPath, o.character === undefined ? { name: 'default' } : {});
+  const character = loadCharacter(characterPath, {
+    ...(o.character === undefined ? { name: 'default' } : {}),
+    retargetCfgFile: o.retargetCfg,
+  });
   if (!isAnimatedDrawingsFolder(characterPath))
     notes.push(
       `${path.basename(characterPath)}: no char_cfg.yaml, so the joints are the default skeleton fitted to the drawing's bounding box; where its limbs are drawn elsewhere, place the joints in the page (Suggest joints, Edit joints) or give an AnimatedDrawings folder`,
@@ -209,7 +216,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
         ? { width: target.width, height: target.height, data: new Uint8Array(target.data.length) }
         : null;
     const shifted = new Float32Array(session.skinned.length);
-    const overlay = createJointSet();
+    const overlay = createJointSet(session.rig.jointCount);
     const gif = outputs.preview ? GIFEncoder() : null;
     const palette = gif ? framePalette(character, gifBg, o.joints === true) : null;
     session.reset();
@@ -225,14 +232,18 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
         shifted[i + 1] = s[i + 1] + top;
       }
       const d = session.drawingJoints;
-      for (let j = 0; j < J; j++) {
+      for (let j = 0; j < overlay.x.length; j++) {
         overlay.x[j] = d.x[j] + left;
         overlay.y[j] = d.y[j] + top;
       }
       overlay.confidence.set(d.confidence);
       overlay.state.set(d.state);
       const tr = performance.now();
-      const ro = { background: bg, drawJoints: o.joints ? overlay : undefined };
+      const ro = {
+        background: bg,
+        drawJoints: o.joints ? overlay : undefined,
+        parents: session.rig.skeleton.parents,
+      };
       rasterize(character, session.mesh, shifted, target, ro);
       if (gifTarget) rasterize(character, session.mesh, shifted, gifTarget, { ...ro, background: gifBg });
       const tp = performance.now();
@@ -367,6 +378,7 @@ export function formatRenderSummary(r: PuppetRenderResult, cwd = process.cwd()):
   lines.push(
     `  jitter (body scales/s^2, measured joints): raw ${s.jitter.raw.toFixed(2)} -> smoothed ${s.jitter.smoothed.toFixed(2)} (x${s.jitter.ratio.toFixed(2)}), lag ${Number.isFinite(s.lagMs) ? `${s.lagMs} ms` : '-'}; outliers dropped ${s.outliers}`,
   );
+  lines.push(...formatMapping(f.character.mapping).map((l) => `  ${l}`));
   const t = r.timing;
   lines.push(
     `  time: setup (mesh, weights) ${t.setupMs} ms; per frame pose + rig + LBS ${t.poseRigSkinMsPerFrame} ms, rasterise ${t.rasterMsPerFrame} ms, PNG ${t.pngMsPerFrame} ms`,
@@ -785,6 +797,10 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
         'landmark recording (the recording format, or a tfjs reference with --image-size)',
       )
       .option('-o, --out <dir>', 'output folder', outDirArg, 'puppet-out')
+      .option(
+        '--retarget-cfg <file.yaml>',
+        "an AnimatedDrawings retarget config (char_joint_bvh_joints_mapping, char_bodypart_groups) saying which of the person's bones drives each joint of the character; without one, joints are mapped by name (DRAWING.md)",
+      )
       .addOption(
         new Option(
           '--weights <mode>',
@@ -820,6 +836,7 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       runPuppetRender({
         character: characterArg,
         landmarks: opts.landmarks,
+        retargetCfg: opts.retargetCfg,
         outDir: opts.out,
         recording: recordingOptions(opts),
         pose: opts.set,

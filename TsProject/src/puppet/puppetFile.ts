@@ -10,11 +10,12 @@
  * ms (metrics.lagMs, least-squares delay of the smoothed joints behind the raw ones). Deterministic: the
  * same drawing, recording and options give the same file (no clock readings).
  */
-import type { Character } from './character';
+import { type Character, characterJoints } from './character';
 import { jitter, lagMs } from './metrics';
 import type { PoseOptions } from './options';
 import type { PoseFrameReport } from './pipeline';
 import type { PuppetSession } from './session';
+import type { SkeletonMapping } from './skeleton';
 import {
   copyJointSet,
   createJointSet,
@@ -23,7 +24,6 @@ import {
   type JointState,
   PUPPET_JOINT_COUNT,
   PUPPET_JOINTS,
-  PUPPET_PARENTS,
 } from './types';
 
 const J = PUPPET_JOINT_COUNT;
@@ -80,8 +80,9 @@ export interface PuppetFile {
   tool: 'kind puppet render';
   /** Format version of this file. */
   version: 1;
+  /** The drawing's joints: the 21 PUPPET_JOINTS, or a character's own (six arms, four legs: skeleton.ts). */
   joints: string[];
-  /** Parent index of each joint (-1 for Hips). */
+  /** Parent index of each joint (-1 for Hips / a root). */
   parents: number[];
   /** The drawing: its pixel size (frame PNGs may be larger: see `frame`). */
   image: { width: number; height: number };
@@ -91,6 +92,8 @@ export interface PuppetFile {
     name: string;
     /** Rest joints (drawing pixels) and whether each was annotated (`measured`) or synthesised (`rest`). */
     restJoints: { x: number; y: number; state: JointState }[];
+    /** How each joint of the drawing is driven from the 21 pose joints (skeleton.ts), as `kind puppet render` prints it. */
+    mapping: SkeletonMapping;
   };
   /** The input recording: its file, camera image size. */
   input: { source: string; image: { width: number; height: number } };
@@ -123,7 +126,7 @@ export class PuppetRecorder {
   /** Record the session's state after `session.step(frame)` returned `report`. */
   add(timestampMs: number, report: PoseFrameReport): void {
     const keep = (list: JointSet[], src: JointSet) => {
-      const c = createJointSet();
+      const c = createJointSet(src.x.length);
       copyJointSet(c, src);
       list.push(c);
     };
@@ -163,7 +166,11 @@ export class PuppetRecorder {
     const same = { minConfidence, confidenceFrom: this.raw };
     const raw = jitter(this.raw, t, { bodyScale: s, ...same });
     const smoothed = jitter(this.smoothed, t, { bodyScale: s, ...same });
-    const drawingPx = jitter(this.drawing, t, same);
+    // a character's own skeleton (M joints, not the 21): its joints' own confidences (the pose joints they report)
+    const own = this.session.character.skeleton;
+    const drawingPx = own
+      ? jitter(this.drawing, t, { minConfidence, joints: own.names.map((_, j) => j) })
+      : jitter(this.drawing, t, same);
     const lag = lagMs(this.smoothed, this.raw, t, { minConfidence, maxLagMs: 600, stepMs: 5 }).lagMs;
     const durationMs = n > 1 ? this.times[n - 1] - this.times[0] : 0;
     return {
@@ -197,20 +204,22 @@ export class PuppetRecorder {
   }): PuppetFile {
     const c = o.character;
     const rest = c.restJoints;
+    const { names, parents } = characterJoints(c);
     const file: PuppetFile = {
       tool: 'kind puppet render',
       version: 1,
-      joints: [...PUPPET_JOINTS],
-      parents: [...PUPPET_PARENTS],
+      joints: [...names],
+      parents: [...parents],
       image: { width: c.width, height: c.height },
       frame: o.frame,
       character: {
         name: c.name,
-        restJoints: PUPPET_JOINTS.map((_, j) => ({
+        restJoints: names.map((_, j) => ({
           x: r2(rest.x[j]),
           y: r2(rest.y[j]),
           state: JOINT_STATES[rest.state[j]],
         })),
+        mapping: this.session.rig.skeleton.mapping,
       },
       input: o.input,
       mesh: {
@@ -224,7 +233,7 @@ export class PuppetRecorder {
         timestampMs,
         personFound: this.person[f],
         visibilityUnknown: this.unknown[f],
-        joints: PUPPET_JOINTS.map((_, j) => ({
+        joints: names.map((_, j) => ({
           x: r2(this.drawing[f].x[j]),
           y: r2(this.drawing[f].y[j]),
           confidence: r4(this.drawing[f].confidence[j]),

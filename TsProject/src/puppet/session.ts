@@ -14,7 +14,7 @@ import type { PoseOptions } from './options';
 import { type PoseFrameReport, PosePipeline } from './pipeline';
 import { DrawingRig, type DrawingRigOptions } from './rig';
 import { skin } from './skinning';
-import { createJointSet, type JointSet, type PoseFrame, PUPPET_JOINT_COUNT } from './types';
+import { createJointSet, type JointSet, type PoseFrame } from './types';
 import { computeWeights, DEFAULT_WEIGHT_MODE, type SkinWeights, type WeightMode } from './weights';
 
 export interface PuppetSessionOptions {
@@ -36,10 +36,13 @@ export class PuppetSession {
   readonly weightMode: WeightMode;
   /** Pose-space joints of the last step (y down; pixels of the camera image or metres). */
   readonly poseJoints: JointSet = createJointSet();
-  /** The drawing's joints of the last step, drawing pixels; confidence and state as the pose joints'. */
-  readonly drawingJoints: JointSet = createJointSet();
-  /** Float64Array(21 * 6): one rest -> posed affine per joint (DrawingRig layout). */
-  readonly transforms = new Float64Array(PUPPET_JOINT_COUNT * 6);
+  /**
+   * The drawing's joints of the last step, drawing pixels; confidence and state as the pose joints'. 21
+   * joints, or the character's own skeleton's M (rig.jointCount, names in rig.skeleton.names).
+   */
+  readonly drawingJoints: JointSet;
+  /** Float64Array(jointCount * 6): one rest -> posed affine per joint (DrawingRig layout). */
+  readonly transforms: Float64Array;
   /** Float32Array(2 * vertexCount): skinned vertices of the last step, drawing pixels. */
   readonly skinned: Float32Array;
   /** True once a frame with a person has posed the drawing. */
@@ -59,6 +62,8 @@ export class PuppetSession {
     this.weightMode = options.weights ?? DEFAULT_WEIGHT_MODE;
     this.weights = computeWeights(this.mesh, character, this.weightMode);
     this.rig = new DrawingRig(character, options.rig);
+    this.drawingJoints = createJointSet(this.rig.jointCount);
+    this.transforms = new Float64Array(this.rig.jointCount * 6);
     this.skinned = new Float32Array(2 * this.mesh.vertexCount);
     this.reset();
   }
@@ -75,7 +80,7 @@ export class PuppetSession {
     this.drawingJoints.confidence.fill(0);
     this.drawingJoints.state.set(r.state);
     this.transforms.fill(0);
-    for (let j = 0; j < PUPPET_JOINT_COUNT; j++) {
+    for (let j = 0; j < this.rig.jointCount; j++) {
       this.transforms[6 * j] = 1;
       this.transforms[6 * j + 3] = 1;
     }
@@ -92,9 +97,18 @@ export class PuppetSession {
       this.rig.pose(this.poseJoints, this.drawingJoints, this.transforms);
       skin(this.mesh, this.weights, this.transforms, this.skinned);
       this.posed = true;
-    } else {
+    } else if (this.character.skeleton === undefined) {
       this.drawingJoints.confidence.set(this.poseJoints.confidence);
       this.drawingJoints.state.set(this.poseJoints.state);
+    } else {
+      // a character's own joints report the pose joint their driver reads (CharacterSkeleton.reports)
+      const { reports, parents } = this.character.skeleton;
+      const d = this.drawingJoints;
+      for (let j = 0; j < reports.length; j++) {
+        const k = reports[j] >= 0 || parents[j] < 0 ? Math.max(reports[j], 0) : -1;
+        d.confidence[j] = k >= 0 ? this.poseJoints.confidence[k] : d.confidence[parents[j]];
+        d.state[j] = k >= 0 ? this.poseJoints.state[k] : d.state[parents[j]];
+      }
     }
     return report;
   }

@@ -25,6 +25,7 @@ import {
   type Character,
   characterFromAnimatedDrawings,
   characterFromImage,
+  characterJoints,
   computeWeights,
   createJointSet,
   DrawingRig,
@@ -160,8 +161,9 @@ let weightMode: WeightMode = 'segments-geodesic';
 const poseOptions: Partial<PoseOptions> = {};
 let pipeline = new PosePipeline(poseOptions);
 const poseJoints = createJointSet();
-const drawingJoints = createJointSet();
-const transforms = new Float64Array(PUPPET_JOINT_COUNT * 6);
+/** The drawing's posed joints and transforms: 21, or the character's own skeleton's (resized with the rig). */
+let drawingJoints = createJointSet();
+let transforms = new Float64Array(PUPPET_JOINT_COUNT * 6);
 let posedOnce = false;
 const lastReport: { counts: Record<string, number>; personFound: boolean; visibilityUnknown: boolean } = {
   counts: Object.fromEntries(JOINT_STATES.map((st) => [st, 0])),
@@ -227,7 +229,9 @@ const api: KindPuppetApi = {
 (window as unknown as { kindPuppet: KindPuppetApi }).kindPuppet = api;
 
 function readJoints(j: JointSet): JointReading[] {
-  return PUPPET_JOINTS.map((name, i) => ({
+  const names =
+    j.x.length === PUPPET_JOINT_COUNT || !puppet ? PUPPET_JOINTS : characterJoints(puppet.character).names;
+  return names.map((name, i) => ({
     name,
     x: j.x[i],
     y: j.y[i],
@@ -278,6 +282,7 @@ function setCharacter(c: Character): void {
     skinned: Float32Array.from(mesh.vertices),
     view: fitView(c),
   };
+  sizeRigOutputs();
   posedOnce = false;
   api.character = {
     name: c.name,
@@ -290,12 +295,20 @@ function setCharacter(c: Character): void {
     `${c.name}: ${c.width}×${c.height} px, ${mesh.vertexCount} vertices, ${mesh.triangleCount} triangles, weights ${weightMode}`;
 }
 
+/** Posed joints and transforms sized for the puppet's rig (a character's own skeleton has M joints, not 21). */
+function sizeRigOutputs(): void {
+  const n = puppet?.rig.jointCount ?? PUPPET_JOINT_COUNT;
+  if (drawingJoints.x.length !== n) drawingJoints = createJointSet(n);
+  if (transforms.length !== n * 6) transforms = new Float64Array(n * 6);
+}
+
 /** After the rest joints changed (suggested or dragged): new rig and weights, same mesh. */
 function rebindCharacter(): void {
   if (!puppet) return;
   const c = puppet.character;
   puppet.weights = computeWeights(puppet.mesh, c, weightMode);
   puppet.rig = new DrawingRig(c);
+  sizeRigOutputs();
   puppet.skinned.set(puppet.mesh.vertices);
   posedOnce = false;
 }
@@ -366,6 +379,12 @@ async function suggestJoints(): Promise<number> {
   if (!puppet) throw new Error('suggest joints: no drawing loaded');
   const be = await ensureBackend();
   const c = puppet.character;
+  if (c.skeleton) {
+    setStatus(
+      `suggest joints places the 21 joints of a two-armed, two-legged figure; ${c.name} has its own ${c.skeleton.names.length} joints (drag them)`,
+    );
+    return 0;
+  }
   setStatus('running the pose model on the drawing…');
   // the texture as it is (alpha composited on white), not cut by the mask: a photo's mask may miss the head
   const frame = await be.detectImage(rgbaOnWhite(c.texture));
@@ -623,7 +642,13 @@ function render(): void {
       p.mesh.triangleCount,
       p.view,
     );
-    drawJoints(ctx, showRest ? p.character.restJoints : drawingJoints, p.view, editing ? hoverJoint : -1);
+    drawJoints(
+      ctx,
+      showRest ? p.character.restJoints : drawingJoints,
+      p.view,
+      editing ? hoverJoint : -1,
+      characterJoints(p.character).parents,
+    );
   }
   requestAnimationFrame(render);
 }
@@ -686,7 +711,7 @@ function nearestJoint(x: number, y: number): number {
   const rest = puppet.character.restJoints;
   let best = -1;
   let bestD = 14 / puppet.view.scale; // 14 screen px
-  for (let j = 0; j < PUPPET_JOINT_COUNT; j++) {
+  for (let j = 0; j < rest.x.length; j++) {
     const d = Math.hypot(rest.x[j] - x, rest.y[j] - y);
     if (d < bestD) {
       bestD = d;
@@ -796,7 +821,9 @@ function wireControls(): void {
   });
   const drop = () => {
     if (dragJoint >= 0) {
-      setStatus(`${PUPPET_JOINTS[dragJoint]} moved; weights and rig rebuilt`);
+      setStatus(
+        `${puppet ? characterJoints(puppet.character).names[dragJoint] : dragJoint} moved; weights and rig rebuilt`,
+      );
       dragJoint = -1;
       rebindCharacter();
     }
