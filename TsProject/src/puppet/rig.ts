@@ -121,6 +121,7 @@ export class DrawingRig {
         }
         this.restAngle[i] = Math.atan2(sn, c);
       }
+      if (d.kind === 'bone' && d.neutral !== undefined) this.restAngle[i] = d.neutral;
       if (d.kind === 'line')
         this.restAngle[i] = Math.atan2(
           this.restY[d.restLeft] - this.restY[d.restRight],

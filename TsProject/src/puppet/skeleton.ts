@@ -15,6 +15,9 @@
  *   With `fan` (character joints, this one among them: the copies of one limb), the rest angle is the
  *   circular mean of the fan's drawn bone angles instead of the bone's own: the copies' mean direction takes
  *   the person's direction and each copy keeps its drawn angle to that mean (all turn by the same angle).
+ *   With `neutral` (radians, y down), the rest angle is that angle instead: the bone keeps its DRAWN direction
+ *   while the person's bone points at `neutral`, and turns by as much as the person's turns from it (a
+ *   four-legged animal's neck, drawn leaning forward, stays so while the person's neck is upright).
  * - `rigid`: the bone keeps its rest angle to its parent bone (theta_j = theta_parent); a root keeps its rest
  *   angle (theta = 0). A joint nothing drives follows its parent rigidly (as AnimatedDrawings, where a joint
  *   without a mapping keeps its local rotation).
@@ -33,7 +36,7 @@ import { PUPPET_JOINTS, PuppetInputError, type PuppetJointName } from './types';
 
 /** How the bone ending at one joint turns each frame (module doc). Pose joints are PUPPET_JOINTS indices. */
 export type JointDriver =
-  | { kind: 'bone'; from: number; to: number; fan?: readonly number[] }
+  | { kind: 'bone'; from: number; to: number; fan?: readonly number[]; neutral?: number }
   | { kind: 'line'; left: number; right: number; restLeft: number; restRight: number }
   | { kind: 'rigid' };
 
@@ -92,7 +95,7 @@ const P = (n: PuppetJointName): number => PUPPET_JOINTS.indexOf(n);
 /** Text of a driver for the printed mapping. */
 export function describeDriver(d: JointDriver, names: readonly string[], parent: number): string {
   if (d.kind === 'bone')
-    return `${PUPPET_JOINTS[d.from]} -> ${PUPPET_JOINTS[d.to]}${d.fan ? ` (fan of ${d.fan.map((k) => names[k]).join(', ')})` : ''}`;
+    return `${PUPPET_JOINTS[d.from]} -> ${PUPPET_JOINTS[d.to]}${d.fan ? ` (fan of ${d.fan.map((k) => names[k]).join(', ')})` : ''}${d.neutral !== undefined ? ` (drawn direction while it points ${Math.round((-d.neutral * 180) / Math.PI)} deg)` : ''}`;
   if (d.kind === 'line')
     return `line ${PUPPET_JOINTS[d.right]} -> ${PUPPET_JOINTS[d.left]} (drawn ${names[d.restRight]} -> ${names[d.restLeft]})`;
   return parent < 0 ? 'rigid (keeps its rest angle)' : `rigid (follows ${names[parent]})`;
@@ -212,7 +215,9 @@ const LIMB_REPORT: Readonly<Record<string, string>> = {
  *   to follow). `hip` (AnimatedDrawings puts it at `root`): rigid.
  * - `torso` (the shoulder midpoint): follows Hips -> Neck (the person's spine), except in a character with
  *   more than one hip per side (four legs: its body lies along the ground as drawn, and stays so).
- * - `neck` (AnimatedDrawings puts it in the head): follows Neck -> Head.
+ * - `neck` (AnimatedDrawings puts it in the head): follows Neck -> Head; in a four-legged character it keeps
+ *   its drawn direction while the person's neck is upright (`neutral` 90 degrees up) and tilts as theirs
+ *   tilts: an animal's neck drawn leaning forward would otherwise be stood straight up.
  * - Any other name (a tail, ears, a hat) is rigid with its parent.
  * Root translation: scaled by the legs (the bones following a thigh or a shin: drawn length over the person's)
  * as AnimatedDrawings' `char_bvh_root_offset` scales by leg lengths; without legs by every driven bone.
@@ -280,7 +285,12 @@ export function skeletonFromNames(joints: readonly NamedJoint[], source: string)
       drivers.push({ kind: 'bone', from: P('Hips'), to: P('Neck') });
       reports.push(P('Neck'));
     } else if (n === 'neck') {
-      drivers.push({ kind: 'bone', from: P('Neck'), to: P('Head') });
+      drivers.push({
+        kind: 'bone',
+        from: P('Neck'),
+        to: P('Head'),
+        ...(quadruped ? { neutral: -Math.PI / 2 } : {}),
+      });
       reports.push(P('Head'));
     } else {
       drivers.push({ kind: 'rigid' });
