@@ -411,15 +411,22 @@ describe('kind puppet render: bad input names the place, exits 1 and leaves the 
       /^kind: .*blank: mask\.png: .*(empty|no character pixel|nothing)/i,
     ],
     [
-      'a char_cfg.yaml missing joints',
-      () => [
-        writeAnimatedDrawingsFolder(armsDownCharacter(), path.join(tmp, 'bad', 'nojoints'), {
-          drop: ['left_foot', 'neck'],
-        }),
-        '--landmarks',
-        goodRec,
-      ],
-      /^kind: .*nojoints\/char_cfg\.yaml:1: missing AnimatedDrawings joints neck, left_foot/,
+      // a char_cfg.yaml missing joints is no longer refused (issue 22 part 1: its own skeleton); a retarget
+      // config naming a joint the char_cfg lacks is
+      'a retarget config naming a joint the character lacks',
+      () => {
+        const retarget = path.join(tmp, 'bad', 'retarget.yaml');
+        fs.mkdirSync(path.dirname(retarget), { recursive: true });
+        fs.writeFileSync(retarget, 'char_joint_bvh_joints_mapping:\n  left_paw: [LeftLeg, LeftFoot]\n');
+        return [
+          writeAnimatedDrawingsFolder(armsDownCharacter(), path.join(tmp, 'bad', 'nopaw'), {}),
+          '--landmarks',
+          goodRec,
+          '--retarget-cfg',
+          retarget,
+        ];
+      },
+      /^kind: .*retarget\.yaml:2: char_joint_bvh_joints_mapping: character joint 'left_paw' is not in .*nopaw\/char_cfg\.yaml/,
     ],
     [
       '32 landmarks',

@@ -341,6 +341,51 @@ describeBrowser('puppet page, recorded landmark files (no camera)', () => {
     expect(after.some((j, i) => Math.hypot(j.x - before[i].x, j.y - before[i].y) > 5)).toBe(true);
     expect(pageErrors).toEqual([]);
   });
+
+  it('a six-armed AnimatedDrawings character (issue 22) loads through the file input and moves all six arms', async () => {
+    const dir = path.join(tmp, 'six-arms');
+    execFileSync(
+      process.execPath,
+      [path.resolve(ROOT, '../tools/make-puppet-sample.mjs'), '--out', dir, '--figure', 'six-arms'],
+      {
+        stdio: 'pipe',
+      },
+    );
+    await page.goto(`${server.url}?character=none`);
+    await waitFor(page, 'window.kindPuppet && window.kindPuppet.ready');
+    await page.setInputFiles(
+      '#adFiles',
+      ['texture.png', 'mask.png', 'char_cfg.yaml'].map((f) => path.join(dir, f)),
+    );
+    await waitFor(page, "window.kindPuppet.character && window.kindPuppet.character.name === 'character'");
+    const rest = await page.evaluate(() => (window as unknown as Win).kindPuppet.joints());
+    expect(rest).toHaveLength(28);
+    // the default recording ends with the person standing, arms hanging: every drawn arm (drawn raised,
+    // level and down) swings down towards the person's, the three of a side by one angle (a fan)
+    await page.evaluate(() =>
+      (window as unknown as Win).kindPuppet.playRecording('/default/recording.json', { realtime: false }),
+    );
+    const posed = await page.evaluate(() => (window as unknown as Win).kindPuppet.joints());
+    await page.screenshot({ path: '/tmp/puppet-page-six-arms.png' });
+    const at = (js: typeof rest, name: string) => js.find((j) => j.name === name)!;
+    const turn = (side: string, k: number) => {
+      const dir = (js: typeof rest) =>
+        Math.atan2(
+          at(js, `${side}_elbow${k}`).y - at(js, `${side}_shoulder${k}`).y,
+          at(js, `${side}_elbow${k}`).x - at(js, `${side}_shoulder${k}`).x,
+        );
+      return Math.atan2(Math.sin(dir(posed) - dir(rest)), Math.cos(dir(posed) - dir(rest)));
+    };
+    for (const side of ['right', 'left'])
+      for (const k of [1, 2, 3]) {
+        const r = at(rest, `${side}_hand${k}`);
+        const p = at(posed, `${side}_hand${k}`);
+        expect(Math.hypot(p.x - r.x, p.y - r.y)).toBeGreaterThan(40);
+        expect(turn(side, k)).toBeCloseTo(turn(side, 1), 6);
+      }
+    expect(posed.every((j) => Number.isFinite(j.x) && Number.isFinite(j.y))).toBe(true);
+    expect(pageErrors).toEqual([]);
+  });
 });
 
 describeBrowser('puppet page, fake webcam from the real squat video', () => {

@@ -378,7 +378,9 @@ export function formatRenderSummary(r: PuppetRenderResult, cwd = process.cwd()):
   lines.push(
     `  jitter (body scales/s^2, measured joints): raw ${s.jitter.raw.toFixed(2)} -> smoothed ${s.jitter.smoothed.toFixed(2)} (x${s.jitter.ratio.toFixed(2)}), lag ${Number.isFinite(s.lagMs) ? `${s.lagMs} ms` : '-'}; outliers dropped ${s.outliers}`,
   );
-  lines.push(...formatMapping(f.character.mapping).map((l) => `  ${l}`));
+  // a character's own skeleton (six arms, four legs): the mapping used, one line per joint
+  if (f.character.mapping.rule !== 'standard')
+    lines.push(...formatMapping(f.character.mapping).map((l) => `  ${l}`));
   const t = r.timing;
   lines.push(
     `  time: setup (mesh, weights) ${t.setupMs} ms; per frame pose + rig + LBS ${t.poseRigSkinMsPerFrame} ms, rasterise ${t.rasterMsPerFrame} ms, PNG ${t.pngMsPerFrame} ms`,
