@@ -121,6 +121,35 @@ describe('skeletonFromNames', () => {
     expect(e.right_knee_f).toBe('RightUpperLeg -> RightLowerLeg');
     expect(e.left_foot_b).toBe('LeftLowerLeg -> LeftFoot');
     expect(four.names.slice(0, 2)).toEqual(['root', 'left_hip_b']);
+
+    // joints named like a BVH skeleton's (or ours) follow the pose bone parent place -> own place
+    const bvh = skeletonFromNames(
+      [
+        J('Hips', 50, 80, null),
+        J('Spine', 50, 60, 'Hips'),
+        J('Neck', 50, 40, 'Spine'),
+        J('Head', 50, 20, 'Neck'),
+        J('LeftArm', 60, 40, 'Neck'),
+        J('LeftForeArm', 70, 50, 'LeftArm'),
+        J('LeftHand', 80, 60, 'LeftForeArm'),
+        J('LeftUpLeg', 55, 80, 'Hips'),
+        J('LeftLeg', 55, 100, 'LeftUpLeg'),
+        J('wing', 40, 50, 'Spine'),
+      ],
+      'bvh/char_cfg.yaml',
+    );
+    expect(Object.fromEntries(bvh.mapping.joints.map((j) => [j.name, j.driver]))).toEqual({
+      Hips: 'rigid (keeps its rest angle)',
+      Spine: 'Hips -> Spine',
+      Neck: 'Spine -> Neck',
+      Head: 'Neck -> Head',
+      LeftArm: 'Neck -> LeftUpperArm',
+      LeftForeArm: 'LeftUpperArm -> LeftLowerArm',
+      LeftHand: 'LeftLowerArm -> LeftHand',
+      LeftUpLeg: 'Hips -> LeftUpperLeg',
+      LeftLeg: 'LeftUpperLeg -> LeftLowerLeg',
+      wing: 'rigid (follows Spine)',
+    });
   });
 });
 

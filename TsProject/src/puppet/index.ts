@@ -5,6 +5,7 @@
  * metrics.ts and tune.ts (item 8); POSE.md documents it.
  * Drawing side: character, mask, rig, mesh, weights, skinning, rasteriser; DRAWING.md documents it.
  */
+export * from './bvhNames';
 export * from './character';
 export * from './filter';
 export * from './joints';

@@ -30,8 +30,9 @@
  * - `names`: {@link skeletonFromNames}, the rule documented there (numbered copies of a limb follow that limb;
  *   front and back legs both follow the legs).
  * - `retarget-cfg`: an AnimatedDrawings retarget config (retargetCfg.ts): each mapped character joint follows
- *   its pair of BVH joints, translated onto our 21 joints by BVH_TO_PUPPET.
+ *   its pair of BVH joints, translated onto our 21 joints by bvhToPuppet (bvhNames.ts).
  */
+import { bvhFamily, bvhToPuppet } from './bvhNames';
 import { PUPPET_JOINTS, PuppetInputError, type PuppetJointName } from './types';
 
 /** How the bone ending at one joint turns each frame (module doc). Pose joints are PUPPET_JOINTS indices. */
@@ -52,7 +53,7 @@ export interface MappedJoint {
 export interface DepthGroup {
   /** The BVH joint names as the config gives them. */
   bvhDepthDrivers: string[];
-  /** Our pose joints they stand for (BVH_TO_PUPPET). */
+  /** Our pose joints they stand for (bvhToPuppet). */
   poseDepthDrivers: PuppetJointName[];
   charJoints: string[];
 }
@@ -218,6 +219,11 @@ const LIMB_REPORT: Readonly<Record<string, string>> = {
  * - `neck` (AnimatedDrawings puts it in the head): follows Neck -> Head; in a four-legged character it keeps
  *   its drawn direction while the person's neck is upright (`neutral` 90 degrees up) and tilts as theirs
  *   tilts: an animal's neck drawn leaning forward would otherwise be stood straight up.
+ * - A joint named like a BVH joint or one of ours (`LeftForeArm`, `Spine2`, `LeftLowerArm`; bvhToPuppet in
+ *   bvhNames.ts) follows the pose bone from its parent's place to its own (`root`, `hip` -> Hips, `torso` ->
+ *   Neck, `neck` -> Head), when the two places differ.
+ * - `root`, `hip`, `torso`, `neck` are AnimatedDrawings' names exactly as it writes them (lower case): a
+ *   joint called `Neck` is the BVH neck, not AnimatedDrawings' (which sits in the head).
  * - Any other name (a tail, ears, a hat) is rigid with its parent.
  * Root translation: scaled by the legs (the bones following a thigh or a shin: drawn length over the person's)
  * as AnimatedDrawings' `char_bvh_root_offset` scales by leg lengths; without legs by every driven bone.
@@ -233,11 +239,12 @@ export function skeletonFromNames(joints: readonly NamedJoint[], source: string)
   const oneHipEach = hipsPerSide('left') === 1 && hipsPerSide('right') === 1;
   const quadruped = hipsPerSide('left') > 1 || hipsPerSide('right') > 1;
   const side = (s: string) => (s === 'left' ? 'Left' : 'Right');
+  const family = bvhFamily(names);
   const drivers: JointDriver[] = [];
   const reports: number[] = [];
   ordered.forEach((_, j) => {
     const m = limb[j];
-    const n = lower[j];
+    const own = names[j];
     if (m) {
       const [, s, part, suffix = ''] = m;
       const S = side(s);
@@ -270,7 +277,7 @@ export function skeletonFromNames(joints: readonly NamedJoint[], source: string)
       reports.push(0);
       const l = limb.findIndex((m) => m?.[1] === 'left' && m?.[2] === 'hip');
       const r = limb.findIndex((m) => m?.[1] === 'right' && m?.[2] === 'hip');
-      if (n === 'root' && oneHipEach)
+      if (own === 'root' && oneHipEach)
         drivers.push({
           kind: 'line',
           left: P('LeftUpperLeg'),
@@ -281,10 +288,10 @@ export function skeletonFromNames(joints: readonly NamedJoint[], source: string)
       else drivers.push({ kind: 'rigid' });
       return;
     }
-    if (n === 'torso' && !quadruped) {
+    if (own === 'torso' && !quadruped) {
       drivers.push({ kind: 'bone', from: P('Hips'), to: P('Neck') });
       reports.push(P('Neck'));
-    } else if (n === 'neck') {
+    } else if (own === 'neck') {
       drivers.push({
         kind: 'bone',
         from: P('Neck'),
@@ -293,8 +300,18 @@ export function skeletonFromNames(joints: readonly NamedJoint[], source: string)
       });
       reports.push(P('Head'));
     } else {
-      drivers.push({ kind: 'rigid' });
-      reports.push(-1);
+      // named like a BVH joint or one of ours (LeftForeArm, Spine2, LeftLowerArm): the pose bone from the
+      // parent's joint to its own; AnimatedDrawings' root / hip / torso / neck stand for Hips, Hips, Neck, Head
+      const to = bvhToPuppet(own, family);
+      const pn = names[parents[j]];
+      const from = AD_PLACE[pn] ?? bvhToPuppet(pn, family);
+      if (to && from && to !== from) {
+        drivers.push({ kind: 'bone', from: P(from), to: P(to) });
+        reports.push(P(to));
+      } else {
+        drivers.push({ kind: 'rigid' });
+        reports.push(-1);
+      }
     }
   });
   // copies of one limb joint (same side and part, two or more suffixes) turn as a fan
@@ -310,6 +327,14 @@ export function skeletonFromNames(joints: readonly NamedJoint[], source: string)
         drivers[j] = { ...(drivers[j] as { kind: 'bone'; from: number; to: number }), fan: g };
   return finishSkeleton(names, parents, drivers, reports, { rule: 'names' });
 }
+
+/** Where AnimatedDrawings' trunk joints sit in our skeleton (joints.ts ANIMATED_DRAWINGS_JOINT_MAP). */
+const AD_PLACE: Readonly<Record<string, PuppetJointName | undefined>> = Object.assign(Object.create(null), {
+  root: 'Hips',
+  hip: 'Hips',
+  torso: 'Neck',
+  neck: 'Head',
+});
 
 const LEG_JOINTS = new Set([
   'LeftLowerLeg',
