@@ -7,9 +7,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runPuppetRender } from '../src/cli/puppet';
+import { type PuppetPageConfig, startPuppetServer } from '../src/cli/puppetServe';
 import { loadCharacter, loadLandmarkRecording } from '../src/io/node';
 import {
   bvhFamily,
@@ -409,5 +411,49 @@ describe('kind puppet render', () => {
     const a = fs.readFileSync(path.join(out, 'frames', '0000.png'));
     const b = fs.readFileSync(path.join(out, 'frames', `00${WAVE}.png`));
     expect(a.equals(b)).toBe(false);
+  });
+});
+
+describe('kind puppet (the page server) --retarget-cfg', () => {
+  it('serves the retarget config beside the character and names it in /config.json', async () => {
+    const web = path.join(tmp, 'web');
+    fs.mkdirSync(web, { recursive: true });
+    fs.writeFileSync(path.join(web, 'index.html'), '<!doctype html><title>puppet</title>');
+    fs.writeFileSync(path.join(web, 'puppet.js'), 'export {};');
+    const cfg = writeTmp(
+      'serve-retarget.yaml',
+      'char_joint_bvh_joints_mapping:\n  left_knee_f: [LeftArm, LeftForeArm]\n',
+    );
+    const get = (url: string) =>
+      new Promise<string>((resolve, reject) =>
+        http
+          .get(url, (r) => {
+            const chunks: Buffer[] = [];
+            r.on('data', (c: Buffer) => chunks.push(c));
+            r.on('end', () => resolve(Buffer.concat(chunks).toString()));
+          })
+          .on('error', reject),
+      );
+    const server = await startPuppetServer({
+      port: 0,
+      webRoot: web,
+      character: path.join(tmp, 'four-legs'),
+      retargetCfg: cfg,
+    });
+    try {
+      const config = JSON.parse(await get(`${server.url}config.json`)) as PuppetPageConfig;
+      expect(config.character?.retarget).toBe('/character/retarget.yaml');
+      expect(await get(`${server.url}character/retarget.yaml`)).toBe(fs.readFileSync(cfg, 'utf8'));
+    } finally {
+      await server.close();
+    }
+    await expect(
+      startPuppetServer({
+        port: 0,
+        webRoot: web,
+        character: path.join(tmp, 'four-legs', 'texture.png'),
+        retargetCfg: cfg,
+      }),
+    ).rejects.toThrow(/serve-retarget\.yaml: a retarget config maps a char_cfg\.yaml's joints/);
   });
 });

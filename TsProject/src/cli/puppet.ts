@@ -645,6 +645,8 @@ export async function runPuppetServe(o: {
   port?: number;
   character?: string;
   landmarks?: string;
+  /** An AnimatedDrawings retarget config for `character` (`--retarget-cfg`). */
+  retargetCfg?: string;
   recording?: RecordingLoadOptions;
   durationS?: number;
   quiet?: boolean;
@@ -657,7 +659,9 @@ export async function runPuppetServe(o: {
   let tmpFile: string | null = null;
   // a drawing the page could not use (an empty mask, a char_cfg.yaml missing joints) fails here, in
   // one line, instead of as a message the page shows for a moment
-  if (o.character !== undefined) loadCharacter(o.character);
+  if (o.retargetCfg !== undefined && o.character === undefined)
+    throw new InvalidArgumentError('--retarget-cfg: give the --character folder whose joints it maps');
+  if (o.character !== undefined) loadCharacter(o.character, { retargetCfgFile: o.retargetCfg });
   if (o.landmarks !== undefined) {
     const loaded = loadLandmarkRecording(o.landmarks, o.recording); // errors at the terminal, not in the page
     for (const n of loaded.notes) if (!o.quiet) print(`note: ${n}`);
@@ -674,6 +678,7 @@ export async function runPuppetServe(o: {
       port: o.port ?? DEFAULT_PUPPET_PORT,
       character: o.character,
       landmarks,
+      retargetCfg: o.retargetCfg,
       allowedOrigins: o.allowedOrigins,
       log: (line) => console.error(line), // a refused web page: one line, even with --quiet
     });
@@ -749,6 +754,10 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       )
       .option('--landmarks <recording.json>', 'a landmark recording offered as the "recording" source')
       .option(
+        '--retarget-cfg <file.yaml>',
+        "an AnimatedDrawings retarget config for the --character folder (which of the person's bones drives each of its joints)",
+      )
+      .option(
         '--port <n>',
         `port (default ${DEFAULT_PUPPET_PORT}; 0 = any free one)`,
         (v: string) => {
@@ -776,6 +785,7 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       port: opts.port,
       character: opts.character,
       landmarks: opts.landmarks,
+      retargetCfg: opts.retargetCfg,
       recording: recordingOptions(opts),
       durationS: opts.duration,
       quiet: opts.quiet === true,

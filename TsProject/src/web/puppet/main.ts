@@ -66,6 +66,8 @@ interface CharacterSpec {
   texture: string;
   mask?: string;
   cfg?: string;
+  /** An AnimatedDrawings retarget config for the cfg's joints (`kind puppet --retarget-cfg`; issue 22). */
+  retarget?: string;
 }
 
 type SourceName = 'none' | 'camera' | 'recording';
@@ -316,12 +318,15 @@ function rebindCharacter(): void {
 async function loadCharacterSpec(spec: CharacterSpec): Promise<void> {
   setStatus(`loading ${spec.name}…`);
   if (spec.mask && spec.cfg) {
-    const [tex, mask, cfg] = await Promise.all([
+    const [tex, mask, cfg, retarget] = await Promise.all([
       fetchBytes(spec.texture).then((b) => decodeImage(b, spec.texture)),
       fetchBytes(spec.mask).then((b) => decodeImage(b, spec.mask!)),
       fetchText(spec.cfg),
+      spec.retarget ? fetchText(spec.retarget) : Promise.resolve(null),
     ]);
-    setCharacter(characterFromAnimatedDrawings(tex, mask, cfg, spec.name));
+    const retargetCfg =
+      retarget !== null && spec.retarget ? { text: retarget, source: spec.retarget } : undefined;
+    setCharacter(characterFromAnimatedDrawings(tex, mask, cfg, spec.name, { retargetCfg }));
   } else {
     const img = await decodeImage(await fetchBytes(spec.texture), spec.texture, MAX_DRAWING_SIDE);
     setCharacter(characterFromImage(img, undefined, { name: spec.name, source: spec.texture }));
