@@ -30,6 +30,47 @@ const WAVE = Math.round(0.55 * FPS); // the right arm raised and waving (150 deg
 const SQUAT = Math.round(2.5 * FPS); // the deepest point of the squat (hips 52 px down)
 const SPREAD = Math.round(3.6 * FPS); // both arms level, straight out
 
+// written for this test in the format of AnimatedDrawings' examples/config/retarget/*.yaml
+const RETARGET = [
+  'char_starting_location: [0.0, -0.2, -0.5]',
+  'char_bodypart_groups:',
+  '- bvh_depth_drivers:',
+  '  - Hips',
+  '  char_joints:',
+  '  - torso',
+  '  - neck',
+  '- bvh_depth_drivers:',
+  '  - RightHand',
+  '  char_joints:',
+  '  - right_elbow2',
+  '  - right_hand2',
+  'char_joint_bvh_joints_mapping:',
+  '  right_elbow1: !!python/tuple',
+  '  - RightArm',
+  '  - RightForeArm',
+  '  right_hand1: !!python/tuple',
+  '  - RightForeArm',
+  '  - RightHand',
+  '  right_elbow2: !!python/tuple',
+  '  - RightArm',
+  '  - RightForeArm',
+  '  right_hand2: [RightForeArm, RightHand]',
+  '  right_elbow3: !!python/tuple',
+  '  - RightArm',
+  '  - RightForeArm',
+  '  right_hand3: !!python/tuple',
+  '  - RightForeArm',
+  '  - RightHand',
+  '  torso: !!python/tuple',
+  '  - Hips',
+  '  - Spine3',
+  '  neck: !!python/tuple',
+  '  - Hips',
+  '  - Neck',
+  'char_runtime_checks: []',
+  '',
+].join('\n');
+
 let tmp = '';
 beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-puppet-skeleton-'));
@@ -156,46 +197,7 @@ describe('skeletonFromNames', () => {
 });
 
 describe('AnimatedDrawings retarget config', () => {
-  // written for this test in the format of AnimatedDrawings' examples/config/retarget/*.yaml
-  const CFG = [
-    'char_starting_location: [0.0, -0.2, -0.5]',
-    'char_bodypart_groups:',
-    '- bvh_depth_drivers:',
-    '  - Hips',
-    '  char_joints:',
-    '  - torso',
-    '  - neck',
-    '- bvh_depth_drivers:',
-    '  - RightHand',
-    '  char_joints:',
-    '  - right_elbow2',
-    '  - right_hand2',
-    'char_joint_bvh_joints_mapping:',
-    '  right_elbow1: !!python/tuple',
-    '  - RightArm',
-    '  - RightForeArm',
-    '  right_hand1: !!python/tuple',
-    '  - RightForeArm',
-    '  - RightHand',
-    '  right_elbow2: !!python/tuple',
-    '  - RightArm',
-    '  - RightForeArm',
-    '  right_hand2: [RightForeArm, RightHand]',
-    '  right_elbow3: !!python/tuple',
-    '  - RightArm',
-    '  - RightForeArm',
-    '  right_hand3: !!python/tuple',
-    '  - RightForeArm',
-    '  - RightHand',
-    '  torso: !!python/tuple',
-    '  - Hips',
-    '  - Spine3',
-    '  neck: !!python/tuple',
-    '  - Hips',
-    '  - Neck',
-    'char_runtime_checks: []',
-    '',
-  ].join('\n');
+  const CFG = RETARGET;
 
   it('reads the pairs (python tuples or lists) and the depth groups, BVH names onto our joints', () => {
     const r = parseRetargetCfg(CFG, 'six.yaml');
@@ -273,6 +275,43 @@ describe('AnimatedDrawings retarget config', () => {
       poseDepthDrivers: ['RightHand'],
       charJoints: ['right_elbow2', 'right_hand2'],
     });
+  });
+});
+
+describe('depth groups (char_bodypart_groups)', () => {
+  it('draw the nearer group last: the second right arm over the body when the right wrist is nearer', () => {
+    const c = loadCharacter(path.join(tmp, 'six-arms'), {
+      retargetCfgFile: writeTmp('six-depth.yaml', RETARGET),
+    });
+    const rec = loadLandmarkRecording(RECORDING).recording;
+    const s = new PuppetSession(c, { image: rec.image });
+    const d = s.drawOrder!;
+    expect(d).not.toBeNull();
+    const groupOf = (k: number) => d.triangleGroup[d.order[k]];
+    const count = (g: number) => d.triangleGroup.filter((x) => x === g).length;
+    // the arm of right_elbow2 / right_hand2 has triangles of its own; the trunk group (torso, neck and what
+    // hangs below them: every other arm, the head) most of the rest; the legs hang from root: ungrouped
+    expect(count(1)).toBeGreaterThan(10);
+    expect(count(0)).toBeGreaterThan(count(1));
+    expect(count(-1)).toBeGreaterThan(10);
+    const sequence = () => {
+      const out: number[] = [];
+      for (let k = 0; k < d.order.length; k++) if (out[out.length - 1] !== groupOf(k)) out.push(groupOf(k));
+      return out;
+    };
+    // the recording's right wrist is nearer the camera than its hips (z -0.021 against 0): ungrouped, trunk, arm
+    s.step(rec.frames[10]);
+    expect(d.groupDepth[1]).toBeLessThan(d.groupDepth[0]);
+    expect(sequence()).toEqual([-1, 0, 1]);
+    expect([...d.order].sort((a, b) => a - b)).toEqual(Array.from({ length: d.order.length }, (_, i) => i));
+    // the wrist behind the body: the arm is drawn before the trunk, which covers it
+    const far = JSON.parse(JSON.stringify(rec.frames[11]));
+    far.landmarks[16].z = 0.5;
+    s.step(far);
+    expect(sequence()).toEqual([-1, 1, 0]);
+    // a frame with nobody keeps the last order
+    s.step({ timestampMs: rec.frames[12].timestampMs, landmarks: [] });
+    expect(sequence()).toEqual([-1, 1, 0]);
   });
 });
 

@@ -243,6 +243,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
         background: bg,
         drawJoints: o.joints ? overlay : undefined,
         parents: session.rig.skeleton.parents,
+        order: session.drawOrder?.order,
       };
       rasterize(character, session.mesh, shifted, target, ro);
       if (gifTarget) rasterize(character, session.mesh, shifted, gifTarget, { ...ro, background: gifBg });

@@ -7,6 +7,7 @@
  */
 export * from './bvhNames';
 export * from './character';
+export * from './depthOrder';
 export * from './filter';
 export * from './joints';
 export * from './landmarks';

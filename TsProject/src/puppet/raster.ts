@@ -17,6 +17,8 @@ export interface RasterOptions {
   background?: readonly [number, number, number, number];
   /** Draw these joints (target pixels) and their bones on top: measured green, held yellow, inferred orange, rest grey. */
   drawJoints?: JointSet;
+  /** Draw the triangles in this order (back to front; e.g. PuppetSession.drawOrder.order); default mesh order. */
+  order?: Uint32Array;
   /** Parent of each joint of `drawJoints` (-1 for a root); default PUPPET_PARENTS (a character's own skeleton: its parents). */
   parents?: readonly number[];
 }
@@ -66,7 +68,9 @@ export function rasterize(
   const mask = character.mask;
   const uv = mesh.uvs;
   const T = mesh.triangles;
-  for (let t = 0; t < mesh.triangleCount; t++) {
+  const order = options?.order;
+  for (let k = 0; k < mesh.triangleCount; k++) {
+    const t = order ? order[k] : k;
     const i0 = T[3 * t];
     let i1 = T[3 * t + 1];
     let i2 = T[3 * t + 2];

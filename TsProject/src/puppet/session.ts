@@ -9,6 +9,7 @@
  * reference (the root translation's zero, DrawingRig) is that first frame's pose.
  */
 import type { Character } from './character';
+import { DepthOrder } from './depthOrder';
 import { buildMesh, type MeshOptions, type PuppetMesh } from './mesh';
 import type { PoseOptions } from './options';
 import { type PoseFrameReport, PosePipeline } from './pipeline';
@@ -47,6 +48,11 @@ export class PuppetSession {
   readonly skinned: Float32Array;
   /** True once a frame with a person has posed the drawing. */
   posed = false;
+  /**
+   * Triangle draw order from a retarget config's depth groups (depthOrder.ts; `drawOrder.order` for
+   * rasterize's `order`), updated every frame with landmarks; null without depth groups (mesh order).
+   */
+  readonly drawOrder: DepthOrder | null;
 
   /**
    * Builds the mesh and the weights (once: milliseconds to a second for the geodesic weights).
@@ -65,6 +71,8 @@ export class PuppetSession {
     this.drawingJoints = createJointSet(this.rig.jointCount);
     this.transforms = new Float64Array(this.rig.jointCount * 6);
     this.skinned = new Float32Array(2 * this.mesh.vertexCount);
+    const sk = character.skeleton;
+    this.drawOrder = sk?.mapping.depthGroups?.length ? new DepthOrder(this.mesh, this.weights, sk) : null;
     this.reset();
   }
 
@@ -72,6 +80,7 @@ export class PuppetSession {
   reset(): void {
     this.pipeline.reset();
     this.rig.clearReference();
+    this.drawOrder?.reset();
     this.posed = false;
     this.skinned.set(this.mesh.vertices);
     const r = this.character.restJoints;
@@ -96,6 +105,7 @@ export class PuppetSession {
     if (report.personFound || this.posed) {
       this.rig.pose(this.poseJoints, this.drawingJoints, this.transforms);
       skin(this.mesh, this.weights, this.transforms, this.skinned);
+      this.drawOrder?.update(frame);
       this.posed = true;
     } else if (this.character.skeleton === undefined) {
       this.drawingJoints.confidence.set(this.poseJoints.confidence);
