@@ -28,6 +28,7 @@ import {
   characterJoints,
   computeWeights,
   createJointSet,
+  DepthOrder,
   DrawingRig,
   JOINT_STATES,
   type JointSet,
@@ -138,6 +139,13 @@ interface Puppet {
   texture: HTMLCanvasElement;
   skinned: Float32Array;
   view: View;
+  /** Triangle draw order from a retarget config's depth groups (src/puppet/depthOrder.ts), or null. */
+  depth: DepthOrder | null;
+}
+
+/** The depth order of a puppet's character (null without depth groups); rebuilt with the weights. */
+function depthOrderOf(c: Character, mesh: PuppetMesh, weights: SkinWeights): DepthOrder | null {
+  return c.skeleton?.mapping.depthGroups?.length ? new DepthOrder(mesh, weights, c.skeleton) : null;
 }
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -283,7 +291,9 @@ function setCharacter(c: Character): void {
     texture: maskedTexture(c.texture, c.mask),
     skinned: Float32Array.from(mesh.vertices),
     view: fitView(c),
+    depth: null,
   };
+  puppet.depth = depthOrderOf(c, mesh, puppet.weights);
   sizeRigOutputs();
   posedOnce = false;
   api.character = {
@@ -309,6 +319,7 @@ function rebindCharacter(): void {
   if (!puppet) return;
   const c = puppet.character;
   puppet.weights = computeWeights(puppet.mesh, c, weightMode);
+  puppet.depth = depthOrderOf(c, puppet.mesh, puppet.weights);
   puppet.rig = new DrawingRig(c);
   sizeRigOutputs();
   puppet.skinned.set(puppet.mesh.vertices);
@@ -440,6 +451,7 @@ function processFrame(frame: PoseFrame): void {
   if (puppet && (report.personFound || posedOnce)) {
     puppet.rig.pose(poseJoints, drawingJoints, transforms);
     skin(puppet.mesh, puppet.weights, transforms, puppet.skinned);
+    puppet.depth?.update(frame);
     posedOnce = true;
   }
   const h = api.history;
@@ -646,6 +658,7 @@ function render(): void {
       p.mesh.triangles,
       p.mesh.triangleCount,
       p.view,
+      showRest ? undefined : p.depth?.order,
     );
     drawJoints(
       ctx,
@@ -762,6 +775,7 @@ function wireControls(): void {
     weightMode = (e.target as HTMLSelectElement).value as WeightMode;
     if (puppet) {
       puppet.weights = computeWeights(puppet.mesh, puppet.character, weightMode);
+      puppet.depth = depthOrderOf(puppet.character, puppet.mesh, puppet.weights);
       setStatus(`weights: ${weightMode}`);
     }
   });

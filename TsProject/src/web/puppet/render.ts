@@ -46,7 +46,8 @@ export function maskedTexture(
 
 /**
  * Draw the mesh: `rest` and `posed` are 2 floats per vertex (drawing px), `triangles` 3 vertex indices each.
- * Degenerate triangles (rest area under 1e-6 px^2) are skipped.
+ * Degenerate triangles (rest area under 1e-6 px^2) are skipped. `order`: the triangles' drawing order (back
+ * to front, src/puppet/depthOrder.ts); default the mesh order.
  */
 export function drawMesh(
   ctx: CanvasRenderingContext2D,
@@ -56,10 +57,12 @@ export function drawMesh(
   triangles: ArrayLike<number>,
   triangleCount: number,
   view: View,
+  order?: ArrayLike<number>,
 ): void {
   const s = view.scale;
   const grow = 0.5 / s; // half a canvas pixel, in drawing px
-  for (let t = 0; t < triangleCount; t++) {
+  for (let k = 0; k < triangleCount; k++) {
+    const t = order ? order[k] : k;
     const i0 = triangles[3 * t];
     const i1 = triangles[3 * t + 1];
     const i2 = triangles[3 * t + 2];
