@@ -22,6 +22,7 @@ import {
   parseRetargetCfg,
   skeletonFromNames,
 } from '../src/puppet';
+import { runAllocProbe } from './helpers/allocProbe';
 
 const SCRIPT = path.resolve(__dirname, '../../tools/make-puppet-sample.mjs');
 const RECORDING = path.resolve(__dirname, '../assets/default/puppet/recording.json');
@@ -312,6 +313,31 @@ describe('depth groups (char_bodypart_groups)', () => {
     // a frame with nobody keeps the last order
     s.step({ timestampMs: rec.frames[12].timestampMs, landmarks: [] });
     expect(sequence()).toEqual([-1, 1, 0]);
+  });
+});
+
+describe('per frame', () => {
+  it('PuppetSession.step allocates nothing on a character of its own (six arms, fans, depth groups)', () => {
+    const retarget = writeTmp('alloc-retarget.yaml', RETARGET);
+    const r = runAllocProbe(`
+      import { loadCharacter, loadLandmarkRecording } from ${JSON.stringify(path.resolve(__dirname, '../src/io/node'))};
+      import { PuppetSession } from ${JSON.stringify(path.resolve(__dirname, '../src/puppet'))};
+      const rec = loadLandmarkRecording(${JSON.stringify(RECORDING)}).recording;
+      for (const [name, opts] of [['names', {}], ['retargetCfg', { retargetCfgFile: ${JSON.stringify(retarget)} }]]) {
+        const c = loadCharacter(${JSON.stringify(path.join(tmp, 'six-arms'))}, opts);
+        const s = new PuppetSession(c, { image: rec.image, weights: 'segments' });
+        const I = new Int32Array(1);
+        const T = new Float64Array(1);
+        result[name] = bytesPerCall(() => {
+          const f = rec.frames[I[0]++ % rec.frames.length];
+          T[0] += 33.37;
+          f.timestampMs = T[0];
+          s.step(f);
+        }, 3000);
+      }
+    `);
+    expect(Object.keys(r)).toEqual(['names', 'retargetCfg']);
+    for (const v of Object.values(r)) expect(v).toBeLessThan(1);
   });
 });
 
