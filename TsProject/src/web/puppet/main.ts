@@ -6,8 +6,9 @@
  * char_cfg.yaml, or from the pose model run on the drawing itself ("Suggest joints"), and the user can drag
  * them ("Edit joints"). Pose in: the webcam through a MediaPipe backend (./backends.ts), or a recorded
  * landmark file. Each pose frame goes through src/puppet's PosePipeline (33 landmarks -> 21 joints,
- * confidence filter, occlusion fill), DrawingRig.pose and skin (CPU linear blend skinning); the skinned mesh
- * is drawn with per-triangle affine texture mapping (./render.ts). Live figures (./figures.ts): inference
+ * confidence filter, occlusion fill), DrawingRig.pose and a Deformer (CPU linear blend skinning, refined
+ * as-rigid-as-possible with a fold-over guard by default, src/puppet/deform.ts: the same deformation as
+ * `kind puppet render`, on the CPU); the deformed mesh is drawn with per-triangle affine texture mapping (./render.ts). Live figures (./figures.ts): inference
  * rate, jitter before/after smoothing, per-joint state and confidence. "Record" saves the webcam's landmarks
  * in the recording format of issue 12 (./recorder.ts).
  *
@@ -16,6 +17,7 @@
  *   (`character=none`: start without a drawing);
  *   `image=<URL>`: one image; default: the server's config (the `--character` or the embedded default);
  * - `backend=legacy|tasks`, `complexity=0|1`: the pose backend (default legacy: offline, no GPU needed);
+ * - `deform=arap|lbs`: the deformation (default arap; also the "Deformation" menu);
  * - `source=camera`: start the webcam at load; `recording=<URL>`: play that recording at load (`loop=1` to loop).
  *
  * For tests, `window.kindPuppet` ({@link KindPuppetApi}) exposes the page's state.
@@ -27,6 +29,10 @@ import {
   characterFromImage,
   computeWeights,
   createJointSet,
+  DEFAULT_DEFORM_MODE,
+  DEFORM_MODES,
+  Deformer,
+  type DeformMode,
   DrawingRig,
   JOINT_STATES,
   type JointSet,
@@ -41,7 +47,6 @@ import {
   type PuppetMesh,
   parseLandmarkRecording,
   type SkinWeights,
-  skin,
   type WeightMode,
 } from '../../puppet';
 import { type BackendName, createLegacyBackend, createTasksBackend, type PoseBackend } from './backends';
@@ -131,6 +136,8 @@ interface Puppet {
   character: Character;
   mesh: PuppetMesh;
   weights: SkinWeights;
+  /** LBS or LBS + ARAP of this mesh and weights (rebuilt when either changes). */
+  deformer: Deformer;
   rig: DrawingRig;
   texture: HTMLCanvasElement;
   skinned: Float32Array;
@@ -157,6 +164,9 @@ let config: PageConfig = {
 };
 let puppet: Puppet | null = null;
 let weightMode: WeightMode = 'segments-geodesic';
+const deformParam = params.get('deform') as DeformMode | null;
+let deformMode: DeformMode =
+  deformParam && DEFORM_MODES.includes(deformParam) ? deformParam : DEFAULT_DEFORM_MODE;
 const poseOptions: Partial<PoseOptions> = {};
 let pipeline = new PosePipeline(poseOptions);
 const poseJoints = createJointSet();
@@ -269,10 +279,12 @@ function fitView(c: Character): View {
 /** Mesh, weights, rig and texture of a character; the page's puppet from now on. */
 function setCharacter(c: Character): void {
   const mesh = buildMesh(c);
+  const weights = computeWeights(mesh, c, weightMode);
   puppet = {
     character: c,
     mesh,
-    weights: computeWeights(mesh, c, weightMode),
+    weights,
+    deformer: new Deformer(mesh, weights, deformMode),
     rig: new DrawingRig(c),
     texture: maskedTexture(c.texture, c.mask),
     skinned: Float32Array.from(mesh.vertices),
@@ -287,7 +299,7 @@ function setCharacter(c: Character): void {
     triangles: mesh.triangleCount,
   };
   $('drawingInfo').textContent =
-    `${c.name}: ${c.width}×${c.height} px, ${mesh.vertexCount} vertices, ${mesh.triangleCount} triangles, weights ${weightMode}`;
+    `${c.name}: ${c.width}×${c.height} px, ${mesh.vertexCount} vertices, ${mesh.triangleCount} triangles, weights ${weightMode}, ${deformMode} deformation`;
 }
 
 /** After the rest joints changed (suggested or dragged): new rig and weights, same mesh. */
@@ -295,6 +307,7 @@ function rebindCharacter(): void {
   if (!puppet) return;
   const c = puppet.character;
   puppet.weights = computeWeights(puppet.mesh, c, weightMode);
+  puppet.deformer = new Deformer(puppet.mesh, puppet.weights, deformMode);
   puppet.rig = new DrawingRig(c);
   puppet.skinned.set(puppet.mesh.vertices);
   posedOnce = false;
@@ -415,7 +428,7 @@ function processFrame(frame: PoseFrame): void {
   lastReport.visibilityUnknown = report.visibilityUnknown;
   if (puppet && (report.personFound || posedOnce)) {
     puppet.rig.pose(poseJoints, drawingJoints, transforms);
-    skin(puppet.mesh, puppet.weights, transforms, puppet.skinned);
+    puppet.deformer.deform(transforms, puppet.skinned);
     posedOnce = true;
   }
   const h = api.history;
@@ -732,7 +745,16 @@ function wireControls(): void {
     weightMode = (e.target as HTMLSelectElement).value as WeightMode;
     if (puppet) {
       puppet.weights = computeWeights(puppet.mesh, puppet.character, weightMode);
+      puppet.deformer = new Deformer(puppet.mesh, puppet.weights, deformMode);
       setStatus(`weights: ${weightMode}`);
+    }
+  });
+  ($('deformMode') as HTMLSelectElement).value = deformMode;
+  on('deformMode', 'change', (e) => {
+    deformMode = (e.target as HTMLSelectElement).value as DeformMode;
+    if (puppet) {
+      puppet.deformer = new Deformer(puppet.mesh, puppet.weights, deformMode);
+      setStatus(`deformation: ${deformMode}`);
     }
   });
   on('taskFile', 'change', async (e) => {
