@@ -352,7 +352,10 @@ export class Deformer {
       const a = T[3 * t];
       const b = T[3 * t + 1];
       const c = T[3 * t + 2];
-      const r = signedArea2(px[a], py[a], px[b], py[b], px[c], py[c]) / restArea2[t];
+      // twice the signed area, inlined (doubles passed to a call V8 does not inline get boxed)
+      const ax = px[a];
+      const ay = py[a];
+      const r = ((px[b] - ax) * (py[c] - ay) - (py[b] - ay) * (px[c] - ax)) / restArea2[t];
       if (!(r >= lo && r <= hi)) this.bad[f++] = t;
     }
     return f;
@@ -377,7 +380,9 @@ export class Deformer {
       const a = T[3 * t];
       const b = T[3 * t + 1];
       const d = T[3 * t + 2];
-      const area2 = signedArea2(px[a], py[a], px[b], py[b], px[d], py[d]);
+      const ax = px[a];
+      const ay = py[a];
+      const area2 = (px[b] - ax) * (py[d] - ay) - (py[b] - ay) * (px[d] - ax);
       const r = area2 / restArea2[t];
       let target: number;
       if (r < lo) target = restArea2[t] * Math.min(1, lo * 1.1);
@@ -443,7 +448,7 @@ function fitRotation(
     dot += ex * qx + ey * qy;
     cross += ex * qy - ey * qx;
   }
-  const m = Math.hypot(dot, cross);
+  const m = Math.sqrt(dot * dot + cross * cross); // not Math.hypot: it allocates per call
   if (m > 0) {
     rot[2 * t] = dot / m;
     rot[2 * t + 1] = cross / m;
