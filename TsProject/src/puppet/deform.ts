@@ -8,10 +8,15 @@
  * to a rotated copy of its rest shape as it can while the vertices that belong to one bone follow LBS.
  *
  * Energy (Sorkine & Alexa 2007, "As-Rigid-As-Possible Surface Modeling", SGP; the 2-D triangle form as in
- * Igarashi, Moscovich & Hughes 2005, "As-Rigid-As-Possible Shape Manipulation", SIGGRAPH), uniform edge
- * weights, soft handles:
+ * Igarashi, Moscovich & Hughes 2005, "As-Rigid-As-Possible Shape Manipulation", SIGGRAPH), per-triangle
+ * weights c_t, soft handles:
  *
- *   E(p, R) = sum_t sum_{(i,j) edge of t} |(p_i - p_j) - R_t (r_i - r_j)|^2 + sum_v lambda_v |p_v - h_v|^2
+ *   E(p, R) = sum_t c_t sum_{(i,j) edge of t} |(p_i - p_j) - R_t (r_i - r_j)|^2 + sum_v lambda_v |p_v - h_v|^2
+ *
+ * c_t = min(1, A_t / (spacing^2 / 2)) x min(1, shared_t / 0.25): slivers at the outline weigh little, and
+ * so do seams, triangles whose corners follow different bones (shared_t = the least over the triangle's
+ * edges of sum_k min(w_a[k], w_b[k]), the skinning weight the two ends give the same transforms): LBS
+ * stretches those (a hand drawn against the hip) and ARAP should not drag one part after the other there.
  *
  * r = rest vertices, h = the LBS result (skinning.ts), R_t a 2-D rotation per triangle, lambda_v the
  * handle stiffness of vertex v: `handleStiffness * s^2` with s = clamp((w0 - rigidFrom) / (1 - rigidFrom))
@@ -19,7 +24,7 @@
  * `freeStiffness` everywhere (the system stays positive definite on every piece of the mesh).
  * Alternation from p = h: local step R_t = the rotation that best maps the triangle's rest edges onto the
  * current ones (2-D Procrustes: angle atan2(sum e x p, sum e . p)); global step: (L + Lambda) p = b with
- * L the edge-count graph Laplacian of the triangles' edges and b_i = sum_t sum_j R_t (r_i - r_j) + lambda_i
+ * L the c_t-weighted graph Laplacian of the triangles' edges and b_i = sum_t c_t sum_j R_t (r_i - r_j) + lambda_i
  * h_i. L + Lambda depends only on the rest mesh and the weights: it is ordered by reverse Cuthill-McKee
  * (Cuthill & McKee 1969) and factored once (envelope Cholesky, George & Liu 1981, ch. 4); each global step
  * is two triangular solves per coordinate.
@@ -46,6 +51,13 @@ import type { SkinWeights } from './weights';
  * sweeps than 1.1 (11,673 against 15,459 over the 830 frames of DRAWING.md's table, at most 116 against 169).
  */
 const GUARD_MARGIN = 1.5;
+
+/**
+ * A triangle's ARAP weight falls to 0 below this shared weight of its corners (the least over its edges of
+ * sum_k min(w_a[k], w_b[k]) over the transforms both name); 0.25: the synthetic arms-down figure's raised
+ * forearm no longer drags its hip (test/puppet.cli.test.ts), the squat's figures unchanged (DRAWING.md).
+ */
+const SEAM_OVERLAP = 0.25;
 
 export type DeformMode = 'lbs' | 'arap';
 export const DEFORM_MODES: readonly DeformMode[] = ['lbs', 'arap'];
@@ -112,6 +124,7 @@ export class Deformer {
   private readonly by: Float64Array;
   private readonly bad: Int32Array;
   private readonly restArea2: Float64Array;
+  private readonly triWeight: Float64Array;
   private readonly invMass: Float64Array;
 
   /**
@@ -180,14 +193,36 @@ export class Deformer {
       this.lambda[v] = o.freeStiffness + o.handleStiffness * s * s;
       this.invMass[v] = 1 / (1 + this.lambda[v]);
     }
-    // adjacency (edge counts) and the ordering
+    // triangle weights (module doc): rest area over a grid cell's half, at most 1, times how far its corners
+    // follow the same transforms (a triangle joining a hand drawn against the hip to the hip is a seam that
+    // LBS stretches: holding it rigid dragged a spike of the body after the raised forearm)
+    this.triWeight = new Float64Array(nt);
+    const full = (mesh.spacing * mesh.spacing) / 2;
+    const J = weights.joints;
+    // how much two vertices follow the same transforms: sum over transforms of the smaller weight (1 = same)
+    const overlap = (a: number, b: number) => {
+      let o = 0;
+      for (let p = 4 * a; p < 4 * a + 4; p++)
+        for (let q = 4 * b; q < 4 * b + 4; q++) if (J[p] === J[q]) o += Math.min(W[p], W[q]);
+      return o;
+    };
+    for (let t = 0; t < nt; t++) {
+      const a = T[3 * t];
+      const b = T[3 * t + 1];
+      const c = T[3 * t + 2];
+      const shared = Math.min(overlap(a, b), overlap(b, c), overlap(c, a));
+      const joined = Math.min(1, shared / SEAM_OVERLAP);
+      this.triWeight[t] = joined * Math.min(1, Math.max(0, this.restArea2[t] / 2 / full));
+    }
+    // adjacency (summed triangle weights of each edge) and the ordering
     const adj: Map<number, number>[] = Array.from({ length: n }, () => new Map());
     for (let t = 0; t < nt; t++)
       for (let e = 0; e < 3; e++) {
         const i = T[3 * t + e];
         const j = T[3 * t + ((e + 1) % 3)];
-        adj[i].set(j, (adj[i].get(j) ?? 0) + 1);
-        adj[j].set(i, (adj[j].get(i) ?? 0) + 1);
+        const c = this.triWeight[t];
+        adj[i].set(j, (adj[i].get(j) ?? 0) + c);
+        adj[j].set(i, (adj[j].get(i) ?? 0) + c);
       }
     this.perm = reverseCuthillMcKee(adj);
     const pos = new Int32Array(n);
@@ -279,9 +314,10 @@ export class Deformer {
     }
     const T = this.mesh.triangles;
     const E = this.restEdges;
+    const tw = this.triWeight;
     for (let t = 0; t < this.mesh.triangleCount; t++) {
-      const c = rot[2 * t];
-      const s = rot[2 * t + 1];
+      const c = rot[2 * t] * tw[t];
+      const s = rot[2 * t + 1] * tw[t];
       for (let e = 0; e < 3; e++) {
         const i = T[3 * t + e];
         const j = T[3 * t + ((e + 1) % 3)];
@@ -511,4 +547,39 @@ function envelopeCholesky(A: Float64Array, first: Int32Array, rowStart: Int32Arr
       }
     }
   }
+}
+
+/**
+ * The mesh with its triangles in drawing order (issue 22 part 3: a forearm across the chest was drawn
+ * under the torso where the torso's rows came later in the grid, so the torso cut the hand with straight
+ * edges). Each vertex's layer is the depth in the joint hierarchy of its largest-weight transform (transform
+ * j = the bone ending at joint j: spine 1, chest and thighs 2, shins 3, head, clavicles and feet 4, upper
+ * arms 5, forearms 6, hands 7); a triangle's layer is the largest of its corners'. Triangles are stably
+ * sorted by layer, so bones further down a chain draw over the ones above them: arms over the body, the head
+ * over the chest. Same vertices, uvs and triangle set; only the order of `triangles` changes (the rasteriser
+ * and the page draw in that order, later over earlier).
+ * @param parents parent joint of each joint (-1 for the root), indexed like the weights' transforms.
+ */
+export function drawOrder(mesh: PuppetMesh, weights: SkinWeights, parents: ArrayLike<number>): PuppetMesh {
+  const depth = new Int32Array(parents.length);
+  for (let j = 0; j < parents.length; j++) {
+    let d = 0;
+    for (let k = parents[j]; k >= 0 && d <= parents.length; k = parents[k]) d++;
+    depth[j] = d;
+  }
+  const T = mesh.triangles;
+  const layer = (t: number) => {
+    let l = 0;
+    for (let m = 0; m < 3; m++) {
+      const j = weights.joints[4 * T[3 * t + m]];
+      if (depth[j] > l) l = depth[j];
+    }
+    return l;
+  };
+  const order = Array.from({ length: mesh.triangleCount }, (_, t) => t);
+  const layers = order.map(layer);
+  order.sort((a, b) => layers[a] - layers[b] || a - b);
+  const triangles = new Uint32Array(T.length);
+  order.forEach((t, k) => triangles.set(T.subarray(3 * t, 3 * t + 3), 3 * k));
+  return { ...mesh, triangles };
 }

@@ -10,12 +10,12 @@
  * reference (the root translation's zero, DrawingRig) is that first frame's pose.
  */
 import type { Character } from './character';
-import { type ArapOptions, DEFAULT_DEFORM_MODE, Deformer, type DeformMode } from './deform';
+import { type ArapOptions, DEFAULT_DEFORM_MODE, Deformer, type DeformMode, drawOrder } from './deform';
 import { buildMesh, type MeshOptions, type PuppetMesh } from './mesh';
 import type { PoseOptions } from './options';
 import { type PoseFrameReport, PosePipeline } from './pipeline';
 import { DrawingRig, type DrawingRigOptions } from './rig';
-import { createJointSet, type JointSet, type PoseFrame, PUPPET_JOINT_COUNT } from './types';
+import { createJointSet, type JointSet, type PoseFrame, PUPPET_JOINT_COUNT, PUPPET_PARENTS } from './types';
 import { computeWeights, DEFAULT_WEIGHT_MODE, type SkinWeights, type WeightMode } from './weights';
 
 export interface PuppetSessionOptions {
@@ -27,6 +27,8 @@ export interface PuppetSessionOptions {
   weights?: WeightMode;
   mesh?: MeshOptions;
   rig?: DrawingRigOptions;
+  /** Keep the mesh's triangles in grid order instead of limbs over the body (deform.ts drawOrder). */
+  gridOrder?: boolean;
   /** 'arap' (default: LBS + as-rigid-as-possible + fold-over guard, deform.ts) or 'lbs' (LBS alone). */
   deform?: DeformMode;
   arap?: ArapOptions;
@@ -62,9 +64,11 @@ export class PuppetSession {
     options: PuppetSessionOptions = {},
   ) {
     this.pipeline = new PosePipeline(options.pose ?? {}, options.image);
-    this.mesh = buildMesh(character, options.mesh);
+    const built = buildMesh(character, options.mesh);
     this.weightMode = options.weights ?? DEFAULT_WEIGHT_MODE;
-    this.weights = computeWeights(this.mesh, character, this.weightMode);
+    this.weights = computeWeights(built, character, this.weightMode);
+    // limbs drawn over the body (deform.ts drawOrder); the grid's order when asked
+    this.mesh = options.gridOrder ? built : drawOrder(built, this.weights, PUPPET_PARENTS);
     this.rig = new DrawingRig(character, options.rig);
     this.deformer = new Deformer(
       this.mesh,
