@@ -580,6 +580,7 @@ export function drawOrder(mesh: PuppetMesh, weights: SkinWeights, parents: Array
   const layers = order.map(layer);
   order.sort((a, b) => layers[a] - layers[b] || a - b);
   const triangles = new Uint32Array(T.length);
-  order.forEach((t, k) => triangles.set(T.subarray(3 * t, 3 * t + 3), 3 * k));
+  for (let k = 0; k < order.length; k++)
+    for (let m = 0; m < 3; m++) triangles[3 * k + m] = T[3 * order[k] + m];
   return { ...mesh, triangles };
 }
