@@ -34,6 +34,7 @@ import {
   Deformer,
   type DeformMode,
   DrawingRig,
+  drawOrder,
   JOINT_STATES,
   type JointSet,
   JointStateCode,
@@ -44,6 +45,7 @@ import {
   PosePipeline,
   PUPPET_JOINT_COUNT,
   PUPPET_JOINTS,
+  PUPPET_PARENTS,
   type PuppetMesh,
   parseLandmarkRecording,
   type SkinWeights,
@@ -278,8 +280,10 @@ function fitView(c: Character): View {
 
 /** Mesh, weights, rig and texture of a character; the page's puppet from now on. */
 function setCharacter(c: Character): void {
-  const mesh = buildMesh(c);
-  const weights = computeWeights(mesh, c, weightMode);
+  const built = buildMesh(c);
+  const weights = computeWeights(built, c, weightMode);
+  // limbs drawn over the body, as kind puppet render (PuppetSession)
+  const mesh = drawOrder(built, weights, PUPPET_PARENTS);
   puppet = {
     character: c,
     mesh,
@@ -302,12 +306,18 @@ function setCharacter(c: Character): void {
     `${c.name}: ${c.width}×${c.height} px, ${mesh.vertexCount} vertices, ${mesh.triangleCount} triangles, weights ${weightMode}, ${deformMode} deformation`;
 }
 
+/** After the weights changed: the drawing order (it follows the weights) and the deformer (its factorisation). */
+function rebuildDeformer(p: Puppet): void {
+  p.mesh = drawOrder(p.mesh, p.weights, PUPPET_PARENTS);
+  p.deformer = new Deformer(p.mesh, p.weights, deformMode);
+}
+
 /** After the rest joints changed (suggested or dragged): new rig and weights, same mesh. */
 function rebindCharacter(): void {
   if (!puppet) return;
   const c = puppet.character;
   puppet.weights = computeWeights(puppet.mesh, c, weightMode);
-  puppet.deformer = new Deformer(puppet.mesh, puppet.weights, deformMode);
+  rebuildDeformer(puppet);
   puppet.rig = new DrawingRig(c);
   puppet.skinned.set(puppet.mesh.vertices);
   posedOnce = false;
@@ -745,7 +755,7 @@ function wireControls(): void {
     weightMode = (e.target as HTMLSelectElement).value as WeightMode;
     if (puppet) {
       puppet.weights = computeWeights(puppet.mesh, puppet.character, weightMode);
-      puppet.deformer = new Deformer(puppet.mesh, puppet.weights, deformMode);
+      rebuildDeformer(puppet);
       setStatus(`weights: ${weightMode}`);
     }
   });
