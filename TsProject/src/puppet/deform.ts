@@ -48,7 +48,8 @@ import type { SkinWeights } from './weights';
 
 /**
  * The guard pushes a triangle out of bounds to this factor inside the bound (0.2 -> 0.3, 5 -> 3.33): fewer
- * sweeps than 1.1 (11,673 against 15,459 over the 830 frames of DRAWING.md's table, at most 116 against 169).
+ * sweeps than 1.1 (11,673 against 15,459 over the 830 frames of DRAWING.md's table, at most 116 against 169,
+ * measured before the seam weights).
  */
 const GUARD_MARGIN = 1.5;
 
@@ -73,7 +74,7 @@ export interface ArapOptions {
   rigidFrom?: number;
   /** Stiffness towards LBS of every vertex (default 0.02). */
   freeStiffness?: number;
-  /** Most fold-over guard sweeps per frame (default 300; the shared recordings and the embedded one needed at most 116). */
+  /** Most fold-over guard sweeps per frame (default 300; the shared recordings and the embedded one needed at most 110). */
   guardSweeps?: number;
   /** Least area ratio A_posed / A_rest the guard holds every triangle to (default 0.2). */
   minAreaRatio?: number;
