@@ -27,7 +27,7 @@
  * L the c_t-weighted graph Laplacian of the triangles' edges and b_i = sum_t c_t sum_j R_t (r_i - r_j) + lambda_i
  * h_i. L + Lambda depends only on the rest mesh and the weights: it is ordered by reverse Cuthill-McKee
  * (Cuthill & McKee 1969) and factored once (envelope Cholesky, George & Liu 1981, ch. 4); each global step
- * is two triangular solves per coordinate.
+ * is a forward and a back substitution, x and y together.
  *
  * Fold-over guard: ARAP lowers the folds but does not forbid them (the handles themselves can pull a
  * triangle inside out at a sharply bent elbow or a deep squat's crotch). After the iterations, every
@@ -56,7 +56,7 @@ const GUARD_MARGIN = 1.5;
 /**
  * A triangle's ARAP weight falls to 0 below this shared weight of its corners (the least over its edges of
  * sum_k min(w_a[k], w_b[k]) over the transforms both name); 0.25: the synthetic arms-down figure's raised
- * forearm no longer drags its hip (test/puppet.cli.test.ts), the squat's figures unchanged (DRAWING.md).
+ * forearm no longer drags its hip (test/puppet.cli.test.ts); the squat still 0 flips, stretch <= 5 (DRAWING.md).
  */
 const SEAM_OVERLAP = 0.25;
 
