@@ -4,7 +4,8 @@
  * recording onto the boy, through PuppetSession with the default deformation (LBS + ARAP + fold-over
  * guard): no flipped triangle on any frame, every triangle's area stretch max(r, 1/r) at most 5, the guard
  * converged on every frame. Plain LBS on the same frames is measured beside it (it flips triangles on
- * every pair: the "before"). Prints the table DRAWING.md quotes. Skips with a printed reason when the
+ * every pair: the "before"). Also the four textures as bare images (mask from the image, default skeleton),
+ * as the issue's pig driven from its bare image. Prints the table DRAWING.md quotes. Skips with a printed reason when the
  * shared data is absent (the embedded pair still runs).
  */
 import * as fs from 'node:fs';
@@ -94,6 +95,13 @@ describeWithData('no tears: the real squat onto the AnimatedDrawings characters 
       const ch = load();
       expectNoTears(`squat image px on ${name}`, run(ch, squat));
       expectNoTears(`squat world m on ${name}`, run(ch, squat, { space: 'world' }));
+    },
+  );
+  it.each(['char1', 'char2', 'char3', 'char4'])(
+    "squat on %s's texture as a bare image (mask from the image, the default skeleton: the issue's pig driven from its bare image): 0 flips, stretch <= 5",
+    (name) => {
+      const ch = loadCharacter(dataPath('animated-drawings', 'characters', name, 'texture.png'));
+      expectNoTears(`squat image px on ${name} bare image`, run(ch, squat));
     },
   );
 });

@@ -74,7 +74,7 @@ export interface ArapOptions {
   rigidFrom?: number;
   /** Stiffness towards LBS of every vertex (default 0.02). */
   freeStiffness?: number;
-  /** Most fold-over guard sweeps per frame (default 300; the shared recordings and the embedded one needed at most 110). */
+  /** Most fold-over guard sweeps per frame (default 300; the shared recordings and the embedded one needed at most 186). */
   guardSweeps?: number;
   /** Least area ratio A_posed / A_rest the guard holds every triangle to (default 0.2). */
   minAreaRatio?: number;
