@@ -17,11 +17,22 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { type PuppetServer, startPuppetServer } from '../src/cli/puppetServe';
-import { JOINT_STATES, type Landmark, parseLandmarkRecording, parseTfjsReference } from '../src/puppet';
+import { loadCharacter } from '../src/io/node';
+import {
+  JOINT_STATES,
+  type Landmark,
+  type LandmarkRecording,
+  PuppetSession,
+  parseLandmarkRecording,
+  parseTfjsReference,
+  triangleQuality,
+} from '../src/puppet';
 import type { KindPuppetApi } from '../src/web/puppet/main';
 import { dataPath, HAS_SHARED_DATA } from './helpers/data';
 
 const CHROMIUM = '/usr/bin/chromium';
+/** The squat reference as the page reads it (/squat.json), for the Node run beside the page's. */
+let squatRec: LandmarkRecording;
 const ROOT = path.resolve(__dirname, '..');
 const CHAR1 = dataPath('animated-drawings/characters/char1');
 const SQUAT_MP4 = dataPath('pose-landmarks/pose_squats.mp4');
@@ -156,6 +167,7 @@ beforeAll(async () => {
     );
     fs.writeFileSync(path.join(tmp, 'squat.json'), JSON.stringify({ image: rec.image, frames: rec.frames }));
     files['/squat.json'] = path.join(tmp, 'squat.json');
+    squatRec = parseLandmarkRecording(fs.readFileSync(path.join(tmp, 'squat.json'), 'utf8'), 'squat.json');
   }
   server = await startPuppetServer({ port: 0, webRoot: path.join(web, 'puppet'), files });
 });
@@ -317,6 +329,17 @@ describeBrowser('puppet page, recorded landmark files (no camera)', () => {
     expect(got.joints.every((j) => (JOINT_STATES as readonly string[]).includes(j.state))).toBe(true);
     expect(got.figures.rateHz).toBeCloseTo(5, 5); // the recording's own 5 fps
     expect(got.figures.jitterSmoothed).toBeLessThan(got.figures.jitterRaw);
+    // the page draws the deformation kind puppet render draws (issue 22 part 3: LBS + ARAP + fold-over
+    // guard, on the CPU in both): its last frame's vertices are PuppetSession's, and no triangle is flipped
+    const skinned = await page.evaluate(() => (window as unknown as Win).kindPuppet.skinned());
+    const session = new PuppetSession(loadCharacter(CHAR1), { image: squatRec.image });
+    for (const f of squatRec.frames) session.step(f);
+    expect(skinned).toHaveLength(session.skinned.length);
+    let worst = 0;
+    for (let k = 0; k < skinned!.length; k++)
+      worst = Math.max(worst, Math.abs(skinned![k] - session.skinned[k]));
+    expect(worst).toBeLessThan(1e-3);
+    expect(triangleQuality(session.mesh, skinned!).flipped).toBe(0);
     console.log(
       `[puppet page] char1 <- squat reference: hips ${Math.min(...drawY).toFixed(0)}..${Math.max(...drawY).toFixed(0)} px, ` +
         `measured ${measured.toFixed(2)}/21, jitter ${got.figures.jitterRaw.toFixed(2)} -> ${got.figures.jitterSmoothed.toFixed(2)} body/s^2`,

@@ -6,8 +6,9 @@
  * char_cfg.yaml, or from the pose model run on the drawing itself ("Suggest joints"), and the user can drag
  * them ("Edit joints"). Pose in: the webcam through a MediaPipe backend (./backends.ts), or a recorded
  * landmark file. Each pose frame goes through src/puppet's PosePipeline (33 landmarks -> 21 joints,
- * confidence filter, occlusion fill), DrawingRig.pose and skin (CPU linear blend skinning); the skinned mesh
- * is drawn with per-triangle affine texture mapping (./render.ts). Live figures (./figures.ts): inference
+ * confidence filter, occlusion fill), DrawingRig.pose and a Deformer (CPU linear blend skinning, refined
+ * as-rigid-as-possible with a fold-over guard by default, src/puppet/deform.ts: the same deformation as
+ * `kind puppet render`, on the CPU); the deformed mesh is drawn with per-triangle affine texture mapping (./render.ts). Live figures (./figures.ts): inference
  * rate, jitter before/after smoothing, per-joint state and confidence. "Record" saves the webcam's landmarks
  * in the recording format of issue 12 (./recorder.ts).
  *
@@ -16,6 +17,7 @@
  *   (`character=none`: start without a drawing);
  *   `image=<URL>`: one image; default: the server's config (the `--character` or the embedded default);
  * - `backend=legacy|tasks`, `complexity=0|1`: the pose backend (default legacy: offline, no GPU needed);
+ * - `deform=arap|lbs`: the deformation (default arap; also the "Deformation" menu);
  * - `source=camera`: start the webcam at load; `recording=<URL>`: play that recording at load (`loop=1` to loop).
  *
  * For tests, `window.kindPuppet` ({@link KindPuppetApi}) exposes the page's state.
@@ -28,8 +30,13 @@ import {
   characterJoints,
   computeWeights,
   createJointSet,
+  DEFAULT_DEFORM_MODE,
+  DEFORM_MODES,
+  Deformer,
+  type DeformMode,
   DepthOrder,
   DrawingRig,
+  drawOrder,
   JOINT_STATES,
   type JointSet,
   JointStateCode,
@@ -40,10 +47,10 @@ import {
   PosePipeline,
   PUPPET_JOINT_COUNT,
   PUPPET_JOINTS,
+  PUPPET_PARENTS,
   type PuppetMesh,
   parseLandmarkRecording,
   type SkinWeights,
-  skin,
   type WeightMode,
 } from '../../puppet';
 import { type BackendName, createLegacyBackend, createTasksBackend, type PoseBackend } from './backends';
@@ -135,6 +142,8 @@ interface Puppet {
   character: Character;
   mesh: PuppetMesh;
   weights: SkinWeights;
+  /** LBS or LBS + ARAP of this mesh and weights (rebuilt when either changes). */
+  deformer: Deformer;
   rig: DrawingRig;
   texture: HTMLCanvasElement;
   skinned: Float32Array;
@@ -168,6 +177,9 @@ let config: PageConfig = {
 };
 let puppet: Puppet | null = null;
 let weightMode: WeightMode = 'segments-geodesic';
+const deformParam = params.get('deform') as DeformMode | null;
+let deformMode: DeformMode =
+  deformParam && DEFORM_MODES.includes(deformParam) ? deformParam : DEFAULT_DEFORM_MODE;
 const poseOptions: Partial<PoseOptions> = {};
 let pipeline = new PosePipeline(poseOptions);
 const poseJoints = createJointSet();
@@ -282,11 +294,15 @@ function fitView(c: Character): View {
 
 /** Mesh, weights, rig and texture of a character; the page's puppet from now on. */
 function setCharacter(c: Character): void {
-  const mesh = buildMesh(c);
+  const built = buildMesh(c);
+  const weights = computeWeights(built, c, weightMode);
+  // limbs drawn over the body, as kind puppet render (PuppetSession)
+  const mesh = drawOrder(built, weights, c.skeleton?.parents ?? PUPPET_PARENTS);
   puppet = {
     character: c,
     mesh,
-    weights: computeWeights(mesh, c, weightMode),
+    weights,
+    deformer: new Deformer(mesh, weights, deformMode),
     rig: new DrawingRig(c),
     texture: maskedTexture(c.texture, c.mask),
     skinned: Float32Array.from(mesh.vertices),
@@ -304,7 +320,17 @@ function setCharacter(c: Character): void {
     triangles: mesh.triangleCount,
   };
   $('drawingInfo').textContent =
-    `${c.name}: ${c.width}×${c.height} px, ${mesh.vertexCount} vertices, ${mesh.triangleCount} triangles, weights ${weightMode}`;
+    `${c.name}: ${c.width}×${c.height} px, ${mesh.vertexCount} vertices, ${mesh.triangleCount} triangles, weights ${weightMode}, ${deformMode} deformation`;
+}
+
+/**
+ * After the weights changed: the drawing order (it follows the weights), the deformer (its factorisation)
+ * and the depth groups' order (built on the reordered triangles).
+ */
+function rebuildDeformer(p: Puppet): void {
+  p.mesh = drawOrder(p.mesh, p.weights, p.character.skeleton?.parents ?? PUPPET_PARENTS);
+  p.deformer = new Deformer(p.mesh, p.weights, deformMode);
+  p.depth = depthOrderOf(p.character, p.mesh, p.weights);
 }
 
 /** Posed joints and transforms sized for the puppet's rig (a character's own skeleton has M joints, not 21). */
@@ -319,7 +345,7 @@ function rebindCharacter(): void {
   if (!puppet) return;
   const c = puppet.character;
   puppet.weights = computeWeights(puppet.mesh, c, weightMode);
-  puppet.depth = depthOrderOf(c, puppet.mesh, puppet.weights);
+  rebuildDeformer(puppet);
   puppet.rig = new DrawingRig(c);
   sizeRigOutputs();
   puppet.skinned.set(puppet.mesh.vertices);
@@ -450,7 +476,7 @@ function processFrame(frame: PoseFrame): void {
   lastReport.visibilityUnknown = report.visibilityUnknown;
   if (puppet && (report.personFound || posedOnce)) {
     puppet.rig.pose(poseJoints, drawingJoints, transforms);
-    skin(puppet.mesh, puppet.weights, transforms, puppet.skinned);
+    puppet.deformer.deform(transforms, puppet.skinned);
     puppet.depth?.update(frame);
     posedOnce = true;
   }
@@ -775,8 +801,16 @@ function wireControls(): void {
     weightMode = (e.target as HTMLSelectElement).value as WeightMode;
     if (puppet) {
       puppet.weights = computeWeights(puppet.mesh, puppet.character, weightMode);
-      puppet.depth = depthOrderOf(puppet.character, puppet.mesh, puppet.weights);
+      rebuildDeformer(puppet);
       setStatus(`weights: ${weightMode}`);
+    }
+  });
+  ($('deformMode') as HTMLSelectElement).value = deformMode;
+  on('deformMode', 'change', (e) => {
+    deformMode = (e.target as HTMLSelectElement).value as DeformMode;
+    if (puppet) {
+      puppet.deformer = new Deformer(puppet.mesh, puppet.weights, deformMode);
+      setStatus(`deformation: ${deformMode}`);
     }
   });
   on('taskFile', 'change', async (e) => {
