@@ -14,9 +14,16 @@
 //                   leans, squats with one forearm hidden, spreads both arms; steps out of view (4-4.5 s, no
 //                   person); comes back and stands swaying; from 5 s a chest-up framing whose leg landmarks
 //                   are the model's junk above the hips (visibility 0.05).
+// With --figure six-arms or --figure four-legs it draws, instead, a character AnimatedDrawings' standard
+// skeleton cannot hold (issue 22 part 1), and writes only texture.png, mask.png and char_cfg.yaml:
+//   six-arms    the same child's drawing with three arms a side (raised 25 degrees, 10 and 45 degrees below
+//               horizontal), joints right_shoulder1..3, right_elbow1..3, right_hand1..3 and the left ones,
+//               legs as the default's (28 joints; 360x480).
+//   four-legs   a spotted animal drawn side on (480x360): a long body, a head on a neck, a tail, four legs;
+//               joints root, hip, torso, neck, tail and {left,right}_{hip,knee,foot}_{f,b} (17 joints).
 // Deterministic: no clock; the only randomness is a seeded PRNG (mulberry32); the same bytes on every run
 // (PNG compression is Node's zlib at fixed settings).
-// Usage: node tools/make-puppet-sample.mjs [--out <dir>]
+// Usage: node tools/make-puppet-sample.mjs [--out <dir>] [--figure default|six-arms|four-legs]
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -27,6 +34,11 @@ const require = createRequire(path.join(root, 'TsProject/package.json'));
 const { PNG } = require('pngjs');
 const i = process.argv.indexOf('--out');
 const outDir = i > 0 ? path.resolve(process.argv[i + 1]) : path.join(root, 'TsProject/assets/default/puppet');
+const fi = process.argv.indexOf('--figure');
+const FIGURE = fi > 0 ? process.argv[fi + 1] : 'default';
+if (!['default', 'six-arms', 'four-legs'].includes(FIGURE))
+  throw new Error(`--figure: '${FIGURE}' is not default, six-arms or four-legs`);
+if (FIGURE !== 'default' && i < 0) throw new Error('--figure six-arms|four-legs needs --out <dir>');
 
 // ---------------------------------------------------------------- seeded randomness
 /** mulberry32: a small 32-bit PRNG, uniform in [0, 1). */
@@ -61,8 +73,8 @@ const clamp01 = (t) => (t <= 0 ? 0 : t >= 1 ? 1 : t);
 const lerp = (a, b, t) => a + (b - a) * t;
 
 // ================================================================ the drawing
-const W = 360;
-const H = 480;
+const W = FIGURE === 'four-legs' ? 480 : 360;
+const H = FIGURE === 'four-legs' ? 360 : 480;
 
 // ---------------------------------------------------------------- skeleton (integer pixels, y down)
 // The figure is drawn from these joints, so each joint sits where the drawn limb bends.
@@ -266,6 +278,140 @@ const LAYERS = [
   [arc(HEAD.x, HEAD.y + 4, 5, 20 * DEG, 160 * DEG, 2.6), INK, 0, true], // nose
 ];
 
+// ---------------------------------------------------------------- the other figures (--figure)
+/** An arm from its shoulder at `down` radians below horizontal (side s), upper arm `ua`, forearm `fa` px. */
+function armAt(shoulder, s, down, ua, fa) {
+  const dx = s * Math.cos(down);
+  const dy = Math.sin(down);
+  const elbow = pt(shoulder[0] + ua * dx, shoulder[1] + ua * dy);
+  const hand = pt(elbow[0] + fa * dx, elbow[1] + fa * dy);
+  return { shoulder, elbow, hand };
+}
+/** armShape for any forearm length: the hand's direction normalised by its own length. */
+const armShapeAny = (a) => {
+  const len = Math.hypot(a.hand[0] - a.elbow[0], a.hand[1] - a.elbow[1]);
+  const d = [(a.hand[0] - a.elbow[0]) / len, (a.hand[1] - a.elbow[1]) / len];
+  const palm = [a.hand[0] + 8 * d[0], a.hand[1] + 8 * d[1]];
+  const up = [d[1] * Math.sign(d[0]), -Math.abs(d[0])];
+  const thumbTip = [palm[0] + 4 * d[0] + 11 * up[0], palm[1] + 4 * d[1] + 11 * up[1]];
+  return union(
+    capsule(a.shoulder, a.elbow, 12, 11),
+    capsule(a.elbow, a.hand, 11, 9.5),
+    circle(palm[0], palm[1], 12.5),
+    capsule(palm, thumbTip, 5.5, 4.5),
+  );
+};
+const sleeveAny = (a) => {
+  const e = [lerp(a.shoulder[0], a.elbow[0], 0.55), lerp(a.shoulder[1], a.elbow[1], 0.55)];
+  return capsule(a.shoulder, e, 15, 14);
+};
+
+/** Six arms: three a side from shoulders stacked down the shirt, the default's head, shirt and legs. */
+function sixArms() {
+  const ANGLES = [-25 * DEG, 10 * DEG, 45 * DEG]; // raised, nearly level, down
+  const YS = [172, 196, 222];
+  const arms = { R: [], L: [] };
+  for (const [k, s] of [
+    ['R', -1],
+    ['L', 1],
+  ])
+    for (let n = 0; n < 3; n++) arms[k].push(armAt([180 + s * 36, YS[n]], s, ANGLES[n], 52, 46));
+  const skeleton = [
+    ['root', mid(LEG.R.hip, LEG.L.hip), null],
+    ['hip', mid(LEG.R.hip, LEG.L.hip), 'root'],
+    ['torso', [180, YS[0]], 'hip'],
+    ['neck', [HEAD.x, HEAD.y], 'torso'],
+  ];
+  for (const [k, side] of [
+    ['R', 'right'],
+    ['L', 'left'],
+  ])
+    arms[k].forEach((a, n) => {
+      skeleton.push(
+        [`${side}_shoulder${n + 1}`, a.shoulder, 'torso'],
+        [`${side}_elbow${n + 1}`, a.elbow, `${side}_shoulder${n + 1}`],
+        [`${side}_hand${n + 1}`, a.hand, `${side}_elbow${n + 1}`],
+      );
+    });
+  for (const [k, side] of [
+    ['R', 'right'],
+    ['L', 'left'],
+  ])
+    skeleton.push(
+      [`${side}_hip`, LEG[k].hip, 'root'],
+      [`${side}_knee`, LEG[k].knee, `${side}_hip`],
+      [`${side}_foot`, LEG[k].foot, `${side}_knee`],
+    );
+  const all = [...arms.R, ...arms.L];
+  const layers = [
+    ...['R', 'L'].map((s) => [legShape(LEG[s]), SKIN, OUTLINE, true]),
+    ...['R', 'L'].map((s, k) => [shoe(LEG[s], k ? 1 : -1), SHOE, OUTLINE, true]),
+    [polygon(SHORTS_POLY, 3), SHORTS, OUTLINE, true],
+    ...all.map((a) => [armShapeAny(a), SKIN, OUTLINE, true]),
+    ...all.map((a) => [sleeveAny(a), SHIRT, OUTLINE, true]),
+    ...LAYERS.slice(9), // neck, shirt, star, ears, head, hair, face: the default's
+  ];
+  return { skeleton, layers };
+}
+
+/** A spotted animal drawn side on, facing image right: body, neck and head, tail, four legs. */
+function fourLegs() {
+  const FUR = [214, 160, 92];
+  const SPOT = [140, 92, 52];
+  const HOOF = [70, 56, 50];
+  const NOSE = [60, 40, 40];
+  const legAt = (x, y, bend) => ({ hip: [x, y], knee: [x + bend, y + 58], foot: [x, y + 116] });
+  const legs = {
+    right_b: legAt(132, 196, -4),
+    left_b: legAt(178, 200, 4),
+    right_f: legAt(306, 196, -4),
+    left_f: legAt(352, 200, 4),
+  };
+  const head = { x: 414, y: 92, r: 36 };
+  const skeleton = [
+    ['root', [156, 176], null],
+    ['hip', [156, 176], 'root'],
+    ['torso', [330, 172], 'hip'],
+    ['neck', [head.x, head.y], 'torso'],
+    ['tail', [56, 110], 'root'],
+  ];
+  for (const [key, l] of Object.entries(legs)) {
+    const [side, fb] = key.split('_');
+    skeleton.push(
+      [`${side}_hip_${fb}`, l.hip, fb === 'f' ? 'torso' : 'root'],
+      [`${side}_knee_${fb}`, l.knee, `${side}_hip_${fb}`],
+      [`${side}_foot_${fb}`, l.foot, `${side}_knee_${fb}`],
+    );
+  }
+  const legShape4 = (l) => union(capsule(l.hip, l.knee, 15, 13), capsule(l.knee, l.foot, 13, 11));
+  const hoof = (l) => capsule([l.foot[0] - 6, l.foot[1] + 6], [l.foot[0] + 10, l.foot[1] + 6], 9, 9);
+  const body = union(capsule([130, 176], [340, 170], 50), circle(236, 178, 56));
+  const layers = [
+    [capsule([110, 160], [56, 110], 10, 5), FUR, OUTLINE, true], // tail
+    ...[legs.left_b, legs.left_f].map((l) => [legShape4(l), SPOT, OUTLINE, true]), // far legs, darker
+    ...[legs.left_b, legs.left_f].map((l) => [hoof(l), HOOF, OUTLINE, true]),
+    [capsule([330, 160], [head.x - 8, head.y + 10], 26, 20), FUR, OUTLINE, true], // neck
+    [body, FUR, OUTLINE, true],
+    ...[legs.right_b, legs.right_f].map((l) => [legShape4(l), FUR, OUTLINE, true]),
+    ...[legs.right_b, legs.right_f].map((l) => [hoof(l), HOOF, OUTLINE, true]),
+    [circle(head.x, head.y, head.r), FUR, OUTLINE, true],
+    [capsule([head.x + 20, head.y + 14], [head.x + 44, head.y + 18], 15, 13), FUR, OUTLINE, true], // muzzle
+    [capsule([head.x - 16, head.y - 26], [head.x - 24, head.y - 56], 9, 4), FUR, OUTLINE, true], // ear
+    [circle(206, 160, 16), SPOT, 0, true],
+    [circle(268, 196, 12), SPOT, 0, true],
+    [circle(180, 206, 9), SPOT, 0, true],
+    [circle(head.x + 6, head.y - 8, 5.5), INK, 0, false], // eye
+    [circle(head.x + 7.5, head.y - 10, 1.6), WHITE, 0, false],
+    [circle(head.x + 54, head.y + 14, 4.5), NOSE, 0, false],
+    [arc(head.x + 38, head.y + 20, 10, 40 * DEG, 120 * DEG, 2.6), INK, 0, true], // mouth
+  ];
+  return { skeleton, layers };
+}
+
+const FIG = FIGURE === 'six-arms' ? sixArms() : FIGURE === 'four-legs' ? fourLegs() : null;
+const FIG_SKELETON = FIG ? FIG.skeleton : SKELETON;
+const FIG_LAYERS = FIG ? FIG.layers : LAYERS;
+
 const texture = Buffer.alloc(W * H * 4);
 const mask = Buffer.alloc(W * H);
 for (let y = 0; y < H; y++)
@@ -278,7 +424,7 @@ for (let y = 0; y < H; y++)
       if (a > 0) for (let k = 0; k < 3; k++) c[k] += (col[k] - c[k]) * a;
     };
     let inside = false;
-    for (const [f, col, outline, wobbly] of LAYERS) {
+    for (const [f, col, outline, wobbly] of FIG_LAYERS) {
       const d = f(px, py) + (wobbly ? wob : 0);
       if (d > 1) continue;
       if (outline > 0) {
@@ -341,11 +487,11 @@ const pieces = components(255, false);
 if (pieces.n !== 1) throw new Error(`the drawing is in ${pieces.n} pieces`);
 const holes = components(0, true);
 if (holes.n !== 0) throw new Error(`the drawing has ${holes.n} holes, the first at (${holes.first})`);
-for (const [name, [x, y]] of SKELETON)
+for (const [name, [x, y]] of FIG_SKELETON)
   if (!mask[y * W + x]) throw new Error(`joint ${name} (${x}, ${y}) is outside the drawing`);
 
 const cfg = [`height: ${H}`, 'skeleton:'];
-for (const [name, [x, y], parent] of SKELETON)
+for (const [name, [x, y], parent] of FIG_SKELETON)
   cfg.push('- loc:', `  - ${x}`, `  - ${y}`, `  name: ${name}`, `  parent: ${parent ?? 'null'}`);
 cfg.push(`width: ${W}`, '');
 
@@ -584,7 +730,7 @@ const files = [
   ['texture.png', png(texture, 6)],
   ['mask.png', png(mask, 0)],
   ['char_cfg.yaml', cfg.join('\n')],
-  ['recording.json', recording],
+  ...(FIG ? [] : [['recording.json', recording]]),
 ];
 for (const [name, bytes] of files) fs.writeFileSync(path.join(outDir, name), bytes);
 console.log(

@@ -1,8 +1,10 @@
 /**
  * Benchmark: the puppet per frame (not a test). First the whole per-frame pipeline of `kind puppet`
- * (PuppetSession.step: landmarks -> joints -> filter -> fill -> rig -> LBS; target well under 1 ms per frame)
+ * (PuppetSession.step: landmarks -> joints -> filter -> fill -> rig -> LBS + ARAP; target well under 1 ms per frame)
  * for the embedded default driven by its recording and for char1..4 driven by the real squat, beside the pose
  * side alone on the same frames (ratio < 1: the drawing side's share), with the bytes allocated per frame.
+ * Then the deformation alone (issue 22 part 3): Deformer 'arap' (LBS + ARAP + fold-over guard) beside
+ * Deformer 'lbs' on the same transforms (each frame's rig output of the recording), in the same process.
  * Then the drawing side on the AnimatedDrawings characters char1..4. Per character: DrawingRig.pose + CPU linear blend skinning of the mesh per frame (target: well under
  * 1 ms), beside a plain copy of the same vertex array (the cheapest thing a frame could do with it); the
  * software rasteriser per frame beside a plain copy of the texture's bytes into the target; and the
@@ -17,6 +19,7 @@ import {
   buildMesh,
   computeWeights,
   createJointSet,
+  Deformer,
   DrawingRig,
   type JointSet,
   type LandmarkRecording,
@@ -110,6 +113,44 @@ function sessionRow(name: string, dir: string, rec: LandmarkRecording, recName: 
   });
 }
 
+/**
+ * The deformation alone: LBS + ARAP + guard (Deformer 'arap') against LBS (Deformer 'lbs') on each frame's
+ * transforms of the recording (taken once from a session), the same mesh and weights.
+ */
+function deformRow(name: string, dir: string, rec: LandmarkRecording, recName: string, rows: Row[]): void {
+  const ch = loadCharacter(dir);
+  const session = new PuppetSession(ch, { image: rec.image, deform: 'lbs' });
+  const frames: Float64Array[] = [];
+  for (const f of rec.frames) {
+    session.step(f);
+    if (session.posed) frames.push(Float64Array.from(session.transforms));
+  }
+  const arap = new Deformer(session.mesh, session.weights, 'arap');
+  const lbs = new Deformer(session.mesh, session.weights, 'lbs');
+  const out = new Float32Array(session.skinned.length);
+  const F = frames.length;
+  const [a, l] = timePair(
+    () => {
+      for (let f = 0; f < F; f++) arap.deform(frames[f], out);
+      return out;
+    },
+    () => {
+      for (let f = 0; f < F; f++) lbs.deform(frames[f], out);
+      return out;
+    },
+    { warmup: 3, minRuns: 10, maxRuns: 200, budgetMs: 1500 },
+  );
+  let f = 0;
+  const alloc = bytesPerCall(() => arap.deform(frames[f++ % F], out), 1000);
+  rows.push({
+    bench: `${name} <- ${recName}: LBS + ARAP + guard per frame (${session.mesh.vertexCount} v, ${session.mesh.triangleCount} t)`,
+    ours: `${fmt((1000 * a.medianMs) / F, 1)} us, ${fmt(alloc.bytes, 1)} B/frame`,
+    three: `${fmt((1000 * l.medianMs) / F, 1)} us`,
+    ratio: l.medianMs / a.medianMs,
+    peer: 'LBS alone',
+  });
+}
+
 export function runPuppetBench(): Row[] {
   console.log(
     '\n== Puppet drawing: pose + LBS and rasterise per frame (peers: plain copies of the same arrays)',
@@ -120,18 +161,16 @@ export function runPuppetBench(): Row[] {
   if (fs.existsSync(path.join(defaultDir, 'recording.json'))) {
     const rec = loadLandmarkRecording(path.join(defaultDir, 'recording.json')).recording;
     sessionRow('default', defaultDir, rec, 'default recording', rows);
+    deformRow('default', defaultDir, rec, 'default recording', rows);
   }
   const squat = sharedFile('pose-landmarks/pose_squats.full.json');
   if (squat) {
     const rec = loadLandmarkRecording(squat, { imageSize: { width: 720, height: 1280 }, fps: 5 }).recording;
-    for (const c of ['char1', 'char2', 'char3', 'char4'])
-      sessionRow(
-        c,
-        path.dirname(sharedFile(`animated-drawings/characters/${c}/char_cfg.yaml`)!),
-        rec,
-        'squat',
-        rows,
-      );
+    for (const c of ['char1', 'char2', 'char3', 'char4']) {
+      const dir = path.dirname(sharedFile(`animated-drawings/characters/${c}/char_cfg.yaml`)!);
+      sessionRow(c, dir, rec, 'squat', rows);
+      deformRow(c, dir, rec, 'squat', rows);
+    }
   }
   for (const c of ['char1', 'char2', 'char3', 'char4']) {
     const cfg = sharedFile(`animated-drawings/characters/${c}/char_cfg.yaml`);

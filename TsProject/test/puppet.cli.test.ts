@@ -206,7 +206,9 @@ describe('kind puppet render: a synthetic drawing and recording', () => {
     expect(file.stats.frames).toBe(40);
     expect(file.stats.personFrames).toBe(35);
     expect(file.stats.inputRateHz).toBeCloseTo(30, 0);
-    expect(stdout).toMatch(/^rendered 'armsdown' \(200x300 px, \d+ vertices, segments-geodesic weights\)/);
+    expect(stdout).toMatch(
+      /^rendered 'armsdown' \(200x300 px, \d+ vertices, segments-geodesic weights, arap deformation\)/,
+    );
     expect(stdout).toMatch(/person in 35\/40 frames; visibility given/);
     expect(stdout).toMatch(/wrote .*frames\/0000\.png \.\. 0039\.png \(40 frames, \d+x\d+\)/);
     expect(fs.readdirSync(out).sort()).toEqual(['frames', 'preview.gif', 'puppet.json']);
@@ -265,6 +267,54 @@ describe('kind puppet render: a synthetic drawing and recording', () => {
     const per = file.stats.perJoint[J('LeftHand')];
     expect(per.measured).toBeLessThanOrEqual(40 - 5 - 9);
     expect(JOINT_STATES.reduce((s, st) => s + file.stats.states[st], 0)).toBe(40 * 21);
+  });
+
+  it('puppet.json has the mesh figures (issue 22 part 3): no flipped triangle with ARAP, per frame and over the take; --deform lbs selects plain LBS', async () => {
+    expect(file.mesh.deform).toBe('arap');
+    const m = file.stats.mesh;
+    expect(m.deform).toBe('arap');
+    expect(m.deformed.frames).toBe(40);
+    expect(m.deformed.framesWithFlips).toBe(0);
+    expect(m.deformed.worstStretch).toBeLessThanOrEqual(5 + 1e-4);
+    expect(m.guard).toMatchObject({ minAreaRatio: 0.2, maxAreaRatio: 5, framesNotConverged: 0 });
+    for (const fr of file.frames) {
+      expect(fr.mesh.flipped).toBe(0);
+      expect(fr.mesh.stretch).toBeGreaterThanOrEqual(1);
+      expect(fr.mesh.stretch).toBeLessThanOrEqual(5 + 1e-4);
+    }
+    expect(stdout).toMatch(
+      /\n {2}mesh \(arap\): flipped triangles in 0\/40 frames \(at most 0\), area stretch worst [\d.]+ p99 [\d.]+; plain LBS: flipped triangles in \d+\/40 frames/,
+    );
+    expect(stdout).toMatch(
+      /per frame pose \+ rig \+ LBS \+ ARAP [\d.]+ ms \(of which the deformation [\d.]+ ms\)/,
+    );
+    const o2 = path.join(tmp, 'render-lbs');
+    const r = await runKind([
+      'puppet',
+      'render',
+      charDir,
+      '--landmarks',
+      recFile,
+      '-o',
+      o2,
+      '--set',
+      'smoothingMs=0',
+      '--deform',
+      'lbs',
+      '--no-preview',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/segments-geodesic weights, lbs deformation\)/);
+    expect(r.out).toMatch(/\n {2}mesh \(lbs\): flipped triangles in \d+\/40 frames/);
+    const f2 = readPuppet(o2);
+    expect(f2.mesh.deform).toBe('lbs');
+    // LBS alone: the frames' mesh is the LBS one, and the ARAP run measured the same LBS beside its own
+    expect(f2.stats.mesh.deformed).toEqual(f2.stats.mesh.lbs);
+    expect(f2.stats.mesh.lbs).toEqual(m.lbs);
+    expect(
+      (await runKind(['puppet', 'render', charDir, '--landmarks', recFile, '-o', o2, '--deform', 'dqs']))
+        .code,
+    ).toBe(2);
   });
 
   it('the same inputs give the same bytes: puppet.json, every frame and the GIF (no clock in the outputs)', async () => {
@@ -412,15 +462,22 @@ describe('kind puppet render: bad input names the place, exits 1 and leaves the 
       /^kind: .*blank: mask\.png: .*(empty|no character pixel|nothing)/i,
     ],
     [
-      'a char_cfg.yaml missing joints',
-      () => [
-        writeAnimatedDrawingsFolder(armsDownCharacter(), path.join(tmp, 'bad', 'nojoints'), {
-          drop: ['left_foot', 'neck'],
-        }),
-        '--landmarks',
-        goodRec,
-      ],
-      /^kind: .*nojoints\/char_cfg\.yaml:1: missing AnimatedDrawings joints neck, left_foot/,
+      // a char_cfg.yaml missing joints is no longer refused (issue 22 part 1: its own skeleton); a retarget
+      // config naming a joint the char_cfg lacks is
+      'a retarget config naming a joint the character lacks',
+      () => {
+        const retarget = path.join(tmp, 'bad', 'retarget.yaml');
+        fs.mkdirSync(path.dirname(retarget), { recursive: true });
+        fs.writeFileSync(retarget, 'char_joint_bvh_joints_mapping:\n  left_paw: [LeftLeg, LeftFoot]\n');
+        return [
+          writeAnimatedDrawingsFolder(armsDownCharacter(), path.join(tmp, 'bad', 'nopaw'), {}),
+          '--landmarks',
+          goodRec,
+          '--retarget-cfg',
+          retarget,
+        ];
+      },
+      /^kind: .*retarget\.yaml:2: char_joint_bvh_joints_mapping: character joint 'left_paw' is not in .*nopaw\/char_cfg\.yaml/,
     ],
     [
       '32 landmarks',
@@ -804,6 +861,11 @@ describe('kind puppet tune', () => {
     expect(r.out).toMatch(/tune over .*tune\.json \(40 frames x 2 noise seeds\): 4 settings/);
     expect(r.out).toMatch(/<- chosen/);
     expect(r.out).toMatch(/defaults: smoothingMs 100, speedGain 3/);
+    // the mesh figures: the recording (without the noise) on the embedded drawing, plain LBS -> ARAP
+    expect(r.out).toMatch(
+      /\n {2}.*tune\.json on default \(arap\): flipped \d+\/40 \(\d+\) -> 0\/40 \(0\); stretch worst [\d.]+ -> [\d.]+, p99/,
+    );
+    expect(JSON.parse(fs.readFileSync(json, 'utf8')).mesh[0].mesh.deformed.framesWithFlips).toBe(0);
     const rows = JSON.parse(fs.readFileSync(json, 'utf8')).rows as {
       options: { smoothingMs: number; speedGain: number };
       jitterRaw: number;

@@ -140,7 +140,7 @@ describe('char_cfg.yaml', () => {
     expect(r.x[J('LeftHandTip')] - 17).toBeCloseTo((0.6 * fore) / Math.SQRT2, 0);
   });
 
-  it('names file:line and joint for a bad YAML line, a bad loc and missing joints', () => {
+  it('names file:line and joint for a bad YAML line and a bad loc; takes a skeleton missing joints as its own', () => {
     const bad = CFG.replace(
       '- {name: neck, loc: [10, 5], parent: torso}',
       '- {name: neck, loc: [10, 5, parent: torso}',
@@ -151,13 +151,26 @@ describe('char_cfg.yaml', () => {
       /c\/char_cfg\.yaml:12: joint 'left_elbow': loc must be/,
     );
     const missing = CFG.split('\n')
-      .filter((l) => !l.includes('left_knee') && !l.includes('name: neck'))
+      .filter((l) => !l.includes('name: left_knee') && !l.includes('name: neck'))
       .join('\n')
       .replace('parent: left_knee', 'parent: left_hip');
     const tex = image(20, 30, () => [0, 0, 0, 255]);
-    expect(() => characterFromAnimatedDrawings(tex, solidMask(20, 30), missing, 'chars/x')).toThrow(
-      /chars\/x\/char_cfg\.yaml:1: missing AnimatedDrawings joints neck, left_knee/,
-    );
+    // issue 22 part 1: never refused for its joints; its own 14 joints, the foot now hanging from the hip
+    const own = characterFromAnimatedDrawings(tex, solidMask(20, 30), missing, 'chars/x');
+    expect(own.skeleton?.names).toHaveLength(14);
+    expect(own.skeleton?.mapping.joints.find((j) => j.name === 'left_foot')).toEqual({
+      name: 'left_foot',
+      parent: 'left_hip',
+      driver: 'LeftLowerLeg -> LeftFoot',
+    });
+    expect(() =>
+      characterFromAnimatedDrawings(
+        tex,
+        solidMask(20, 30),
+        'width: 20\nheight: 30\nskeleton: []\n',
+        'chars/x',
+      ),
+    ).toThrow(/chars\/x\/char_cfg\.yaml: the skeleton has no joints/);
     expect(() => parseCharCfg('width: 20\nheight: -3\nskeleton: []\n', 'y.yaml')).toThrow(
       /y\.yaml:2: field 'height'/,
     );

@@ -17,11 +17,22 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { type PuppetServer, startPuppetServer } from '../src/cli/puppetServe';
-import { JOINT_STATES, type Landmark, parseLandmarkRecording, parseTfjsReference } from '../src/puppet';
+import { loadCharacter } from '../src/io/node';
+import {
+  JOINT_STATES,
+  type Landmark,
+  type LandmarkRecording,
+  PuppetSession,
+  parseLandmarkRecording,
+  parseTfjsReference,
+  triangleQuality,
+} from '../src/puppet';
 import type { KindPuppetApi } from '../src/web/puppet/main';
 import { dataPath, HAS_SHARED_DATA } from './helpers/data';
 
 const CHROMIUM = '/usr/bin/chromium';
+/** The squat reference as the page reads it (/squat.json), for the Node run beside the page's. */
+let squatRec: LandmarkRecording;
 const ROOT = path.resolve(__dirname, '..');
 const CHAR1 = dataPath('animated-drawings/characters/char1');
 const SQUAT_MP4 = dataPath('pose-landmarks/pose_squats.mp4');
@@ -156,6 +167,7 @@ beforeAll(async () => {
     );
     fs.writeFileSync(path.join(tmp, 'squat.json'), JSON.stringify({ image: rec.image, frames: rec.frames }));
     files['/squat.json'] = path.join(tmp, 'squat.json');
+    squatRec = parseLandmarkRecording(fs.readFileSync(path.join(tmp, 'squat.json'), 'utf8'), 'squat.json');
   }
   server = await startPuppetServer({ port: 0, webRoot: path.join(web, 'puppet'), files });
 });
@@ -317,6 +329,17 @@ describeBrowser('puppet page, recorded landmark files (no camera)', () => {
     expect(got.joints.every((j) => (JOINT_STATES as readonly string[]).includes(j.state))).toBe(true);
     expect(got.figures.rateHz).toBeCloseTo(5, 5); // the recording's own 5 fps
     expect(got.figures.jitterSmoothed).toBeLessThan(got.figures.jitterRaw);
+    // the page draws the deformation kind puppet render draws (issue 22 part 3: LBS + ARAP + fold-over
+    // guard, on the CPU in both): its last frame's vertices are PuppetSession's, and no triangle is flipped
+    const skinned = await page.evaluate(() => (window as unknown as Win).kindPuppet.skinned());
+    const session = new PuppetSession(loadCharacter(CHAR1), { image: squatRec.image });
+    for (const f of squatRec.frames) session.step(f);
+    expect(skinned).toHaveLength(session.skinned.length);
+    let worst = 0;
+    for (let k = 0; k < skinned!.length; k++)
+      worst = Math.max(worst, Math.abs(skinned![k] - session.skinned[k]));
+    expect(worst).toBeLessThan(1e-3);
+    expect(triangleQuality(session.mesh, skinned!).flipped).toBe(0);
     console.log(
       `[puppet page] char1 <- squat reference: hips ${Math.min(...drawY).toFixed(0)}..${Math.max(...drawY).toFixed(0)} px, ` +
         `measured ${measured.toFixed(2)}/21, jitter ${got.figures.jitterRaw.toFixed(2)} -> ${got.figures.jitterSmoothed.toFixed(2)} body/s^2`,
@@ -339,6 +362,51 @@ describeBrowser('puppet page, recorded landmark files (no camera)', () => {
     expect(at('LeftUpperArm').x).toBeGreaterThan(at('RightUpperArm').x);
     expect(after.filter((j) => j.state === 'measured').length).toBe(moved);
     expect(after.some((j, i) => Math.hypot(j.x - before[i].x, j.y - before[i].y) > 5)).toBe(true);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('a six-armed AnimatedDrawings character (issue 22) loads through the file input and moves all six arms', async () => {
+    const dir = path.join(tmp, 'six-arms');
+    execFileSync(
+      process.execPath,
+      [path.resolve(ROOT, '../tools/make-puppet-sample.mjs'), '--out', dir, '--figure', 'six-arms'],
+      {
+        stdio: 'pipe',
+      },
+    );
+    await page.goto(`${server.url}?character=none`);
+    await waitFor(page, 'window.kindPuppet && window.kindPuppet.ready');
+    await page.setInputFiles(
+      '#adFiles',
+      ['texture.png', 'mask.png', 'char_cfg.yaml'].map((f) => path.join(dir, f)),
+    );
+    await waitFor(page, "window.kindPuppet.character && window.kindPuppet.character.name === 'character'");
+    const rest = await page.evaluate(() => (window as unknown as Win).kindPuppet.joints());
+    expect(rest).toHaveLength(28);
+    // the default recording ends with the person standing, arms hanging: every drawn arm (drawn raised,
+    // level and down) swings down towards the person's, the three of a side by one angle (a fan)
+    await page.evaluate(() =>
+      (window as unknown as Win).kindPuppet.playRecording('/default/recording.json', { realtime: false }),
+    );
+    const posed = await page.evaluate(() => (window as unknown as Win).kindPuppet.joints());
+    await page.screenshot({ path: '/tmp/puppet-page-six-arms.png' });
+    const at = (js: typeof rest, name: string) => js.find((j) => j.name === name)!;
+    const turn = (side: string, k: number) => {
+      const dir = (js: typeof rest) =>
+        Math.atan2(
+          at(js, `${side}_elbow${k}`).y - at(js, `${side}_shoulder${k}`).y,
+          at(js, `${side}_elbow${k}`).x - at(js, `${side}_shoulder${k}`).x,
+        );
+      return Math.atan2(Math.sin(dir(posed) - dir(rest)), Math.cos(dir(posed) - dir(rest)));
+    };
+    for (const side of ['right', 'left'])
+      for (const k of [1, 2, 3]) {
+        const r = at(rest, `${side}_hand${k}`);
+        const p = at(posed, `${side}_hand${k}`);
+        expect(Math.hypot(p.x - r.x, p.y - r.y)).toBeGreaterThan(40);
+        expect(turn(side, k)).toBeCloseTo(turn(side, 1), 6);
+      }
+    expect(posed.every((j) => Number.isFinite(j.x) && Number.isFinite(j.y))).toBe(true);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -37,8 +37,12 @@ import {
   type Character,
   chooseTuneRow,
   createJointSet,
+  DEFAULT_DEFORM_MODE,
   DEFAULT_POSE_OPTIONS,
   DEFAULT_TUNE_GRID,
+  DEFORM_MODES,
+  type DeformMode,
+  formatMapping,
   frameHasPerson,
   framesText,
   JOINT_STATES,
@@ -48,6 +52,7 @@ import {
   PUPPET_JOINT_COUNT,
   type PuppetFile,
   PuppetInputError,
+  type PuppetMeshStats,
   PuppetRecorder,
   PuppetSession,
   type RgbaImage,
@@ -56,9 +61,12 @@ import {
   resolvePoseOptions,
   STATE_RGB,
   serializeLandmarkRecording,
+  type TakeQuality,
   type TuneGrid,
+  type TuneMeshRow,
   type TuneRow,
   tune,
+  tuneMesh,
   WEIGHT_MODES,
   type WeightMode,
 } from '../puppet';
@@ -84,10 +92,14 @@ export interface PuppetRenderOptions {
   character?: string;
   /** Landmark recording, tfjs reference or tfjs-models keypoint file (io/node loadLandmarkRecording); default the embedded recording. */
   landmarks?: string;
+  /** An AnimatedDrawings retarget config for an AnimatedDrawings character (src/puppet/retargetCfg.ts). */
+  retargetCfg?: string;
   outDir: string;
   recording?: RecordingLoadOptions;
   pose?: Partial<PoseOptions>;
   weights?: WeightMode;
+  /** 'arap' (default) or 'lbs' (deform.ts). */
+  deform?: DeformMode;
   /** Draw the joints (coloured by state) and bones over the frames. */
   joints?: boolean;
   /** RGBA background of the frames (alpha 0 = transparent PNGs; the GIF then uses white). Default white. */
@@ -104,7 +116,14 @@ export interface PuppetRenderResult {
   outputs: { frames: string; preview: string | null; json: string; frameCount: number };
   notes: string[];
   /** Wall-clock figures of this run (ms; not in puppet.json, which stays deterministic). */
-  timing: { setupMs: number; poseRigSkinMsPerFrame: number; rasterMsPerFrame: number; pngMsPerFrame: number };
+  timing: {
+    setupMs: number;
+    poseRigSkinMsPerFrame: number;
+    /** Of which the deformation (LBS, or LBS + ARAP + guard): ms per frame. */
+    deformMsPerFrame: number;
+    rasterMsPerFrame: number;
+    pngMsPerFrame: number;
+  };
 }
 
 /** Frame file name: 4 digits, more when the recording has 10,000 frames or more. */
@@ -140,6 +159,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
     { role: 'landmark recording', path: landmarksPath },
     { role: 'character', path: characterPath },
     ...(loaded.worldFile ? [{ role: 'world landmarks file', path: loaded.worldFile }] : []),
+    ...(o.retargetCfg ? [{ role: 'retarget config', path: o.retargetCfg }] : []),
   ];
   refuseOverwritingInputs([outputs.json, ...(outputs.preview ? [outputs.preview] : [])], inputs);
   const frames = path.resolve(outputs.frames);
@@ -151,13 +171,21 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
   const space = o.pose?.space ?? 'auto';
   if (!rec.frames.some((f) => frameHasPerson(f, space)))
     throw new PuppetInputError(noPersonMessage(rec.frames.length, space), landmarksPath);
-  const character = loadCharacter(characterPath, o.character === undefined ? { name: 'default' } : {});
+  const character = loadCharacter(characterPath, {
+    ...(o.character === undefined ? { name: 'default' } : {}),
+    retargetCfgFile: o.retargetCfg,
+  });
   if (!isAnimatedDrawingsFolder(characterPath))
     notes.push(
       `${path.basename(characterPath)}: no char_cfg.yaml, so the joints are the default skeleton fitted to the drawing's bounding box; where its limbs are drawn elsewhere, place the joints in the page (Suggest joints, Edit joints) or give an AnimatedDrawings folder`,
     );
   const t0 = performance.now();
-  const session = new PuppetSession(character, { pose: o.pose, image: rec.image, weights: o.weights });
+  const session = new PuppetSession(character, {
+    pose: o.pose,
+    image: rec.image,
+    weights: o.weights,
+    deform: o.deform,
+  });
   const setupMs = performance.now() - t0;
   await interruptPoint();
 
@@ -168,8 +196,14 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
   let maxX = character.width;
   let maxY = character.height;
   const tPose = performance.now();
+  let deformMs = 0;
+  const probe = new Float32Array(session.skinned.length);
   for (const frame of rec.frames) {
     const report = session.step(frame);
+    // the deformation again on the same transforms, timed alone (the same result: no state between frames)
+    const td = performance.now();
+    if (session.posed) session.deformer.deform(session.transforms, probe);
+    deformMs += performance.now() - td;
     recorder.add(frame.timestampMs, report);
     const s = session.skinned;
     for (let i = 0; i < s.length; i += 2) {
@@ -179,7 +213,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
       if (s[i + 1] > maxY) maxY = s[i + 1];
     }
   }
-  const poseMs = (performance.now() - tPose) / rec.frames.length;
+  const poseMs = (performance.now() - tPose - deformMs) / rec.frames.length;
   const stats = recorder.stats();
   // the frame: the drawing's page grown to hold the posed drawing, at most one drawing size each side
   const W = character.width;
@@ -211,7 +245,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
         ? { width: target.width, height: target.height, data: new Uint8Array(target.data.length) }
         : null;
     const shifted = new Float32Array(session.skinned.length);
-    const overlay = createJointSet();
+    const overlay = createJointSet(session.rig.jointCount);
     const gif = outputs.preview ? GIFEncoder() : null;
     const palette = gif ? framePalette(character, gifBg, o.joints === true) : null;
     session.reset();
@@ -227,14 +261,19 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
         shifted[i + 1] = s[i + 1] + top;
       }
       const d = session.drawingJoints;
-      for (let j = 0; j < J; j++) {
+      for (let j = 0; j < overlay.x.length; j++) {
         overlay.x[j] = d.x[j] + left;
         overlay.y[j] = d.y[j] + top;
       }
       overlay.confidence.set(d.confidence);
       overlay.state.set(d.state);
       const tr = performance.now();
-      const ro = { background: bg, drawJoints: o.joints ? overlay : undefined };
+      const ro = {
+        background: bg,
+        drawJoints: o.joints ? overlay : undefined,
+        parents: session.rig.skeleton.parents,
+        order: session.drawOrder?.order,
+      };
       rasterize(character, session.mesh, shifted, target, ro);
       if (gifTarget) rasterize(character, session.mesh, shifted, gifTarget, { ...ro, background: gifBg });
       const tp = performance.now();
@@ -276,6 +315,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
     const timing = {
       setupMs: Math.round(setupMs),
       poseRigSkinMsPerFrame: round3(poseMs),
+      deformMsPerFrame: round3(deformMs / n),
       rasterMsPerFrame: round3(rasterMs / n),
       pngMsPerFrame: round3(pngMs / n),
     };
@@ -362,7 +402,7 @@ export function formatRenderSummary(r: PuppetRenderResult, cwd = process.cwd()):
   const total = s.frames * J;
   const pct = (v: number) => `${((100 * v) / total).toFixed(1)}%`;
   const lines = [
-    `rendered '${r.character.name}' (${f.image.width}x${f.image.height} px, ${f.mesh.vertices} vertices, ${f.mesh.weights} weights) driven by ${rel(f.input.source)} (${framesText(s.frames)}, ${s.inputRateHz.toFixed(1)} Hz, camera ${f.input.image.width}x${f.input.image.height}, ${s.space} landmarks)`,
+    `rendered '${r.character.name}' (${f.image.width}x${f.image.height} px, ${f.mesh.vertices} vertices, ${f.mesh.weights} weights, ${f.mesh.deform} deformation) driven by ${rel(f.input.source)} (${framesText(s.frames)}, ${s.inputRateHz.toFixed(1)} Hz, camera ${f.input.image.width}x${f.input.image.height}, ${s.space} landmarks)`,
     `  person in ${s.personFrames}/${s.frames} frames; visibility ${s.visibilityUnknownFrames === 0 ? 'given' : s.visibilityUnknownFrames === s.frames ? 'unknown (absent in the file)' : `unknown in ${s.visibilityUnknownFrames} frames`}`,
     `  joint-frames: ${JOINT_STATES.map((st) => `${st} ${s.states[st]}${st === 'measured' ? ` (${pct(s.states[st])})` : ''}`).join(', ')}`,
   ];
@@ -384,9 +424,13 @@ export function formatRenderSummary(r: PuppetRenderResult, cwd = process.cwd()):
   lines.push(
     `  jitter (body scales/s^2, measured joints): raw ${s.jitter.raw.toFixed(2)} -> smoothed ${s.jitter.smoothed.toFixed(2)} (x${s.jitter.ratio.toFixed(2)}), lag ${Number.isFinite(s.lagMs) ? `${s.lagMs} ms` : '-'}; outliers dropped ${s.outliers}`,
   );
+  // a character's own skeleton (six arms, four legs): the mapping used, one line per joint
+  if (f.character.mapping.rule !== 'standard')
+    lines.push(...formatMapping(f.character.mapping).map((l) => `  ${l}`));
   const t = r.timing;
+  lines.push(formatMeshLine(s.mesh));
   lines.push(
-    `  time: setup (mesh, weights) ${t.setupMs} ms; per frame pose + rig + LBS ${t.poseRigSkinMsPerFrame} ms, rasterise ${t.rasterMsPerFrame} ms, PNG ${t.pngMsPerFrame} ms`,
+    `  time: setup (mesh, weights, deformer) ${t.setupMs} ms; per frame pose + rig + ${f.mesh.deform === 'arap' ? 'LBS + ARAP' : 'LBS'} ${t.poseRigSkinMsPerFrame} ms (of which the deformation ${t.deformMsPerFrame} ms), rasterise ${t.rasterMsPerFrame} ms, PNG ${t.pngMsPerFrame} ms`,
   );
   for (const n of r.notes) lines.push(`  note: ${n}`);
   const n = r.outputs.frameCount;
@@ -394,6 +438,15 @@ export function formatRenderSummary(r: PuppetRenderResult, cwd = process.cwd()):
     `  wrote ${rel(path.join(r.outputs.frames, frameName(0, n)))} .. ${frameName(n - 1, n)} (${framesText(n)}, ${f.frame.width}x${f.frame.height}), ${r.outputs.preview ? `${rel(r.outputs.preview)}, ` : ''}${rel(r.outputs.json)}`,
   );
   return lines.join('\n');
+}
+
+/** One line of mesh figures: flipped triangles and the area stretch, the deformation against plain LBS. */
+export function formatMeshLine(m: PuppetMeshStats): string {
+  const take = (q: TakeQuality) =>
+    `flipped triangles in ${q.framesWithFlips}/${q.frames} frames (at most ${q.maxFlipped}), area stretch worst ${q.worstStretch.toFixed(2)} p99 ${q.p99Stretch.toFixed(2)}`;
+  return m.deform === 'lbs'
+    ? `  mesh (lbs): ${take(m.deformed)}`
+    : `  mesh (arap): ${take(m.deformed)}${m.guard.framesNotConverged > 0 ? ` (the fold-over guard left ${m.guard.framesNotConverged} frame(s) out of bounds)` : ''}; plain LBS: ${take(m.lbs)}`;
 }
 
 // ------------------------------------------------------------------------------------------- tune
@@ -412,10 +465,18 @@ export interface PuppetTuneOptions {
   maxLagMs?: number;
   /** Write the rows as JSON here (all or nothing). */
   json?: string;
+  /**
+   * Drawings (AnimatedDrawings folders or images) to run each recording onto for the mesh figures
+   * (flipped triangles, area stretch: LBS against ARAP, with the chosen row's options); default the embedded
+   * drawing. `false`: no mesh figures.
+   */
+  characters?: string[] | false;
 }
 
 export interface PuppetTuneResult {
   rows: TuneRow[];
+  /** Per recording and drawing: the mesh figures (empty when not asked for). */
+  mesh: TuneMeshRow[];
   chosen: TuneRow;
   defaults: Partial<PoseOptions>;
   recordings: { source: string; frames: number; copies: number }[];
@@ -437,6 +498,7 @@ export async function runPuppetTune(o: PuppetTuneOptions): Promise<PuppetTuneRes
   const clean: (LandmarkRecording | undefined)[] = [];
   const listed: PuppetTuneResult['recordings'] = [];
   const seeds = o.noise ? (o.seeds ?? 3) : 1;
+  const meshRecs: LandmarkRecording[] = [];
   for (const file of o.recordings) {
     const loaded = loadLandmarkRecording(file, o.recording);
     notes.push(...loaded.notes);
@@ -452,6 +514,7 @@ export async function runPuppetTune(o: PuppetTuneOptions): Promise<PuppetTuneRes
     if (rec.frames.length < 3)
       throw new PuppetInputError(`${rec.frames.length} frame(s); jitter needs at least 3`, file);
     if (o.resampleFps) rec = resampleRecording(rec, o.resampleFps);
+    meshRecs.push({ ...rec, source: file });
     for (let s = 0; s < seeds; s++) {
       if (o.noise) {
         recs.push(addLandmarkNoise(rec, o.noise, s + 1));
@@ -470,7 +533,15 @@ export async function runPuppetTune(o: PuppetTuneOptions): Promise<PuppetTuneRes
   const defaults = Object.fromEntries(
     Object.keys(grid).map((k) => [k, DEFAULT_POSE_OPTIONS[k as keyof PoseOptions]]),
   ) as Partial<PoseOptions>;
-  const result: PuppetTuneResult = { rows, chosen, defaults, recordings: listed, notes };
+  const characters =
+    o.characters === false
+      ? []
+      : (o.characters ?? [defaultPuppetDir()]).map((c) =>
+          loadCharacter(c, o.characters === undefined ? { name: 'default' } : {}),
+        );
+  await interruptPoint();
+  const mesh = tuneMesh(characters, meshRecs, { pose: chosen.options });
+  const result: PuppetTuneResult = { rows, mesh, chosen, defaults, recordings: listed, notes };
   if (o.json) {
     await interruptPoint();
     writeFilesAtomically([
@@ -528,8 +599,24 @@ export function formatTune(r: PuppetTuneResult): string {
     line(head),
     ...body.map(line),
     `chosen (${withErr ? 'least error vs clean' : 'least smoothed jitter'} with lag <= the limit): ${keys.map((k) => `${k} ${r.chosen.options[k as keyof PoseOptions]}`).join(', ')}; defaults: ${keys.map((k) => `${k} ${r.defaults[k as keyof PoseOptions]}`).join(', ')}`,
+    ...formatTuneMesh(r.mesh),
     ...r.notes.map((n) => `note: ${n}`),
   ].join('\n');
+}
+
+/** The mesh figures of tune: one line per recording and drawing, plain LBS -> ARAP. */
+function formatTuneMesh(rows: TuneMeshRow[]): string[] {
+  if (rows.length === 0) return [];
+  const q = (t: TakeQuality) => `${t.framesWithFlips}/${t.frames} (${t.maxFlipped})`;
+  return [
+    'mesh, chosen options: frames with flipped triangles (most in a frame), area stretch max(r, 1/r) worst and p99; plain LBS -> the deformation',
+    ...rows.map((x) => {
+      const m = x.mesh;
+      const d = m.deformed;
+      const l = m.lbs;
+      return `  ${x.recording} on ${x.character} (${m.deform}): flipped ${q(l)} -> ${q(d)}; stretch worst ${l.worstStretch.toFixed(2)} -> ${d.worstStretch.toFixed(2)}, p99 ${l.p99Stretch.toFixed(2)} -> ${d.p99Stretch.toFixed(2)}${m.guard.framesNotConverged > 0 ? `; guard not converged in ${m.guard.framesNotConverged} frame(s)` : ''}`;
+    }),
+  ];
 }
 
 // ------------------------------------------------------------------------------------------- args
@@ -648,6 +735,8 @@ export async function runPuppetServe(o: {
   port?: number;
   character?: string;
   landmarks?: string;
+  /** An AnimatedDrawings retarget config for `character` (`--retarget-cfg`). */
+  retargetCfg?: string;
   recording?: RecordingLoadOptions;
   durationS?: number;
   quiet?: boolean;
@@ -660,7 +749,9 @@ export async function runPuppetServe(o: {
   let tmpFile: string | null = null;
   // a drawing the page could not use (an empty mask, a char_cfg.yaml missing joints) fails here, in
   // one line, instead of as a message the page shows for a moment
-  if (o.character !== undefined) loadCharacter(o.character);
+  if (o.retargetCfg !== undefined && o.character === undefined)
+    throw new InvalidArgumentError('--retarget-cfg: give the --character folder whose joints it maps');
+  if (o.character !== undefined) loadCharacter(o.character, { retargetCfgFile: o.retargetCfg });
   if (o.landmarks !== undefined) {
     const loaded = loadLandmarkRecording(o.landmarks, o.recording); // errors at the terminal, not in the page
     for (const n of loaded.notes) if (!o.quiet) print(`note: ${n}`);
@@ -678,6 +769,7 @@ export async function runPuppetServe(o: {
       character: o.character,
       landmarks,
       ...(o.landmarks !== undefined ? { landmarksName: path.basename(o.landmarks) } : {}),
+      retargetCfg: o.retargetCfg,
       allowedOrigins: o.allowedOrigins,
       log: (line) => console.error(line), // a refused web page: one line, even with --quiet
     });
@@ -753,6 +845,10 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       )
       .option('--landmarks <recording.json>', 'a landmark recording offered as the "recording" source')
       .option(
+        '--retarget-cfg <file.yaml>',
+        "an AnimatedDrawings retarget config for the --character folder (which of the person's bones drives each of its joints)",
+      )
+      .option(
         '--port <n>',
         'port (0 = any free one)',
         (v: string) => {
@@ -780,6 +876,7 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       port: opts.port,
       character: opts.character,
       landmarks: opts.landmarks,
+      retargetCfg: opts.retargetCfg,
       recording: recordingOptions(opts),
       durationS: opts.duration,
       quiet: opts.quiet === true,
@@ -803,6 +900,10 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
         'landmark recording (the recording format; a tfjs reference or tfjs-models MoveNet/PoseNet/BlazePose keypoints with --image-size)',
       )
       .option('-o, --out <dir>', 'output folder', outDirArg, 'puppet-out')
+      .option(
+        '--retarget-cfg <file.yaml>',
+        "an AnimatedDrawings retarget config (char_joint_bvh_joints_mapping, char_bodypart_groups) saying which of the person's bones drives each joint of the character; without one, joints are mapped by name (DRAWING.md)",
+      )
       .addOption(
         new Option(
           '--weights <mode>',
@@ -810,6 +911,14 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
         )
           .choices([...WEIGHT_MODES])
           .default('segments-geodesic'),
+      )
+      .addOption(
+        new Option(
+          '--deform <mode>',
+          'deformation: arap = linear blend skinning refined as-rigid-as-possible with a fold-over guard (no flipped triangles, area stretch at most 5x), lbs = linear blend skinning alone',
+        )
+          .choices([...DEFORM_MODES])
+          .default(DEFAULT_DEFORM_MODE),
       )
       .option(
         '--joints',
@@ -838,10 +947,12 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       runPuppetRender({
         character: characterArg,
         landmarks: opts.landmarks,
+        retargetCfg: opts.retargetCfg,
         outDir: opts.out,
         recording: recordingOptions(opts),
         pose: opts.set,
         weights: opts.weights,
+        deform: opts.deform,
         joints: opts.joints === true,
         background: opts.background,
         preview: opts.preview !== false,
@@ -897,6 +1008,11 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
       )
       .option('--max-lag <ms>', 'lag allowed for the chosen row (default 100)', positive('--max-lag', 10000))
       .option('--json <file>', 'also write the rows as JSON', outFileArg('--json'))
+      .option(
+        '--character <folder|png...>',
+        'drawings to run each recording onto for the mesh figures (flipped triangles, area stretch, LBS against ARAP); default the embedded drawing',
+      )
+      .option('--no-mesh', 'no mesh figures')
       .option('-q, --quiet', 'print nothing but errors'),
   ).action(async (recordings: string[], opts) => {
     if (opts.seeds !== undefined && opts.noise === undefined)
@@ -911,6 +1027,7 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
         grid: opts.grid,
         maxLagMs: opts.maxLag,
         json: opts.json,
+        characters: opts.mesh === false ? false : opts.character,
       }),
     );
     if (!opts.quiet) {

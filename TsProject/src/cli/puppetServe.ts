@@ -76,7 +76,7 @@ export const TASKS_VISION_WASM_FILES = [
 /** `GET /config.json`: what the page loads at start. URLs are paths on this server (or the model URL). */
 export interface PuppetPageConfig {
   /** The drawing shown first: an AnimatedDrawings character (texture + mask + cfg) or one image; null = a blank canvas. */
-  character: { name: string; texture: string; mask?: string; cfg?: string } | null;
+  character: { name: string; texture: string; mask?: string; cfg?: string; retarget?: string } | null;
   /** The landmark recording offered by the "recording" source (the default one, or `landmarks`); null = none. */
   recording: string | null;
   /** The name the page shows for `recording` ("Play <name>"): the `--landmarks` file's name; null for the embedded default. */
@@ -108,6 +108,8 @@ export interface PuppetServerOptions {
   landmarks?: string;
   /** The name the page shows for `landmarks` (default its file name; a converted copy's caller gives the original's). */
   landmarksName?: string;
+  /** An AnimatedDrawings retarget config for `character` (an AnimatedDrawings folder), served as `/character/retarget.yaml`. */
+  retargetCfg?: string;
   /** Extra URL path -> local file (e.g. `{ '/chars/char1/texture.png': '/data/char1/texture.png' }`). */
   files?: Record<string, string>;
   /**
@@ -263,7 +265,17 @@ export async function startPuppetServer(options: PuppetServerOptions = {}): Prom
         mask: '/character/mask.png',
         cfg: '/character/char_cfg.yaml',
       };
+      if (options.retargetCfg !== undefined) {
+        if (!isFile(options.retargetCfg))
+          throw new Error(`${options.retargetCfg}: no such retarget config file`);
+        add('/character/retarget.yaml', options.retargetCfg);
+        character.retarget = '/character/retarget.yaml';
+      }
     } else if (isFile(c) && /\.(png|jpe?g)$/i.test(c)) {
+      if (options.retargetCfg !== undefined)
+        throw new Error(
+          `${options.retargetCfg}: a retarget config maps a char_cfg.yaml's joints; ${options.character} is an image`,
+        );
       const ext = path.extname(c).toLowerCase() === '.png' ? '.png' : '.jpg';
       add(`/character/image${ext}`, c);
       character = { name: path.basename(c), texture: `/character/image${ext}` };

@@ -1,7 +1,8 @@
 /**
- * A drawn character: its texture, mask and rest skeleton (21 PUPPET_JOINTS in drawing pixels). Built from an
- * AnimatedDrawings character folder (texture.png, mask.png, char_cfg.yaml) or from a bare image with a
- * default skeleton fitted to the mask. Engine-free (no Node or DOM API); images come in decoded.
+ * A drawn character: its texture, mask and rest skeleton (21 PUPPET_JOINTS in drawing pixels, or the
+ * character's own joints: six arms, four legs; skeleton.ts). Built from an AnimatedDrawings character folder
+ * (texture.png, mask.png, char_cfg.yaml, optionally a retarget config) or from a bare image with a default
+ * skeleton fitted to the mask. Engine-free (no Node or DOM API); images come in decoded.
  *
  * Drawing space: pixels of the texture, origin at the top-left corner of the image, x right, y DOWN (as
  * char_cfg.yaml's `loc`); pixel (i, j) covers [i, i+1) x [j, j+1).
@@ -9,12 +10,15 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import { ANIMATED_DRAWINGS_JOINT_MAP } from './joints';
 import { maskBounds, maskFromImage, maskFromMaskImage } from './mask';
+import { parseRetargetCfg, skeletonFromRetargetCfg } from './retargetCfg';
+import { type CharacterSkeleton, orderParentsFirst, skeletonFromNames } from './skeleton';
 import {
   createJointSet,
   type JointSet,
   JointStateCode,
   PUPPET_JOINT_COUNT,
   PUPPET_JOINTS,
+  PUPPET_PARENTS,
   PuppetInputError,
   type PuppetJointName,
   type RgbaImage,
@@ -31,9 +35,15 @@ export interface Character {
   /**
    * The rest skeleton: 21 PUPPET_JOINTS in drawing pixels (y down). state Measured (0) and confidence 1
    * where the joint came from an annotation (char_cfg.yaml or the caller), Rest (5) and confidence 0.5
-   * where it was synthesised or taken from the default skeleton.
+   * where it was synthesised or taken from the default skeleton. With a `skeleton`: its M joints in its
+   * order (all Measured, confidence 1).
    */
   restJoints: JointSet;
+  /**
+   * The character's own skeleton (names, parents, drivers, the mapping used) when it is not the standard
+   * two-armed, two-legged one; absent for a standard character (the 21 PUPPET_JOINTS, PUPPET_PARENTS).
+   */
+  skeleton?: CharacterSkeleton;
 }
 
 /** One joint of an AnimatedDrawings char_cfg.yaml, with the line it was read from. */
@@ -194,16 +204,25 @@ export function parseCharCfg(yamlText: string, source: string): CharCfg {
 export interface CharacterOptions {
   /** Display name; default: the source. */
   name?: string;
+  /**
+   * An AnimatedDrawings retarget config (`char_joint_bvh_joints_mapping`, `char_bodypart_groups`;
+   * retargetCfg.ts): its text and its file name for messages. The character then takes its own skeleton
+   * driven as the config says, even when its joints are the standard 16.
+   */
+  retargetCfg?: { text: string; source: string };
 }
 
 /**
  * A character from an AnimatedDrawings folder's files: `texture.png` and `mask.png` decoded, `char_cfg.yaml`
- * as text. The 16 joints map one to one ({@link AD_TO_PUPPET}); the five the format lacks are synthesised
- * ({@link synthesiseMissingJoints}).
+ * as text. A cfg with exactly the 16 standard joints ({@link AD_JOINTS}) maps them one to one
+ * ({@link AD_TO_PUPPET}) and synthesises the five the format lacks ({@link synthesiseMissingJoints}). Any
+ * other skeleton (six arms, four legs, a tail, joints missing) keeps its own joints: `character.skeleton`,
+ * mapped onto the pose by name ({@link skeletonFromNames}) or by `options.retargetCfg`
+ * ({@link skeletonFromRetargetCfg}). No valid char_cfg is refused for its joint names.
  * @param source names the folder or cfg file in messages.
- * @throws PuppetInputError (naming `source`, the file and line or joint) when the cfg is malformed, misses
- *   AnimatedDrawings joints (all are named), its width/height differ from the texture, the texture and
- *   mask sizes differ, or the mask is empty.
+ * @throws PuppetInputError (naming `source`, the file and line or joint) when the cfg is malformed or has no
+ *   joints, its width/height differ from the texture, the texture and mask sizes differ, the mask is empty,
+ *   or the retarget config is malformed or names joints the cfg does not have.
  */
 export function characterFromAnimatedDrawings(
   texture: RgbaImage,
@@ -224,12 +243,37 @@ export function characterFromAnimatedDrawings(
       `width x height ${cfg.width}x${cfg.height} differs from the texture's ${texture.width}x${texture.height}`,
       `${cfgName}:1`,
     );
-  const missing = AD_JOINTS.filter((n) => !cfg.joints.some((j) => j.name === n));
-  if (missing.length > 0)
-    throw new PuppetInputError(
-      `missing AnimatedDrawings joint${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
-      `${cfgName}:1`,
-    );
+  const standard =
+    options.retargetCfg === undefined &&
+    cfg.joints.length === AD_JOINTS.length &&
+    AD_JOINTS.every((n) => cfg.joints.some((j) => j.name === n));
+  if (!standard) {
+    const skeleton = options.retargetCfg
+      ? skeletonFromRetargetCfg(
+          cfg.joints,
+          parseRetargetCfg(options.retargetCfg.text, options.retargetCfg.source),
+          cfgName,
+        )
+      : skeletonFromNames(cfg.joints, cfgName);
+    const m = maskFromMaskImage(mask, `${source}: mask.png`);
+    const ordered = orderParentsFirst(cfg.joints).joints;
+    const rest = createJointSet(ordered.length);
+    ordered.forEach((j, i) => {
+      rest.x[i] = j.x;
+      rest.y[i] = j.y;
+    });
+    rest.state.fill(JointStateCode.Measured);
+    rest.confidence.fill(1);
+    return {
+      name: options.name ?? source,
+      texture,
+      mask: m,
+      width: texture.width,
+      height: texture.height,
+      restJoints: rest,
+      skeleton,
+    };
+  }
   const m = maskFromMaskImage(mask, `${source}: mask.png`);
   const rest = createJointSet();
   rest.state.fill(JointStateCode.Rest);
@@ -251,6 +295,13 @@ export function characterFromAnimatedDrawings(
     height: texture.height,
     restJoints: rest,
   };
+}
+
+/** Names and parents of a character's joints: its own skeleton's, or the 21 PUPPET_JOINTS'. */
+export function characterJoints(c: Character): { names: readonly string[]; parents: readonly number[] } {
+  return c.skeleton
+    ? { names: c.skeleton.names, parents: c.skeleton.parents }
+    : { names: PUPPET_JOINTS, parents: PUPPET_PARENTS };
 }
 
 /**

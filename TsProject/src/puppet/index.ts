@@ -3,9 +3,13 @@
  * deformed by CPU linear blend skinning. Engine-free (no Node or DOM API). See types.ts for the pipeline.
  * Pose side: landmarks.ts (readers), joints.ts (33 -> 21), filter.ts, occlusion.ts, pipeline.ts,
  * metrics.ts and tune.ts (item 8); POSE.md documents it.
- * Drawing side: character, mask, rig, mesh, weights, skinning, rasteriser; DRAWING.md documents it.
+ * Drawing side: character, mask, rig, mesh, weights, skinning, deform (ARAP refinement), quality (flipped
+ * triangles, area stretch), rasteriser; DRAWING.md documents it.
  */
+export * from './bvhNames';
 export * from './character';
+export * from './deform';
+export * from './depthOrder';
 export * from './filter';
 export * from './imageSize';
 export * from './joints';
@@ -18,9 +22,12 @@ export * from './occlusion';
 export * from './options';
 export * from './pipeline';
 export * from './puppetFile';
+export * from './quality';
 export * from './raster';
+export * from './retargetCfg';
 export * from './rig';
 export * from './session';
+export * from './skeleton';
 export * from './skinning';
 export * from './tune';
 export * from './types';

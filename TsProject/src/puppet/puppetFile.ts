@@ -1,7 +1,9 @@
 /**
  * `puppet.json` of `kind puppet render` (issue 12, "Commands" and item 8): per frame the 21 joints of the
  * drawing (drawing pixels) with the confidence and the state the pose side gave them, and the figures of the
- * run: jitter before and after smoothing, lag, joints measured / held / inferred per joint, visibility.
+ * run: jitter before and after smoothing, lag, joints measured / held / inferred per joint, visibility, and
+ * the mesh's triangles per frame (flipped, area stretch: quality.ts) for the deformation used and for plain
+ * LBS beside it.
  * Engine-free. The recorder copies what it needs each frame into preallocated series (no allocation per
  * frame beyond the growing arrays' own doubling); `build` allocates the JSON object once at the end.
  *
@@ -10,11 +12,19 @@
  * ms (metrics.lagMs, least-squares delay of the smoothed joints behind the raw ones). Deterministic: the
  * same drawing, recording and options give the same file (no clock readings).
  */
-import type { Character } from './character';
+import { type Character, characterJoints } from './character';
 import { jitter, lagMs } from './metrics';
 import type { PoseOptions } from './options';
 import type { PoseFrameReport } from './pipeline';
+import {
+  createTriangleQuality,
+  type TakeQuality,
+  TakeQualityAccumulator,
+  type TriangleQuality,
+  triangleQuality,
+} from './quality';
 import type { PuppetSession } from './session';
+import type { SkeletonMapping } from './skeleton';
 import {
   copyJointSet,
   createJointSet,
@@ -23,7 +33,6 @@ import {
   type JointState,
   PUPPET_JOINT_COUNT,
   PUPPET_JOINTS,
-  PUPPET_PARENTS,
 } from './types';
 
 const J = PUPPET_JOINT_COUNT;
@@ -45,6 +54,29 @@ export interface PuppetFrameOut {
   /** Some landmark of the frame had no visibility field: its confidence was the "unknown" value. */
   visibilityUnknown: boolean;
   joints: PuppetJointOut[];
+  /** The deformed mesh of this frame (quality.ts): flipped triangles and the worst area stretch max(r, 1/r). */
+  mesh: { flipped: number; stretch: number };
+}
+
+/** Mesh figures of a take (quality.ts TakeQuality), ratios to 4 decimals. */
+export interface PuppetMeshStats {
+  /** The deformation of the frames: 'arap' or 'lbs' (deform.ts). */
+  deform: string;
+  /** The frames' mesh. */
+  deformed: TakeQuality;
+  /** Plain LBS of the same frames (the same as `deformed` when deform is 'lbs'). */
+  lbs: TakeQuality;
+  /**
+   * ARAP's fold-over guard: the area-ratio bounds it holds, frames where some triangle was outside them
+   * before it, the most sweeps one frame needed, frames it left with a triangle outside (0 = converged).
+   */
+  guard: {
+    minAreaRatio: number;
+    maxAreaRatio: number;
+    framesOutOfBoundsBefore: number;
+    maxSweeps: number;
+    framesNotConverged: number;
+  };
 }
 
 export interface PuppetStats {
@@ -74,14 +106,17 @@ export interface PuppetStats {
   lagMs: number;
   /** Measurements dropped as outliers (jumps) by the filter. */
   outliers: number;
+  /** Flipped triangles and area stretch of the mesh over the take (quality.ts). */
+  mesh: PuppetMeshStats;
 }
 
 export interface PuppetFile {
   tool: 'kind puppet render';
   /** Format version of this file. */
   version: 1;
+  /** The drawing's joints: the 21 PUPPET_JOINTS, or a character's own (six arms, four legs: skeleton.ts). */
   joints: string[];
-  /** Parent index of each joint (-1 for Hips). */
+  /** Parent index of each joint (-1 for Hips / a root). */
   parents: number[];
   /** The drawing: its pixel size (frame PNGs may be larger: see `frame`). */
   image: { width: number; height: number };
@@ -91,6 +126,8 @@ export interface PuppetFile {
     name: string;
     /** Rest joints (drawing pixels) and whether each was annotated (`measured`) or synthesised (`rest`). */
     restJoints: { x: number; y: number; state: JointState }[];
+    /** How each joint of the drawing is driven from the 21 pose joints (skeleton.ts), as `kind puppet render` prints it. */
+    mapping: SkeletonMapping;
   };
   /** The input recording: its file, camera image size. */
   input: {
@@ -109,7 +146,7 @@ export interface PuppetFile {
       multiPoseFrames: number;
     };
   };
-  mesh: { vertices: number; triangles: number; spacing: number; weights: string };
+  mesh: { vertices: number; triangles: number; spacing: number; weights: string; deform: string };
   options: PoseOptions;
   frames: PuppetFrameOut[];
   stats: PuppetStats;
@@ -128,8 +165,18 @@ export class PuppetRecorder {
   private readonly unknown: boolean[] = [];
   private readonly scales: number[] = [];
   private space: 'image' | 'world' = 'image';
+  private readonly quality: TriangleQuality = createTriangleQuality();
+  private readonly scratch: Float64Array;
+  private readonly deformedTake = new TakeQualityAccumulator();
+  private readonly lbsTake = new TakeQualityAccumulator();
+  private readonly meshFrames: { flipped: number; stretch: number }[] = [];
+  private framesOutOfBounds = 0;
+  private maxSweeps = 0;
+  private framesNotConverged = 0;
 
-  constructor(private readonly session: PuppetSession) {}
+  constructor(private readonly session: PuppetSession) {
+    this.scratch = new Float64Array(session.mesh.triangleCount);
+  }
 
   get frames(): number {
     return this.times.length;
@@ -138,7 +185,7 @@ export class PuppetRecorder {
   /** Record the session's state after `session.step(frame)` returned `report`. */
   add(timestampMs: number, report: PoseFrameReport): void {
     const keep = (list: JointSet[], src: JointSet) => {
-      const c = createJointSet();
+      const c = createJointSet(src.x.length);
       copyJointSet(c, src);
       list.push(c);
     };
@@ -150,6 +197,40 @@ export class PuppetRecorder {
     this.unknown.push(report.visibilityUnknown);
     if (report.bodyScale > 0) this.scales.push(report.bodyScale);
     if (report.personFound) this.space = report.space;
+    const { mesh, deformer } = this.session;
+    const q = triangleQuality(mesh, this.session.skinned, this.quality, this.scratch);
+    this.deformedTake.add(q);
+    this.meshFrames.push({ flipped: q.flipped, stretch: r4(q.worstStretch) });
+    this.lbsTake.add(triangleQuality(mesh, deformer.lbs, this.quality, this.scratch));
+    if (deformer.mode === 'arap' && this.session.posed) {
+      if (deformer.lastOutOfBoundsBefore > 0) this.framesOutOfBounds++;
+      if (deformer.lastOutOfBoundsAfter > 0) this.framesNotConverged++;
+      if (deformer.lastGuardSweeps > this.maxSweeps) this.maxSweeps = deformer.lastGuardSweeps;
+    }
+  }
+
+  /** The mesh figures so far. */
+  meshStats(): PuppetMeshStats {
+    const round = (t: TakeQuality): TakeQuality => ({
+      ...t,
+      worstStretch: r4(t.worstStretch),
+      p99Stretch: r4(t.p99Stretch),
+      minAreaRatio: r4(t.minAreaRatio),
+      maxAreaRatio: r4(t.maxAreaRatio),
+    });
+    const d = this.session.deformer;
+    return {
+      deform: d.mode,
+      deformed: round(this.deformedTake.take),
+      lbs: round(this.lbsTake.take),
+      guard: {
+        minAreaRatio: d.options.minAreaRatio,
+        maxAreaRatio: d.options.maxAreaRatio,
+        framesOutOfBoundsBefore: this.framesOutOfBounds,
+        maxSweeps: this.maxSweeps,
+        framesNotConverged: this.framesNotConverged,
+      },
+    };
   }
 
   /** The figures of the run so far. */
@@ -178,7 +259,11 @@ export class PuppetRecorder {
     const same = { minConfidence, confidenceFrom: this.raw };
     const raw = jitter(this.raw, t, { bodyScale: s, ...same });
     const smoothed = jitter(this.smoothed, t, { bodyScale: s, ...same });
-    const drawingPx = jitter(this.drawing, t, same);
+    // a character's own skeleton (M joints, not the 21): its joints' own confidences (the pose joints they report)
+    const own = this.session.character.skeleton;
+    const drawingPx = own
+      ? jitter(this.drawing, t, { minConfidence, joints: own.names.map((_, j) => j) })
+      : jitter(this.drawing, t, same);
     const lag = lagMs(this.smoothed, this.raw, t, { minConfidence, maxLagMs: 600, stepMs: 5 }).lagMs;
     const durationMs = n > 1 ? this.times[n - 1] - this.times[0] : 0;
     return {
@@ -199,6 +284,7 @@ export class PuppetRecorder {
       },
       lagMs: lag,
       outliers: this.session.pipeline.filter.outliers,
+      mesh: this.meshStats(),
     };
   }
 
@@ -212,20 +298,22 @@ export class PuppetRecorder {
   }): PuppetFile {
     const c = o.character;
     const rest = c.restJoints;
+    const { names, parents } = characterJoints(c);
     const file: PuppetFile = {
       tool: 'kind puppet render',
       version: 1,
-      joints: [...PUPPET_JOINTS],
-      parents: [...PUPPET_PARENTS],
+      joints: [...names],
+      parents: [...parents],
       image: { width: c.width, height: c.height },
       frame: o.frame,
       character: {
         name: c.name,
-        restJoints: PUPPET_JOINTS.map((_, j) => ({
+        restJoints: names.map((_, j) => ({
           x: r2(rest.x[j]),
           y: r2(rest.y[j]),
           state: JOINT_STATES[rest.state[j]],
         })),
+        mapping: this.session.rig.skeleton.mapping,
       },
       input: o.input,
       mesh: {
@@ -233,18 +321,20 @@ export class PuppetRecorder {
         triangles: this.session.mesh.triangleCount,
         spacing: r2(this.session.mesh.spacing),
         weights: this.session.weightMode,
+        deform: this.session.deformer.mode,
       },
       options: { ...this.session.pipeline.options },
       frames: this.times.map((timestampMs, f) => ({
         timestampMs,
         personFound: this.person[f],
         visibilityUnknown: this.unknown[f],
-        joints: PUPPET_JOINTS.map((_, j) => ({
+        joints: names.map((_, j) => ({
           x: r2(this.drawing[f].x[j]),
           y: r2(this.drawing[f].y[j]),
           confidence: r4(this.drawing[f].confidence[j]),
           state: JOINT_STATES[this.drawing[f].state[j]],
         })),
+        mesh: this.meshFrames[f],
       })),
       stats: o.stats ?? this.stats(),
     };

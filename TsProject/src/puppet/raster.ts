@@ -10,13 +10,17 @@
  */
 import type { Character } from './character';
 import type { PuppetMesh } from './mesh';
-import { type JointSet, JointStateCode, PUPPET_JOINT_COUNT, PUPPET_PARENTS, type RgbaImage } from './types';
+import { type JointSet, JointStateCode, PUPPET_PARENTS, type RgbaImage } from './types';
 
 export interface RasterOptions {
   /** Fill the target with this RGBA first (default: leave the target as it is). */
   background?: readonly [number, number, number, number];
   /** Draw these joints (target pixels) and their bones on top: measured green, held yellow, inferred orange, rest grey. */
   drawJoints?: JointSet;
+  /** Draw the triangles in this order (back to front; e.g. PuppetSession.drawOrder.order); default mesh order. */
+  order?: Uint32Array;
+  /** Parent of each joint of `drawJoints` (-1 for a root); default PUPPET_PARENTS (a character's own skeleton: its parents). */
+  parents?: readonly number[];
 }
 
 /**
@@ -64,7 +68,9 @@ export function rasterize(
   const mask = character.mask;
   const uv = mesh.uvs;
   const T = mesh.triangles;
-  for (let t = 0; t < mesh.triangleCount; t++) {
+  const order = options?.order;
+  for (let k = 0; k < mesh.triangleCount; k++) {
+    const t = order ? order[k] : k;
     const i0 = T[3 * t];
     let i1 = T[3 * t + 1];
     let i2 = T[3 * t + 2];
@@ -141,7 +147,7 @@ export function rasterize(
       }
     }
   }
-  if (options?.drawJoints) drawSkeleton(options.drawJoints, target);
+  if (options?.drawJoints) drawSkeleton(options.drawJoints, options.parents ?? PUPPET_PARENTS, target);
 }
 
 /** Top-left fill rule for the edge a -> b of a triangle with positive signed area in y-down pixels. */
@@ -150,9 +156,11 @@ function isTopLeft(ax: number, ay: number, bx: number, by: number): boolean {
 }
 
 /** Bones as 1-px lines (dark), joints as 5x5 squares coloured by state. */
-function drawSkeleton(j: JointSet, target: RgbaImage): void {
-  for (let i = 1; i < PUPPET_JOINT_COUNT; i++) {
-    const p = PUPPET_PARENTS[i];
+function drawSkeleton(j: JointSet, parents: readonly number[], target: RgbaImage): void {
+  const n = Math.min(parents.length, j.x.length);
+  for (let i = 0; i < n; i++) {
+    const p = parents[i];
+    if (p < 0) continue;
     const steps = Math.ceil(Math.max(Math.abs(j.x[i] - j.x[p]), Math.abs(j.y[i] - j.y[p]))) + 1;
     if (!Number.isFinite(steps)) continue;
     for (let s = 0; s <= steps; s++) {
@@ -161,7 +169,7 @@ function drawSkeleton(j: JointSet, target: RgbaImage): void {
       plot(target, Math.floor(x), Math.floor(y), 30, 30, 30);
     }
   }
-  for (let i = 0; i < PUPPET_JOINT_COUNT; i++) {
+  for (let i = 0; i < n; i++) {
     const c = STATE_COLOURS[j.state[i]] ?? STATE_COLOURS[JointStateCode.Rest];
     const x = Math.floor(j.x[i]);
     const y = Math.floor(j.y[i]);

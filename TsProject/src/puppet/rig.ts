@@ -23,21 +23,22 @@
  * (the first frame given to pose(), or setReference) and s = |rest Neck - rest Hips| / |ref Neck - ref Hips|
  * (drawing pixels per pose unit, from the torso length).
  *
- * Transform layout: `Float64Array(21 * 6)`, joint j at 6j: [a, b, c, d, tx, ty] column-major, mapping rest
+ * Any skeleton (issue 22 part 1): a character with its own joints (`character.skeleton`, skeleton.ts: six
+ * arms, four legs) is posed by the same pass over ITS joints, each bone turned by its driver (a pose bone,
+ * a girdle line, or rigid with its parent); transforms are then `Float64Array(M * 6)` for its M joints and
+ * the posed joints an M-joint set. The standard 21-joint skeleton is the drivers above (standardSkeleton),
+ * computed with the same arithmetic as before, so standard characters pose bit for bit as they did.
+ *
+ * Transform layout: `Float64Array(M * 6)` (M = 21 for a standard character), joint j at 6j: [a, b, c, d, tx, ty] column-major, mapping rest
  * drawing pixels to posed drawing pixels: x' = a x + c y + tx, y' = b x + d y + ty (the argument order of
  * canvas `setTransform(a, b, c, d, e, f)`). With the rest pose in (pose == rest joints) every transform is
  * exactly [1, 0, 0, 1, 0, 0] and every posed joint exactly its rest position.
  */
 import type { Character } from './character';
-import { type JointSet, PUPPET_JOINT_COUNT, PUPPET_JOINTS, PUPPET_PARENTS, PuppetInputError } from './types';
+import { type CharacterSkeleton, type JointDriver, standardSkeleton } from './skeleton';
+import { type JointSet, PUPPET_JOINTS, PUPPET_PARENTS, PuppetInputError } from './types';
 
-const N = PUPPET_JOINT_COUNT;
 const HIPS = 0;
-const NECK = PUPPET_JOINTS.indexOf('Neck');
-const L_ARM = PUPPET_JOINTS.indexOf('LeftUpperArm');
-const R_ARM = PUPPET_JOINTS.indexOf('RightUpperArm');
-const L_LEG = PUPPET_JOINTS.indexOf('LeftUpperLeg');
-const R_LEG = PUPPET_JOINTS.indexOf('RightUpperLeg');
 
 export interface DrawingRigOptions {
   /** Follow the pose's hip translation (default true). */
@@ -46,19 +47,26 @@ export interface DrawingRigOptions {
   scale?: number;
 }
 
+const STANDARD = standardSkeleton(PUPPET_PARENTS);
+
 export class DrawingRig {
+  /** The skeleton posed: the character's own, or the standard 21 joints. */
+  readonly skeleton: CharacterSkeleton;
+  /** Number of joints (and transforms): 21 for a standard character. */
+  readonly jointCount: number;
   /** Rest joints, drawing pixels. */
-  readonly restX = new Float64Array(N);
-  readonly restY = new Float64Array(N);
-  /** Rest bone vector parent -> j (0 for Hips). */
-  private readonly dx = new Float64Array(N);
-  private readonly dy = new Float64Array(N);
-  /** Rest angle of each bone (radians, atan2 in y-down pixels). */
-  private readonly restAngle = new Float64Array(N);
+  readonly restX: Float64Array;
+  readonly restY: Float64Array;
+  /** Rest bone vector parent -> j (0 for a root). */
+  private readonly dx: Float64Array;
+  private readonly dy: Float64Array;
+  /** Rest angle of each bone (radians, atan2 in y-down pixels); for a `line` driver the drawn line's angle. */
+  private readonly restAngle: Float64Array;
   /** Rotation of each transform in the last pose (radians). */
-  readonly theta = new Float64Array(N);
-  private readonly restShoulder: number;
-  private readonly restPelvis: number;
+  readonly theta: Float64Array;
+  private readonly parents: readonly number[];
+  private readonly drivers: readonly JointDriver[];
+  /** The drawn root-translation bones' mean length. */
   private readonly restTorso: number;
   private refX = 0;
   private refY = 0;
@@ -67,38 +75,65 @@ export class DrawingRig {
   private readonly translate: boolean;
   private readonly fixedScale: number | undefined;
 
-  /** @param rest a Character or its rest joints (drawing pixels, y down). */
+  /** @param rest a Character (its own skeleton when it has one) or 21 rest joints (drawing pixels, y down). */
   constructor(rest: Character | JointSet, options: DrawingRigOptions = {}) {
     const j = 'restJoints' in rest ? rest.restJoints : rest;
+    const sk = ('restJoints' in rest ? rest.skeleton : undefined) ?? STANDARD;
+    const N = sk.names.length;
+    this.skeleton = sk;
+    this.jointCount = N;
+    this.parents = sk.parents;
+    this.drivers = sk.drivers;
+    this.restX = new Float64Array(N);
+    this.restY = new Float64Array(N);
+    this.dx = new Float64Array(N);
+    this.dy = new Float64Array(N);
+    this.restAngle = new Float64Array(N);
+    this.theta = new Float64Array(N);
+    if (j.x.length < N)
+      throw new PuppetInputError(`${j.x.length} rest joints for a skeleton of ${N}`, 'DrawingRig');
     for (let i = 0; i < N; i++) {
       if (!Number.isFinite(j.x[i]) || !Number.isFinite(j.y[i]))
         throw new PuppetInputError(
           `rest position is not finite (${j.x[i]}, ${j.y[i]})`,
-          `joint ${PUPPET_JOINTS[i]}`,
+          `joint ${sk.names[i]}`,
         );
       this.restX[i] = j.x[i];
       this.restY[i] = j.y[i];
     }
-    for (let i = 1; i < N; i++) {
-      const p = PUPPET_PARENTS[i];
-      this.dx[i] = this.restX[i] - this.restX[p];
-      this.dy[i] = this.restY[i] - this.restY[p];
-      this.restAngle[i] = Math.atan2(this.dy[i], this.dx[i]);
+    for (let i = 0; i < N; i++) {
+      const p = this.parents[i];
+      const d = this.drivers[i];
+      if (p >= 0) {
+        this.dx[i] = this.restX[i] - this.restX[p];
+        this.dy[i] = this.restY[i] - this.restY[p];
+        this.restAngle[i] = Math.atan2(this.dy[i], this.dx[i]);
+      }
+      if (d.kind === 'bone' && d.fan) {
+        // the circular mean of the fan's drawn bone angles (skeleton.ts)
+        let c = 0;
+        let sn = 0;
+        for (const k of d.fan) {
+          const q = this.parents[k];
+          const a = Math.atan2(j.y[k] - j.y[q], j.x[k] - j.x[q]);
+          c += Math.cos(a);
+          sn += Math.sin(a);
+        }
+        this.restAngle[i] = Math.atan2(sn, c);
+      }
+      if (d.kind === 'bone' && d.neutral !== undefined) this.restAngle[i] = d.neutral;
+      if (d.kind === 'line')
+        this.restAngle[i] = Math.atan2(
+          this.restY[d.restLeft] - this.restY[d.restRight],
+          this.restX[d.restLeft] - this.restX[d.restRight],
+        );
     }
-    this.restShoulder = Math.atan2(
-      this.restY[L_ARM] - this.restY[R_ARM],
-      this.restX[L_ARM] - this.restX[R_ARM],
-    );
-    this.restPelvis = Math.atan2(
-      this.restY[L_LEG] - this.restY[R_LEG],
-      this.restX[L_LEG] - this.restX[R_LEG],
-    );
-    this.restTorso = Math.hypot(this.restX[NECK] - this.restX[HIPS], this.restY[NECK] - this.restY[HIPS]);
+    this.restTorso = meanLength(sk.scaleFrom.drawing, this.restX, this.restY);
     this.translate = options.translate ?? true;
     this.fixedScale = options.scale;
   }
 
-  /** Rest length of the bone ending at joint j (0 for Hips), drawing pixels. */
+  /** Rest length of the bone ending at joint j (0 for a root), drawing pixels. */
   boneLength(j: number): number {
     return Math.hypot(this.dx[j], this.dy[j]);
   }
@@ -107,7 +142,7 @@ export class DrawingRig {
   setReference(pose: JointSet): void {
     this.refX = pose.x[HIPS];
     this.refY = pose.y[HIPS];
-    const torso = Math.hypot(pose.x[NECK] - pose.x[HIPS], pose.y[NECK] - pose.y[HIPS]);
+    const torso = meanLength(this.skeleton.scaleFrom.pose, pose.x, pose.y);
     this.scale = this.fixedScale ?? (torso > 1e-12 ? this.restTorso / torso : 0);
     this.hasRef = true;
   }
@@ -120,38 +155,45 @@ export class DrawingRig {
   /**
    * Pose the drawing.
    * @param pose 21 joints in pose space (y down, aspect-correct: pixels of the camera image or metres).
-   * @param out receives the posed joints in drawing pixels; confidence and state are copied from `pose`.
-   * @param transforms Float64Array(21 * 6) receiving one rest->posed affine per joint (layout in the module doc).
+   * @param out receives the posed joints in drawing pixels (jointCount of them); confidence and state are
+   *   copied from `pose` (a joint of the character's own skeleton: from the pose joint it reports,
+   *   CharacterSkeleton.reports, or its parent).
+   * @param transforms Float64Array(jointCount * 6) receiving one rest->posed affine per joint (module doc).
    */
   pose(pose: JointSet, out: JointSet, transforms: Float64Array): void {
+    const N = this.jointCount;
     if (transforms.length < N * 6)
       throw new PuppetInputError(
         `needs ${N * 6} numbers, got ${transforms.length}`,
         'DrawingRig.pose transforms',
       );
+    if (out.x.length < N)
+      throw new PuppetInputError(`needs ${N} joints, got ${out.x.length}`, 'DrawingRig.pose out');
     if (!this.hasRef) this.setReference(pose);
     const { x, y } = pose;
     const th = this.theta;
-    // root: pelvis line
-    th[HIPS] = lineAngle(pose, L_LEG, R_LEG, this.restPelvis, 0);
     const tX = this.translate ? this.scale * (x[HIPS] - this.refX) : 0;
     const tY = this.translate ? this.scale * (y[HIPS] - this.refY) : 0;
-    out.x[HIPS] = this.restX[HIPS] + tX;
-    out.y[HIPS] = this.restY[HIPS] + tY;
-    this.write(transforms, HIPS, th[HIPS], HIPS, out);
-    // PUPPET_PARENTS lists parents before children, so one pass poses the chain.
-    for (let j = 1; j < N; j++) {
-      const p = PUPPET_PARENTS[j];
-      const fallback = p === HIPS ? th[HIPS] : th[p];
+    // parents come before children, so one pass poses the chain.
+    for (let j = 0; j < N; j++) {
+      const p = this.parents[j];
+      const d = this.drivers[j];
+      const fallback = p < 0 ? 0 : th[p];
       let a: number;
-      if (j === L_ARM || j === R_ARM) a = lineAngle(pose, L_ARM, R_ARM, this.restShoulder, fallback);
-      else if (j === L_LEG || j === R_LEG) a = th[HIPS];
+      if (d.kind === 'line') a = lineAngle(pose, d.left, d.right, this.restAngle[j], fallback);
+      else if (d.kind === 'rigid') a = fallback;
       else {
-        const vx = x[j] - x[p];
-        const vy = y[j] - y[p];
+        const vx = x[d.to] - x[d.from];
+        const vy = y[d.to] - y[d.from];
         a = vx * vx + vy * vy > 1e-18 ? Math.atan2(vy, vx) - this.restAngle[j] : fallback;
       }
       th[j] = a;
+      if (p < 0) {
+        out.x[j] = this.restX[j] + tX;
+        out.y[j] = this.restY[j] + tY;
+        this.write(transforms, j, a, j, out);
+        continue;
+      }
       const c = Math.cos(a);
       const s = Math.sin(a);
       // posed[j] = posed[p] + R d = rest[j] + (posed[p] - rest[p]) + (R - I) d: exact at the rest pose.
@@ -161,8 +203,19 @@ export class DrawingRig {
       out.y[j] = this.restY[j] + oy + (s * this.dx[j] + (c - 1) * this.dy[j]);
       this.write(transforms, j, a, p, out);
     }
-    out.confidence.set(pose.confidence);
-    out.state.set(pose.state);
+    if (this.skeleton === STANDARD) {
+      out.confidence.set(pose.confidence);
+      out.state.set(pose.state);
+      return;
+    }
+    const reports = this.skeleton.reports;
+    for (let j = 0; j < N; j++) {
+      const r = reports[j];
+      const p = this.parents[j];
+      const k = r >= 0 || p < 0 ? Math.max(r, 0) : -1;
+      out.confidence[j] = k >= 0 ? pose.confidence[k] : out.confidence[p];
+      out.state[j] = k >= 0 ? pose.state[k] : out.state[p];
+    }
   }
 
   /** transforms[6j..] = rotation by `a` about rest[pivot], then the pivot moved to out[pivot]. */
@@ -187,4 +240,21 @@ function lineAngle(pose: JointSet, a: number, b: number, rest: number, fallback:
   const vx = pose.x[a] - pose.x[b];
   const vy = pose.y[a] - pose.y[b];
   return vx * vx + vy * vy > 1e-18 ? Math.atan2(vy, vx) - rest : fallback;
+}
+
+/** Mean length of the segments (index pairs) over x, y; 0 for none. One segment: its length exactly. */
+function meanLength(
+  pairs: readonly (readonly [number, number])[],
+  x: ArrayLike<number>,
+  y: ArrayLike<number>,
+): number {
+  if (pairs.length === 0) return 0;
+  let sum = 0;
+  for (const [a, b] of pairs) sum += Math.hypot(x[b] - x[a], y[b] - y[a]);
+  return sum / pairs.length;
+}
+
+/** The joint names of a rig's skeleton (PUPPET_JOINTS for a standard character). */
+export function rigJointNames(rig: DrawingRig): readonly string[] {
+  return rig.skeleton === STANDARD ? PUPPET_JOINTS : rig.skeleton.names;
 }

@@ -1,20 +1,22 @@
 /**
  * PuppetSession: one drawing driven by one pose stream, the whole per-frame path of the drawing puppet in
  * one object (issue 12, items 2-7): landmarks -> PosePipeline (21 joints with confidence and state) ->
- * DrawingRig.pose (one 2-D affine per joint) -> skin (CPU LBS of the mesh). Used by `kind puppet render`
- * and the bench; the page runs the same calls. Engine-free; `step` allocates nothing.
+ * DrawingRig.pose (one 2-D affine per joint) -> Deformer (CPU LBS of the mesh, then by default the ARAP
+ * refinement and fold-over guard of deform.ts). Used by `kind puppet render` and the bench; the page runs the
+ * same calls. Engine-free; `step` allocates nothing.
  *
  * Before the first frame with a person the drawing stays at rest (skinned = rest vertices, drawing joints
  * = rest joints with the pipeline's states); from that frame on it is posed every frame, and the rig's
  * reference (the root translation's zero, DrawingRig) is that first frame's pose.
  */
 import type { Character } from './character';
+import { type ArapOptions, DEFAULT_DEFORM_MODE, Deformer, type DeformMode, drawOrder } from './deform';
+import { DepthOrder } from './depthOrder';
 import { buildMesh, type MeshOptions, type PuppetMesh } from './mesh';
 import type { PoseOptions } from './options';
 import { type PoseFrameReport, PosePipeline } from './pipeline';
 import { DrawingRig, type DrawingRigOptions } from './rig';
-import { skin } from './skinning';
-import { createJointSet, type JointSet, type PoseFrame, PUPPET_JOINT_COUNT } from './types';
+import { createJointSet, type JointSet, type PoseFrame, PUPPET_PARENTS } from './types';
 import { computeWeights, DEFAULT_WEIGHT_MODE, type SkinWeights, type WeightMode } from './weights';
 
 export interface PuppetSessionOptions {
@@ -26,6 +28,11 @@ export interface PuppetSessionOptions {
   weights?: WeightMode;
   mesh?: MeshOptions;
   rig?: DrawingRigOptions;
+  /** Keep the mesh's triangles in grid order instead of limbs over the body (deform.ts drawOrder). */
+  gridOrder?: boolean;
+  /** 'arap' (default: LBS + as-rigid-as-possible + fold-over guard, deform.ts) or 'lbs' (LBS alone). */
+  deform?: DeformMode;
+  arap?: ArapOptions;
 }
 
 export class PuppetSession {
@@ -34,32 +41,57 @@ export class PuppetSession {
   readonly rig: DrawingRig;
   readonly pipeline: PosePipeline;
   readonly weightMode: WeightMode;
+  /** LBS, or LBS + ARAP; its `lbs` holds the plain LBS vertices of the last step (for comparison). */
+  readonly deformer: Deformer;
   /** Pose-space joints of the last step (y down; pixels of the camera image or metres). */
   readonly poseJoints: JointSet = createJointSet();
-  /** The drawing's joints of the last step, drawing pixels; confidence and state as the pose joints'. */
-  readonly drawingJoints: JointSet = createJointSet();
-  /** Float64Array(21 * 6): one rest -> posed affine per joint (DrawingRig layout). */
-  readonly transforms = new Float64Array(PUPPET_JOINT_COUNT * 6);
-  /** Float32Array(2 * vertexCount): skinned vertices of the last step, drawing pixels. */
+  /**
+   * The drawing's joints of the last step, drawing pixels; confidence and state as the pose joints'. 21
+   * joints, or the character's own skeleton's M (rig.jointCount, names in rig.skeleton.names).
+   */
+  readonly drawingJoints: JointSet;
+  /** Float64Array(jointCount * 6): one rest -> posed affine per joint (DrawingRig layout). */
+  readonly transforms: Float64Array;
+  /** Float32Array(2 * vertexCount): deformed vertices of the last step (LBS or ARAP), drawing pixels. */
   readonly skinned: Float32Array;
   /** True once a frame with a person has posed the drawing. */
   posed = false;
+  /**
+   * Triangle draw order from a retarget config's depth groups (depthOrder.ts; `drawOrder.order` for
+   * rasterize's `order`), updated every frame with landmarks; null without depth groups (mesh order).
+   */
+  readonly drawOrder: DepthOrder | null;
 
   /**
-   * Builds the mesh and the weights (once: milliseconds to a second for the geodesic weights).
+   * Builds the mesh, the weights (once: milliseconds to a second for the geodesic weights) and the deformer
+   * (the ARAP factorisation: milliseconds).
    * @throws PuppetInputError from buildMesh (empty mask) or DrawingRig (non-finite rest joints);
-   *   RangeError from the pose options.
+   *   RangeError from the pose options or the deformation's.
    */
   constructor(
     readonly character: Character,
     options: PuppetSessionOptions = {},
   ) {
     this.pipeline = new PosePipeline(options.pose ?? {}, options.image);
-    this.mesh = buildMesh(character, options.mesh);
+    const built = buildMesh(character, options.mesh);
     this.weightMode = options.weights ?? DEFAULT_WEIGHT_MODE;
-    this.weights = computeWeights(this.mesh, character, this.weightMode);
+    this.weights = computeWeights(built, character, this.weightMode);
+    // limbs drawn over the body (deform.ts drawOrder); the grid's order when asked
+    this.mesh = options.gridOrder
+      ? built
+      : drawOrder(built, this.weights, character.skeleton?.parents ?? PUPPET_PARENTS);
     this.rig = new DrawingRig(character, options.rig);
+    this.drawingJoints = createJointSet(this.rig.jointCount);
+    this.transforms = new Float64Array(this.rig.jointCount * 6);
+    this.deformer = new Deformer(
+      this.mesh,
+      this.weights,
+      options.deform ?? DEFAULT_DEFORM_MODE,
+      options.arap,
+    );
     this.skinned = new Float32Array(2 * this.mesh.vertexCount);
+    const sk = character.skeleton;
+    this.drawOrder = sk?.mapping.depthGroups?.length ? new DepthOrder(this.mesh, this.weights, sk) : null;
     this.reset();
   }
 
@@ -67,22 +99,24 @@ export class PuppetSession {
   reset(): void {
     this.pipeline.reset();
     this.rig.clearReference();
+    this.drawOrder?.reset();
     this.posed = false;
     this.skinned.set(this.mesh.vertices);
+    this.deformer.lbs.set(this.mesh.vertices);
     const r = this.character.restJoints;
     this.drawingJoints.x.set(r.x);
     this.drawingJoints.y.set(r.y);
     this.drawingJoints.confidence.fill(0);
     this.drawingJoints.state.set(r.state);
     this.transforms.fill(0);
-    for (let j = 0; j < PUPPET_JOINT_COUNT; j++) {
+    for (let j = 0; j < this.rig.jointCount; j++) {
       this.transforms[6 * j] = 1;
       this.transforms[6 * j + 3] = 1;
     }
   }
 
   /**
-   * One frame: pose side, rig, skinning. Results in poseJoints, drawingJoints, transforms and skinned.
+   * One frame: pose side, rig, deformation. Results in poseJoints, drawingJoints, transforms and skinned.
    * @param frame timestamps non-decreasing across calls (PosePipeline).
    * @returns the pipeline's report (a reused object).
    */
@@ -90,11 +124,21 @@ export class PuppetSession {
     const report = this.pipeline.step(frame, this.poseJoints);
     if (report.personFound || this.posed) {
       this.rig.pose(this.poseJoints, this.drawingJoints, this.transforms);
-      skin(this.mesh, this.weights, this.transforms, this.skinned);
+      this.deformer.deform(this.transforms, this.skinned);
+      this.drawOrder?.update(frame);
       this.posed = true;
-    } else {
+    } else if (this.character.skeleton === undefined) {
       this.drawingJoints.confidence.set(this.poseJoints.confidence);
       this.drawingJoints.state.set(this.poseJoints.state);
+    } else {
+      // a character's own joints report the pose joint their driver reads (CharacterSkeleton.reports)
+      const { reports, parents } = this.character.skeleton;
+      const d = this.drawingJoints;
+      for (let j = 0; j < reports.length; j++) {
+        const k = reports[j] >= 0 || parents[j] < 0 ? Math.max(reports[j], 0) : -1;
+        d.confidence[j] = k >= 0 ? this.poseJoints.confidence[k] : d.confidence[parents[j]];
+        d.state[j] = k >= 0 ? this.poseJoints.state[k] : d.state[parents[j]];
+      }
     }
     return report;
   }

@@ -3,11 +3,17 @@
  * recordings for each combination of option values and report jitter against lag, so the defaults are chosen
  * from data. Also the helpers that make a webcam-like test recording from a clean one (resample to a webcam
  * rate, add seeded landmark noise), because the real reference recording is 5 fps and already smooth.
+ * And the drawing side of a recording (issue 22 part 3): {@link tuneMesh} runs recordings onto drawings and
+ * reports the mesh's flipped triangles and area stretch, plain LBS against the deformation used.
  * Engine-free.
  */
+import type { Character } from './character';
+import type { DeformMode } from './deform';
 import { makeLandmark, makePoseFrame } from './landmarks';
 import { jitter, lagMs, rmsError, runPipeline } from './metrics';
 import { type PoseOptions, resolvePoseOptions } from './options';
+import { type PuppetMeshStats, PuppetRecorder } from './puppetFile';
+import { PuppetSession } from './session';
 import type { Landmark, LandmarkRecording, PoseFrame } from './types';
 
 export type TuneGrid = Partial<Record<keyof PoseOptions, number[]>>;
@@ -245,4 +251,38 @@ export function addLandmarkNoise(
       ),
     ),
   };
+}
+
+/** One recording on one drawing: the mesh figures of the take (puppet.json's stats.mesh). */
+export interface TuneMeshRow {
+  recording: string;
+  character: string;
+  frames: number;
+  mesh: PuppetMeshStats;
+}
+
+/**
+ * Run each recording onto each drawing through a PuppetSession (pose options `pose`, deformation `deform`,
+ * default ARAP) and collect the mesh figures: flipped triangles and area stretch of the deformation and of
+ * plain LBS on the same frames (quality.ts). Setup per pair: the mesh and geodesic weights (up to a second).
+ */
+export function tuneMesh(
+  characters: Character[],
+  recordings: LandmarkRecording[],
+  o: { pose?: Partial<PoseOptions>; deform?: DeformMode } = {},
+): TuneMeshRow[] {
+  const rows: TuneMeshRow[] = [];
+  for (const character of characters)
+    for (const rec of recordings) {
+      const session = new PuppetSession(character, { pose: o.pose, image: rec.image, deform: o.deform });
+      const recorder = new PuppetRecorder(session);
+      for (const f of rec.frames) recorder.add(f.timestampMs, session.step(f));
+      rows.push({
+        recording: rec.source ?? 'recording',
+        character: character.name,
+        frames: rec.frames.length,
+        mesh: recorder.meshStats(),
+      });
+    }
+  return rows;
 }

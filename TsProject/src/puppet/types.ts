@@ -96,7 +96,8 @@ export interface LandmarkRecording {
 }
 
 /**
- * 21 joints in one space for one frame, structure-of-arrays (allocation-free per frame: owners reuse it).
+ * 21 joints in one space for one frame (or the M joints of a character's own skeleton in drawing space:
+ * skeleton.ts), structure-of-arrays (allocation-free per frame: owners reuse it).
  * confidence in [0, 1]; state = JointStateCode per joint.
  */
 export interface JointSet {
@@ -106,12 +107,13 @@ export interface JointSet {
   readonly state: Uint8Array; // length 21
 }
 
-export function createJointSet(): JointSet {
+/** @param count joints (default the 21 PUPPET_JOINTS; a character's own skeleton may have more or fewer). */
+export function createJointSet(count: number = PUPPET_JOINT_COUNT): JointSet {
   return {
-    x: new Float64Array(PUPPET_JOINT_COUNT),
-    y: new Float64Array(PUPPET_JOINT_COUNT),
-    confidence: new Float64Array(PUPPET_JOINT_COUNT),
-    state: new Uint8Array(PUPPET_JOINT_COUNT),
+    x: new Float64Array(count),
+    y: new Float64Array(count),
+    confidence: new Float64Array(count),
+    state: new Uint8Array(count),
   };
 }
 

@@ -16,10 +16,13 @@
  *   against the body with a background gap between them is then far from the body's pixels. A bone with no
  *   pixel inside the mask, or a vertex its path cannot reach, falls back to the straight distance.
  * The default is chosen from the comparison in DRAWING.md (DEFAULT_WEIGHT_MODE).
+ * A character with its own skeleton (six arms, four legs: skeleton.ts) is weighted over ITS M joints and
+ * bones the same way; in mode 'joints' each joint stands for the bone starting at it (its first child's in
+ * the skeleton's order) or, at an end, the bone ending at it: JOINT_BONE is that rule on the 21 joints.
  */
-import type { Character } from './character';
+import { type Character, characterJoints } from './character';
 import type { PuppetMesh } from './mesh';
-import { PUPPET_JOINT_COUNT, PUPPET_PARENTS, PuppetInputError } from './types';
+import { PuppetInputError } from './types';
 
 export type WeightMode = 'joints' | 'segments' | 'segments-geodesic';
 export const WEIGHT_MODES: readonly WeightMode[] = ['joints', 'segments', 'segments-geodesic'];
@@ -36,13 +39,19 @@ export const JOINT_BONE: readonly number[] = [
 ];
 
 export interface SkinWeights {
-  /** Transform index (0..20) per slot, 4 per vertex; unused slots hold 0 with weight 0. */
+  /** Transform index (0..20, or 0..M-1 for a character's own skeleton of M <= 256 joints) per slot, 4 per vertex; unused slots hold 0 with weight 0. */
   joints: Uint8Array;
   /** Weight per slot, 4 per vertex, each vertex's sum 1 (to float32 rounding), sorted largest first. */
   weights: Float32Array;
 }
 
-const N = PUPPET_JOINT_COUNT;
+/** For mode 'joints' on any skeleton: the bone each joint stands for (module doc); JOINT_BONE on the 21. */
+export function jointBones(parents: readonly number[]): number[] {
+  return parents.map((_, j) => {
+    const c = parents.indexOf(j);
+    return c >= 0 ? c : j;
+  });
+}
 
 /**
  * Weights of each mesh vertex (modes in the module doc).
@@ -58,6 +67,14 @@ export function computeWeights(
       `unknown weight mode '${mode}', expected ${WEIGHT_MODES.join(', ')}`,
       'computeWeights',
     );
+  const { parents } = characterJoints(character);
+  const N = parents.length;
+  if (N > 256)
+    throw new PuppetInputError(
+      `${N} joints: at most 256 joints can be skinned (transform indices are bytes)`,
+      'computeWeights',
+    );
+  const jointBone = character.skeleton ? jointBones(parents) : JOINT_BONE;
   const n = mesh.vertexCount;
   const { x: jx, y: jy } = character.restJoints;
   // dist[v * N + t]: distance of vertex v to transform t (Infinity = not a candidate)
@@ -67,7 +84,7 @@ export function computeWeights(
     for (let v = 0; v < n; v++)
       for (let j = 0; j < N; j++) {
         const d = Math.hypot(V[2 * v] - jx[j], V[2 * v + 1] - jy[j]);
-        const t = JOINT_BONE[j];
+        const t = jointBone[j];
         // two joints standing for one bone: weights add (1/(d1^2+1) + 1/(d2^2+1)); store as the equivalent distance
         const prev = dist[v * N + t];
         const wsum = (prev === Number.POSITIVE_INFINITY ? 0 : 1 / (prev * prev + 1)) + 1 / (d * d + 1);
@@ -75,11 +92,12 @@ export function computeWeights(
       }
   } else {
     for (let v = 0; v < n; v++)
-      for (let j = 1; j < N; j++) {
-        const p = PUPPET_PARENTS[j];
+      for (let j = 0; j < N; j++) {
+        const p = parents[j];
+        if (p < 0) continue;
         dist[v * N + j] = segmentDistance(V[2 * v], V[2 * v + 1], jx[p], jy[p], jx[j], jy[j]);
       }
-    if (mode === 'segments-geodesic') geodesicDistances(mesh, character, dist);
+    if (mode === 'segments-geodesic') geodesicDistances(mesh, character, dist, parents);
   }
   const joints = new Uint8Array(4 * n);
   const weights = new Float32Array(4 * n);
@@ -130,10 +148,16 @@ export function segmentDistance(
 }
 
 /**
- * Replace dist[v * N + j] (j = 1..20) by the distance through the mask (module doc). Per bone: Dijkstra over
- * the mask's pixels, seeded with the pixels the segment passes through (at their centre's distance to it).
+ * Replace dist[v * N + j] (every non-root j) by the distance through the mask (module doc). Per bone: Dijkstra
+ * over the mask's pixels, seeded with the pixels the segment passes through (at their centre's distance to it).
  */
-function geodesicDistances(mesh: PuppetMesh, character: Character, dist: Float64Array): void {
+function geodesicDistances(
+  mesh: PuppetMesh,
+  character: Character,
+  dist: Float64Array,
+  parents: readonly number[],
+): void {
+  const N = parents.length;
   const { mask, width: w, height: h } = character;
   const { x: jx, y: jy } = character.restJoints;
   const n = mesh.vertexCount;
@@ -161,8 +185,9 @@ function geodesicDistances(mesh: PuppetMesh, character: Character, dist: Float64
   }
   const g = new Float64Array(w * h);
   const heap = new MinHeap(w * h);
-  for (let j = 1; j < N; j++) {
-    const p = PUPPET_PARENTS[j];
+  for (let j = 0; j < N; j++) {
+    const p = parents[j];
+    if (p < 0) continue;
     g.fill(Number.POSITIVE_INFINITY);
     heap.clear();
     const ax = jx[p];

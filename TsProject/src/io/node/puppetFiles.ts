@@ -89,10 +89,15 @@ export function isAnimatedDrawingsFolder(dir: string): boolean {
 /**
  * Load a character: an AnimatedDrawings folder (texture.png, mask.png, char_cfg.yaml) or a single image (PNG
  * with alpha, or a photo of a drawing on paper; mask from maskFromImage, default skeleton). The name defaults
- * to the folder's or file's base name.
- * @throws Error naming the path when it cannot be read; PuppetInputError for bad content.
+ * to the folder's or file's base name. `retargetCfgFile`: an AnimatedDrawings retarget config for the
+ * folder's skeleton (src/puppet/retargetCfg.ts).
+ * @throws Error naming the path when it cannot be read; PuppetInputError for bad content, or a retarget
+ *   config given with an image (it maps a char_cfg.yaml's joints).
  */
-export function loadCharacter(where: string, options: CharacterOptions = {}): Character {
+export function loadCharacter(
+  where: string,
+  options: CharacterOptions & { retargetCfgFile?: string } = {},
+): Character {
   let st: fs.Stats;
   try {
     st = fs.statSync(where);
@@ -113,8 +118,15 @@ export function loadCharacter(where: string, options: CharacterOptions = {}): Ch
     const texture = readPng(path.join(where, 'texture.png'));
     const mask = readPng(path.join(where, 'mask.png'));
     const cfg = new TextDecoder().decode(readInput(path.join(where, 'char_cfg.yaml')));
-    return characterFromAnimatedDrawings(texture, mask, cfg, where, { name });
+    const rf = options.retargetCfgFile;
+    const retargetCfg = rf ? { text: new TextDecoder().decode(readInput(rf)), source: rf } : undefined;
+    return characterFromAnimatedDrawings(texture, mask, cfg, where, { name, retargetCfg });
   }
+  if (options.retargetCfgFile)
+    throw new PuppetInputError(
+      `a retarget config maps the joints of a char_cfg.yaml; this is an image without one (give an AnimatedDrawings folder)`,
+      options.retargetCfgFile,
+    );
   return characterFromImage(readImage(where), undefined, { name, source: where });
 }
 

@@ -6,8 +6,9 @@
  * char_cfg.yaml, or from the pose model run on the drawing itself ("Suggest joints"), and the user can drag
  * them ("Edit joints"). Pose in: the webcam through a MediaPipe backend (./backends.ts), or a recorded
  * landmark file. Each pose frame goes through src/puppet's PosePipeline (33 landmarks -> 21 joints,
- * confidence filter, occlusion fill), DrawingRig.pose and skin (CPU linear blend skinning); the skinned mesh
- * is drawn with per-triangle affine texture mapping (./render.ts). Live figures (./figures.ts): inference
+ * confidence filter, occlusion fill), DrawingRig.pose and a Deformer (CPU linear blend skinning, refined
+ * as-rigid-as-possible with a fold-over guard by default, src/puppet/deform.ts: the same deformation as
+ * `kind puppet render`, on the CPU); the deformed mesh is drawn with per-triangle affine texture mapping (./render.ts). Live figures (./figures.ts): inference
  * rate, jitter before/after smoothing, per-joint state and confidence. "Record" saves the webcam's landmarks
  * in the recording format of issue 12 (./recorder.ts).
  *
@@ -16,6 +17,7 @@
  *   (`character=none`: start without a drawing);
  *   `image=<URL>`: one image; default: the server's config (the `--character` or the embedded default);
  * - `backend=legacy|tasks`, `complexity=0|1`: the pose backend (default legacy: offline, no GPU needed);
+ * - `deform=arap|lbs`: the deformation (default arap; also the "Deformation" menu);
  * - `source=camera`: start the webcam at load; `recording=<URL>`: play that recording at load (`loop=1` to loop).
  *
  * For tests, `window.kindPuppet` ({@link KindPuppetApi}) exposes the page's state.
@@ -25,10 +27,17 @@ import {
   type Character,
   characterFromAnimatedDrawings,
   characterFromImage,
+  characterJoints,
   checkRecordingImageSize,
   computeWeights,
   createJointSet,
+  DEFAULT_DEFORM_MODE,
+  DEFORM_MODES,
+  Deformer,
+  type DeformMode,
+  DepthOrder,
   DrawingRig,
+  drawOrder,
   framesText,
   JOINT_STATES,
   type JointSet,
@@ -40,10 +49,10 @@ import {
   PosePipeline,
   PUPPET_JOINT_COUNT,
   PUPPET_JOINTS,
+  PUPPET_PARENTS,
   type PuppetMesh,
   parseLandmarkRecording,
   type SkinWeights,
-  skin,
   type WeightMode,
 } from '../../puppet';
 import { type BackendName, createLegacyBackend, createTasksBackend, type PoseBackend } from './backends';
@@ -69,6 +78,8 @@ interface CharacterSpec {
   texture: string;
   mask?: string;
   cfg?: string;
+  /** An AnimatedDrawings retarget config for the cfg's joints (`kind puppet --retarget-cfg`; issue 22). */
+  retarget?: string;
 }
 
 type SourceName = 'none' | 'camera' | 'recording';
@@ -135,10 +146,19 @@ interface Puppet {
   character: Character;
   mesh: PuppetMesh;
   weights: SkinWeights;
+  /** LBS or LBS + ARAP of this mesh and weights (rebuilt when either changes). */
+  deformer: Deformer;
   rig: DrawingRig;
   texture: HTMLCanvasElement;
   skinned: Float32Array;
   view: View;
+  /** Triangle draw order from a retarget config's depth groups (src/puppet/depthOrder.ts), or null. */
+  depth: DepthOrder | null;
+}
+
+/** The depth order of a puppet's character (null without depth groups); rebuilt with the weights. */
+function depthOrderOf(c: Character, mesh: PuppetMesh, weights: SkinWeights): DepthOrder | null {
+  return c.skeleton?.mapping.depthGroups?.length ? new DepthOrder(mesh, weights, c.skeleton) : null;
 }
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -161,11 +181,15 @@ let config: PageConfig = {
 };
 let puppet: Puppet | null = null;
 let weightMode: WeightMode = 'segments-geodesic';
+const deformParam = params.get('deform') as DeformMode | null;
+let deformMode: DeformMode =
+  deformParam && DEFORM_MODES.includes(deformParam) ? deformParam : DEFAULT_DEFORM_MODE;
 const poseOptions: Partial<PoseOptions> = {};
 let pipeline = new PosePipeline(poseOptions);
 const poseJoints = createJointSet();
-const drawingJoints = createJointSet();
-const transforms = new Float64Array(PUPPET_JOINT_COUNT * 6);
+/** The drawing's posed joints and transforms: 21, or the character's own skeleton's (resized with the rig). */
+let drawingJoints = createJointSet();
+let transforms = new Float64Array(PUPPET_JOINT_COUNT * 6);
 let posedOnce = false;
 const lastReport: { counts: Record<string, number>; personFound: boolean; visibilityUnknown: boolean } = {
   counts: Object.fromEntries(JOINT_STATES.map((st) => [st, 0])),
@@ -231,7 +255,9 @@ const api: KindPuppetApi = {
 (window as unknown as { kindPuppet: KindPuppetApi }).kindPuppet = api;
 
 function readJoints(j: JointSet): JointReading[] {
-  return PUPPET_JOINTS.map((name, i) => ({
+  const names =
+    j.x.length === PUPPET_JOINT_COUNT || !puppet ? PUPPET_JOINTS : characterJoints(puppet.character).names;
+  return names.map((name, i) => ({
     name,
     x: j.x[i],
     y: j.y[i],
@@ -272,16 +298,23 @@ function fitView(c: Character): View {
 
 /** Mesh, weights, rig and texture of a character; the page's puppet from now on. */
 function setCharacter(c: Character): void {
-  const mesh = buildMesh(c);
+  const built = buildMesh(c);
+  const weights = computeWeights(built, c, weightMode);
+  // limbs drawn over the body, as kind puppet render (PuppetSession)
+  const mesh = drawOrder(built, weights, c.skeleton?.parents ?? PUPPET_PARENTS);
   puppet = {
     character: c,
     mesh,
-    weights: computeWeights(mesh, c, weightMode),
+    weights,
+    deformer: new Deformer(mesh, weights, deformMode),
     rig: new DrawingRig(c),
     texture: maskedTexture(c.texture, c.mask),
     skinned: Float32Array.from(mesh.vertices),
     view: fitView(c),
+    depth: null,
   };
+  puppet.depth = depthOrderOf(c, mesh, puppet.weights);
+  sizeRigOutputs();
   posedOnce = false;
   api.character = {
     name: c.name,
@@ -291,7 +324,24 @@ function setCharacter(c: Character): void {
     triangles: mesh.triangleCount,
   };
   $('drawingInfo').textContent =
-    `${c.name}: ${c.width}×${c.height} px, ${mesh.vertexCount} vertices, ${mesh.triangleCount} triangles, weights ${weightMode}`;
+    `${c.name}: ${c.width}×${c.height} px, ${mesh.vertexCount} vertices, ${mesh.triangleCount} triangles, weights ${weightMode}, ${deformMode} deformation`;
+}
+
+/**
+ * After the weights changed: the drawing order (it follows the weights), the deformer (its factorisation)
+ * and the depth groups' order (built on the reordered triangles).
+ */
+function rebuildDeformer(p: Puppet): void {
+  p.mesh = drawOrder(p.mesh, p.weights, p.character.skeleton?.parents ?? PUPPET_PARENTS);
+  p.deformer = new Deformer(p.mesh, p.weights, deformMode);
+  p.depth = depthOrderOf(p.character, p.mesh, p.weights);
+}
+
+/** Posed joints and transforms sized for the puppet's rig (a character's own skeleton has M joints, not 21). */
+function sizeRigOutputs(): void {
+  const n = puppet?.rig.jointCount ?? PUPPET_JOINT_COUNT;
+  if (drawingJoints.x.length !== n) drawingJoints = createJointSet(n);
+  if (transforms.length !== n * 6) transforms = new Float64Array(n * 6);
 }
 
 /** After the rest joints changed (suggested or dragged): new rig and weights, same mesh. */
@@ -299,7 +349,9 @@ function rebindCharacter(): void {
   if (!puppet) return;
   const c = puppet.character;
   puppet.weights = computeWeights(puppet.mesh, c, weightMode);
+  rebuildDeformer(puppet);
   puppet.rig = new DrawingRig(c);
+  sizeRigOutputs();
   puppet.skinned.set(puppet.mesh.vertices);
   posedOnce = false;
 }
@@ -307,12 +359,15 @@ function rebindCharacter(): void {
 async function loadCharacterSpec(spec: CharacterSpec): Promise<void> {
   setStatus(`loading ${spec.name}…`);
   if (spec.mask && spec.cfg) {
-    const [tex, mask, cfg] = await Promise.all([
+    const [tex, mask, cfg, retarget] = await Promise.all([
       fetchBytes(spec.texture).then((b) => decodeImage(b, spec.texture)),
       fetchBytes(spec.mask).then((b) => decodeImage(b, spec.mask!)),
       fetchText(spec.cfg),
+      spec.retarget ? fetchText(spec.retarget) : Promise.resolve(null),
     ]);
-    setCharacter(characterFromAnimatedDrawings(tex, mask, cfg, spec.name));
+    const retargetCfg =
+      retarget !== null && spec.retarget ? { text: retarget, source: spec.retarget } : undefined;
+    setCharacter(characterFromAnimatedDrawings(tex, mask, cfg, spec.name, { retargetCfg }));
   } else {
     const img = await decodeImage(await fetchBytes(spec.texture), spec.texture, MAX_DRAWING_SIDE);
     setCharacter(characterFromImage(img, undefined, { name: spec.name, source: spec.texture }));
@@ -370,6 +425,12 @@ async function suggestJoints(): Promise<number> {
   if (!puppet) throw new Error('suggest joints: no drawing loaded');
   const be = await ensureBackend();
   const c = puppet.character;
+  if (c.skeleton) {
+    setStatus(
+      `suggest joints places the 21 joints of a two-armed, two-legged figure; ${c.name} has its own ${c.skeleton.names.length} joints (drag them)`,
+    );
+    return 0;
+  }
   setStatus('running the pose model on the drawing…');
   // the texture as it is (alpha composited on white), not cut by the mask: a photo's mask may miss the head
   const frame = await be.detectImage(rgbaOnWhite(c.texture));
@@ -419,7 +480,8 @@ function processFrame(frame: PoseFrame): void {
   lastReport.visibilityUnknown = report.visibilityUnknown;
   if (puppet && (report.personFound || posedOnce)) {
     puppet.rig.pose(poseJoints, drawingJoints, transforms);
-    skin(puppet.mesh, puppet.weights, transforms, puppet.skinned);
+    puppet.deformer.deform(transforms, puppet.skinned);
+    puppet.depth?.update(frame);
     posedOnce = true;
   }
   const h = api.history;
@@ -626,8 +688,15 @@ function render(): void {
       p.mesh.triangles,
       p.mesh.triangleCount,
       p.view,
+      showRest ? undefined : p.depth?.order,
     );
-    drawJoints(ctx, showRest ? p.character.restJoints : drawingJoints, p.view, editing ? hoverJoint : -1);
+    drawJoints(
+      ctx,
+      showRest ? p.character.restJoints : drawingJoints,
+      p.view,
+      editing ? hoverJoint : -1,
+      characterJoints(p.character).parents,
+    );
   }
   requestAnimationFrame(render);
 }
@@ -690,7 +759,7 @@ function nearestJoint(x: number, y: number): number {
   const rest = puppet.character.restJoints;
   let best = -1;
   let bestD = 14 / puppet.view.scale; // 14 screen px
-  for (let j = 0; j < PUPPET_JOINT_COUNT; j++) {
+  for (let j = 0; j < rest.x.length; j++) {
     const d = Math.hypot(rest.x[j] - x, rest.y[j] - y);
     if (d < bestD) {
       bestD = d;
@@ -736,7 +805,16 @@ function wireControls(): void {
     weightMode = (e.target as HTMLSelectElement).value as WeightMode;
     if (puppet) {
       puppet.weights = computeWeights(puppet.mesh, puppet.character, weightMode);
+      rebuildDeformer(puppet);
       setStatus(`weights: ${weightMode}`);
+    }
+  });
+  ($('deformMode') as HTMLSelectElement).value = deformMode;
+  on('deformMode', 'change', (e) => {
+    deformMode = (e.target as HTMLSelectElement).value as DeformMode;
+    if (puppet) {
+      puppet.deformer = new Deformer(puppet.mesh, puppet.weights, deformMode);
+      setStatus(`deformation: ${deformMode}`);
     }
   });
   on('taskFile', 'change', async (e) => {
@@ -802,7 +880,9 @@ function wireControls(): void {
   });
   const drop = () => {
     if (dragJoint >= 0) {
-      setStatus(`${PUPPET_JOINTS[dragJoint]} moved; weights and rig rebuilt`);
+      setStatus(
+        `${puppet ? characterJoints(puppet.character).names[dragJoint] : dragJoint} moved; weights and rig rebuilt`,
+      );
       dragJoint = -1;
       rebindCharacter();
     }

@@ -9,7 +9,7 @@
  * `[a c; b d] = [dx1 dx2; dy1 dy2] [du1 du2; dv1 dv2]^-1`, `e = x0 - a u0 - c v0`, `f = y0 - b u0 - d v0`
  * (canvas `setTransform(a, b, c, d, e, f)` maps (u, v) to (a u + c v + e, b u + d v + f)).
  */
-import { JOINT_STATES, type JointSet, PUPPET_JOINT_COUNT, PUPPET_PARENTS, STATE_RGB } from '../../puppet';
+import { JOINT_STATES, type JointSet, PUPPET_PARENTS, STATE_RGB } from '../../puppet';
 
 /** Colour of each joint state (index = JointStateCode), also used by the figures table. */
 export const STATE_COLOURS: readonly string[] = STATE_RGB.map(
@@ -46,7 +46,8 @@ export function maskedTexture(
 
 /**
  * Draw the mesh: `rest` and `posed` are 2 floats per vertex (drawing px), `triangles` 3 vertex indices each.
- * Degenerate triangles (rest area under 1e-6 px^2) are skipped.
+ * Degenerate triangles (rest area under 1e-6 px^2) are skipped. `order`: the triangles' drawing order (back
+ * to front, src/puppet/depthOrder.ts); default the mesh order.
  */
 export function drawMesh(
   ctx: CanvasRenderingContext2D,
@@ -56,10 +57,12 @@ export function drawMesh(
   triangles: ArrayLike<number>,
   triangleCount: number,
   view: View,
+  order?: ArrayLike<number>,
 ): void {
   const s = view.scale;
   const grow = 0.5 / s; // half a canvas pixel, in drawing px
-  for (let t = 0; t < triangleCount; t++) {
+  for (let k = 0; k < triangleCount; k++) {
+    const t = order ? order[k] : k;
     const i0 = triangles[3 * t];
     const i1 = triangles[3 * t + 1];
     const i2 = triangles[3 * t + 2];
@@ -107,13 +110,18 @@ export function drawMesh(
   }
 }
 
-/** Bones (parent -> joint lines) and joints (dots coloured by state, radius by confidence), drawing px. */
+/**
+ * Bones (parent -> joint lines) and joints (dots coloured by state, radius by confidence), drawing px.
+ * `parents`: the parent of each joint (-1 for a root): PUPPET_PARENTS, or a character's own skeleton's.
+ */
 export function drawJoints(
   ctx: CanvasRenderingContext2D,
   joints: JointSet,
   view: View,
   highlight = -1,
+  parents: readonly number[] = PUPPET_PARENTS,
 ): void {
+  const n = Math.min(parents.length, joints.x.length);
   const s = view.scale;
   const px = (j: number) => joints.x[j] * s + view.offsetX;
   const py = (j: number) => joints.y[j] * s + view.offsetY;
@@ -122,13 +130,14 @@ export function drawJoints(
   ctx.lineWidth = 2;
   ctx.strokeStyle = 'rgba(255,255,255,0.7)';
   ctx.beginPath();
-  for (let j = 1; j < PUPPET_JOINT_COUNT; j++) {
-    const p = PUPPET_PARENTS[j];
+  for (let j = 0; j < n; j++) {
+    const p = parents[j];
+    if (p < 0) continue;
     ctx.moveTo(px(p), py(p));
     ctx.lineTo(px(j), py(j));
   }
   ctx.stroke();
-  for (let j = 0; j < PUPPET_JOINT_COUNT; j++) {
+  for (let j = 0; j < n; j++) {
     const state = joints.state[j];
     ctx.fillStyle = STATE_COLOURS[state] ?? '#fff';
     ctx.strokeStyle = j === highlight ? '#fff' : 'rgba(0,0,0,0.6)';
