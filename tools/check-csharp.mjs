@@ -103,6 +103,14 @@ function parseArgs(argv) {
     pkg: path.join(root, 'Packages/com.kind.retargeting'),
     puerts: path.resolve(root, '../shared/reference/puerts-unity-2.2.3'),
   };
+  // Missing inputs are exit 2 with the reason (the header's contract), never a stack trace or a silent skip.
+  const need = (what, v) => {
+    if (v === undefined || v === '' || v.startsWith('--')) {
+      console.error(`check-csharp: ${what} needs a value`);
+      process.exit(2);
+    }
+  };
+  for (let i = 0; i < argv.length; i++) if (['--package', '--puerts', '--only', '--probe'].includes(argv[i])) need(argv[i], argv[i + 1]);
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--package') o.pkg = path.resolve(argv[++i]);
     else if (argv[i] === '--puerts') o.puerts = path.resolve(argv[++i]);
@@ -115,6 +123,18 @@ function parseArgs(argv) {
     else {
       console.error(`check-csharp: unknown argument '${argv[i]}' (use --package <dir> / --puerts <dir> / --only <flavour ids>)`);
       process.exit(2);
+    }
+  }
+  if (!existsSync(path.join(o.pkg, 'package.json'))) {
+    console.error(`check-csharp: ${o.pkg}: not a Unity package (no package.json)`);
+    process.exit(2);
+  }
+  if (probesGiven) {
+    for (const p of API_PROBES) {
+      if (!existsSync(p)) {
+        console.error(`check-csharp: --probe ${p}: no such file`);
+        process.exit(2);
+      }
     }
   }
   return o;

@@ -119,7 +119,13 @@ export function runHarness({ frames = 20000, sourceBones = 55, targetBones = 55,
   if (why) return { skipped: why };
   const out = mkdtempSync(path.join(tmpdir(), 'kind-puerts-alloc-'));
   try {
-    const exe = build(out, puerts, bridgeFiles);
+    let exe;
+    try {
+      exe = build(out, puerts, bridgeFiles);
+    } catch (e) {
+      // a compile error (e.g. a --replace file that does not compile): the compiler's own messages
+      return { runs: {}, checks: {}, exitCode: 1, stdout: '', stderr: `puerts-alloc: build failed: ${((e.stdout ?? '') + (e.stderr ?? '')).trim() || e.message}` };
+    }
     let stdout = '';
     let stderr = '';
     let exitCode = 0;
@@ -152,9 +158,13 @@ function main() {
     else if (a[i] === '--json') json = true;
     else if (a[i] === '--replace') {
       // --replace KindResultBuffer.cs=<file>: compile <file> in that bridge file's place (tests: a negative control)
-      const [name, file] = a[++i].split('=');
+      const [name, file] = (a[++i] ?? '').split('=');
       if (!BRIDGE_FILES.includes(name) || !file) {
         console.error(`puerts-alloc: --replace needs <bridge file>=<file>, bridge files: ${BRIDGE_FILES.join(', ')}`);
+        process.exit(2);
+      }
+      if (!existsSync(file)) {
+        console.error(`puerts-alloc: --replace ${name}=${file}: no such file`);
         process.exit(2);
       }
       opt.bridgeFiles = (opt.bridgeFiles ?? BRIDGE_FILES.map((f) => path.join(bridgeDir, f))).map((f) => (path.basename(f) === name ? path.resolve(file) : f));
@@ -175,6 +185,10 @@ function main() {
   if (r.skipped) {
     console.error(`puerts-alloc: skipped: ${r.skipped}`);
     process.exit(2);
+  }
+  if (r.stderr.startsWith('puerts-alloc: build failed')) {
+    console.error(r.stderr);
+    process.exit(1);
   }
   if (json) console.log(JSON.stringify({ runs: r.runs, checks: r.checks }, null, 2));
   else {

@@ -15,7 +15,7 @@
 // renamed over it, so Unity never reads half a bundle. A failed build leaves the previous bundle in place.
 // Ctrl+C (SIGINT) or SIGTERM stops the watcher; a temporary file is never left behind. Each rebuild prints
 // one line (time, size, milliseconds) or the number of errors.
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { esbuild, UNITY_BUNDLE, UNITY_ENTRY, unityBuildOptions } from './unityBundle.mjs';
 
@@ -44,7 +44,24 @@ try {
   process.exit(2);
 }
 const { out, entry } = args;
-mkdirSync(path.dirname(out), { recursive: true });
+// The output folder must be a folder we can write: say so once, before watching, instead of a stack trace
+// or a watcher that never writes.
+try {
+  for (let d = path.dirname(out); ; d = path.dirname(d)) {
+    if (existsSync(d)) {
+      if (!statSync(d).isDirectory()) throw new Error(`${d} is a file, not a folder`);
+      accessSync(d, constants.W_OK);
+      break;
+    }
+    if (path.dirname(d) === d) break;
+  }
+  mkdirSync(path.dirname(out), { recursive: true });
+  accessSync(path.dirname(out), constants.W_OK);
+} catch (e) {
+  console.error(`watch: cannot write the bundle to ${out}: ${e.code === 'EACCES' ? 'permission denied' : e.message}`);
+  process.exit(2);
+}
+let hadBundle = existsSync(out);
 
 let temp = null; // the temporary file being written, if any
 let serial = 0;
@@ -71,16 +88,17 @@ const report = {
     build.onEnd((result) => {
       const when = new Date().toLocaleTimeString();
       if (result.errors.length > 0) {
-        console.log(`[${when}] rebuild failed (${result.errors.length} errors); the previous bundle stays`);
+        console.log(`[${when}] rebuild failed (${result.errors.length} errors); ${hadBundle ? 'the previous bundle stays' : 'no bundle written yet'}`);
         return;
       }
       const file = result.outputFiles.find((f) => path.resolve(f.path) === out) ?? result.outputFiles[0];
       try {
         writeAtomically(file.contents);
       } catch (e) {
-        console.log(`[${when}] could not write ${out}: ${e.message}; the previous bundle stays`);
+        console.log(`[${when}] could not write ${out}: ${e.message}; ${hadBundle ? 'the previous bundle stays' : 'no bundle written yet'}`);
         return;
       }
+      hadBundle = true;
       const kb = (file.contents.length / 1024).toFixed(1);
       console.log(`[${when}] rebuilt ${out} ${kb} KiB in ${Date.now() - started} ms`);
     });
