@@ -85,6 +85,7 @@ namespace KindRetargeting
         public bool autoSaveOnQuit = true;
 
         KindAvatarDriver driver;
+        readonly KindSettingsSession settingsSession = new KindSettingsSession();
         bool poseThisFrame;
         bool dirty = true;
         readonly double[] sent = new double[11];
@@ -416,14 +417,19 @@ namespace KindRetargeting
         /// Writes the hub's settings (exportSettings) to <paramref name="path"/>: to "&lt;path&gt;.tmp" first, then
         /// renamed over the old file, so a failure never leaves a half-written settings file. Members of the
         /// old file this package does not use (the original KindRetargeting's fields) are kept in the new one;
-        /// an old file that cannot be read is moved aside to {target}_settings.unreadable-{time}.json first
-        /// (<see cref="KindSettingsSaver"/>).
+        /// an old file that cannot be read is moved aside to {target}_settings.unreadable-{time}.json first,
+        /// and a file written by the original or not loaded in this session is copied to
+        /// {target}_settings.original-{time}.json before the first save that changes it (said in the Console;
+        /// <see cref="KindSettingsSaver"/>). A value the load did not import (e.g. out of range) stays in the
+        /// file as it was unless it was set here since.
         /// </summary>
         public bool SaveSettings(string path)
         {
-            var s = new KindSettingsSaver(ExportSettingsJson, () => path);
+            var s = new KindSettingsSaver(ExportSettingsJson, () => path, settingsSession);
             if (s.Save())
             {
+                if (s.BackedUp != null)
+                    Debug.LogWarning("KindRetargeting '" + CharacterName + "': the settings file " + path + " (" + s.BackedUpReason + ") was copied to " + s.BackedUp + " before this first save changed it", this);
                 if (s.MovedAside != null)
                     Debug.LogWarning("KindRetargeting '" + CharacterName + "': the previous settings file could not be read (" + s.MovedAsideReason + "); moved aside to " + s.MovedAside + " before saving", this);
                 Debug.Log("KindRetargeting '" + CharacterName + "': settings saved to " + path, this);
@@ -451,7 +457,7 @@ namespace KindRetargeting
             try
             {
                 report = KindSettingsLoader.Load(path, ExportSettingsJson,
-                    settings => Command("{\"action\":\"applySettings\",\"settings\":" + settings + "}"), DateTime.UtcNow, out applied);
+                    settings => Command("{\"action\":\"applySettings\",\"settings\":" + settings + "}"), DateTime.UtcNow, out applied, settingsSession);
             }
             catch (Exception e) { Debug.LogError("KindRetargeting '" + CharacterName + "': could not load " + path + ": " + e.Message, this); return false; }
             LastSettingsReport = report;
