@@ -1,5 +1,7 @@
-// The main shell: one avatar retargeted from one source by a TypeScript hub. Inspector fields are pushed
-// to the hub through command(handle, {"action":"updateValueRealtime",...}) when they change; the buttons
+// The main shell: one avatar retargeted from one source by a TypeScript hub. The public fields are compared
+// every frame with the values last sent and pushed to the hub through command(handle,
+// {"action":"updateValueRealtime",...}) when they change (a script writing a field at runtime takes effect
+// on the next frame, as in the original); the buttons
 // send calibrateIPose / resetCalibration / calibrateHeadForward; save/load use exportSettings /
 // applySettings and write the file atomically (temp file, then rename). The public members are the
 // original KindRetargeting's (I_PoseCalibration, SaveSettings, SetAvatarScale, ...; README "Migrating
@@ -87,8 +89,9 @@ namespace KindRetargeting
         KindAvatarDriver driver;
         readonly KindSettingsSession settingsSession = new KindSettingsSession();
         bool poseThisFrame;
-        bool dirty = true;
-        readonly double[] sent = new double[11];
+        // the value each field last sent (slots: see PushInspectorValues); compared every frame
+        readonly KindSentValues sent = new KindSentValues(11);
+        readonly KindSentValues sentFingerMode = new KindSentValues(1);
 
         /// <summary>The hub's name.</summary>
         public string CharacterName { get { return string.IsNullOrEmpty(characterName) ? name : characterName; } }
@@ -98,7 +101,7 @@ namespace KindRetargeting
         public Vector3 HeadRotationOffset
         {
             get { return new Vector3(headRotationOffsetX, headRotationOffsetY, headRotationOffsetZ); }
-            set { headRotationOffsetX = value.x; headRotationOffsetY = value.y; headRotationOffsetZ = value.z; dirty = true; }
+            set { headRotationOffsetX = value.x; headRotationOffsetY = value.y; headRotationOffsetZ = value.z; if (driver != null) PushInspectorValues(); }
         }
 
         /// <summary>The platform whose settings location applies (the Editor's or the player's).</summary>
@@ -151,7 +154,7 @@ namespace KindRetargeting
         public float ChairSeatHeightOffset
         {
             get { return chairSeatHeightOffset; }
-            set { chairSeatHeightOffset = Mathf.Clamp(value, -1f, 1f); dirty = true; if (driver != null) PushInspectorValues(); }
+            set { chairSeatHeightOffset = Mathf.Clamp(value, -1f, 1f); if (driver != null) PushInspectorValues(); }
         }
 
         void Awake()
@@ -172,7 +175,7 @@ namespace KindRetargeting
                 enabled = false;
                 return;
             }
-            for (int i = 0; i < sent.Length; i++) sent[i] = double.NaN;
+            sent.Forget();
             TryCreate();
         }
 
@@ -184,6 +187,9 @@ namespace KindRetargeting
                 string options = "{\"ik\":\"" + IkName(ikMode) + "\",\"hipsMode\":\"" + (hipsMode == KindHipsMode.Room ? "room" : "scaled") + "\",\"fingers\":\"" + FingerName(fingerCopyMode) + "\"}";
                 driver = new KindAvatarDriver(KindRuntime.Get(), CharacterName, source, targetAnimator, options, this);
                 driver.SourceInRootSpace = followTargetRoot;
+                sent.Forget();
+                sentFingerMode.Forget();
+                sentFingerMode.Changed(0, (int)fingerCopyMode); // the hub was created with it
             }
             catch (Exception e)
             {
@@ -192,20 +198,19 @@ namespace KindRetargeting
                 return;
             }
             if (loadSettingsOnStart && HasCachedSettings()) LoadSettings(SettingsFile);
-            dirty = true;
         }
 
         internal static string IkName(KindIKMode m) { return m == KindIKMode.On ? "on" : m == KindIKMode.Off ? "off" : "auto"; }
         /// <summary>The protocol's name of a finger copy mode.</summary>
         public static string FingerName(FingerCopyMode m) { return m == FingerCopyMode.None ? "none" : m == FingerCopyMode.MuscleData ? "muscleData" : "rotation"; }
 
-        void OnValidate() { dirty = true; }
-
         void Update()
         {
             poseThisFrame = false;
             if (driver == null) { TryCreate(); if (driver == null) return; }
-            if (dirty) PushInspectorValues();
+            // as the original reads its fields every frame: a field written by any script (or the Inspector)
+            // reaches the hub on the next frame; only a changed value is sent (no allocation otherwise)
+            PushInspectorValues();
             poseThisFrame = driver.Step(Time.deltaTime);
             if (poseThisFrame) driver.ApplyBody();
         }
@@ -215,9 +220,17 @@ namespace KindRetargeting
             if (driver != null && poseThisFrame) driver.ApplyHead();
         }
 
+        /// <summary>
+        /// Compares the public fields with the values last sent (<see cref="KindSentValues"/>) and sends the
+        /// ones that changed (updateValueRealtime). Called every frame before the step, and at once by the
+        /// Set* methods and setters.
+        /// </summary>
         void PushInspectorValues()
         {
-            dirty = false;
+            driver.SourceInRootSpace = followTargetRoot;
+            bool shaped = fingerShaped != null && fingerShaped.isActiveAndEnabled; // it holds the fingers (None) while enabled
+            if (!shaped && sentFingerMode.Changed(0, (int)fingerCopyMode))
+                driver.SetValue("fingerCopyMode", FingerName(fingerCopyMode), this);
             Push(0, "avatarScale", avatarScale);
             Push(1, "headScale", headScale);
             Push(2, "headRotationOffsetX", headRotationOffsetX);
@@ -232,14 +245,13 @@ namespace KindRetargeting
         }
 
         /// <summary>The hub set floorHeight itself (autoFloorHeight): the field holds it, no need to send it back.</summary>
-        internal void MarkFloorHeightSent() { sent[5] = floorHeight; }
+        internal void MarkFloorHeightSent() { sent.Mark(5, floorHeight); }
 
         static float Foot(float both, float trim) { return Mathf.Clamp(both + trim, -0.5f, 0.5f); }
 
         void Push(int slot, string property, float value)
         {
-            if (sent[slot] == value) return;
-            sent[slot] = value;
+            if (!sent.Changed(slot, value)) return;
             driver.SetValue(property, value, this);
         }
 
@@ -337,7 +349,7 @@ namespace KindRetargeting
         /// </summary>
         public float GetAvatarScale() { PullLiveScales(); return avatarScale; }
         /// <summary>Sets the avatar scale (clamped to 0.1..3) and sends it.</summary>
-        public void SetAvatarScale(float scale) { avatarScale = Mathf.Clamp(scale, 0.1f, 3f); dirty = true; if (driver != null) PushInspectorValues(); }
+        public void SetAvatarScale(float scale) { avatarScale = Mathf.Clamp(scale, 0.1f, 3f); if (driver != null) PushInspectorValues(); }
         /// <summary>Avatar scale back to 1.</summary>
         public void ResetScale() { SetAvatarScale(1f); }
         /// <summary>The head scale in force (the hub's value; see <see cref="GetAvatarScale"/>).</summary>
@@ -354,11 +366,11 @@ namespace KindRetargeting
             object s = KindJson.Parse(settings);
             avatarScale = Num(s, "avatarScale", avatarScale);
             headScale = Num(s, "headScale", headScale);
-            sent[0] = avatarScale;
-            sent[1] = headScale;
+            sent.Mark(0, avatarScale);
+            sent.Mark(1, headScale);
         }
         /// <summary>Sets the head scale (clamped to 0.1..3) and sends it.</summary>
-        public void SetHeadScale(float scale) { headScale = Mathf.Clamp(scale, 0.1f, 3f); dirty = true; if (driver != null) PushInspectorValues(); }
+        public void SetHeadScale(float scale) { headScale = Mathf.Clamp(scale, 0.1f, 3f); if (driver != null) PushInspectorValues(); }
         /// <summary>Head scale back to 1.</summary>
         public void ResetHeadScale() { SetHeadScale(1f); }
 
@@ -502,8 +514,7 @@ namespace KindRetargeting
             rightFootFrontBack = rfb - footFrontBackOffset;
             leftFootInOut = lio - footInOutOffset;
             rightFootInOut = rio - footInOutOffset;
-            for (int i = 0; i < sent.Length; i++) sent[i] = double.NaN;
-            dirty = true;
+            sent.Forget();
         }
 
         static float Num(object obj, string key, float fallback)
