@@ -236,21 +236,38 @@ describe('drop-in API: the declaration scanner finds every listed member with it
     expect(src).toMatch(/public enum PropType \{ None, Object, Chair, Hand \}/);
   });
 
-  it('no component class of the package is sealed (code for the original may derive from them)', () => {
-    const files = ['Runtime/Shells', 'Runtime', 'Runtime/Sources'].flatMap((d) =>
+  it('no component class of the package or its samples is sealed (code for the original may derive from them)', () => {
+    const files = [
+      'Runtime/Shells',
+      'Runtime',
+      'Runtime/Sources',
+      'Runtime/Humanoid',
+      'Samples~/OptiTrack',
+      'Samples~/Demo',
+    ].flatMap((d) =>
       fs
         .readdirSync(path.join(PKG, d))
         .filter((n) => n.endsWith('.cs'))
         .map((n) => path.join(PKG, d, n)),
     );
     expect(files.length).toBeGreaterThan(10);
-    const sealed = files.flatMap((f) =>
-      [
-        ...stripComments(fs.readFileSync(f, 'utf8')).matchAll(
-          /public sealed class (\w+)\s*:\s*MonoBehaviour/g,
-        ),
-      ].map((m) => m[1]),
+    const text = files.map((f) => stripComments(fs.readFileSync(f, 'utf8'))).join('\n');
+    // the component classes: MonoBehaviour's subclasses, and theirs (KindPoseSource -> KindOptitrackSource)
+    const bases = new Set(['MonoBehaviour']);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const m of text.matchAll(/class (\w+)\s*:\s*([\w.]+)/g))
+        if (bases.has(m[2].replace(/^.*\./, '')) && !bases.has(m[1])) {
+          bases.add(m[1]);
+          grew = true;
+        }
+    }
+    expect([...bases]).toEqual(
+      expect.arrayContaining(['KindPoseSource', 'KindOptitrackSource', 'CustomRetargetingScript']),
     );
+    const sealed = [...text.matchAll(/sealed\s+(?:partial\s+)?class (\w+)\s*:\s*([\w.]+)/g)]
+      .filter((m) => bases.has(m[2].replace(/^.*\./, '')))
+      .map((m) => m[1]);
     expect(sealed).toEqual([]);
   });
 

@@ -160,6 +160,12 @@ describe('the package dependencies', () => {
     expect(pkg.dependencies['com.unity.modules.animation']).toBe('1.0.0');
   });
 
+  it("declares the physics module KindCodeHumanoid uses (Collider: the primitives' colliders are removed)", () => {
+    const src = fs.readFileSync(path.join(PKG, 'Runtime/Humanoid/KindCodeHumanoid.cs'), 'utf8');
+    expect(src).toMatch(/\bCollider\b/);
+    expect(pkg.dependencies['com.unity.modules.physics']).toBe('1.0.0');
+  });
+
   it('pins the PuerTS version OpenUPM publishes (2.2.2, V8 build), the same in the project manifest', () => {
     // OpenUPM builds com.tencent.puerts.core from github.com/chexiongsheng/puerts_unity_demo tags upm/*;
     // the newest is upm/2.2.2. 2.2.3 exists only as GitHub release tarballs (README: install).

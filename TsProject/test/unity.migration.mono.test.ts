@@ -198,3 +198,132 @@ function allFiles(root: string): string[] {
     );
   });
 });
+
+// ---- issue 21 review, finding 4: nothing to migrate vs. cannot migrate; overrides; locked files ----------
+
+(HAS ? describe : describe.skip)(
+  'migration problems are reported, never silent (KindMigration.cs under Mono)',
+  () => {
+    let root = '';
+    let host = '';
+    const fresh = (name: string): string => {
+      const p = path.join(root, name);
+      fs.cpSync(FIXTURE, p, { recursive: true });
+      return p;
+    };
+    const run = (project: string, old = path.join(project, 'Assets/KindRetargeting')): string =>
+      execFileSync('mono', [host, 'migrate', project, old, PKG, '20261202-130000'], { encoding: 'utf8' });
+
+    beforeAll(() => {
+      root = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-migration-problems-'));
+      host = path.join(root, 'host.exe');
+      execFileSync('mcs', ['-nologo', '-warnaserror+', `-out:${host}`, MIGRATION_CS, HOST_CS], {
+        stdio: 'pipe',
+      });
+    });
+    afterAll(() => {
+      if (root) {
+        for (const f of fs.readdirSync(root, { recursive: true, withFileTypes: true }))
+          if (f.isFile()) fs.chmodSync(path.join(f.parentPath, f.name), 0o644);
+        fs.rmSync(root, { recursive: true, force: true });
+      }
+    });
+
+    it('a folder with .cs files but no .cs.meta files is an error naming the folder, not "0 file(s) changed"', () => {
+      const proj = fresh('no-meta');
+      const old = path.join(proj, 'Copied/KindRetargeting');
+      fs.mkdirSync(old, { recursive: true });
+      for (const c of ['CustomRetargetingScript', 'LimbWeightController'])
+        fs.writeFileSync(path.join(old, `${c}.cs`), '');
+      const scene = fs.readFileSync(path.join(proj, 'Assets/Scenes/Original.unity'));
+      const out = run(proj, old);
+      expect(out).toBe(
+        'KindRetargeting migration: 0 file(s) changed; 1 PROBLEM(S), see below.\n' +
+          `${old} (unchanged)\n` +
+          '  error: 2 .cs file(s) but no .cs.meta files, so nothing can be migrated; the original\'s script GUIDs are in its .cs.meta files: copy the original\'s KindRetargeting folder together with its .meta files (package README, "Migrating") and run the migration again\n',
+      );
+      expect(fs.readFileSync(path.join(proj, 'Assets/Scenes/Original.unity')).equals(scene)).toBe(true);
+      // an empty folder too
+      const empty = path.join(proj, 'Empty');
+      fs.mkdirSync(empty);
+      expect(run(proj, empty)).toContain(
+        `${empty} (unchanged)\n  error: no scripts (.cs.meta files) in this folder; `,
+      );
+    });
+
+    it('.cs files without their .cs.meta next to ones with it: migrated what can be, the rest named in a warning', () => {
+      const proj = fresh('some-meta');
+      const old = path.join(proj, 'Assets/KindRetargeting');
+      fs.writeFileSync(path.join(old, 'CustomRetargetingScript.cs'), '');
+      fs.writeFileSync(path.join(old, 'FingerShapedController.cs'), '');
+      const out = run(proj);
+      expect(out.split('\n')[0]).toBe(
+        'KindRetargeting migration: 2 file(s) changed; 1 PROBLEM(S), see below.',
+      );
+      expect(out).toContain(
+        `${old} (unchanged)\n  warning: 1 .cs file(s) without .cs.meta, their components are not migrated: FingerShapedController.cs; `,
+      );
+    });
+
+    it("a prefab instance's m_Script override with an old GUID is rewritten (mapped) or reported (not mapped)", () => {
+      const proj = fresh('overrides');
+      const crs = ourGuid('Runtime/Shells/CustomRetargetingScript.cs.meta');
+      const rel = 'Assets/Scenes/Instance.unity';
+      const entry = (guid: string) =>
+        '    - target: {fileID: 11400002, guid: 99887766554433221100ffeeddccbbaa, type: 3}\n' +
+        '      propertyPath: m_Script\n' +
+        '      value: \n' +
+        `      objectReference: {fileID: 11500000, guid: ${guid}, type: 3}\n`;
+      const text = (a: string, b: string) =>
+        '%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n--- !u!1001 &500\nPrefabInstance:\n  m_ObjectHideFlags: 0\n' +
+        '  serializedVersion: 2\n  m_Modification:\n    m_TransformParent: {fileID: 0}\n    m_Modifications:\n' +
+        entry(a) +
+        '    - target: {fileID: 11400002, guid: 99887766554433221100ffeeddccbbaa, type: 3}\n' +
+        '      propertyPath: floorHeight\n      value: 0.05\n      objectReference: {fileID: 0}\n' +
+        entry(b) +
+        '    m_RemovedComponents: []\n  m_SourcePrefab: {fileID: 100100000, guid: 99887766554433221100ffeeddccbbaa, type: 3}\n';
+      fs.writeFileSync(
+        path.join(proj, rel),
+        text(OLD.CustomRetargetingScript, OLD.ShoulderCorrectionFunction),
+      );
+      const out = run(proj);
+      expect(fs.readFileSync(path.join(proj, rel), 'utf8')).toBe(text(crs, OLD.ShoulderCorrectionFunction));
+      expect(out).toContain(
+        `${path.join(proj, rel)} (backup: ${path.join(proj, 'KindMigrationBackup-20261202-130000', rel)})\n` +
+          '  migrated: CustomRetargetingScript (m_Script override in &500)\n' +
+          `  scripts not mapped (no class of that name): ${OLD.ShoulderCorrectionFunction} (ShoulderCorrectionFunction, m_Script override in &500)\n`,
+      );
+    });
+
+    it('a read-only (Perforce-locked) scene is left as it is and reported; a failed write is not listed as migrated', () => {
+      const proj = fresh('locked');
+      const scene = path.join(proj, 'Assets/Scenes/Original.unity');
+      const prefab = path.join(proj, 'Assets/Prefabs/Avatar.prefab');
+      const sceneBytes = fs.readFileSync(scene);
+      const prefabBytes = fs.readFileSync(prefab);
+      fs.chmodSync(scene, 0o444);
+      fs.mkdirSync(`${prefab}.kind-tmp`); // the temporary file cannot be written
+      const out = run(proj);
+      expect(fs.readFileSync(scene).equals(sceneBytes)).toBe(true);
+      expect(fs.readFileSync(prefab).equals(prefabBytes)).toBe(true);
+      expect(out.split('\n')[0]).toBe(
+        'KindRetargeting migration: 0 file(s) changed; 2 PROBLEM(S), see below.',
+      );
+      expect(out).toContain(
+        `${scene} (unchanged)\n` +
+          '  skipped: the file is read-only (locked by version control? check it out and run the migration again)\n' +
+          '  NOT migrated (the file was not written): CustomRetargetingScript &102, LimbWeightController &103, CustomRetargetingScript &300\n',
+      );
+      expect(out).toMatch(
+        new RegExp(
+          `${prefab.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(unchanged\\)\\n  NOT migrated \\(the file was not written\\): CustomRetargetingScript &11400002, TwoBoneIKSolver &11400003, PropLocationController &11400004\\n[\\s\\S]*  error: `,
+        ),
+      );
+      expect(out).not.toContain('  migrated: ');
+      // no backup of the read-only file (nothing was changed)
+      expect(
+        fs.existsSync(path.join(proj, 'KindMigrationBackup-20261202-130000/Assets/Scenes/Original.unity')),
+      ).toBe(false);
+    });
+  },
+);

@@ -210,6 +210,133 @@ function run(commands: string[][], env: NodeJS.ProcessEnv = process.env): string
       'rotationOffsetCache: no matching setting in this package',
     ]);
     expect(validateSettings(r.settings)).toEqual(r.settings);
+    // and the saved file (load, then the hub's export saved on quit) still holds 12 and 0, not 0 and null
+    const file = place('Kai_settings.json');
+    const before = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const [loaded, saved] = run([
+      ['load', file, current(), '-'],
+      ['save-file', file, writeTmp('kai-export.json', JSON.stringify(r.settings, null, 2))],
+    ]).map((l) => JSON.parse(l));
+    expect(loaded.notImported).toContain("floorHeight = 12: out of this package's range -10..10");
+    expect(saved).toMatchObject({ saved: true, error: null, backedUp: null });
+    const after = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(after.floorHeight).toBe(12);
+    expect(after.initialHipsHeight).toBe(0);
+    for (const k of Object.keys(before)) expect(after[k]).toEqual(before[k]);
+    // this package's own members are there too (the hub's values)
+    expect(after.footOffsets).toEqual(r.settings.footOffsets);
+    expect(after.sourceFilter).toEqual(r.settings.sourceFilter);
+  });
+
+  /** Loads fixture `name` and saves the hub's export of what it took, in one session; the file's values after. */
+  const loadThenSave = (name: string, change?: (s: ReturnType<typeof hubNow>) => void) => {
+    const file = place(name);
+    const bytes = fs.readFileSync(file);
+    const read = one(['read', file, current()]);
+    const exported = JSON.parse(JSON.stringify(read.settings));
+    if (change) change(exported);
+    const out = run([
+      ['load', file, current(), '-'],
+      ['save-file', file, writeTmp('lts-export.json', JSON.stringify(exported, null, 2))],
+      ['save-file', file, writeTmp('lts-export.json', JSON.stringify(exported, null, 2))],
+    ]).map((l) => JSON.parse(l));
+    return {
+      file,
+      bytes,
+      loaded: out[0],
+      saved: out[1],
+      again: out[2],
+      after: JSON.parse(fs.readFileSync(file, 'utf8')),
+    };
+  };
+  const backup = (file: string) =>
+    path.join(path.dirname(file), `${path.basename(file, '.json')}.original-20261202-103000.json`);
+
+  it.each(['Mia_settings.json', 'Kai_settings.json', 'Rex_settings.json'])(
+    "load, then save %s with nothing set here: every value of the original's file is still the same, no backup needed",
+    (name) => {
+      const { file, bytes, loaded, saved, again, after } = loadThenSave(name);
+      const before = JSON.parse(bytes.toString('utf8'));
+      expect(loaded.format).toBe('original');
+      for (const k of Object.keys(before)) expect([k, after[k]]).toEqual([k, before[k]]);
+      expect(saved).toMatchObject({ saved: true, backedUp: null });
+      expect(again).toMatchObject({ saved: true, backedUp: null });
+      expect(fs.readdirSync(path.dirname(file))).toEqual([name]);
+    },
+  );
+
+  it('values out of our range (Rex: feet 0.8, floor 12, hips 20, scale 5) are not imported and survive every save as they were', () => {
+    const { file, loaded, after } = loadThenSave('Rex_settings.json');
+    expect(loaded.notImported).toEqual([
+      "footFrontBackOffset = 0.8: out of this package's range -0.5..0.5",
+      "floorHeight = 12: out of this package's range -10..10",
+      'rotationOffsetCache: no matching setting in this package',
+      "initialHipsHeight = 20: out of this package's range 0..10",
+      "avatarScale = 5: out of this package's range 0.1..3",
+    ]);
+    expect(loaded.applied.avatarScale).toBe(1); // the hub's
+    expect([
+      after.footFrontBackOffset,
+      after.floorHeight,
+      after.initialHipsHeight,
+      after.avatarScale,
+    ]).toEqual([0.8, 12, 20, 5]);
+    // the file is this package's format now: the next session reads it, the same values are again not
+    // imported (the hub's stay), and are again kept
+    const next = run([
+      ['session-new'],
+      ['load', file, current(), '-'],
+      ['save-file', file, writeTmp('rex-export.json', JSON.stringify(loaded.applied))],
+    ])
+      .slice(1)
+      .map((l) => JSON.parse(l));
+    expect(next[0].format).toBe('kind');
+    expect(next[0].movedTo).toBeNull();
+    expect(next[0].notImported).toEqual(
+      expect.arrayContaining([
+        "floorHeight = 12: out of this package's range -10..10",
+        "initialHipsHeight = 20: out of this package's range 0..10",
+        "avatarScale = 5: out of this package's range 0.1..3",
+      ]),
+    );
+    expect(next[0].applied.floorHeight).toBe(0);
+    expect(next[0].applied.avatarScale).toBe(1);
+    expect(next[1]).toMatchObject({ saved: true, backedUp: null });
+    const third = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect([
+      third.footFrontBackOffset,
+      third.floorHeight,
+      third.initialHipsHeight,
+      third.avatarScale,
+    ]).toEqual([0.8, 12, 20, 5]);
+  });
+
+  it('a value set here replaces the kept one; the original file is copied aside once, first', () => {
+    const { file, bytes, saved, again, after } = loadThenSave('Rex_settings.json', (s) => {
+      s.floorHeight = 0.5;
+      s.avatarScale = 1.2;
+    });
+    expect([after.floorHeight, after.avatarScale]).toEqual([0.5, 1.2]);
+    // not set here: kept
+    expect([after.footFrontBackOffset, after.initialHipsHeight]).toEqual([0.8, 20]);
+    expect(saved.backedUp).toBe(backup(file));
+    expect(saved.backedUpReason).toBe('written by the original KindRetargeting');
+    expect(fs.readFileSync(saved.backedUp).equals(bytes)).toBe(true);
+    expect(again.backedUp).toBeNull(); // once
+    expect(fs.readdirSync(path.dirname(file)).sort()).toEqual(
+      ['Rex_settings.json', path.basename(backup(file))].sort(),
+    );
+  });
+
+  it('a backup never overwrites an existing one', () => {
+    const file = place('Mia_settings.json');
+    fs.writeFileSync(backup(file), 'an earlier backup');
+    const s = one(['save-file', file, writeTmp('export.json', JSON.stringify(hubNow()))]);
+    expect(s.backedUp).toBe(backup(file).replace(/\.json$/, '-2.json'));
+    expect(fs.readFileSync(backup(file), 'utf8')).toBe('an earlier backup');
+    expect(fs.readFileSync(s.backedUp, 'utf8')).toBe(
+      fs.readFileSync(path.join(ORIGINAL, 'Mia_settings.json'), 'utf8'),
+    );
   });
 
   it('load, then save: the unmapped members survive byte for byte, the mapped ones follow our values', () => {
@@ -218,12 +345,13 @@ function run(commands: string[][], env: NodeJS.ProcessEnv = process.env): string
     const cache = before.slice(before.indexOf('['), before.indexOf(']', before.lastIndexOf('"w"')) + 1);
     expect(cache).toMatch(/^\[\s+\{\s+"boneIndex": 0,[\s\S]*"w": 0\.0153\s+\}\s+\}\s+\]$/);
     const loaded = one(['load', file, current(), '-']);
+    fs.writeFileSync(file, before); // (a load changes nothing; the load below is the session's)
     expect(loaded.format).toBe('original');
     expect(loaded.movedTo).toBeNull();
     expect(loaded.applied.avatarScale).toBe(1.08);
     expect(loaded.summary).toBe(
       `settings file ${file} (the original KindRetargeting's format): imported ${loaded.imported.join('; ')}. ` +
-        'Not imported (kept in the file on save): rotationOffsetCache: no matching setting in this package',
+        'Not imported (kept in the file as it is when saved, unless set here): rotationOffsetCache: no matching setting in this package',
     );
     // the hub gives back what it took, then the user moves the feet forward and saves (on quit)
     const exported = {
@@ -231,8 +359,21 @@ function run(commands: string[][], env: NodeJS.ProcessEnv = process.env): string
       footOffsets: { left: { frontBack: 0.05, inOut: -0.015 }, right: { frontBack: 0.07, inOut: -0.015 } },
     };
     const exportText = JSON.stringify(exported, null, 2);
-    const saved = one(['save-file', file, writeTmp('export.json', exportText)]);
-    expect(saved).toEqual({ saved: true, error: null, movedAside: null, reason: null });
+    const saved = JSON.parse(
+      run([
+        ['load', file, current(), '-'],
+        ['save-file', file, writeTmp('export.json', exportText)],
+      ])[1],
+    );
+    expect(saved).toEqual({
+      saved: true,
+      error: null,
+      movedAside: null,
+      reason: null,
+      backedUp: backup(file),
+      backedUpReason: 'written by the original KindRetargeting',
+    });
+    expect(fs.readFileSync(saved.backedUp, 'utf8')).toBe(before);
     const after = fs.readFileSync(file, 'utf8');
     expect(after).toContain(`"rotationOffsetCache": ${cache}`); // byte for byte
     const back = JSON.parse(after);
@@ -247,7 +388,9 @@ function run(commands: string[][], env: NodeJS.ProcessEnv = process.env): string
     ]);
     // every member of the original file is still there
     for (const k of Object.keys(JSON.parse(before))) expect(Object.keys(back)).toContain(k);
-    expect(fs.readdirSync(path.dirname(file))).toEqual(['Mia_settings.json']);
+    expect(fs.readdirSync(path.dirname(file)).sort()).toEqual(
+      ['Mia_settings.json', path.basename(backup(file))].sort(),
+    );
     // read again: our format now; what we use arrives, the original's members are reported and kept
     const again = one(['load', file, current(), '-']);
     expect(again.format).toBe('kind');
@@ -362,6 +505,8 @@ function run(commands: string[][], env: NodeJS.ProcessEnv = process.env): string
       error: null,
       movedAside: aside,
       reason: expect.stringMatching(/^not valid JSON: /),
+      backedUp: null, // moved aside already, whole
+      backedUpReason: null,
     });
     expect(fs.readFileSync(aside).equals(bytes)).toBe(true);
     expect(fs.readFileSync(file, 'utf8')).toBe(text);
@@ -377,13 +522,54 @@ function run(commands: string[][], env: NodeJS.ProcessEnv = process.env): string
     );
   });
 
-  it('an original file never loaded (loadSettingsOnStart off) keeps every member when saved over', () => {
+  it('an original file never loaded (loadSettingsOnStart off) keeps every member when saved over, and is backed up first', () => {
     const file = place('Mia_settings.json');
-    const before = JSON.parse(fs.readFileSync(file, 'utf8'));
-    one(['save-file', file, writeTmp('export.json', JSON.stringify(hubNow()))]);
+    const bytes = fs.readFileSync(file);
+    const before = JSON.parse(bytes.toString('utf8'));
+    const hub = hubNow();
+    const [s1, s2] = run([
+      ['save-file', file, writeTmp('export.json', JSON.stringify(hub))],
+      ['save-file', file, writeTmp('export.json', JSON.stringify(hub))],
+    ]).map((l) => JSON.parse(l));
+    // the whole original file, byte for byte, before anything was written over it
+    expect(s1.backedUp).toBe(backup(file));
+    expect(s1.backedUpReason).toBe('written by the original KindRetargeting');
+    expect(fs.readFileSync(backup(file)).equals(bytes)).toBe(true);
+    expect(s2.backedUp).toBeNull(); // once
     const after = JSON.parse(fs.readFileSync(file, 'utf8'));
     for (const k of Object.keys(before)) expect(Object.keys(after)).toContain(k);
     expect(after.rotationOffsetCache).toEqual(before.rotationOffsetCache);
+    // saving is saving: the values are the hub's now (what a save without a load means)
+    expect([after.floorHeight, after.avatarScale, after.headScale, after.initialHipsHeight]).toEqual([
+      0,
+      1,
+      1,
+      null,
+    ]);
+    expect([after.footFrontBackOffset, after.footInOutOffset, after.chairSeatHeightOffset]).toEqual([
+      0, 0, 0,
+    ]);
+    expect([after.headRotationOffsetX, after.headRotationOffsetY, after.headRotationOffsetZ]).toEqual([
+      0, 0, 0,
+    ]);
+    expect(after.sourceFilter).toEqual(hub.sourceFilter);
+    expect(fs.readdirSync(path.dirname(file)).sort()).toEqual(
+      ['Mia_settings.json', path.basename(backup(file))].sort(),
+    );
+  });
+
+  it('a file of this package not loaded in this session is backed up too before a save changes it', () => {
+    const file = place('Mia_settings.json', 'Ours_settings.json');
+    const mine = { ...hubNow(), floorHeight: 0.3 };
+    fs.writeFileSync(file, JSON.stringify(mine));
+    const s = one(['save-file', file, writeTmp('export.json', JSON.stringify(hubNow()))]);
+    expect(s.backedUp).toBe(backup(file));
+    expect(s.backedUpReason).toBe('not loaded in this session');
+    expect(JSON.parse(fs.readFileSync(s.backedUp, 'utf8')).floorHeight).toBe(0.3);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).floorHeight).toBe(0);
+    // the same values again: nothing changes, no backup
+    const s2 = one(['save-file', file, writeTmp('export.json', JSON.stringify(hubNow()))]);
+    expect(s2.backedUp).toBeNull();
   });
 });
 
@@ -409,7 +595,7 @@ describe('CustomRetargetingScript: auto-save on quit is wired to the atomic save
     expect(src).toMatch(/public bool autoSaveOnQuit = true;/);
     expect(body(/public void SaveSettings\(\)\s*/)).toMatch(/SaveSettings\(SettingsFile\)/);
     expect(body(/public bool SaveSettings\(string path\)\s*/)).toMatch(
-      /new KindSettingsSaver\(ExportSettingsJson, \(\) => path\)/,
+      /new KindSettingsSaver\(ExportSettingsJson, \(\) => path, settingsSession\)/,
     );
     // the load goes through KindSettingsLoader (tested above under Mono) and logs its report once
     const load = body(/public bool LoadSettings\(string path\)\s*/);

@@ -43,6 +43,13 @@ namespace KindRetargeting.Editor
         public List<string> UnmappedFields = new List<string>();
         /// <summary>Why the file could not be migrated (null when it could).</summary>
         public string Error;
+        /// <summary>True when the file needed changes but is read-only (e.g. locked by version control) and was left as it is.</summary>
+        public bool ReadOnly;
+        /// <summary>A problem that is not an error (e.g. scripts without a .cs.meta in the old folder), or null.</summary>
+        public string Warning;
+
+        /// <summary>True when something needs the user's attention: an error, a read-only file left as it is, a warning.</summary>
+        public bool HasProblem { get { return Error != null || ReadOnly || Warning != null; } }
     }
 
     public static class KindMigration
@@ -56,6 +63,9 @@ namespace KindRetargeting.Editor
         static readonly Regex DocStart = new Regex(@"^--- ", RegexOptions.Multiline);
         static readonly Regex DocAnchor = new Regex(@"\A--- !u!\d+ &(-?\d+)");
         static readonly Regex TopKey = new Regex(@"^  ([A-Za-z_][A-Za-z0-9_]*):", RegexOptions.Multiline);
+        // A prefab instance's (or variant's) override of a component's script: an m_Modifications entry
+        // `propertyPath: m_Script` whose objectReference is a MonoScript.
+        static readonly Regex ModScriptRef = new Regex(@"(propertyPath:[ \t]*m_Script[ \t]*\r?\n(?:[ \t]+value:[^\n]*\n)?[ \t]+objectReference:[ \t]*\{fileID:[ \t]*11500000,[ \t]*guid:[ \t]*)([0-9a-fA-F]{32})(,[ \t]*type:[ \t]*3[ \t]*\})");
 
         /// <summary>The keys every MonoBehaviour document has before its own fields.</summary>
         static readonly HashSet<string> HeaderKeys = new HashSet<string>(StringComparer.Ordinal)
@@ -228,6 +238,7 @@ namespace KindRetargeting.Editor
             {
                 int end = k + 1 < starts.Count ? starts[k + 1] : text.Length;
                 string doc = text.Substring(starts[k], end - starts[k]);
+                doc = RewriteModifications(doc, oldGuidToClass, ours, report);
                 Match s = ScriptRef.Match(doc);
                 string oldClass;
                 if (!s.Success || !oldGuidToClass.TryGetValue(s.Groups[1].Value.ToLowerInvariant(), out oldClass))
@@ -263,9 +274,39 @@ namespace KindRetargeting.Editor
         }
 
         /// <summary>
+        /// The m_Modifications entries of one document that override m_Script with an old script: pointed at
+        /// our script of the same class ("ClassName (m_Script override in &amp;anchor)" in Migrated), or
+        /// reported in UnmappedScripts when we have no class of that name.
+        /// </summary>
+        static string RewriteModifications(string doc, IDictionary<string, string> oldGuidToClass,
+            IDictionary<string, KindMigrationScript> ours, KindMigrationFileReport report)
+        {
+            if (doc.IndexOf("m_Modifications", StringComparison.Ordinal) < 0) return doc;
+            Match anchor = DocAnchor.Match(doc);
+            string where = anchor.Success ? " &" + anchor.Groups[1].Value : "";
+            return ModScriptRef.Replace(doc, m =>
+            {
+                string oldGuid = m.Groups[2].Value, oldClass;
+                if (!oldGuidToClass.TryGetValue(oldGuid.ToLowerInvariant(), out oldClass)) return m.Value;
+                KindMigrationScript our;
+                if (!ours.TryGetValue(oldClass, out our))
+                {
+                    string item = oldGuid.ToLowerInvariant() + " (" + oldClass + ", m_Script override in" + where + ")";
+                    if (!report.UnmappedScripts.Contains(item)) report.UnmappedScripts.Add(item);
+                    return m.Value;
+                }
+                if (string.Equals(our.Guid, oldGuid, StringComparison.OrdinalIgnoreCase)) return m.Value;
+                report.Migrated.Add(oldClass + " (m_Script override in" + where + ")");
+                return m.Groups[1].Value + our.Guid + m.Groups[3].Value;
+            });
+        }
+
+        /// <summary>
         /// Migrates one file: when <see cref="Rewrite"/> changes it, copies the original to
         /// <paramref name="backupPath"/> (creating its folder) and writes the new text atomically; a file with
-        /// nothing to change is not written. IO errors land in the report's Error.
+        /// nothing to change is not written. A read-only file (e.g. locked by Perforce) that needs changes is
+        /// left as it is (ReadOnly). IO errors land in the report's Error (then the file is not migrated:
+        /// Changed stays false).
         /// </summary>
         public static KindMigrationFileReport MigrateFile(string path, string backupPath,
             IDictionary<string, string> oldGuidToClass, IDictionary<string, KindMigrationScript> ours)
@@ -277,6 +318,7 @@ namespace KindRetargeting.Editor
                 string text = Bytes.GetString(before);
                 string after = Rewrite(text, oldGuidToClass, ours, report);
                 if (after == text) return report;
+                if ((File.GetAttributes(path) & FileAttributes.ReadOnly) != 0) { report.ReadOnly = true; return report; }
                 string dir = System.IO.Path.GetDirectoryName(System.IO.Path.GetFullPath(backupPath));
                 if (!string.IsNullOrEmpty(dir)) Directory.CreateDirectory(dir);
                 File.Copy(path, backupPath, false);
@@ -320,6 +362,8 @@ namespace KindRetargeting.Editor
         public static List<KindMigrationFileReport> MigrateProject(string projectRoot, string oldScriptsFolder,
             string packageFolder, string stamp)
         {
+            var folderProblem = CheckOldScriptsFolder(oldScriptsFolder);
+            if (folderProblem != null && folderProblem.Error != null) return new List<KindMigrationFileReport> { folderProblem };
             var oldByClass = ReadScriptGuids(oldScriptsFolder);
             var ours = ReadOurScripts(packageFolder);
             var oldGuidToClass = new Dictionary<string, string>(StringComparer.Ordinal);
@@ -328,6 +372,7 @@ namespace KindRetargeting.Editor
             string assets = System.IO.Path.Combine(root, "Assets");
             string backupRoot = System.IO.Path.Combine(root, "KindMigrationBackup-" + stamp);
             var reports = new List<KindMigrationFileReport>();
+            if (folderProblem != null) reports.Add(folderProblem);
             if (!Directory.Exists(assets)) return reports;
             var files = new List<string>();
             files.AddRange(Directory.GetFiles(assets, "*.unity", SearchOption.AllDirectories));
@@ -336,9 +381,43 @@ namespace KindRetargeting.Editor
             {
                 string rel = System.IO.Path.GetFullPath(file).Substring(root.Length).TrimStart('/', '\\');
                 var r = MigrateFile(file, System.IO.Path.Combine(backupRoot, rel), oldGuidToClass, ours);
-                if (r.Changed || r.Error != null || r.UnmappedScripts.Count > 0) reports.Add(r);
+                if (r.Changed || r.HasProblem || r.UnmappedScripts.Count > 0) reports.Add(r);
             }
             return reports;
+        }
+
+        /// <summary>
+        /// What is wrong with the folder of the original's scripts, or null: missing (Error), no .cs.meta files
+        /// at all (Error: the old GUIDs are in the .meta files; nothing could be migrated), or .cs files without
+        /// their .cs.meta (Warning, naming them: their components are not migrated). Path is the folder.
+        /// </summary>
+        public static KindMigrationFileReport CheckOldScriptsFolder(string folder)
+        {
+            var r = new KindMigrationFileReport { Path = folder };
+            if (!Directory.Exists(folder)) { r.Error = "the folder of the original's scripts does not exist"; return r; }
+            string[] cs = Sorted(Directory.GetFiles(folder, "*.cs", SearchOption.AllDirectories));
+            int metas = Directory.GetFiles(folder, "*.cs.meta", SearchOption.AllDirectories).Length;
+            const string how = "the original's script GUIDs are in its .cs.meta files: copy the original's KindRetargeting folder together with its .meta files (package README, \"Migrating\") and run the migration again";
+            if (metas == 0)
+            {
+                r.Error = cs.Length == 0
+                    ? "no scripts (.cs.meta files) in this folder; " + how
+                    : cs.Length + " .cs file(s) but no .cs.meta files, so nothing can be migrated; " + how;
+                return r;
+            }
+            var missing = new List<string>();
+            foreach (string f in cs)
+                if (!File.Exists(f + ".meta")) missing.Add(System.IO.Path.GetFileName(f));
+            if (missing.Count == 0) return null;
+            r.Warning = missing.Count + " .cs file(s) without .cs.meta, their components are not migrated: " + string.Join(", ", missing.ToArray()) + "; " + how;
+            return r;
+        }
+
+        /// <summary>True when a report needs the user's attention (an error, a read-only file, a warning).</summary>
+        public static bool HasProblems(List<KindMigrationFileReport> reports)
+        {
+            foreach (var r in reports) if (r.HasProblem) return true;
+            return false;
         }
 
         /// <summary>The time stamp used in backup names: yyyyMMdd-HHmmss (UTC).</summary>
@@ -348,15 +427,19 @@ namespace KindRetargeting.Editor
         public static string Format(List<KindMigrationFileReport> reports)
         {
             var sb = new StringBuilder();
-            int changed = 0;
-            foreach (var r in reports) if (r.Changed) changed++;
-            sb.Append("KindRetargeting migration: ").Append(changed).Append(" file(s) changed.\n");
+            int changed = 0, problems = 0;
+            foreach (var r in reports) { if (r.Changed) changed++; if (r.HasProblem) problems++; }
+            sb.Append("KindRetargeting migration: ").Append(changed).Append(" file(s) changed");
+            sb.Append(problems == 0 ? ".\n" : "; " + problems + " PROBLEM(S), see below.\n");
             foreach (var r in reports)
             {
                 sb.Append(r.Path).Append(r.Changed ? " (backup: " + r.Backup + ")" : " (unchanged)").Append('\n');
-                if (r.Migrated.Count > 0) sb.Append("  migrated: ").Append(string.Join(", ", r.Migrated.ToArray())).Append('\n');
+                if (r.ReadOnly) sb.Append("  skipped: the file is read-only (locked by version control? check it out and run the migration again)\n");
+                if (r.Migrated.Count > 0)
+                    sb.Append(r.Changed ? "  migrated: " : "  NOT migrated (the file was not written): ").Append(string.Join(", ", r.Migrated.ToArray())).Append('\n');
                 if (r.UnmappedScripts.Count > 0) sb.Append("  scripts not mapped (no class of that name): ").Append(string.Join(", ", r.UnmappedScripts.ToArray())).Append('\n');
                 if (r.UnmappedFields.Count > 0) sb.Append("  fields not mapped (values dropped on next save): ").Append(string.Join(", ", r.UnmappedFields.ToArray())).Append('\n');
+                if (r.Warning != null) sb.Append("  warning: ").Append(r.Warning).Append('\n');
                 if (r.Error != null) sb.Append("  error: ").Append(r.Error).Append('\n');
             }
             return sb.ToString();

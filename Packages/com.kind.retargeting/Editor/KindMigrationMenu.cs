@@ -28,16 +28,19 @@ namespace KindRetargeting.Editor
                 return;
             string stamp = KindMigration.Stamp(DateTime.UtcNow);
             string report;
+            bool problems;
             try
             {
-                report = KindMigration.Format(KindMigration.MigrateProject(projectRoot, old, package, stamp));
+                var reports = KindMigration.MigrateProject(projectRoot, old, package, stamp);
+                problems = KindMigration.HasProblems(reports);
+                report = KindMigration.Format(reports);
             }
             catch (Exception e)
             {
                 Debug.LogError("KindRetargeting: migration failed: " + e);
                 return;
             }
-            Debug.Log(report);
+            if (problems) Debug.LogError(report); else Debug.Log(report);
             AssetDatabase.Refresh();
             EditorUtility.DisplayDialog("Migrate from KindRetargeting", report.Length > 2000 ? report.Substring(0, 2000) + "\n... (full report in the Console)" : report, "OK");
         }

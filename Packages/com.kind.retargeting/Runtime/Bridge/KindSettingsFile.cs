@@ -150,14 +150,33 @@ namespace KindRetargeting
         /// next to it (<c>Mia_settings.json</c> becomes <c>Mia_settings.unreadable-20261202-103000.json</c>),
         /// with "-2", "-3", ... added when that name is taken. <paramref name="utc"/>: the time in the name.
         /// </summary>
-        public static string UnreadableName(string path, DateTime utc)
+        public static string UnreadableName(string path, DateTime utc) { return AsideName(path, "unreadable", utc); }
+
+        /// <summary>
+        /// <c>{name}.{tag}-{yyyyMMdd-HHmmss}.json</c> next to <paramref name="path"/>, with "-2", "-3", ... added
+        /// when that name is taken (an existing file is never the answer).
+        /// </summary>
+        public static string AsideName(string path, string tag, DateTime utc)
         {
             string dir = Path.GetDirectoryName(path) ?? "";
-            string stem = Path.GetFileNameWithoutExtension(path) + ".unreadable-" + utc.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
+            string stem = Path.GetFileNameWithoutExtension(path) + "." + tag + "-" + utc.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
             string candidate = Path.Combine(dir, stem + ".json");
             for (int n = 2; File.Exists(candidate) || Directory.Exists(candidate); n++)
                 candidate = Path.Combine(dir, stem + "-" + n + ".json");
             return candidate;
+        }
+
+        /// <summary>
+        /// Copies <paramref name="path"/> to <c>{name}.original-{yyyyMMdd-HHmmss}.json</c> (<see cref="AsideName"/>;
+        /// never over an existing file: File.Copy without overwrite); returns the copy's path. The backup
+        /// <see cref="KindSettingsSaver"/> makes before the first save that changes a value of a file written by
+        /// the original KindRetargeting or not loaded in this session.
+        /// </summary>
+        public static string CopyAside(string path, DateTime utc)
+        {
+            string to = AsideName(path, "original", utc);
+            File.Copy(path, to, false);
+            return to;
         }
 
         /// <summary>Moves <paramref name="path"/> to <see cref="UnreadableName"/>; returns the new path.</summary>
@@ -177,7 +196,7 @@ namespace KindRetargeting
         public string Format;
         /// <summary>One line per value taken: "footFrontBackOffset = 0.05 -> footOffsets.left/right.frontBack".</summary>
         public readonly List<string> Imported = new List<string>();
-        /// <summary>One line per member not taken, with the reason; these stay in the file on save.</summary>
+        /// <summary>One line per member not taken, with the reason; these stay in the file on save (unless set here).</summary>
         public readonly List<string> NotImported = new List<string>();
         /// <summary>Why the file cannot be read (Format "unreadable"), else null.</summary>
         public string Problem;
@@ -196,7 +215,7 @@ namespace KindRetargeting
             }
             sb.Append("settings file ").Append(path).Append(Format == "original" ? " (the original KindRetargeting's format)" : " (this package's format)");
             sb.Append(": imported ").Append(Imported.Count == 0 ? "nothing" : string.Join("; ", Imported.ToArray()));
-            sb.Append(". Not imported (kept in the file on save): ").Append(NotImported.Count == 0 ? "none" : string.Join("; ", NotImported.ToArray()));
+            sb.Append(". Not imported (kept in the file as it is when saved, unless set here): ").Append(NotImported.Count == 0 ? "none" : string.Join("; ", NotImported.ToArray()));
             return sb.ToString();
         }
     }
@@ -208,6 +227,44 @@ namespace KindRetargeting
         public string SettingsJson;
         /// <summary>What was imported and what was not.</summary>
         public KindSettingsReport Report;
+        /// <summary>
+        /// For every member of the file that maps onto a setting (the original's footFrontBackOffset ...
+        /// headRotationOffsetZ, and floorHeight, avatarScale, headScale, initialHipsHeight, chairSeatOffset):
+        /// the value this package's setting has after the load (null: none, e.g. initialHipsHeight not
+        /// measured). <see cref="KindSettingsImport.MergeForSave(string, string, Dictionary{string, double?})"/>
+        /// keeps the file's own value of such a member while this package's setting still has this value
+        /// (the user has not set it here), so a value that was not imported (out of range) is never lost.
+        /// Null when unreadable.
+        /// </summary>
+        public Dictionary<string, double?> Baseline;
+    }
+
+    /// <summary>
+    /// What one component knows about its settings files in this session: the files it loaded or saved
+    /// (with <see cref="KindSettingsRead.Baseline"/>, renewed on each save) and the files it has backed up
+    /// once. Given to <see cref="KindSettingsLoader.Load(string, Func{string}, Func{string, string}, DateTime, out string, KindSettingsSession)"/>
+    /// and to <see cref="KindSettingsSaver"/>.
+    /// </summary>
+    public sealed class KindSettingsSession
+    {
+        readonly Dictionary<string, Dictionary<string, double?>> baselines = new Dictionary<string, Dictionary<string, double?>>();
+        readonly HashSet<string> backedUp = new HashSet<string>();
+
+        static string Key(string path) { return Path.GetFullPath(path); }
+
+        /// <summary>True when <paramref name="path"/> was loaded or saved in this session.</summary>
+        public bool WasLoaded(string path) { return baselines.ContainsKey(Key(path)); }
+        /// <summary>True when <paramref name="path"/> was already copied aside in this session.</summary>
+        public bool WasBackedUp(string path) { return backedUp.Contains(Key(path)); }
+        /// <summary>The values after the last load or save of <paramref name="path"/> (see <see cref="KindSettingsRead.Baseline"/>), or null.</summary>
+        public Dictionary<string, double?> Baseline(string path)
+        {
+            Dictionary<string, double?> b;
+            return baselines.TryGetValue(Key(path), out b) ? b : null;
+        }
+        internal void Remember(string path, Dictionary<string, double?> baseline) { baselines[Key(path)] = baseline ?? new Dictionary<string, double?>(); }
+        internal void Forget(string path) { baselines.Remove(Key(path)); }
+        internal void MarkBackedUp(string path) { backedUp.Add(Key(path)); }
     }
 
     /// <summary>
@@ -277,13 +334,39 @@ namespace KindRetargeting
                 rep.Format = "kind";
                 string bad = CheckKindTypes(values);
                 if (bad != null) return Unreadable(r, bad);
+                var now = KindJson.Parse(currentSettingsJson) as Dictionary<string, object>;
                 var ours = new Dictionary<string, object>();
+                bool changed = false;
                 foreach (var kv in members)
                 {
-                    if (IsKindKey(kv.Key)) { ours[kv.Key] = values[kv.Key]; rep.Imported.Add(kv.Key); }
-                    else rep.NotImported.Add(kv.Key + ": not a setting of this package");
+                    string k = kv.Key;
+                    if (!IsKindKey(k)) { rep.NotImported.Add(k + ": not a setting of this package"); continue; }
+                    Target t = Map(k);
+                    if (t != null && values[k] is double)
+                    {
+                        // the shared names keep the original's values as they were (MergeForSave), so a value
+                        // out of our range can be here: not imported, the hub's current value stays
+                        double x = (double)values[k];
+                        if (k == "initialHipsHeight" && x <= 0)
+                        {
+                            ours[k] = null; changed = true;
+                            rep.Imported.Add("initialHipsHeight = " + Num(x) + " -> initialHipsHeight null (not measured)");
+                            continue;
+                        }
+                        if (x < t.Min || x > t.Max)
+                        {
+                            object c;
+                            if (now != null && now.TryGetValue(k, out c)) ours[k] = c;
+                            changed = true;
+                            rep.NotImported.Add(k + " = " + Num(x) + ": out of this package's range " + Num(t.Min) + ".." + Num(t.Max));
+                            continue;
+                        }
+                    }
+                    ours[k] = values[k];
+                    rep.Imported.Add(k);
                 }
-                r.SettingsJson = rep.NotImported.Count == 0 ? text : KindJson.Write(ours);
+                r.SettingsJson = rep.NotImported.Count == 0 && !changed ? text : KindJson.Write(ours);
+                r.Baseline = BaselineOf(members, r.SettingsJson);
                 return r;
             }
 
@@ -313,48 +396,150 @@ namespace KindRetargeting
                 rep.Imported.Add(k + " = " + Num(x) + " -> " + t.Ours);
             }
             r.SettingsJson = KindJson.Write(cur);
+            r.Baseline = BaselineOf(members, r.SettingsJson);
             return r;
+        }
+
+        /// <summary>
+        /// For each of <paramref name="members"/> that maps onto a setting: that setting's value in
+        /// <paramref name="settingsJson"/> (see <see cref="KindSettingsRead.Baseline"/>).
+        /// </summary>
+        public static Dictionary<string, double?> BaselineOf(List<KeyValuePair<string, string>> members, string settingsJson)
+        {
+            var b = new Dictionary<string, double?>();
+            var ours = KindJson.Parse(settingsJson) as Dictionary<string, object>;
+            if (ours == null) return b;
+            foreach (var kv in members)
+            {
+                Target t = Map(kv.Key);
+                if (t != null) b[kv.Key] = ValueOf(t, ours);
+            }
+            return b;
+        }
+
+        static double? ValueOf(Target t, Dictionary<string, object> ours) { return t.Get != null ? t.Get(ours) : Get(ours, t.Ours); }
+
+        /// <summary>Equal, or equal within float precision (the shell sends its float fields back to the hub).</summary>
+        static bool Close(double? a, double? b)
+        {
+            if (!a.HasValue || !b.HasValue) return a.HasValue == b.HasValue;
+            return Math.Abs(a.Value - b.Value) <= 1e-5 * Math.Max(1.0, Math.Abs(a.Value));
+        }
+
+        /// <summary>True when a member of <paramref name="before"/> is missing from <paramref name="after"/> or has another value (both JSON objects).</summary>
+        public static bool ChangesAnyValue(string before, string after)
+        {
+            var a = KindJson.Parse(before) as Dictionary<string, object>;
+            var b = KindJson.Parse(after) as Dictionary<string, object>;
+            if (a == null || b == null) return true;
+            foreach (var kv in a)
+            {
+                object o;
+                if (!b.TryGetValue(kv.Key, out o) || !DeepEquals(kv.Value, o)) return true;
+            }
+            return false;
+        }
+
+        static bool DeepEquals(object x, object y)
+        {
+            if (x == null || y == null) return x == null && y == null;
+            if (x is double && y is double) return (double)x == (double)y;
+            if (x is string || x is bool) return x.Equals(y);
+            var lx = x as List<object>; var ly = y as List<object>;
+            if (lx != null || ly != null)
+            {
+                if (lx == null || ly == null || lx.Count != ly.Count) return false;
+                for (int i = 0; i < lx.Count; i++) if (!DeepEquals(lx[i], ly[i])) return false;
+                return true;
+            }
+            var dx = x as Dictionary<string, object>; var dy = y as Dictionary<string, object>;
+            if (dx == null || dy == null || dx.Count != dy.Count) return false;
+            foreach (var kv in dx)
+            {
+                object o;
+                if (!dy.TryGetValue(kv.Key, out o) || !DeepEquals(kv.Value, o)) return false;
+            }
+            return true;
         }
 
         /// <summary>
         /// The text to save: <paramref name="settingsJson"/> (this package's settings, as exportSettings gives
         /// them) with every member of <paramref name="existingText"/> (the file on disk, or null) that it does
         /// not have appended, so nothing the file held is dropped. Those members keep their JSON text byte for
-        /// byte, except the original's mapped numbers (footFrontBackOffset, footInOutOffset,
-        /// chairSeatHeightOffset, headRotationOffsetX/Y/Z), which are rewritten from this package's values so
-        /// the original component reads the same calibration. <paramref name="settingsJson"/> is returned
-        /// unchanged when there is nothing to keep. Throws FormatException when
-        /// <paramref name="existingText"/> is not one JSON object (the caller moves it aside instead).
+        /// byte. The members that map onto a setting (the original's footFrontBackOffset, footInOutOffset,
+        /// chairSeatHeightOffset, headRotationOffsetX/Y/Z, and the shared floorHeight, avatarScale, headScale,
+        /// initialHipsHeight, chairSeatOffset) keep the file's text too while this package's setting still has
+        /// its <paramref name="baseline"/> value (the user has not set it here since the load or last save:
+        /// e.g. floorHeight 12, out of our range, not imported, stays 12); otherwise, or without a baseline
+        /// (a file not loaded in this session), they are written from this package's values, so the original
+        /// component reads the same calibration. <paramref name="settingsJson"/> is returned unchanged when
+        /// <paramref name="existingText"/> is null. Throws FormatException when <paramref name="existingText"/>
+        /// is not one JSON object (the caller moves it aside instead).
         /// </summary>
-        public static string MergeForSave(string settingsJson, string existingText)
+        public static string MergeForSave(string settingsJson, string existingText, Dictionary<string, double?> baseline)
         {
             if (existingText == null) return settingsJson;
             string problem = Problem(existingText);
             if (problem != null) throw new FormatException(problem);
             var old = KindJson.RawMembers(existingText);
+            var oldRaw = new Dictionary<string, string>();
+            foreach (var kv in old) oldRaw[kv.Key] = kv.Value;
             var ours = KindJson.Parse(settingsJson) as Dictionary<string, object>;
             if (ours == null) throw new FormatException("KindSettingsImport: the settings to save are not a JSON object");
-            var keep = new StringBuilder();
+            var mine = KindJson.RawMembers(settingsJson);
+            var kept = new Dictionary<string, string>();
+            foreach (var kv in mine)
+            {
+                string was;
+                Target t = Map(kv.Key);
+                if (t != null && oldRaw.TryGetValue(kv.Key, out was) && was != kv.Value && Unchanged(kv.Key, t, ours, baseline)) kept[kv.Key] = was;
+            }
+            var sb = new StringBuilder();
+            bool first = true;
+            Action<string, string> add = (k, raw) =>
+            {
+                sb.Append(first ? "\n  " : ",\n  ");
+                first = false;
+                KindJson.AppendString(sb, k);
+                sb.Append(": ").Append(raw);
+            };
+            if (kept.Count == 0)
+            {
+                // our members as exported (their layout too); the file's other members are appended
+                int end = settingsJson.LastIndexOf('}');
+                string body = settingsJson.Substring(0, end).TrimEnd();
+                sb.Append(body);
+                first = body.EndsWith("{", StringComparison.Ordinal);
+            }
+            else
+            {
+                sb.Append('{');
+                foreach (var kv in mine) add(kv.Key, kept.ContainsKey(kv.Key) ? kept[kv.Key] : kv.Value);
+            }
+            int length = sb.Length;
             foreach (var kv in old)
             {
                 if (ours.ContainsKey(kv.Key)) continue;
                 string raw = kv.Value;
                 Target t = Map(kv.Key);
-                if (t != null && t.Get != null && KindJson.Parse(raw) is double)
+                if (t != null && t.Get != null && KindJson.Parse(raw) is double && !Unchanged(kv.Key, t, ours, baseline))
                 {
                     double? now = t.Get(ours);
                     if (now.HasValue) raw = KindJson.Number(now.Value);
                 }
-                keep.Append(",\n  ");
-                KindJson.AppendString(keep, kv.Key);
-                keep.Append(": ").Append(raw);
+                add(kv.Key, raw);
             }
-            if (keep.Length == 0) return settingsJson;
-            int end = settingsJson.LastIndexOf('}');
-            string body = settingsJson.Substring(0, end).TrimEnd();
-            bool empty = body.EndsWith("{", StringComparison.Ordinal);
-            string tail = settingsJson.Substring(end);
-            return body + (empty ? keep.ToString(1, keep.Length - 1) : keep.ToString()) + "\n" + tail;
+            if (kept.Count == 0 && sb.Length == length) return settingsJson;
+            return sb.Append(first ? "}" : "\n}").ToString();
+        }
+
+        /// <summary>As <see cref="MergeForSave(string, string, Dictionary{string, double?})"/> without a baseline (a file not loaded in this session).</summary>
+        public static string MergeForSave(string settingsJson, string existingText) { return MergeForSave(settingsJson, existingText, null); }
+
+        static bool Unchanged(string key, Target t, Dictionary<string, object> ours, Dictionary<string, double?> baseline)
+        {
+            double? then;
+            return baseline != null && baseline.TryGetValue(key, out then) && Close(then, ValueOf(t, ours));
         }
 
         /// <summary>Why <paramref name="text"/> is an unreadable settings file (see the class docs), or null.</summary>
@@ -472,6 +657,7 @@ namespace KindRetargeting
                 case "avatarScale": return Same(k, 0.1, 3);
                 case "headScale": return Same(k, 0.1, 3);
                 case "initialHipsHeight": return Same(k, 0, 10);
+                case "chairSeatOffset": return Same(k, -1, 1); // this package's name (its files only)
                 case "chairSeatHeightOffset":
                     return new Target
                     {
@@ -503,6 +689,15 @@ namespace KindRetargeting
         /// </summary>
         public static KindSettingsReport Load(string path, Func<string> export, Func<string, string> apply, DateTime utc, out string applied)
         {
+            return Load(path, export, apply, utc, out applied, null);
+        }
+
+        /// <summary>
+        /// As above; <paramref name="session"/> (may be null) remembers what the load took
+        /// (<see cref="KindSettingsRead.Baseline"/>) for the saves of this session.
+        /// </summary>
+        public static KindSettingsReport Load(string path, Func<string> export, Func<string, string> apply, DateTime utc, out string applied, KindSettingsSession session)
+        {
             applied = null;
             string text = File.ReadAllText(path, Encoding.UTF8);
             string current = export();
@@ -515,11 +710,13 @@ namespace KindRetargeting
                 if (reply != null && KindJson.IsOk(KindJson.Parse(reply)))
                 {
                     applied = read.SettingsJson;
+                    if (session != null) session.Remember(path, read.Baseline);
                     return rep;
                 }
                 rep.Format = "unreadable";
                 rep.Problem = "refused by the hub: " + (reply == null ? "no reply" : KindJson.DescribeReply(reply));
             }
+            if (session != null) session.Forget(path);
             try { rep.MovedTo = KindFiles.MoveAside(path, utc); }
             catch (Exception e) when (e is IOException || e is UnauthorizedAccessException) { rep.Problem += "; could not move it aside: " + e.Message; }
             return rep;
@@ -534,14 +731,18 @@ namespace KindRetargeting
     /// <c>path</c> gives. A file on disk that is not one JSON object is never overwritten: once the new
     /// text is written to the temporary file, the old file is moved aside to
     /// <c>{target}_settings.unreadable-{time}.json</c> (<see cref="MovedAside"/>), then the new one is
-    /// renamed into place. Never throws: a failure is kept in <see cref="LastError"/> and the previous
-    /// file stays intact. CustomRetargetingScript calls <see cref="Save"/> from its menu/API and from
+    /// renamed into place. Before the first save (per <see cref="KindSettingsSession"/>) that changes any
+    /// value of a file written by the original KindRetargeting, or of a file not loaded in this session,
+    /// the file is copied to <c>{target}_settings.original-{time}.json</c> (<see cref="BackedUp"/>; never over
+    /// an existing file; when the copy fails nothing is saved). Never throws: a failure is kept in
+    /// <see cref="LastError"/> and the previous file stays intact. CustomRetargetingScript calls <see cref="Save"/> from its menu/API and from
     /// Application.quitting (auto-save on quit).
     /// </summary>
     public sealed class KindSettingsSaver
     {
         readonly Func<string> export;
         readonly Func<string> path;
+        readonly KindSettingsSession session;
 
         /// <summary>The last failure's message, or null after a successful save.</summary>
         public string LastError { get; private set; }
@@ -551,15 +752,23 @@ namespace KindRetargeting
         public string MovedAside { get; private set; }
         /// <summary>Why that file was unreadable, or null.</summary>
         public string MovedAsideReason { get; private set; }
+        /// <summary>Where this save copied the previous file before overwriting it, or null.</summary>
+        public string BackedUp { get; private set; }
+        /// <summary>Why: "written by the original KindRetargeting" or "not loaded in this session", or null.</summary>
+        public string BackedUpReason { get; private set; }
         /// <summary>The clock for the moved-aside name (UTC); tests set it.</summary>
         public Func<DateTime> Clock = () => DateTime.UtcNow;
 
-        public KindSettingsSaver(Func<string> export, Func<string> path)
+        public KindSettingsSaver(Func<string> export, Func<string> path) : this(export, path, null) { }
+
+        /// <summary><paramref name="session"/>: what this component loaded, saved and backed up (null: a session of its own, nothing loaded).</summary>
+        public KindSettingsSaver(Func<string> export, Func<string> path, KindSettingsSession session)
         {
             if (export == null) throw new ArgumentNullException("export");
             if (path == null) throw new ArgumentNullException("path");
             this.export = export;
             this.path = path;
+            this.session = session ?? new KindSettingsSession();
         }
 
         /// <summary>Exports, merges and writes; true on success (see the class docs).</summary>
@@ -568,6 +777,8 @@ namespace KindRetargeting
             string file = null;
             MovedAside = null;
             MovedAsideReason = null;
+            BackedUp = null;
+            BackedUpReason = null;
             try
             {
                 file = path();
@@ -578,8 +789,18 @@ namespace KindRetargeting
                 string unreadable = null;
                 if (existing != null)
                 {
-                    try { final = KindSettingsImport.MergeForSave(text, existing); }
+                    try { final = KindSettingsImport.MergeForSave(text, existing, session.Baseline(file)); }
                     catch (FormatException e) { unreadable = e.Message; final = text; }
+                }
+                if (existing != null && unreadable == null && !session.WasBackedUp(file))
+                {
+                    bool original = KindSettingsImport.Read(existing, "{}").Report.Format == "original";
+                    if ((original || !session.WasLoaded(file)) && KindSettingsImport.ChangesAnyValue(existing, final))
+                    {
+                        BackedUp = KindFiles.CopyAside(file, Clock());
+                        BackedUpReason = original ? "written by the original KindRetargeting" : "not loaded in this session";
+                        session.MarkBackedUp(file);
+                    }
                 }
                 string target = file;
                 KindFiles.WriteAtomically(file, final, unreadable == null ? (Action)null : () =>
@@ -589,6 +810,7 @@ namespace KindRetargeting
                 });
                 LastError = null;
                 LastSaved = file;
+                session.Remember(file, KindSettingsImport.BaselineOf(KindJson.RawMembers(final), text));
                 return true;
             }
             catch (Exception e)

@@ -67,6 +67,18 @@ namespace KindRetargeting
         /// <see cref="MaxMessageBytes"/> and the protocol's (src/live/remote DEFAULT_MAX_MESSAGE_BYTES; the
         /// Node server uses the same constant).</summary>
         public const int DefaultMaxMessageBytes = 16384;
+        /// <summary>
+        /// The most <see cref="MaxMessageBytes"/> may be for the protocol: the bundle's remote() refuses a
+        /// message over its DEFAULT_MAX_MESSAGE_BYTES (16384) with a protocol error, so the transport must not
+        /// accept more (one size limit: over it, a client always gets 1009).
+        /// </summary>
+        public const int ProtocolMaxMessageBytes = DefaultMaxMessageBytes;
+
+        /// <summary><paramref name="bytes"/> clamped to 1..<see cref="ProtocolMaxMessageBytes"/>.</summary>
+        public static int ClampToProtocol(int bytes)
+        {
+            return bytes < 1 ? 1 : bytes > ProtocolMaxMessageBytes ? ProtocolMaxMessageBytes : bytes;
+        }
         /// <summary>Default <see cref="MaxQueuedBytesPerClient"/>: 1 MiB (the Node server's maxBufferedBytes).</summary>
         public const int DefaultMaxQueuedBytes = 1 << 20;
         public const string BinaryReply = "{\"action\":null,\"ok\":false,\"error\":{\"field\":\"$\",\"message\":\"need a text message (JSON)\"}}";

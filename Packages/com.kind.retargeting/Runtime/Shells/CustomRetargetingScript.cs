@@ -1,5 +1,7 @@
-// The main shell: one avatar retargeted from one source by a TypeScript hub. Inspector fields are pushed
-// to the hub through command(handle, {"action":"updateValueRealtime",...}) when they change; the buttons
+// The main shell: one avatar retargeted from one source by a TypeScript hub. The public fields are compared
+// every frame with the values last sent and pushed to the hub through command(handle,
+// {"action":"updateValueRealtime",...}) when they change (a script writing a field at runtime takes effect
+// on the next frame, as in the original); the buttons
 // send calibrateIPose / resetCalibration / calibrateHeadForward; save/load use exportSettings /
 // applySettings and write the file atomically (temp file, then rename). The public members are the
 // original KindRetargeting's (I_PoseCalibration, SaveSettings, SetAvatarScale, ...; README "Migrating
@@ -85,9 +87,11 @@ namespace KindRetargeting
         public bool autoSaveOnQuit = true;
 
         KindAvatarDriver driver;
+        readonly KindSettingsSession settingsSession = new KindSettingsSession();
         bool poseThisFrame;
-        bool dirty = true;
-        readonly double[] sent = new double[11];
+        // the value each field last sent (slots: see PushInspectorValues); compared every frame
+        readonly KindSentValues sent = new KindSentValues(11);
+        readonly KindSentValues sentFingerMode = new KindSentValues(1);
 
         /// <summary>The hub's name.</summary>
         public string CharacterName { get { return string.IsNullOrEmpty(characterName) ? name : characterName; } }
@@ -97,7 +101,7 @@ namespace KindRetargeting
         public Vector3 HeadRotationOffset
         {
             get { return new Vector3(headRotationOffsetX, headRotationOffsetY, headRotationOffsetZ); }
-            set { headRotationOffsetX = value.x; headRotationOffsetY = value.y; headRotationOffsetZ = value.z; dirty = true; }
+            set { headRotationOffsetX = value.x; headRotationOffsetY = value.y; headRotationOffsetZ = value.z; if (driver != null) PushInspectorValues(); }
         }
 
         /// <summary>The platform whose settings location applies (the Editor's or the player's).</summary>
@@ -150,7 +154,7 @@ namespace KindRetargeting
         public float ChairSeatHeightOffset
         {
             get { return chairSeatHeightOffset; }
-            set { chairSeatHeightOffset = Mathf.Clamp(value, -1f, 1f); dirty = true; if (driver != null) PushInspectorValues(); }
+            set { chairSeatHeightOffset = Mathf.Clamp(value, -1f, 1f); if (driver != null) PushInspectorValues(); }
         }
 
         void Awake()
@@ -171,7 +175,7 @@ namespace KindRetargeting
                 enabled = false;
                 return;
             }
-            for (int i = 0; i < sent.Length; i++) sent[i] = double.NaN;
+            sent.Forget();
             TryCreate();
         }
 
@@ -183,6 +187,9 @@ namespace KindRetargeting
                 string options = "{\"ik\":\"" + IkName(ikMode) + "\",\"hipsMode\":\"" + (hipsMode == KindHipsMode.Room ? "room" : "scaled") + "\",\"fingers\":\"" + FingerName(fingerCopyMode) + "\"}";
                 driver = new KindAvatarDriver(KindRuntime.Get(), CharacterName, source, targetAnimator, options, this);
                 driver.SourceInRootSpace = followTargetRoot;
+                sent.Forget();
+                sentFingerMode.Forget();
+                sentFingerMode.Changed(0, (int)fingerCopyMode); // the hub was created with it
             }
             catch (Exception e)
             {
@@ -191,20 +198,19 @@ namespace KindRetargeting
                 return;
             }
             if (loadSettingsOnStart && HasCachedSettings()) LoadSettings(SettingsFile);
-            dirty = true;
         }
 
         internal static string IkName(KindIKMode m) { return m == KindIKMode.On ? "on" : m == KindIKMode.Off ? "off" : "auto"; }
         /// <summary>The protocol's name of a finger copy mode.</summary>
         public static string FingerName(FingerCopyMode m) { return m == FingerCopyMode.None ? "none" : m == FingerCopyMode.MuscleData ? "muscleData" : "rotation"; }
 
-        void OnValidate() { dirty = true; }
-
         void Update()
         {
             poseThisFrame = false;
             if (driver == null) { TryCreate(); if (driver == null) return; }
-            if (dirty) PushInspectorValues();
+            // as the original reads its fields every frame: a field written by any script (or the Inspector)
+            // reaches the hub on the next frame; only a changed value is sent (no allocation otherwise)
+            PushInspectorValues();
             poseThisFrame = driver.Step(Time.deltaTime);
             if (poseThisFrame) driver.ApplyBody();
         }
@@ -214,9 +220,17 @@ namespace KindRetargeting
             if (driver != null && poseThisFrame) driver.ApplyHead();
         }
 
+        /// <summary>
+        /// Compares the public fields with the values last sent (<see cref="KindSentValues"/>) and sends the
+        /// ones that changed (updateValueRealtime). Called every frame before the step, and at once by the
+        /// Set* methods and setters.
+        /// </summary>
         void PushInspectorValues()
         {
-            dirty = false;
+            driver.SourceInRootSpace = followTargetRoot;
+            bool shaped = fingerShaped != null && fingerShaped.isActiveAndEnabled; // it holds the fingers (None) while enabled
+            if (!shaped && sentFingerMode.Changed(0, (int)fingerCopyMode))
+                driver.SetValue("fingerCopyMode", FingerName(fingerCopyMode), this);
             Push(0, "avatarScale", avatarScale);
             Push(1, "headScale", headScale);
             Push(2, "headRotationOffsetX", headRotationOffsetX);
@@ -231,14 +245,13 @@ namespace KindRetargeting
         }
 
         /// <summary>The hub set floorHeight itself (autoFloorHeight): the field holds it, no need to send it back.</summary>
-        internal void MarkFloorHeightSent() { sent[5] = floorHeight; }
+        internal void MarkFloorHeightSent() { sent.Mark(5, floorHeight); }
 
         static float Foot(float both, float trim) { return Mathf.Clamp(both + trim, -0.5f, 0.5f); }
 
         void Push(int slot, string property, float value)
         {
-            if (sent[slot] == value) return;
-            sent[slot] = value;
+            if (!sent.Changed(slot, value)) return;
             driver.SetValue(property, value, this);
         }
 
@@ -336,7 +349,7 @@ namespace KindRetargeting
         /// </summary>
         public float GetAvatarScale() { PullLiveScales(); return avatarScale; }
         /// <summary>Sets the avatar scale (clamped to 0.1..3) and sends it.</summary>
-        public void SetAvatarScale(float scale) { avatarScale = Mathf.Clamp(scale, 0.1f, 3f); dirty = true; if (driver != null) PushInspectorValues(); }
+        public void SetAvatarScale(float scale) { avatarScale = Mathf.Clamp(scale, 0.1f, 3f); if (driver != null) PushInspectorValues(); }
         /// <summary>Avatar scale back to 1.</summary>
         public void ResetScale() { SetAvatarScale(1f); }
         /// <summary>The head scale in force (the hub's value; see <see cref="GetAvatarScale"/>).</summary>
@@ -353,11 +366,11 @@ namespace KindRetargeting
             object s = KindJson.Parse(settings);
             avatarScale = Num(s, "avatarScale", avatarScale);
             headScale = Num(s, "headScale", headScale);
-            sent[0] = avatarScale;
-            sent[1] = headScale;
+            sent.Mark(0, avatarScale);
+            sent.Mark(1, headScale);
         }
         /// <summary>Sets the head scale (clamped to 0.1..3) and sends it.</summary>
-        public void SetHeadScale(float scale) { headScale = Mathf.Clamp(scale, 0.1f, 3f); dirty = true; if (driver != null) PushInspectorValues(); }
+        public void SetHeadScale(float scale) { headScale = Mathf.Clamp(scale, 0.1f, 3f); if (driver != null) PushInspectorValues(); }
         /// <summary>Head scale back to 1.</summary>
         public void ResetHeadScale() { SetHeadScale(1f); }
 
@@ -416,14 +429,19 @@ namespace KindRetargeting
         /// Writes the hub's settings (exportSettings) to <paramref name="path"/>: to "&lt;path&gt;.tmp" first, then
         /// renamed over the old file, so a failure never leaves a half-written settings file. Members of the
         /// old file this package does not use (the original KindRetargeting's fields) are kept in the new one;
-        /// an old file that cannot be read is moved aside to {target}_settings.unreadable-{time}.json first
-        /// (<see cref="KindSettingsSaver"/>).
+        /// an old file that cannot be read is moved aside to {target}_settings.unreadable-{time}.json first,
+        /// and a file written by the original or not loaded in this session is copied to
+        /// {target}_settings.original-{time}.json before the first save that changes it (said in the Console;
+        /// <see cref="KindSettingsSaver"/>). A value the load did not import (e.g. out of range) stays in the
+        /// file as it was unless it was set here since.
         /// </summary>
         public bool SaveSettings(string path)
         {
-            var s = new KindSettingsSaver(ExportSettingsJson, () => path);
+            var s = new KindSettingsSaver(ExportSettingsJson, () => path, settingsSession);
             if (s.Save())
             {
+                if (s.BackedUp != null)
+                    Debug.LogWarning("KindRetargeting '" + CharacterName + "': the settings file " + path + " (" + s.BackedUpReason + ") was copied to " + s.BackedUp + " before this first save changed it", this);
                 if (s.MovedAside != null)
                     Debug.LogWarning("KindRetargeting '" + CharacterName + "': the previous settings file could not be read (" + s.MovedAsideReason + "); moved aside to " + s.MovedAside + " before saving", this);
                 Debug.Log("KindRetargeting '" + CharacterName + "': settings saved to " + path, this);
@@ -451,7 +469,7 @@ namespace KindRetargeting
             try
             {
                 report = KindSettingsLoader.Load(path, ExportSettingsJson,
-                    settings => Command("{\"action\":\"applySettings\",\"settings\":" + settings + "}"), DateTime.UtcNow, out applied);
+                    settings => Command("{\"action\":\"applySettings\",\"settings\":" + settings + "}"), DateTime.UtcNow, out applied, settingsSession);
             }
             catch (Exception e) { Debug.LogError("KindRetargeting '" + CharacterName + "': could not load " + path + ": " + e.Message, this); return false; }
             LastSettingsReport = report;
@@ -496,8 +514,7 @@ namespace KindRetargeting
             rightFootFrontBack = rfb - footFrontBackOffset;
             leftFootInOut = lio - footInOutOffset;
             rightFootInOut = rio - footInOutOffset;
-            for (int i = 0; i < sent.Length; i++) sent[i] = double.NaN;
-            dirty = true;
+            sent.Forget();
         }
 
         static float Num(object obj, string key, float fallback)

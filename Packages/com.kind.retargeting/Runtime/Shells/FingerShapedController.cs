@@ -10,8 +10,10 @@ namespace KindRetargeting
     /// Finger shaping of the hub on the same GameObject, with the original KindRetargeting's members: while
     /// this component is enabled the fingers follow its curls (the hub's fingerCopyMode None); disabled,
     /// CustomRetargetingScript.fingerCopyMode applies again. Per hand: enabled, a curl per finger and one
-    /// spread for all fingers, each -1..1 (muscle values of the finger rig, src/rig/fingers.ts). Values are
-    /// pushed when they change.
+    /// spread for all fingers, each -1..1 (muscle values of the finger rig, src/rig/fingers.ts). The fields
+    /// are compared every frame with the values last sent and only what changed is sent, so a script writing
+    /// a curl at runtime takes effect on the next frame (as in the original); nothing is allocated when
+    /// nothing changed.
     /// </summary>
     [RequireComponent(typeof(CustomRetargetingScript))]
     [AddComponentMenu("Kind Retargeting/Finger Shaped Controller")]
@@ -31,14 +33,14 @@ namespace KindRetargeting
 
         static readonly string[] Fingers = { "Thumb", "Index", "Middle", "Ring", "Little" };
         CustomRetargetingScript hub;
-        bool dirty = true;
+        KindAvatarDriver sentTo;
+        // per hand (left 0..6, right 7..13): enabled, thumb, index, middle, ring, little, spread
+        readonly KindSentValues sent = new KindSentValues(14);
         bool pushedNone;
-
-        void OnValidate() { dirty = true; }
 
         void Awake() { hub = GetComponent<CustomRetargetingScript>(); }
 
-        void OnEnable() { dirty = true; }
+        void OnEnable() { sent.Forget(); pushedNone = false; }
 
         void OnDisable()
         {
@@ -50,28 +52,52 @@ namespace KindRetargeting
 
         void Update()
         {
-            if (!dirty || hub == null || hub.Driver == null) return;
-            dirty = false;
+            if (hub == null || hub.Driver == null) return;
             var d = hub.Driver;
-            d.SetValue("fingerCopyMode", CustomRetargetingScript.FingerName(FingerCopyMode.None), this);
-            pushedNone = true;
-            PushHand(d, "left", leftHandEnabled, leftThumbCurl, leftIndexCurl, leftMiddleCurl, leftRingCurl, leftPinkyCurl, leftSpreadFingers);
-            PushHand(d, "right", rightHandEnabled, rightThumbCurl, rightIndexCurl, rightMiddleCurl, rightRingCurl, rightPinkyCurl, rightSpreadFingers);
+            if (d != sentTo) { sentTo = d; sent.Forget(); pushedNone = false; } // a new hub: send everything
+            if (!pushedNone)
+            {
+                d.SetValue("fingerCopyMode", CustomRetargetingScript.FingerName(FingerCopyMode.None), this);
+                pushedNone = true;
+            }
+            PushHand(d, 0, "left", leftHandEnabled, leftThumbCurl, leftIndexCurl, leftMiddleCurl, leftRingCurl, leftPinkyCurl, leftSpreadFingers);
+            PushHand(d, 7, "right", rightHandEnabled, rightThumbCurl, rightIndexCurl, rightMiddleCurl, rightRingCurl, rightPinkyCurl, rightSpreadFingers);
         }
 
-        void PushHand(KindAvatarDriver d, string hand, bool on, float thumb, float index, float middle, float ring, float pinky, float spread)
+        // the property names, built once (no string concatenation per frame)
+        static readonly string[] LeftNames = Names("left"), RightNames = Names("right");
+
+        static string[] Names(string hand)
         {
-            d.SetValue(hand + "FingersEnabled", on, this);
-            d.SetValue(hand + "ThumbCurl", thumb, this);
-            d.SetValue(hand + "IndexCurl", index, this);
-            d.SetValue(hand + "MiddleCurl", middle, this);
-            d.SetValue(hand + "RingCurl", ring, this);
-            d.SetValue(hand + "LittleCurl", pinky, this);
-            for (int f = 0; f < Fingers.Length; f++) d.SetValue(hand + Fingers[f] + "Spread", spread, this);
+            var n = new string[6 + Fingers.Length];
+            n[0] = hand + "FingersEnabled";
+            n[1] = hand + "ThumbCurl";
+            n[2] = hand + "IndexCurl";
+            n[3] = hand + "MiddleCurl";
+            n[4] = hand + "RingCurl";
+            n[5] = hand + "LittleCurl";
+            for (int f = 0; f < Fingers.Length; f++) n[6 + f] = hand + Fingers[f] + "Spread";
+            return n;
         }
 
-        /// <summary>Marks the values for sending on the next Update (after changing fields from a script).</summary>
-        public void MarkDirty() { dirty = true; }
+        void PushHand(KindAvatarDriver d, int slot, string hand, bool on, float thumb, float index, float middle, float ring, float pinky, float spread)
+        {
+            string[] n = hand == "left" ? LeftNames : RightNames;
+            if (sent.Changed(slot, on)) d.SetValue(n[0], on, this);
+            if (sent.Changed(slot + 1, thumb)) d.SetValue(n[1], thumb, this);
+            if (sent.Changed(slot + 2, index)) d.SetValue(n[2], index, this);
+            if (sent.Changed(slot + 3, middle)) d.SetValue(n[3], middle, this);
+            if (sent.Changed(slot + 4, ring)) d.SetValue(n[4], ring, this);
+            if (sent.Changed(slot + 5, pinky)) d.SetValue(n[5], pinky, this);
+            if (sent.Changed(slot + 6, spread))
+                for (int f = 0; f < Fingers.Length; f++) d.SetValue(n[6 + f], spread, this);
+        }
+
+        /// <summary>
+        /// Sends every value again on the next Update. Not needed after changing fields from a script (they are
+        /// compared every frame); kept for code written against this package's earlier versions.
+        /// </summary>
+        public void MarkDirty() { sent.Forget(); pushedNone = false; }
 
         /// <summary>Applies a preset to "left", "right" or "both" hands (the protocol's setHandPosePreset).</summary>
         public void ApplyPreset(string hand, KindHandPreset preset)

@@ -4,8 +4,10 @@ namespace KindRetargeting
 {
     /// <summary>
     /// IK weights of the hub on the same GameObject, with the original KindRetargeting's members: per-arm
-    /// IK enable and the weight smoothing speed, plus this package's IK mode. Pushed as the parameters
-    /// leftArmIKForcedOff / rightArmIKForcedOff (negated), weightSmoothingSpeed and ikMode when they change.
+    /// IK enable and the weight smoothing speed, plus this package's IK mode. Compared every frame with the
+    /// values last sent and pushed as the parameters leftArmIKForcedOff / rightArmIKForcedOff (negated),
+    /// weightSmoothingSpeed and ikMode when they change, so a script writing enableLeftArmIK at runtime takes
+    /// effect on the next frame (as in the original); nothing is allocated when nothing changed.
     /// The weights themselves (distance, chair and hand-prop rules) are computed in TypeScript (src/rig/limbWeights.ts).
     /// The original's layer arrays (seed table: arms [hand-to-hand, nearest prop], legs [seated foot
     /// distance, foot height], hips [chair, hips height]) and <see cref="HipsWeightOffset"/> are the hub's
@@ -59,26 +61,30 @@ namespace KindRetargeting
         }
 
         CustomRetargetingScript hub;
-        bool dirty = true;
-
-        void OnValidate() { dirty = true; }
+        KindAvatarDriver sentTo;
+        // ikMode, enableLeftArmIK, enableRightArmIK, weightSmoothSpeed
+        readonly KindSentValues sent = new KindSentValues(4);
 
         void Awake() { hub = GetComponent<CustomRetargetingScript>(); }
 
-        /// <summary>Marks the values for sending on the next Update (after changing fields from a script).</summary>
-        public void MarkDirty() { dirty = true; }
+        void OnEnable() { sent.Forget(); }
+
+        /// <summary>
+        /// Sends every value again on the next Update. Not needed after changing fields from a script (they are
+        /// compared every frame); kept for code written against this package's earlier versions.
+        /// </summary>
+        public void MarkDirty() { sent.Forget(); }
 
         void Update()
         {
             if (hub == null || hub.Driver == null) return;
             if (footHeightMinThreshold != sentMin || footHeightMaxThreshold != sentMax) ReadLayers(true);
-            if (!dirty) return;
-            dirty = false;
             var d = hub.Driver;
-            d.SetValue("ikMode", CustomRetargetingScript.IkName(ikMode), this);
-            d.SetValue("leftArmIKForcedOff", !enableLeftArmIK, this);
-            d.SetValue("rightArmIKForcedOff", !enableRightArmIK, this);
-            d.SetValue("weightSmoothingSpeed", weightSmoothSpeed, this);
+            if (d != sentTo) { sentTo = d; sent.Forget(); } // a new hub: send everything
+            if (sent.Changed(0, (int)ikMode)) d.SetValue("ikMode", CustomRetargetingScript.IkName(ikMode), this);
+            if (sent.Changed(1, enableLeftArmIK)) d.SetValue("leftArmIKForcedOff", !enableLeftArmIK, this);
+            if (sent.Changed(2, enableRightArmIK)) d.SetValue("rightArmIKForcedOff", !enableRightArmIK, this);
+            if (sent.Changed(3, weightSmoothSpeed)) d.SetValue("weightSmoothingSpeed", weightSmoothSpeed, this);
         }
 
         /// <summary>limbWeightState: copies the hub's layers into the arrays (and sends the thresholds when asked).</summary>

@@ -36,7 +36,8 @@ namespace KindRetargeting
         public string token = "";
         [Tooltip("Most clients at once; more are refused with HTTP 503.")]
         public int maxClients = 64;
-        [Tooltip("Largest accepted message in bytes (the protocol's limit, 16384); a larger one closes that client with MessageTooBig (1009).")]
+        [Tooltip("Largest accepted message in bytes; a larger one closes that client with MessageTooBig (1009). At most 16384, the protocol's own limit (the bundle refuses a larger message with a protocol error, so a larger value here is clamped to it at start).")]
+        [Range(1, KindWebSocketServer.ProtocolMaxMessageBytes)]
         public int maxMessageBytes = KindWebSocketServer.DefaultMaxMessageBytes;
         [Tooltip("Web pages (browser origins, e.g. http://127.0.0.1:8064) allowed to connect; '*': any. Others get HTTP 403. Clients without an Origin header (scripts, tools) are not asked. Default: none.")]
         public string[] allowedOrigins = new string[0];
@@ -60,13 +61,16 @@ namespace KindRetargeting
 
         void OnEnable()
         {
+            int messageBytes = KindWebSocketServer.ClampToProtocol(maxMessageBytes);
+            if (messageBytes != maxMessageBytes)
+                Debug.LogWarning("KindRetargeting remote: maxMessageBytes " + maxMessageBytes + " is outside 1.." + KindWebSocketServer.ProtocolMaxMessageBytes + " (the protocol's limit); using " + messageBytes, this);
             server = new KindWebSocketServer
             {
                 Port = port,
                 AllowNetwork = allowNetwork,
                 Token = token,
                 MaxClients = maxClients,
-                MaxMessageBytes = maxMessageBytes,
+                MaxMessageBytes = messageBytes,
                 MaxQueuedBytesPerClient = maxQueuedBytesPerClient,
                 AllowedOrigins = allowedOrigins,
             };

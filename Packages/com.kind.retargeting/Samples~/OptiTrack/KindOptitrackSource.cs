@@ -29,7 +29,7 @@ namespace KindRetargeting
     /// Per frame: dictionary look-ups and transform writes only, no allocation.
     /// </summary>
     [AddComponentMenu("Kind Retargeting/Source: OptiTrack")]
-    public sealed class KindOptitrackSource : KindPoseSource
+    public class KindOptitrackSource : KindPoseSource
     {
         [Tooltip("The plugin's streaming client. Empty: OptitrackStreamingClient.FindDefaultClient().")]
         public OptitrackStreamingClient streamingClient;
