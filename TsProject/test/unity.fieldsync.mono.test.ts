@@ -9,11 +9,9 @@
  *    Update (no `dirty` flag left to forget), each through KindSentValues.
  * Part 1 is skipped with a printed reason without mcs/mono.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { monoAvailable } from './helpers/mono';
+import { monoAvailable, runMonoProgram } from './helpers/mono';
 
 const HAS = monoAvailable('KindSentValues');
 const PKG = path.resolve(__dirname, '../../Packages/com.kind.retargeting');
@@ -21,33 +19,23 @@ const SHELLS = path.join(PKG, 'Runtime/Shells');
 
 (HAS ? describe : describe.skip)('KindSentValues under Mono: the per-frame compare', () => {
   it('sends what a script wrote, once, on the next frame; nothing (and no allocation) otherwise', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-sent-'));
-    try {
-      const exe = path.join(dir, 'host.exe');
-      execFileSync('mcs', [
-        '-nologo',
-        '-warnaserror+',
-        `-out:${exe}`,
-        path.join(PKG, 'Runtime/Bridge/KindSentValues.cs'),
-        path.join(__dirname, 'fixtures/KindSentValuesHost.cs'),
-      ]);
-      const out = execFileSync('mono', [exe], { encoding: 'utf8' }).trimEnd().split('\n');
-      expect(out).toEqual([
-        'frame 0: avatarScale=1 headScale=1 headRotationOffsetY=0 floorHeight=0 leftFootFrontBack=0 leftArmIKForcedOff=false ikMode=0',
-        'frame 1: nothing',
-        // the float fields widen exactly: 0.05f is 0.05000000074505806
-        'frame 2: floorHeight=0.05000000074505806 leftFootFrontBack=0.019999999552965164',
-        'frame 3: headRotationOffsetY=15 leftArmIKForcedOff=true',
-        'frame 4: nothing',
-        'frame 5: avatarScale=NaN ikMode=2',
-        'frame 6: nothing',
-        'frame 7: floorHeight=0.30000001192092896',
-        'frame 8: avatarScale=NaN headScale=1 headRotationOffsetY=15 floorHeight=0.30000001192092896 leftFootFrontBack=0.019999999552965164 leftArmIKForcedOff=true ikMode=2',
-        'alloc 0',
-      ]);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const out = runMonoProgram([
+      path.join(PKG, 'Runtime/Bridge/KindSentValues.cs'),
+      path.join(__dirname, 'fixtures/KindSentValuesHost.cs'),
+    ]);
+    expect(out).toEqual([
+      'frame 0: avatarScale=1 headScale=1 headRotationOffsetY=0 floorHeight=0 leftFootFrontBack=0 leftArmIKForcedOff=false ikMode=0',
+      'frame 1: nothing',
+      // the float fields widen exactly: 0.05f is 0.05000000074505806
+      'frame 2: floorHeight=0.05000000074505806 leftFootFrontBack=0.019999999552965164',
+      'frame 3: headRotationOffsetY=15 leftArmIKForcedOff=true',
+      'frame 4: nothing',
+      'frame 5: avatarScale=NaN ikMode=2',
+      'frame 6: nothing',
+      'frame 7: floorHeight=0.30000001192092896',
+      'frame 8: avatarScale=NaN headScale=1 headRotationOffsetY=15 floorHeight=0.30000001192092896 leftFootFrontBack=0.019999999552965164 leftArmIKForcedOff=true ikMode=2',
+      'alloc 0',
+    ]);
   });
 });
 

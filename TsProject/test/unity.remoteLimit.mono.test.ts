@@ -5,43 +5,32 @@
  * (KindWebSocketServer.ClampToProtocol, Unity-free) runs under Mono; the component's use of it (Unity-only)
  * is checked in its source. The Mono half is skipped with a printed reason without mcs/mono.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../src/live/remote';
-import { monoAvailable } from './helpers/mono';
+import { monoAvailable, runMonoProgram } from './helpers/mono';
 
 const HAS = monoAvailable('message size limit');
 const PKG = path.resolve(__dirname, '../../Packages/com.kind.retargeting');
 
 (HAS ? describe : describe.skip)('KindWebSocketServer.ClampToProtocol under Mono', () => {
   it("clamps to 1..the protocol's limit, which is DEFAULT_MAX_MESSAGE_BYTES", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-limit-'));
-    try {
-      const exe = path.join(dir, 'host.exe');
-      execFileSync('mcs', [
-        '-nologo',
-        '-warnaserror+',
-        `-out:${exe}`,
+    const out = runMonoProgram(
+      [
         path.join(PKG, 'Runtime/Bridge/KindWebSocketServer.cs'),
         path.join(__dirname, 'fixtures/KindMessageLimitHost.cs'),
-      ]);
-      const out = execFileSync('mono', [exe, '32768', '16385', '16384', '1024', '0', '-5'], {
-        encoding: 'utf8',
-      });
-      expect(out.trimEnd().split('\n')).toEqual([
-        `${DEFAULT_MAX_MESSAGE_BYTES} ${DEFAULT_MAX_MESSAGE_BYTES}`,
-        '16384',
-        '16384',
-        '16384',
-        '1024',
-        '1',
-        '1',
-      ]);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+      ],
+      ['32768', '16385', '16384', '1024', '0', '-5'],
+    );
+    expect(out).toEqual([
+      `${DEFAULT_MAX_MESSAGE_BYTES} ${DEFAULT_MAX_MESSAGE_BYTES}`,
+      '16384',
+      '16384',
+      '16384',
+      '1024',
+      '1',
+      '1',
+    ]);
   });
 });
 
