@@ -308,6 +308,7 @@ describe('depth groups (char_bodypart_groups)', () => {
     // the wrist behind the body: the arm is drawn before the trunk, which covers it
     const far = JSON.parse(JSON.stringify(rec.frames[11]));
     far.landmarks[16].z = 0.5;
+    if (far.worldLandmarks) far.worldLandmarks[16].z = 0.5; // world z when the frame has it (depthOrder.ts)
     s.step(far);
     expect(sequence()).toEqual([-1, 1, 0]);
     // a frame with nobody keeps the last order

@@ -152,13 +152,16 @@ interface Puppet {
   texture: HTMLCanvasElement;
   skinned: Float32Array;
   view: View;
-  /** Triangle draw order from a retarget config's depth groups (src/puppet/depthOrder.ts), or null. */
+  /**
+   * Layers: the triangles' draw order by body-part group from the pose's depth, with hysteresis
+   * (src/puppet/depthOrder.ts; the same as PuppetSession.drawOrder in kind puppet render).
+   */
   depth: DepthOrder | null;
 }
 
-/** The depth order of a puppet's character (null without depth groups); rebuilt with the weights. */
-function depthOrderOf(c: Character, mesh: PuppetMesh, weights: SkinWeights): DepthOrder | null {
-  return c.skeleton?.mapping.depthGroups?.length ? new DepthOrder(mesh, weights, c.skeleton) : null;
+/** The layers of a puppet (as PuppetSession: the rig's skeleton, the run's image size); rebuilt with the weights. */
+function depthOrderOf(mesh: PuppetMesh, weights: SkinWeights, rig: DrawingRig): DepthOrder {
+  return new DepthOrder(mesh, weights, rig.skeleton, { image: runImage });
 }
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -186,6 +189,8 @@ let deformMode: DeformMode =
   deformParam && DEFORM_MODES.includes(deformParam) ? deformParam : DEFAULT_DEFORM_MODE;
 const poseOptions: Partial<PoseOptions> = {};
 let pipeline = new PosePipeline(poseOptions);
+/** Camera image size of the current run (pixels; the pipeline's default until a run starts). */
+let runImage = { width: 640, height: 480 };
 const poseJoints = createJointSet();
 /** The drawing's posed joints and transforms: 21, or the character's own skeleton's (resized with the rig). */
 let drawingJoints = createJointSet();
@@ -313,7 +318,7 @@ function setCharacter(c: Character): void {
     view: fitView(c),
     depth: null,
   };
-  puppet.depth = depthOrderOf(c, mesh, puppet.weights);
+  puppet.depth = depthOrderOf(mesh, puppet.weights, puppet.rig);
   sizeRigOutputs();
   posedOnce = false;
   api.character = {
@@ -334,7 +339,7 @@ function setCharacter(c: Character): void {
 function rebuildDeformer(p: Puppet): void {
   p.mesh = drawOrder(p.mesh, p.weights, p.character.skeleton?.parents ?? PUPPET_PARENTS);
   p.deformer = new Deformer(p.mesh, p.weights, deformMode);
-  p.depth = depthOrderOf(p.character, p.mesh, p.weights);
+  p.depth = depthOrderOf(p.mesh, p.weights, p.rig);
 }
 
 /** Posed joints and transforms sized for the puppet's rig (a character's own skeleton has M joints, not 21). */
@@ -459,7 +464,10 @@ async function suggestJoints(): Promise<number> {
 
 function resetRun(image: { width: number; height: number }): void {
   pipeline = new PosePipeline(poseOptions, image);
+  runImage = { width: image.width, height: image.height };
   puppet?.rig.clearReference();
+  puppet?.depth?.setImage(runImage);
+  puppet?.depth?.reset();
   posedOnce = false;
   figures.reset();
   api.frames = 0;
