@@ -33,9 +33,11 @@
  *
  * Order with hysteresis: group a must be drawn before group b when a is farther than b by more than
  * `margin` (depth[a] > depth[b] + margin). The last order is kept while it breaks no such pair; otherwise
- * the new order is the stable topological order of that relation nearest the last one (each step the group
- * earliest in the last order among those nothing farther-by-the-margin still waits for). So a pair swaps only
- * when its depth difference passes the margin, and z jitter inside the margin never flips it. The start (and
+ * the new order is a topological order of that relation near the last one: each step the group earliest in
+ * the last order, unless a group farther than it by the margin is still to come, which then comes first (the
+ * earliest such, recursively). So the order changes only in a frame where some pair's depth difference passes
+ * the margin against it, and z jitter inside the margin never changes it (a group within the margin of the
+ * ones it passes moves with a group that must move). The start (and
  * `reset`) order, kept while depth is unknown (no landmarks, a degenerate torso) and for every pair within
  * the margin: trunk, left leg, right leg, left arm, right arm (limbs over the body, as the static order), or
  * the retarget config's order.
@@ -279,7 +281,7 @@ export class DepthOrder {
         torso;
       this.groupDepth[g] = Number.isFinite(d) ? d : 0;
     }
-    // stable topological order of "farther by more than the margin goes first", nearest the last order
+    // a topological order of "farther by more than the margin goes first", near the last order
     const depth = this.groupDepth;
     const m = this.margin;
     const last = this.groupOrder;
@@ -288,16 +290,19 @@ export class DepthOrder {
     placed.fill(0);
     let changed = false;
     for (let k = 0; k < G; k++) {
+      // the earliest unplaced group in the last order; while a group farther than it by the margin is still
+      // unplaced, that one (the earliest such) comes first: only what must move ahead does
       let pick = -1;
-      for (let i = 0; i < G && pick < 0; i++) {
-        const c = last[i];
-        if (placed[c]) continue;
-        let free = true;
-        for (let o = 0; o < G && free; o++)
-          if (!placed[o] && o !== c && depth[o] > depth[c] + m) free = false;
-        if (free) pick = c;
-      }
       for (let i = 0; i < G && pick < 0; i++) if (!placed[last[i]]) pick = last[i];
+      for (let steps = 0; steps < G; steps++) {
+        let blocker = -1;
+        for (let i = 0; i < G && blocker < 0; i++) {
+          const o = last[i];
+          if (!placed[o] && o !== pick && depth[o] > depth[pick] + m) blocker = o;
+        }
+        if (blocker < 0) break;
+        pick = blocker;
+      }
       next[k] = pick;
       placed[pick] = 1;
       if (pick !== last[k]) changed = true;
