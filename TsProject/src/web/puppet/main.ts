@@ -120,6 +120,8 @@ export interface KindPuppetApi {
   poseJoints(): JointReading[];
   /** The skinned vertices (drawing px, 2 per vertex), or null. */
   skinned(): number[] | null;
+  /** The layers' triangle drawing order (back to front, src/puppet/depthOrder.ts) and group order, or null. */
+  layers(): { order: number[]; groups: string[] } | null;
   /** The live figures as computed, plus the last frame's report. */
   figures(): FigureValues & {
     counts: Record<string, number>;
@@ -227,6 +229,12 @@ const api: KindPuppetApi = {
   joints: () => readJoints(posedOnce ? drawingJoints : (puppet?.character.restJoints ?? drawingJoints)),
   poseJoints: () => readJoints(poseJoints),
   skinned: () => (puppet ? Array.from(puppet.skinned) : null),
+  layers: () => {
+    const d = puppet?.depth;
+    return d
+      ? { order: Array.from(d.order), groups: Array.from(d.groupOrder, (g) => d.groups[g].name) }
+      : null;
+  },
   figures: () => ({
     ...figures.values(pipeline.options.visibilityThreshold),
     counts: { ...lastReport.counts },
