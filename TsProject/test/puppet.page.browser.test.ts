@@ -340,6 +340,12 @@ describeBrowser('puppet page, recorded landmark files (no camera)', () => {
       worst = Math.max(worst, Math.abs(skinned![k] - session.skinned[k]));
     expect(worst).toBeLessThan(1e-3);
     expect(triangleQuality(session.mesh, skinned!).flipped).toBe(0);
+    // and in the same order (issue 22 part 2, layers): the page's triangle order is PuppetSession's
+    const layers = await page.evaluate(() => (window as unknown as Win).kindPuppet.layers());
+    expect(layers!.order).toEqual(Array.from(session.drawOrder!.order));
+    expect(layers!.groups).toEqual(
+      Array.from(session.drawOrder!.groupOrder, (g) => session.drawOrder!.groups[g].name),
+    );
     console.log(
       `[puppet page] char1 <- squat reference: hips ${Math.min(...drawY).toFixed(0)}..${Math.max(...drawY).toFixed(0)} px, ` +
         `measured ${measured.toFixed(2)}/21, jitter ${got.figures.jitterRaw.toFixed(2)} -> ${got.figures.jitterSmoothed.toFixed(2)} body/s^2`,

@@ -11,7 +11,7 @@
  */
 import type { Character } from './character';
 import { type ArapOptions, DEFAULT_DEFORM_MODE, Deformer, type DeformMode, drawOrder } from './deform';
-import { DepthOrder } from './depthOrder';
+import { DepthOrder, type DepthOrderOptions } from './depthOrder';
 import { buildMesh, type MeshOptions, type PuppetMesh } from './mesh';
 import type { PoseOptions } from './options';
 import { type PoseFrameReport, PosePipeline } from './pipeline';
@@ -28,8 +28,17 @@ export interface PuppetSessionOptions {
   weights?: WeightMode;
   mesh?: MeshOptions;
   rig?: DrawingRigOptions;
-  /** Keep the mesh's triangles in grid order instead of limbs over the body (deform.ts drawOrder). */
+  /**
+   * Keep the mesh's triangles in grid order instead of limbs over the body (deform.ts drawOrder), and no
+   * layers (drawOrder null).
+   */
   gridOrder?: boolean;
+  /**
+   * Layers (depthOrder.ts): false draws the static order (limbs over the body) every frame; otherwise the
+   * body-part groups are ordered each frame from the landmarks' depth with this hysteresis (default margin
+   * DEPTH_MARGIN torso lengths).
+   */
+  layers?: false | DepthOrderOptions;
   /** 'arap' (default: LBS + as-rigid-as-possible + fold-over guard, deform.ts) or 'lbs' (LBS alone). */
   deform?: DeformMode;
   arap?: ArapOptions;
@@ -57,8 +66,9 @@ export class PuppetSession {
   /** True once a frame with a person has posed the drawing. */
   posed = false;
   /**
-   * Triangle draw order from a retarget config's depth groups (depthOrder.ts; `drawOrder.order` for
-   * rasterize's `order`), updated every frame with landmarks; null without depth groups (mesh order).
+   * Layers: the triangles' draw order by body-part group, back to front from the pose's depth with hysteresis
+   * (depthOrder.ts: the retarget config's groups, else trunk, arms, legs; `drawOrder.order` for rasterize's
+   * `order`), updated every frame with landmarks; null with `gridOrder` or `layers: false` (mesh order).
    */
   readonly drawOrder: DepthOrder | null;
 
@@ -90,8 +100,13 @@ export class PuppetSession {
       options.arap,
     );
     this.skinned = new Float32Array(2 * this.mesh.vertexCount);
-    const sk = character.skeleton;
-    this.drawOrder = sk?.mapping.depthGroups?.length ? new DepthOrder(this.mesh, this.weights, sk) : null;
+    this.drawOrder =
+      options.gridOrder || options.layers === false
+        ? null
+        : new DepthOrder(this.mesh, this.weights, this.rig.skeleton, {
+            image: options.image,
+            ...(options.layers || {}),
+          });
     this.reset();
   }
 

@@ -67,3 +67,48 @@ export function standingFrame(o: StandingOptions = {}): PoseFrame {
   });
   return { timestampMs: o.timestampMs ?? 0, landmarks };
 }
+
+export interface CrossingOptions {
+  image?: { width: number; height: number };
+  /** Hips centre in pixels (default image centre, 0.6 of the height). */
+  hips?: [number, number];
+  /** Torso length in pixels (default 0.25 of the image height). */
+  torso?: number;
+  /** World z (metres, smaller = nearer the camera) of the right elbow and of the right wrist and hand; the rest 0. */
+  elbowZ: number;
+  wristZ: number;
+  timestampMs?: number;
+}
+
+/**
+ * A standing person whose right forearm crosses the chest (elbow at the side at waist height, wrist in front
+ * of the left chest), with image landmarks and world landmarks (metres, hips centre at 0, the torso 0.5 m),
+ * the right elbow and wrist at the given world z and every other landmark at z 0. Image z is the world z in
+ * image-width units (torso px / 0.5 m / image width).
+ */
+export function forearmCrossingFrame(o: CrossingOptions): PoseFrame {
+  const img = o.image ?? { width: 640, height: 480 };
+  const T = o.torso ?? img.height * 0.25;
+  const [hx, hy] = o.hips ?? [img.width / 2, img.height * 0.6];
+  const off = LANDMARK_OFFSETS.map(([x, y]) => [x, y]);
+  off[14] = [-0.25, -0.5]; // right elbow, at the side
+  off[16] = [0.15, -0.68]; // right wrist, in front of the left chest
+  off[18] = [0.27, -0.66];
+  off[20] = [0.28, -0.74];
+  off[22] = [0.22, -0.76];
+  const z = (i: number) =>
+    i === 14 ? o.elbowZ : i === 16 || i === 18 || i === 20 || i === 22 ? o.wristZ : 0;
+  const landmarks: Landmark[] = off.map(([dx, dy], i) => ({
+    x: (hx + dx * T) / img.width,
+    y: (hy + dy * T) / img.height,
+    z: (z(i) * T) / 0.5 / img.width,
+    visibility: 0.95,
+  }));
+  const worldLandmarks: Landmark[] = off.map(([dx, dy], i) => ({
+    x: dx * 0.5,
+    y: dy * 0.5,
+    z: z(i),
+    visibility: 0.95,
+  }));
+  return { timestampMs: o.timestampMs ?? 0, landmarks, worldLandmarks };
+}

@@ -120,6 +120,8 @@ export interface KindPuppetApi {
   poseJoints(): JointReading[];
   /** The skinned vertices (drawing px, 2 per vertex), or null. */
   skinned(): number[] | null;
+  /** The layers' triangle drawing order (back to front, src/puppet/depthOrder.ts) and group order, or null. */
+  layers(): { order: number[]; groups: string[] } | null;
   /** The live figures as computed, plus the last frame's report. */
   figures(): FigureValues & {
     counts: Record<string, number>;
@@ -152,13 +154,16 @@ interface Puppet {
   texture: HTMLCanvasElement;
   skinned: Float32Array;
   view: View;
-  /** Triangle draw order from a retarget config's depth groups (src/puppet/depthOrder.ts), or null. */
+  /**
+   * Layers: the triangles' draw order by body-part group from the pose's depth, with hysteresis
+   * (src/puppet/depthOrder.ts; the same as PuppetSession.drawOrder in kind puppet render).
+   */
   depth: DepthOrder | null;
 }
 
-/** The depth order of a puppet's character (null without depth groups); rebuilt with the weights. */
-function depthOrderOf(c: Character, mesh: PuppetMesh, weights: SkinWeights): DepthOrder | null {
-  return c.skeleton?.mapping.depthGroups?.length ? new DepthOrder(mesh, weights, c.skeleton) : null;
+/** The layers of a puppet (as PuppetSession: the rig's skeleton, the run's image size); rebuilt with the weights. */
+function depthOrderOf(mesh: PuppetMesh, weights: SkinWeights, rig: DrawingRig): DepthOrder {
+  return new DepthOrder(mesh, weights, rig.skeleton, { image: runImage });
 }
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -186,6 +191,8 @@ let deformMode: DeformMode =
   deformParam && DEFORM_MODES.includes(deformParam) ? deformParam : DEFAULT_DEFORM_MODE;
 const poseOptions: Partial<PoseOptions> = {};
 let pipeline = new PosePipeline(poseOptions);
+/** Camera image size of the current run (pixels; the pipeline's default until a run starts). */
+let runImage = { width: 640, height: 480 };
 const poseJoints = createJointSet();
 /** The drawing's posed joints and transforms: 21, or the character's own skeleton's (resized with the rig). */
 let drawingJoints = createJointSet();
@@ -222,6 +229,12 @@ const api: KindPuppetApi = {
   joints: () => readJoints(posedOnce ? drawingJoints : (puppet?.character.restJoints ?? drawingJoints)),
   poseJoints: () => readJoints(poseJoints),
   skinned: () => (puppet ? Array.from(puppet.skinned) : null),
+  layers: () => {
+    const d = puppet?.depth;
+    return d
+      ? { order: Array.from(d.order), groups: Array.from(d.groupOrder, (g) => d.groups[g].name) }
+      : null;
+  },
   figures: () => ({
     ...figures.values(pipeline.options.visibilityThreshold),
     counts: { ...lastReport.counts },
@@ -313,7 +326,7 @@ function setCharacter(c: Character): void {
     view: fitView(c),
     depth: null,
   };
-  puppet.depth = depthOrderOf(c, mesh, puppet.weights);
+  puppet.depth = depthOrderOf(mesh, puppet.weights, puppet.rig);
   sizeRigOutputs();
   posedOnce = false;
   api.character = {
@@ -334,7 +347,7 @@ function setCharacter(c: Character): void {
 function rebuildDeformer(p: Puppet): void {
   p.mesh = drawOrder(p.mesh, p.weights, p.character.skeleton?.parents ?? PUPPET_PARENTS);
   p.deformer = new Deformer(p.mesh, p.weights, deformMode);
-  p.depth = depthOrderOf(p.character, p.mesh, p.weights);
+  p.depth = depthOrderOf(p.mesh, p.weights, p.rig);
 }
 
 /** Posed joints and transforms sized for the puppet's rig (a character's own skeleton has M joints, not 21). */
@@ -459,7 +472,10 @@ async function suggestJoints(): Promise<number> {
 
 function resetRun(image: { width: number; height: number }): void {
   pipeline = new PosePipeline(poseOptions, image);
+  runImage = { width: image.width, height: image.height };
   puppet?.rig.clearReference();
+  puppet?.depth?.setImage(runImage);
+  puppet?.depth?.reset();
   posedOnce = false;
   figures.reset();
   api.frames = 0;
