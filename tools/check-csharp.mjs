@@ -145,7 +145,8 @@ export function unityIgnores(name) {
   return name.startsWith('.') || name.endsWith('~') || name.toLowerCase() === 'cvs' || name.endsWith('.tmp');
 }
 
-function walk(dir, keep, skipDir = () => false) {
+/** Files below `dir` (sorted, depth first) for which keep(path, name) holds; folders skipDir(path, name) names are not entered. */
+export function walk(dir, keep, skipDir = () => false) {
   const found = [];
   for (const name of readdirSync(dir).sort()) {
     const p = path.join(dir, name);

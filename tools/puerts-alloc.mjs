@@ -17,11 +17,11 @@
 //   check, 2 when gcc, mcs, mono or the PuerTS reference is missing (with the reason).
 // Also `npm run bench -- puerts-alloc` (TsProject) and test/unity.alloc.mono.test.ts.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BCL, FLAVOURS, UNITY_2021_3 } from './check-csharp.mjs';
+import { BCL, FLAVOURS, UNITY_2021_3, walk } from './check-csharp.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const here = path.join(root, 'tools/puerts-alloc');
@@ -73,16 +73,6 @@ export function missing(puerts) {
   return null;
 }
 
-function walkCs(dir) {
-  const out = [];
-  for (const name of readdirSync(dir).sort()) {
-    const p = path.join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...walkCs(p));
-    else if (name.endsWith('.cs')) out.push(p);
-  }
-  return out;
-}
-
 /** Builds libpuerts.so, UnityEngine.dll, com.tencent.puerts.core.dll and AllocHarness.exe into `out`. */
 export function build(out, puerts, bridgeFiles = BRIDGE_FILES.map((f) => path.join(bridgeDir, f))) {
   const fakeC = readFileSync(path.join(here, 'fake_puerts.c'), 'utf8');
@@ -95,7 +85,7 @@ export function build(out, puerts, bridgeFiles = BRIDGE_FILES.map((f) => path.jo
   const engine = path.join(out, 'UnityEngine.dll');
   mcs(['-target:library', `-out:${engine}`, path.join(root, 'tools/csharp-check/UnityEngine.Surface.cs')]);
   const core = path.join(out, 'com.tencent.puerts.core.dll');
-  mcs(['-target:library', '-unsafe', defines, ...BCL, `-r:${engine}`, `-out:${core}`, ...walkCs(path.join(puerts, 'Runtime'))]);
+  mcs(['-target:library', '-unsafe', defines, ...BCL, `-r:${engine}`, `-out:${core}`, ...walk(path.join(puerts, 'Runtime'), (_p, n) => n.endsWith('.cs'))]);
   const exe = path.join(out, 'AllocHarness.exe');
   mcs(['-target:exe', defines, ...BCL, `-r:${engine}`, `-r:${core}`, `-out:${exe}`, ...bridgeFiles, path.join(here, 'AllocHarness.cs')]);
   return exe;
@@ -118,11 +108,19 @@ export function runHarness({ frames = 20000, sourceBones = 55, targetBones = 55,
   const why = missing(puerts);
   if (why) return { skipped: why };
   const out = mkdtempSync(path.join(tmpdir(), 'kind-puerts-alloc-'));
+  // Ctrl+C or SIGTERM while mcs or mono runs: the build folder goes too (the child gets the signal as well)
+  const onSignal = (sig) => {
+    rmSync(out, { recursive: true, force: true });
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     let exe;
     try {
       exe = build(out, puerts, bridgeFiles);
     } catch (e) {
+      if (e.signal) onSignal(e.signal); // the compiler was interrupted with us: no "build failed" for a Ctrl+C
       // a compile error (e.g. a --replace file that does not compile): the compiler's own messages
       return { runs: {}, checks: {}, exitCode: 1, stdout: '', stderr: `puerts-alloc: build failed: ${((e.stdout ?? '') + (e.stderr ?? '')).trim() || e.message}` };
     }
@@ -137,12 +135,15 @@ export function runHarness({ frames = 20000, sourceBones = 55, targetBones = 55,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
     } catch (e) {
+      if (e.signal) onSignal(e.signal);
       stdout = e.stdout ?? '';
       stderr = e.stderr ?? String(e);
       exitCode = e.status ?? 1;
     }
     return { ...parseOutput(stdout), exitCode, stdout, stderr };
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     rmSync(out, { recursive: true, force: true });
   }
 }
