@@ -29,6 +29,7 @@ import {
 } from '../src/puppet';
 import type { KindPuppetApi } from '../src/web/puppet/main';
 import { dataPath, HAS_SHARED_DATA } from './helpers/data';
+import { findTool } from './helpers/tools';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** The squat reference as the page reads it (/squat.json), for the Node run beside the page's. */
@@ -50,13 +51,7 @@ if (!HAS_DEFAULT)
 const itDefault = HAS_DEFAULT ? it : it.skip;
 
 const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
-const FFMPEG = (() => {
-  try {
-    return execFileSync('sh', ['-c', 'command -v ffmpeg'], { encoding: 'utf8' }).trim() || null;
-  } catch {
-    return null;
-  }
-})();
+const FFMPEG = findTool('ffmpeg');
 if (!HAS_CHROMIUM) console.warn(`[skip] puppet page browser tests: ${CHROMIUM} not found`);
 const describeBrowser = HAS_CHROMIUM ? describe : describe.skip;
 const itData = HAS_SHARED_DATA ? it : it.skip;

@@ -21,6 +21,7 @@ import * as path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { BUILT_POSE_TASK_ROUTE, startPuppetServer } from '../src/cli/puppetServe';
 import { dataPath, HAS_SHARED_DATA } from './helpers/data';
+import { findTool } from './helpers/tools';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = path.resolve(__dirname, '../..');
@@ -33,13 +34,7 @@ const SQUAT_JSON = dataPath('pose-landmarks/pose_squats.full.json');
 const SQUAT_3D = dataPath('pose-landmarks/pose_squats_3d.full.json');
 
 const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
-const FFMPEG = (() => {
-  try {
-    return execFileSync('sh', ['-c', 'command -v ffmpeg'], { encoding: 'utf8' }).trim() || null;
-  } catch {
-    return null;
-  }
-})();
+const FFMPEG = findTool('ffmpeg');
 if (!HAS_CHROMIUM) console.warn(`[skip] tasks-vision on the built .task: ${CHROMIUM} not found`);
 if (!HAS_SHARED_DATA)
   console.warn('[skip] tasks-vision on the built .task: shared data (pose-landmarks) not found');
