@@ -11,18 +11,12 @@
  *   naming the field; it survives a hot reload.
  * Not run in Unity: the C# side (TwoBoneIKSolver.SendGoals) is compile-checked only.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as vm from 'node:vm';
 import { type Clip, forwardKinematics, readFrame, type Skeleton } from '../src/core';
 import { loadAvatar, loadSource } from '../src/io/node';
 import { RetargetHub } from '../src/rig';
-import { bundleAsScript, InputPacker, setupJson } from './unity.helpers';
+import { InputPacker, loadShippedBundle, setupJson } from './unity.helpers';
 
-const SHIPPED = path.resolve(
-  __dirname,
-  '../../Packages/com.kind.retargeting/Runtime/Resources/kind-retargeting/main.mjs',
-);
 const DEFAULT = path.resolve(__dirname, '../assets/default');
 const LEFT_HAND = 17;
 const LEFT_FOOT = 5;
@@ -126,11 +120,7 @@ interface Api {
   importState(json: string): void;
 }
 
-function loadShipped(): Api {
-  const ctx = vm.createContext({});
-  new vm.Script(bundleAsScript(fs.readFileSync(SHIPPED, 'utf8')), { filename: 'main.mjs' }).runInContext(ctx);
-  return (ctx as { __kind: Api }).__kind;
-}
+const loadShipped = (): Api => loadShippedBundle<Api>();
 
 /** Hamilton product a * b, [x, y, z, w]. */
 function qmul(a: number[], b: number[]): number[] {

@@ -7,18 +7,10 @@
  * call, so a hot reload (a fresh bundle context, exportState -> importState) keeps it.
  * Not run in Unity: the C# side (RetargetingRemoteController.registeredCharacters) is compile-checked only.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import * as vm from 'node:vm';
 import { RemoteControl } from '../src/live/remote';
 import { makeHumanoid } from './helpers/humanoid';
 import { hubState, makeFixture } from './remote.fixture';
-import { bundleAsScript, setupJson } from './unity.helpers';
-
-const SHIPPED = path.resolve(
-  __dirname,
-  '../../Packages/com.kind.retargeting/Runtime/Resources/kind-retargeting/main.mjs',
-);
+import { loadShippedBundle, setupJson } from './unity.helpers';
 
 interface Api {
   createHub(setup: string): number;
@@ -27,11 +19,7 @@ interface Api {
   importState(json: string): void;
 }
 
-function loadShipped(): Api {
-  const ctx = vm.createContext({});
-  new vm.Script(bundleAsScript(fs.readFileSync(SHIPPED, 'utf8')), { filename: 'main.mjs' }).runInContext(ctx);
-  return (ctx as { __kind: Api }).__kind;
-}
+const loadShipped = (): Api => loadShippedBundle<Api>();
 
 const ask = (rc: RemoteControl, msg: unknown) => JSON.parse(rc.handle(JSON.stringify(msg)).reply);
 

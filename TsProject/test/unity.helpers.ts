@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as vm from 'node:vm';
 import { type Clip, forwardKinematics, readFrame, type Skeleton } from '../src/core';
 import { RetargetHub } from '../src/rig';
 
@@ -206,4 +207,23 @@ export function bundleAsScript(text: string): string {
       return `${exported ?? local}: ${local}`;
     });
   return `${body}\nglobalThis.__kind = { ${fields.join(', ')} };\n`;
+}
+
+/** The bundle the package ships (Runtime/Resources/kind-retargeting/main.mjs), as committed. */
+export const SHIPPED_BUNDLE = path.resolve(
+  __dirname,
+  '../../Packages/com.kind.retargeting/Runtime/Resources/kind-retargeting/main.mjs',
+);
+
+/**
+ * The shipped bundle run in a fresh bare `node:vm` context (as the Unity side loads it: no Node API);
+ * its exports (`globalThis.__kind`), typed as the caller's view `T` of them. Each call is a new
+ * context, as a hot reload makes one.
+ */
+export function loadShippedBundle<T>(): T {
+  const ctx = vm.createContext({});
+  new vm.Script(bundleAsScript(fs.readFileSync(SHIPPED_BUNDLE, 'utf8')), {
+    filename: 'main.mjs',
+  }).runInContext(ctx);
+  return (ctx as { __kind: T }).__kind;
 }

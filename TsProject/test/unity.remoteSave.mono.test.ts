@@ -17,17 +17,15 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as vm from 'node:vm';
 import type { Clip, Skeleton } from '../src/core';
 import { loadAvatar, loadSource } from '../src/io/node';
 import { monoAvailable } from './helpers/mono';
-import { bundleAsScript, InputPacker, setupJson } from './unity.helpers';
+import { InputPacker, loadShippedBundle, setupJson } from './unity.helpers';
 
 const HAS = monoAvailable('Unity remote saves');
 
 const repo = path.resolve(__dirname, '../..');
 const PKG = path.join(repo, 'Packages/com.kind.retargeting');
-const SHIPPED = path.join(PKG, 'Runtime/Resources/kind-retargeting/main.mjs');
 const DEFAULT = path.resolve(__dirname, '../assets/default');
 
 interface Api {
@@ -39,11 +37,7 @@ interface Api {
   importState(json: string): void;
 }
 
-function loadShipped(): Api {
-  const ctx = vm.createContext({});
-  new vm.Script(bundleAsScript(fs.readFileSync(SHIPPED, 'utf8')), { filename: 'main.mjs' }).runInContext(ctx);
-  return (ctx as { __kind: Api }).__kind;
-}
+const loadShipped = (): Api => loadShippedBundle<Api>();
 
 let clip: Clip;
 let target: Skeleton;

@@ -14,14 +14,12 @@
  *   finger values as the English names.
  * Not run in Unity: the C# side of these (the facades in Runtime/Shells) is compile-checked only.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as vm from 'node:vm';
 import type { Clip, Skeleton } from '../src/core';
 import { loadAvatar, loadSource } from '../src/io/node';
 import { RetargetHub } from '../src/rig';
 import * as bridge from '../src/unity/bridge';
-import { bundleAsScript, InputPacker, setupJson } from './unity.helpers';
+import { InputPacker, loadShippedBundle, setupJson } from './unity.helpers';
 
 interface Api {
   createHub(setup: string): number;
@@ -30,17 +28,9 @@ interface Api {
   command(h: number, json: string): string;
 }
 
-const SHIPPED = path.resolve(
-  __dirname,
-  '../../Packages/com.kind.retargeting/Runtime/Resources/kind-retargeting/main.mjs',
-);
 const DEFAULT = path.resolve(__dirname, '../assets/default');
 
-function loadShipped(): Api {
-  const ctx = vm.createContext({});
-  new vm.Script(bundleAsScript(fs.readFileSync(SHIPPED, 'utf8')), { filename: 'main.mjs' }).runInContext(ctx);
-  return (ctx as { __kind: Api }).__kind;
-}
+const loadShipped = (): Api => loadShippedBundle<Api>();
 
 let clip: Clip;
 let target: Skeleton;
