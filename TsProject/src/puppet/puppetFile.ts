@@ -84,9 +84,10 @@ export interface PuppetMeshStats {
     framesNotConverged: number;
   };
   /**
-   * Self-overlap of the frames' mesh (quality.ts OverlapMeter): area where triangles of one body-part layer
-   * (PuppetSession.drawOrder's groups; one group without layers) lie over each other and did not at rest,
-   * the overlap between layers, and the triangles held at the guard's bounds.
+   * Self-overlap of the frames' mesh (quality.ts OverlapMeter): area (px^2) where triangles of one body part
+   * (triangleParts: the layer groups of PuppetSession.drawOrder split per limb copy; one part without layers)
+   * lie over each other and did not at rest, the overlap between parts, and the triangles held at the guard's
+   * bounds.
    */
   overlap: TakeOverlap;
 }
