@@ -17,10 +17,16 @@ import { jitter, lagMs } from './metrics';
 import type { PoseOptions } from './options';
 import type { PoseFrameReport } from './pipeline';
 import {
+  createMeshOverlap,
   createTriangleQuality,
+  jointGroups,
+  OverlapMeter,
+  type TakeOverlap,
+  TakeOverlapAccumulator,
   type TakeQuality,
   TakeQualityAccumulator,
   type TriangleQuality,
+  triangleParts,
   triangleQuality,
 } from './quality';
 import type { PuppetSession } from './session';
@@ -77,6 +83,13 @@ export interface PuppetMeshStats {
     maxSweeps: number;
     framesNotConverged: number;
   };
+  /**
+   * Self-overlap of the frames' mesh (quality.ts OverlapMeter): area (px^2) where triangles of one body part
+   * (triangleParts: the layer groups of PuppetSession.drawOrder split per limb copy; one part without layers)
+   * lie over each other and did not at rest, the overlap between parts, and the triangles held at the guard's
+   * bounds.
+   */
+  overlap: TakeOverlap;
 }
 
 export interface PuppetStats {
@@ -173,9 +186,25 @@ export class PuppetRecorder {
   private framesOutOfBounds = 0;
   private maxSweeps = 0;
   private framesNotConverged = 0;
+  private readonly overlapMeter: OverlapMeter;
+  private readonly overlap = createMeshOverlap();
+  private readonly overlapTake = new TakeOverlapAccumulator();
 
   constructor(private readonly session: PuppetSession) {
     this.scratch = new Float64Array(session.mesh.triangleCount);
+    const o = session.deformer.options;
+    this.overlapMeter = new OverlapMeter(session.mesh, {
+      groups: session.drawOrder
+        ? triangleParts(
+            session.mesh,
+            session.weights,
+            characterJoints(session.character).parents,
+            jointGroups(session.drawOrder.groups, session.rig.jointCount),
+          )
+        : null,
+      minAreaRatio: o.minAreaRatio,
+      maxAreaRatio: o.maxAreaRatio,
+    });
   }
 
   get frames(): number {
@@ -202,6 +231,7 @@ export class PuppetRecorder {
     this.deformedTake.add(q);
     this.meshFrames.push({ flipped: q.flipped, stretch: r4(q.worstStretch) });
     this.lbsTake.add(triangleQuality(mesh, deformer.lbs, this.quality, this.scratch));
+    this.overlapTake.add(this.overlapMeter.measure(this.session.skinned, this.overlap));
     if (deformer.mode === 'arap' && this.session.posed) {
       if (deformer.lastOutOfBoundsBefore > 0) this.framesOutOfBounds++;
       if (deformer.lastOutOfBoundsAfter > 0) this.framesNotConverged++;
@@ -230,6 +260,13 @@ export class PuppetRecorder {
         maxSweeps: this.maxSweeps,
         framesNotConverged: this.framesNotConverged,
       },
+      overlap: (({ maxOverlap, maxOverlapPercent, meanOverlap, maxCrossOverlap, ...rest }) => ({
+        ...rest,
+        maxOverlap: r2(maxOverlap),
+        maxOverlapPercent: r4(maxOverlapPercent),
+        meanOverlap: r2(meanOverlap),
+        maxCrossOverlap: r2(maxCrossOverlap),
+      }))(this.overlapTake.take),
     };
   }
 

@@ -224,3 +224,359 @@ export class TakeQualityAccumulator {
     if (f === 0 || q.maxAreaRatio > t.maxAreaRatio) t.maxAreaRatio = q.maxAreaRatio;
   }
 }
+
+/**
+ * Self-overlap of one deformed mesh (issue 22 "no tears", the fresh-user review): tears that flip nothing. A
+ * triangle pushed over its neighbours keeps its orientation (flipped = 0) and the fold-over guard holds its
+ * area within [1/5, 5], yet the texture is drawn twice there and torn open beside it (the six-armed figure's
+ * shirt pulled into a V). Measured from geometry only (the rest and posed mesh, not a renderer):
+ *
+ * - **overlap**: sum over unordered pairs of triangles (t, u) of the SAME group (body part: `groups`, e.g.
+ *   DepthOrder.triangleGroup; all one group without it) of area(posed t ∩ posed u), drawing px^2, leaving out
+ *   pairs that already overlap at rest (more than {@link REST_OVERLAP} px^2: the mesh's gap rebuild can make
+ *   such copies). Area covered twice counts once per pair. `overlapPercent` = overlap / rest area of the
+ *   measured triangles x 100.
+ * - **crossOverlap**: the same between triangles of DIFFERENT groups (a limb in front of the body or of
+ *   another limb): a property of the pose, drawn by the layers, not a defect by itself.
+ * - **atGuardBound**: triangles whose area ratio r = A_posed / A_rest is within `boundTolerance` (2 %) of the
+ *   fold-over guard's bounds (r <= minAreaRatio x 1.02 or r >= maxAreaRatio / 1.02; deform.ts), flipped ones
+ *   included: where the guard is what holds the mesh together.
+ *
+ * Intersection of two triangles: Sutherland-Hodgman clipping of one by the three half-planes of the other
+ * (Sutherland & Hodgman 1974, "Reentrant polygon clipping", CACM 17(1)), its area by the shoelace formula;
+ * each triangle is taken with its own orientation (a flipped one is reversed), so a flipped triangle lying on
+ * its neighbour counts its area. Broad phase: bounding boxes, all pairs (O(T^2) box tests, ~0.3 ms for 800
+ * triangles). {@link OverlapMeter.measure} allocates nothing.
+ */
+export interface MeshOverlap {
+  /** Same-group overlap, px^2 (module doc). */
+  overlap: number;
+  /** overlap over the rest area of the measured triangles, percent. */
+  overlapPercent: number;
+  /** Pairs of same-group triangles that overlap (more than 1e-6 px^2). */
+  overlappingPairs: number;
+  /** Overlap between different groups, px^2. */
+  crossOverlap: number;
+  /** Triangles at the fold-over guard's bounds (within boundTolerance). */
+  atGuardBound: number;
+}
+
+export function createMeshOverlap(): MeshOverlap {
+  return { overlap: 0, overlapPercent: 0, overlappingPairs: 0, crossOverlap: 0, atGuardBound: 0 };
+}
+
+/** Rest pairs overlapping by more than this (px^2) are not counted when posed. */
+export const REST_OVERLAP = 1e-3;
+
+/** A pair counts as overlapping (overlappingPairs) above this area, px^2. */
+const PAIR_EPS = 1e-6;
+
+export interface OverlapOptions {
+  /** Group (body part) of each triangle; triangles of one group are checked against each other. Default: one group. */
+  groups?: ArrayLike<number> | null;
+  /** The guard's bounds (deform.ts; default 0.2 and 5). */
+  minAreaRatio?: number;
+  maxAreaRatio?: number;
+  /** A ratio within this factor of a bound is at it (default 1.02). */
+  boundTolerance?: number;
+}
+
+/** Measures {@link MeshOverlap} of deformed copies of one mesh; setup finds the rest overlaps once. */
+export class OverlapMeter {
+  private readonly nt: number;
+  private readonly restArea2: Float64Array;
+  private readonly box: Float64Array;
+  private readonly group: Int32Array;
+  private readonly restPairs: Set<number>;
+  private readonly bufA = new Float64Array(24);
+  private readonly bufB = new Float64Array(24);
+  private readonly lo: number;
+  private readonly hi: number;
+  /** Rest area of the measured triangles, px^2. */
+  readonly restArea: number;
+
+  constructor(
+    readonly mesh: PuppetMesh,
+    options: OverlapOptions = {},
+  ) {
+    const nt = mesh.triangleCount;
+    this.nt = nt;
+    const tol = options.boundTolerance ?? 1.02;
+    this.lo = (options.minAreaRatio ?? 0.2) * tol;
+    this.hi = (options.maxAreaRatio ?? 5) / tol;
+    this.group = new Int32Array(nt);
+    if (options.groups) for (let t = 0; t < nt; t++) this.group[t] = options.groups[t];
+    this.restArea2 = new Float64Array(nt);
+    this.box = new Float64Array(4 * nt);
+
+    const R = mesh.vertices;
+    const T = mesh.triangles;
+    let area = 0;
+    for (let t = 0; t < nt; t++) {
+      const a = T[3 * t];
+      const b = T[3 * t + 1];
+      const c = T[3 * t + 2];
+      this.restArea2[t] = signedArea2(R[2 * a], R[2 * a + 1], R[2 * b], R[2 * b + 1], R[2 * c], R[2 * c + 1]);
+      if (Math.abs(this.restArea2[t]) >= 2 * MIN_REST_AREA) area += Math.abs(this.restArea2[t]) / 2;
+    }
+    this.restArea = area;
+    this.restPairs = new Set();
+    this.boxes(R);
+    for (let t = 0; t < nt; t++)
+      for (let u = t + 1; u < nt; u++)
+        if (this.boxesMeet(t, u) && this.pairArea(R, t, u) > REST_OVERLAP) this.restPairs.add(t * nt + u);
+  }
+
+  /**
+   * Measure `posed` (2 floats per vertex, drawing pixels).
+   * @throws RangeError when `posed` has fewer than 2 * vertexCount entries.
+   */
+  measure(posed: ArrayLike<number>, out: MeshOverlap = createMeshOverlap()): MeshOverlap {
+    const { mesh, nt, group, restPairs, restArea2 } = this;
+    if (posed.length < 2 * mesh.vertexCount)
+      throw new RangeError(
+        `OverlapMeter: posed has ${posed.length} values, expected ${2 * mesh.vertexCount} (2 per vertex)`,
+      );
+    this.boxes(posed);
+    const T = mesh.triangles;
+    let same = 0;
+    let cross = 0;
+    let pairs = 0;
+    let atBound = 0;
+    for (let t = 0; t < nt; t++) {
+      if (!(Math.abs(restArea2[t]) >= 2 * MIN_REST_AREA)) continue;
+      const a = T[3 * t];
+      const b = T[3 * t + 1];
+      const c = T[3 * t + 2];
+      const r =
+        signedArea2(
+          posed[2 * a],
+          posed[2 * a + 1],
+          posed[2 * b],
+          posed[2 * b + 1],
+          posed[2 * c],
+          posed[2 * c + 1],
+        ) / restArea2[t];
+      if (!(r > this.lo && r < this.hi)) atBound++;
+      for (let u = t + 1; u < nt; u++) {
+        if (!(Math.abs(restArea2[u]) >= 2 * MIN_REST_AREA) || !this.boxesMeet(t, u)) continue;
+        if (restPairs.size > 0 && restPairs.has(t * nt + u)) continue;
+        const s = this.pairArea(posed, t, u);
+        if (group[t] === group[u]) {
+          same += s;
+          if (s > PAIR_EPS) pairs++;
+        } else cross += s;
+      }
+    }
+    out.overlap = same;
+    out.overlapPercent = this.restArea > 0 ? (100 * same) / this.restArea : 0;
+    out.overlappingPairs = pairs;
+    out.crossOverlap = cross;
+    out.atGuardBound = atBound;
+    return out;
+  }
+
+  private boxes(P: ArrayLike<number>): void {
+    const T = this.mesh.triangles;
+    const B = this.box;
+    for (let t = 0; t < this.nt; t++) {
+      let x0 = Number.POSITIVE_INFINITY;
+      let y0 = Number.POSITIVE_INFINITY;
+      let x1 = Number.NEGATIVE_INFINITY;
+      let y1 = Number.NEGATIVE_INFINITY;
+      for (let m = 0; m < 3; m++) {
+        const v = T[3 * t + m];
+        const x = P[2 * v];
+        const y = P[2 * v + 1];
+        if (x < x0) x0 = x;
+        if (x > x1) x1 = x;
+        if (y < y0) y0 = y;
+        if (y > y1) y1 = y;
+      }
+      B[4 * t] = x0;
+      B[4 * t + 1] = y0;
+      B[4 * t + 2] = x1;
+      B[4 * t + 3] = y1;
+    }
+  }
+
+  private boxesMeet(t: number, u: number): boolean {
+    const B = this.box;
+    return (
+      B[4 * t] < B[4 * u + 2] &&
+      B[4 * u] < B[4 * t + 2] &&
+      B[4 * t + 1] < B[4 * u + 3] &&
+      B[4 * u + 1] < B[4 * t + 3]
+    );
+  }
+
+  /** Area of the intersection of triangles t and u at positions P (module doc). */
+  private pairArea(P: ArrayLike<number>, t: number, u: number): number {
+    const T = this.mesh.triangles;
+    let A = this.bufA;
+    let B = this.bufB;
+    // t as a positively oriented polygon in A
+    const ta = T[3 * t];
+    const tb = T[3 * t + 1];
+    const tc = T[3 * t + 2];
+    const st = signedArea2(P[2 * ta], P[2 * ta + 1], P[2 * tb], P[2 * tb + 1], P[2 * tc], P[2 * tc + 1]);
+    const su = signedArea2(
+      P[2 * T[3 * u]],
+      P[2 * T[3 * u] + 1],
+      P[2 * T[3 * u + 1]],
+      P[2 * T[3 * u + 1] + 1],
+      P[2 * T[3 * u + 2]],
+      P[2 * T[3 * u + 2] + 1],
+    );
+    if (st === 0 || su === 0) return 0;
+    for (let m = 0; m < 3; m++) {
+      const v = T[3 * t + (st > 0 ? m : 2 - m)];
+      A[2 * m] = P[2 * v];
+      A[2 * m + 1] = P[2 * v + 1];
+    }
+    let n = 3;
+    // clip by u's edges, u taken positively oriented
+    for (let e = 0; e < 3 && n > 0; e++) {
+      const i = T[3 * u + (su > 0 ? e : 2 - e)];
+      const j = T[3 * u + (su > 0 ? (e + 1) % 3 : (4 - e) % 3)];
+      const px = P[2 * i];
+      const py = P[2 * i + 1];
+      const ex = P[2 * j] - px;
+      const ey = P[2 * j + 1] - py;
+      let m = 0;
+      for (let k = 0; k < n; k++) {
+        const k1 = k + 1 < n ? k + 1 : 0;
+        const ax = A[2 * k];
+        const ay = A[2 * k + 1];
+        const bx = A[2 * k1];
+        const by = A[2 * k1 + 1];
+        const da = ex * (ay - py) - ey * (ax - px);
+        const db = ex * (by - py) - ey * (bx - px);
+        if (da >= 0) {
+          B[2 * m] = ax;
+          B[2 * m + 1] = ay;
+          m++;
+        }
+        if (da >= 0 !== db >= 0) {
+          const f = da / (da - db);
+          B[2 * m] = ax + f * (bx - ax);
+          B[2 * m + 1] = ay + f * (by - ay);
+          m++;
+        }
+      }
+      const s = A;
+      A = B;
+      B = s;
+      n = m;
+    }
+    let area2 = 0;
+    for (let k = 0; k < n; k++) {
+      const k1 = k + 1 < n ? k + 1 : 0;
+      area2 += A[2 * k] * A[2 * k1 + 1] - A[2 * k1] * A[2 * k + 1];
+    }
+    return area2 > 0 ? area2 / 2 : 0;
+  }
+}
+
+/** Frames whose same-group overlap exceeds this many px^2 count in {@link TakeOverlap.framesWithOverlap}. */
+export const OVERLAP_FRAME_PX2 = 1;
+
+/** {@link MeshOverlap} over a take (puppet.json `stats.mesh.overlap`). */
+export interface TakeOverlap {
+  frames: number;
+  /** Largest same-group overlap of a frame, px^2, its percent of the rest area, and the first frame with it. */
+  maxOverlap: number;
+  maxOverlapPercent: number;
+  maxOverlapFrame: number;
+  /** Mean same-group overlap per frame, px^2. */
+  meanOverlap: number;
+  /** Frames with more than OVERLAP_FRAME_PX2 (1 px^2) of same-group overlap. */
+  framesWithOverlap: number;
+  /** Largest overlap between different groups in a frame, px^2 (limbs in front of the body: not a defect). */
+  maxCrossOverlap: number;
+  /** Most triangles at the guard's bounds in one frame, and the first frame with that many. */
+  maxAtGuardBound: number;
+  maxAtGuardBoundFrame: number;
+}
+
+/** Accumulates {@link MeshOverlap} of each frame into a {@link TakeOverlap}; allocation-free per add. */
+export class TakeOverlapAccumulator {
+  readonly take: TakeOverlap = {
+    frames: 0,
+    maxOverlap: 0,
+    maxOverlapPercent: 0,
+    maxOverlapFrame: -1,
+    meanOverlap: 0,
+    framesWithOverlap: 0,
+    maxCrossOverlap: 0,
+    maxAtGuardBound: 0,
+    maxAtGuardBoundFrame: -1,
+  };
+  private sum = 0;
+
+  add(q: MeshOverlap): void {
+    const t = this.take;
+    const f = t.frames++;
+    this.sum += q.overlap;
+    t.meanOverlap = this.sum / t.frames;
+    if (q.overlap > OVERLAP_FRAME_PX2) t.framesWithOverlap++;
+    if (q.overlap > t.maxOverlap) {
+      t.maxOverlap = q.overlap;
+      t.maxOverlapPercent = q.overlapPercent;
+      t.maxOverlapFrame = f;
+    }
+    if (q.crossOverlap > t.maxCrossOverlap) t.maxCrossOverlap = q.crossOverlap;
+    if (q.atGuardBound > t.maxAtGuardBound) {
+      t.maxAtGuardBound = q.atGuardBound;
+      t.maxAtGuardBoundFrame = f;
+    }
+  }
+}
+
+/**
+ * The body part of each triangle for {@link OverlapMeter}'s `groups`: its main transform is the one with the
+ * largest weight summed over its three corners (as depthOrder.ts assigns layers); its part is the topmost
+ * ancestor-or-self of that joint in the same layer group (`groupOfJoint`, -1 = none). Each numbered copy of a
+ * limb is then a part of its own (three arms of one layer do not count as overlapping themselves when they lie
+ * side by side), and a standard character's parts are its layers (trunk, each arm, each leg). Setup only.
+ */
+export function triangleParts(
+  mesh: PuppetMesh,
+  weights: { joints: Uint8Array; weights: Float32Array },
+  parents: readonly number[],
+  groupOfJoint: ArrayLike<number>,
+): Int32Array {
+  const N = parents.length;
+  const top = new Int32Array(N);
+  for (let j = 0; j < N; j++) {
+    let k = j;
+    while (parents[k] >= 0 && groupOfJoint[parents[k]] === groupOfJoint[j]) k = parents[k];
+    top[j] = k;
+  }
+  const sum = new Float64Array(N);
+  const out = new Int32Array(mesh.triangleCount);
+  const T = mesh.triangles;
+  for (let t = 0; t < mesh.triangleCount; t++) {
+    sum.fill(0);
+    for (let m = 0; m < 3; m++) {
+      const v = T[3 * t + m];
+      for (let s = 0; s < 4; s++) sum[weights.joints[4 * v + s]] += weights.weights[4 * v + s];
+    }
+    let best = 0;
+    for (let j = 1; j < N; j++) if (sum[j] > sum[best]) best = j;
+    out[t] = groupOfJoint[best] < 0 ? -1 : top[best];
+  }
+  return out;
+}
+
+/** Group of each of `jointCount` joints from layer groups' joint lists (DepthOrder.groups); -1 for none. */
+export function jointGroups(
+  groups: readonly { joints: readonly number[] }[],
+  jointCount: number,
+): Int32Array {
+  const g = new Int32Array(jointCount).fill(-1);
+  groups.forEach((grp, k) => {
+    for (const j of grp.joints) g[j] = k;
+  });
+  return g;
+}

@@ -64,6 +64,13 @@ export class DrawingRig {
   private readonly restAngle: Float64Array;
   /** Rotation of each transform in the last pose (radians). */
   readonly theta: Float64Array;
+  /** Arm fans (skeleton.ts `sector`): each copy's drawn side angle minus the fan's mean (radians); 0 elsewhere. */
+  private readonly fanOffset: Float64Array;
+  /** Per arm fan member: the fan's least and largest offset. */
+  private readonly fanMin: Float64Array;
+  private readonly fanMax: Float64Array;
+  /** The turn FAN_SECTOR added to each joint's rotation in the last pose (0 outside arm fans). */
+  private readonly fanFix: Float64Array;
   private readonly parents: readonly number[];
   private readonly drivers: readonly JointDriver[];
   /** The drawn root-translation bones' mean length. */
@@ -90,6 +97,10 @@ export class DrawingRig {
     this.dy = new Float64Array(N);
     this.restAngle = new Float64Array(N);
     this.theta = new Float64Array(N);
+    this.fanOffset = new Float64Array(N);
+    this.fanMin = new Float64Array(N);
+    this.fanMax = new Float64Array(N);
+    this.fanFix = new Float64Array(N);
     if (j.x.length < N)
       throw new PuppetInputError(`${j.x.length} rest joints for a skeleton of ${N}`, 'DrawingRig');
     for (let i = 0; i < N; i++) {
@@ -120,6 +131,21 @@ export class DrawingRig {
           sn += Math.sin(a);
         }
         this.restAngle[i] = Math.atan2(sn, c);
+      }
+      if (d.kind === 'bone' && d.fan && d.sector) {
+        const m = d.sector;
+        const mean = sideAngle(m, this.restAngle[i], 0);
+        let lo = 0;
+        let hi = 0;
+        for (const k of d.fan) {
+          const q = this.parents[k];
+          const o = wrapPi(sideAngle(m, Math.atan2(j.y[k] - j.y[q], j.x[k] - j.x[q]), 0) - mean);
+          if (k === i) this.fanOffset[i] = o;
+          if (o < lo) lo = o;
+          if (o > hi) hi = o;
+        }
+        this.fanMin[i] = lo;
+        this.fanMax[i] = hi;
       }
       if (d.kind === 'bone' && d.neutral !== undefined) this.restAngle[i] = d.neutral;
       if (d.kind === 'line')
@@ -186,6 +212,34 @@ export class DrawingRig {
         const vx = x[d.to] - x[d.from];
         const vy = y[d.to] - y[d.from];
         a = vx * vx + vy * vy > 1e-18 ? Math.atan2(vy, vx) - this.restAngle[j] : fallback;
+        if (d.fan) {
+          // arm fans keep to their side (FAN_SECTOR); a copy further down the arm (the hands) turns with its own
+          if (d.sector) {
+            // FAN_SECTOR (inlined: doubles passed to or returned from a call V8 does not inline are boxed, and
+            // this runs every frame). Side angle sigma (sideAngle): 0 hanging along the body, pi/2 level, pi
+            // straight up, in the girdle's frame (the parent's turn). The copies sit at psi + s o_k (psi the
+            // person's arm: rest angle + a, as the fan's mean takes the person's direction; o_k the drawn
+            // offsets from the mean); when that leaves [FAN_LOW, FAN_HIGH] the spread s shrinks (not below
+            // FAN_MIN_SPREAD), then the fan's centre moves inside: no copy crosses the body below or the head
+            // above, and the copies keep their drawn order without meeting.
+            const m = d.sector;
+            const o = this.fanOffset[j];
+            const oMin = this.fanMin[j];
+            const oMax = this.fanMax[j];
+            let psi = m * (this.restAngle[j] + a - (Math.PI / 2 + (p < 0 ? 0 : th[p])));
+            while (psi >= 1.5 * Math.PI) psi -= 2 * Math.PI;
+            while (psi < -0.5 * Math.PI) psi += 2 * Math.PI;
+            let sp = 1;
+            if (oMax > 0 && psi + oMax > FAN_HIGH)
+              sp = Math.max(FAN_MIN_SPREAD, Math.min(1, (FAN_HIGH - psi) / oMax));
+            if (oMin < 0 && psi + sp * oMin < FAN_LOW)
+              sp = Math.min(sp, Math.max(FAN_MIN_SPREAD, (psi - FAN_LOW) / -oMin));
+            const cen = Math.min(Math.max(psi, FAN_LOW - sp * oMin), FAN_HIGH - sp * oMax);
+            // sigma = m (angle - down): a change d sigma is a turn m d sigma
+            this.fanFix[j] = m * (cen + sp * o - (psi + o));
+          } else this.fanFix[j] = p < 0 ? 0 : this.fanFix[p];
+          a += this.fanFix[j];
+        }
       }
       th[j] = a;
       if (p < 0) {
@@ -233,6 +287,37 @@ export class DrawingRig {
     t[o + 4] = out.x[pivot] - px - ((c - 1) * px - s * py);
     t[o + 5] = out.y[pivot] - py - (s * px + (c - 1) * py);
   }
+}
+
+/**
+ * An arm fan's sector (DrawingRig.pose), side angles: from hanging along the body (0) to 60 degrees above
+ * level (150 degrees). Above it the six-armed child's top arm crossed its face in the wave (frame 15 of the
+ * default recording); below 0 the lowest arms crossed over the shorts while the person's arms hung (frames 0,
+ * 75, 172). FAN_MIN_SPREAD: the fan may close to half its drawn spread against a bound, so the copies stay
+ * apart.
+ */
+const FAN_LOW = 0;
+const FAN_HIGH = (5 * Math.PI) / 6;
+const FAN_MIN_SPREAD = 0.5;
+
+/** (-pi, pi]. */
+function wrapPi(a: number): number {
+  let r = a;
+  while (r > Math.PI) r -= 2 * Math.PI;
+  while (r <= -Math.PI) r += 2 * Math.PI;
+  return r;
+}
+
+/**
+ * Side angle of a bone at image angle `a` (y down) on side m (1 the character's right, image left; -1 its
+ * left) of a body turned by `turn`: m (a - (pi/2 + turn)) wrapped to [-pi/2, 3 pi/2): 0 along the body
+ * downwards, pi/2 level outwards, pi straight up, negative across the body below.
+ */
+function sideAngle(m: 1 | -1, a: number, turn: number): number {
+  let r = m * (a - (Math.PI / 2 + turn));
+  while (r >= 1.5 * Math.PI) r -= 2 * Math.PI;
+  while (r < -0.5 * Math.PI) r += 2 * Math.PI;
+  return r;
 }
 
 /** Angle of the line b -> a in the pose minus `rest`; `fallback` when a and b coincide. */

@@ -37,7 +37,15 @@ import { PUPPET_JOINTS, PuppetInputError, type PuppetJointName } from './types';
 
 /** How the bone ending at one joint turns each frame (module doc). Pose joints are PUPPET_JOINTS indices. */
 export type JointDriver =
-  | { kind: 'bone'; from: number; to: number; fan?: readonly number[]; neutral?: number }
+  | {
+      kind: 'bone';
+      from: number;
+      to: number;
+      fan?: readonly number[];
+      neutral?: number;
+      /** An arm fan's side (`fan` of upper arms): 1 the character's right (image left), -1 its left. */
+      sector?: 1 | -1;
+    }
   | { kind: 'line'; left: number; right: number; restLeft: number; restRight: number }
   | { kind: 'rigid' };
 
@@ -321,10 +329,17 @@ export function skeletonFromNames(joints: readonly NamedJoint[], source: string)
     const key = `${m[1]}_${m[2]}`;
     groups.set(key, [...(groups.get(key) ?? []), j]);
   });
-  for (const g of groups.values())
-    if (g.length > 1)
+  for (const [key, g] of groups)
+    if (g.length > 1) {
+      // upper arms (the elbows' bones) keep to their side of the body (rig.ts FAN_SECTOR); the hands follow them
+      const sector = key.endsWith('_elbow') ? (key.startsWith('right') ? 1 : -1) : undefined;
       for (const j of g)
-        drivers[j] = { ...(drivers[j] as { kind: 'bone'; from: number; to: number }), fan: g };
+        drivers[j] = {
+          ...(drivers[j] as { kind: 'bone'; from: number; to: number }),
+          fan: g,
+          ...(sector ? { sector } : {}),
+        };
+    }
   return finishSkeleton(names, parents, drivers, reports, { rule: 'names' });
 }
 

@@ -4,7 +4,8 @@
  * from data. Also the helpers that make a webcam-like test recording from a clean one (resample to a webcam
  * rate, add seeded landmark noise), because the real reference recording is 5 fps and already smooth.
  * And the drawing side of a recording (issue 22 part 3): {@link tuneMesh} runs recordings onto drawings and
- * reports the mesh's flipped triangles and area stretch, plain LBS against the deformation used.
+ * reports the mesh's flipped triangles and area stretch, plain LBS against the deformation used, and the
+ * deformed mesh's self-overlap (quality.ts OverlapMeter: puppetFile.ts `stats.mesh.overlap`).
  * Engine-free.
  */
 import type { Character } from './character';
