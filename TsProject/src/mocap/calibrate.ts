@@ -1,0 +1,246 @@
+/**
+ * Mocap calibration (issue 23 item 1): from the first confident frames of a recording, the heading that
+ * makes the performer face +Z, the bone lengths (median of the 3-D world-landmark distances: lengths do not
+ * change with the pose, so the frames need not be a T-pose) and the foot's toe and heel offsets in the
+ * foot's frame. Engine-free; allocates (set-up time only).
+ */
+
+import { HUMAN_BONE_COUNT, humanBoneIndex } from '../core/humanBodyBones';
+import { createSkeleton, type Skeleton } from '../core/skeleton';
+import type { PoseFrame } from '../puppet';
+import { MB, MOCAP_BONE_COUNT, MOCAP_BONES, MOCAP_PARENTS, P, POINT_COUNT } from './bones';
+import { basisRotation, boneSpec, pointDir, readWorldPoints } from './points';
+
+/** Thrown when a recording cannot be calibrated or solved; `where` names the file / frame / field. */
+export class MocapInputError extends Error {
+  constructor(
+    message: string,
+    readonly where: string,
+  ) {
+    super(`${where}: ${message}`);
+    this.name = 'MocapInputError';
+  }
+}
+
+export interface MocapCalibrationOptions {
+  /** Landmark confidence at or above which a landmark counts as seen (default 0.5, MediaPipe's usual cut). */
+  visibilityThreshold?: number;
+  /** At most this many confident frames are used (default 30, 1 s at 30 fps). */
+  maxFrames?: number;
+  /** Name of the recording in errors. */
+  source?: string;
+}
+
+/** Landmarks that must all be seen for a frame to calibrate on: shoulders to wrists, hips to foot index. */
+const BODY = [11, 12, 13, 14, 15, 16, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32] as const;
+
+export interface MocapCalibration {
+  /** Frame indices (of the recording) used. */
+  frames: number[];
+  /** Rotation about +Y applied to the landmarks so the performer faces +Z at the start, radians. */
+  heading: number;
+  /**
+   * Median lengths, metres: `torso` (hip midpoint -> shoulder midpoint), `neck` (shoulder midpoint -> ear
+   * midpoint), `hipWidth`, `shoulderWidth`, and per side `upperArm`, `forearm`, `hand` (wrist -> mean of
+   * index and pinky), `thigh`, `shin`.
+   */
+  lengths: Record<string, number>;
+  /**
+   * Rest local translation per bone (solver order, bones.ts), metres, parent frame = world axes at rest
+   * (rest rotations are identity: the rest pose is the T-pose facing +Z). `Float64Array(3 * 21)`.
+   * The root's is (0, hips height at rest, 0).
+   */
+  restTranslations: Float64Array;
+  /** Heel (landmark 29 / 30) from the ankle in the foot's frame, metres: `[left xyz, right xyz]`. */
+  heel: Float64Array;
+  /** Hips height standing straight: thigh + shin + the ankle's height above the lowest of heel and toe. */
+  hipsHeight: number;
+}
+
+function median(v: number[]): number {
+  const s = [...v].sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) >> 1] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+function confident(frame: PoseFrame, conf: Float64Array, pts: Float64Array, t: number): boolean {
+  if (!readWorldPoints(frame, 0, pts, conf)) return false;
+  for (const i of BODY) if (!(conf[i] >= t)) return false;
+  return true;
+}
+
+/**
+ * Calibrate on the first `maxFrames` frames in which all of shoulders, elbows, wrists, hips, knees, ankles,
+ * heels and foot index are seen (confidence >= threshold) and the frame has world landmarks.
+ * @throws MocapInputError when no frame qualifies (naming the source and how many frames have no world
+ *   landmarks or no person).
+ */
+export function calibrateMocap(
+  frames: readonly PoseFrame[],
+  o: MocapCalibrationOptions = {},
+): MocapCalibration {
+  const t = o.visibilityThreshold ?? 0.5;
+  const maxFrames = o.maxFrames ?? 30;
+  const source = o.source ?? 'recording';
+  const pts = new Float64Array(3 * POINT_COUNT);
+  const conf = new Float64Array(POINT_COUNT);
+  const used: number[] = [];
+  let noWorld = 0;
+  for (let f = 0; f < frames.length && used.length < maxFrames; f++) {
+    if (frames[f].worldLandmarks?.length !== 33) noWorld++;
+    else if (confident(frames[f], conf, pts, t)) used.push(f);
+  }
+  if (used.length === 0)
+    throw new MocapInputError(
+      noWorld === frames.length
+        ? `no frame has 33 world landmarks ("worldLandmarks", metres); the mocap needs MediaPipe's world landmarks (a tfjs reference file needs its _3d sibling or --world)`
+        : `no frame shows the whole body (shoulders to wrists, hips to feet with visibility >= ${t}); ${noWorld} of ${frames.length} frames have no world landmarks`,
+      `${source}: frames`,
+    );
+  // heading: the mean hip and shoulder lines (right -> left) lie along +X
+  let hx = 0;
+  let hz = 0;
+  for (const f of used) {
+    readWorldPoints(frames[f], 0, pts, conf);
+    for (const [r, l] of [
+      [24, 23],
+      [12, 11],
+    ]) {
+      const dx = pts[3 * l] - pts[3 * r];
+      const dz = pts[3 * l + 2] - pts[3 * r + 2];
+      const n = Math.sqrt(dx * dx + dz * dz) || 1;
+      hx += dx / n;
+      hz += dz / n;
+    }
+  }
+  const heading = Math.atan2(hz, hx);
+  const samples: Record<string, number[]> = {};
+  const add = (k: string, v: number) => {
+    if (!samples[k]) samples[k] = [];
+    samples[k].push(v);
+  };
+  const dist = (a: number, b: number) =>
+    Math.sqrt(
+      (pts[3 * a] - pts[3 * b]) ** 2 +
+        (pts[3 * a + 1] - pts[3 * b + 1]) ** 2 +
+        (pts[3 * a + 2] - pts[3 * b + 2]) ** 2,
+    );
+  const dir = new Float64Array(3);
+  const sec = new Float64Array(3);
+  const q = new Float64Array(4);
+  const foot: number[][] = [[], [], [], [], [], [], [], [], [], [], [], []]; // toe xyz, heel xyz per side
+  for (const f of used) {
+    readWorldPoints(frames[f], heading, pts, conf);
+    add('torso', dist(P.MidHip, P.MidShoulder));
+    add('neck', dist(P.MidShoulder, P.MidEar));
+    add('hipWidth', dist(23, 24));
+    add('shoulderWidth', dist(11, 12));
+    for (const [side, sh, el, wr, tip, hip, kn, an] of [
+      ['left', 11, 13, 15, P.LeftHandTip, 23, 25, 27],
+      ['right', 12, 14, 16, P.RightHandTip, 24, 26, 28],
+    ] as const) {
+      add(`${side}UpperArm`, dist(sh, el));
+      add(`${side}Forearm`, dist(el, wr));
+      add(`${side}Hand`, dist(wr, tip));
+      add(`${side}Thigh`, dist(hip, kn));
+      add(`${side}Shin`, dist(kn, an));
+    }
+    // toe and heel offsets in the foot's own frame (the foot's measured rotation, inverse applied)
+    for (let s = 0; s < 2; s++) {
+      const b = s === 0 ? MB.LeftFoot : MB.RightFoot;
+      const sp = boneSpec(b);
+      pointDir(pts, sp.from, sp.to, dir, 0);
+      pointDir(pts, sp.s0, sp.s1, sec, 0);
+      if (!basisRotation(dir, 0, sec, 0, sp.restPrimary, sp.restSecondary, q, 0)) continue;
+      const ankle = s === 0 ? 27 : 28;
+      for (let k = 0; k < 2; k++) {
+        const p = k === 0 ? (s === 0 ? 31 : 32) : s === 0 ? 29 : 30;
+        const v = [
+          pts[3 * p] - pts[3 * ankle],
+          pts[3 * p + 1] - pts[3 * ankle + 1],
+          pts[3 * p + 2] - pts[3 * ankle + 2],
+        ];
+        const local = rotateConj(q, v);
+        for (let c = 0; c < 3; c++) foot[6 * s + 3 * k + c].push(local[c]);
+      }
+    }
+  }
+  const lengths: Record<string, number> = {};
+  for (const k of Object.keys(samples)) lengths[k] = median(samples[k]);
+  const fm = foot.map((v) => (v.length ? median(v) : 0));
+  const T = lengths.torso;
+  const rt = new Float64Array(3 * MOCAP_BONE_COUNT);
+  const set = (b: number, x: number, y: number, z: number) => {
+    rt[3 * b] = x;
+    rt[3 * b + 1] = y;
+    rt[3 * b + 2] = z;
+  };
+  // ankle height: above the lower of heel and toe tip (foot frame y is up at rest)
+  const ankleH = Math.max(0, -Math.min(fm[1], fm[4], fm[7], fm[10]));
+  const hipsHeight =
+    0.5 * (lengths.leftThigh + lengths.rightThigh + lengths.leftShin + lengths.rightShin) + ankleH;
+  set(MB.Hips, 0, hipsHeight, 0);
+  set(MB.Spine, 0, 0.1 * T, 0);
+  set(MB.Chest, 0, 0.35 * T, 0);
+  set(MB.Neck, 0, 0.55 * T, 0);
+  set(MB.Head, 0, lengths.neck, 0);
+  for (const [s, sign] of [
+    ['left', 1],
+    ['right', -1],
+  ] as const) {
+    const L = s === 'left';
+    set(L ? MB.LeftShoulder : MB.RightShoulder, 0, 0.55 * T, 0);
+    set(L ? MB.LeftUpperArm : MB.RightUpperArm, (sign * lengths.shoulderWidth) / 2, 0, 0);
+    set(L ? MB.LeftLowerArm : MB.RightLowerArm, sign * lengths[`${s}UpperArm`], 0, 0);
+    set(L ? MB.LeftHand : MB.RightHand, sign * lengths[`${s}Forearm`], 0, 0);
+    set(L ? MB.LeftUpperLeg : MB.RightUpperLeg, (sign * lengths.hipWidth) / 2, 0, 0);
+    set(L ? MB.LeftLowerLeg : MB.RightLowerLeg, 0, -lengths[`${s}Thigh`], 0);
+    set(L ? MB.LeftFoot : MB.RightFoot, 0, -lengths[`${s}Shin`], 0);
+    const o = L ? 0 : 6;
+    set(L ? MB.LeftToes : MB.RightToes, fm[o], fm[o + 1], fm[o + 2]);
+  }
+  return {
+    frames: used,
+    heading,
+    lengths,
+    restTranslations: rt,
+    heel: Float64Array.from([fm[3], fm[4], fm[5], fm[9], fm[10], fm[11]]),
+    hipsHeight,
+  };
+}
+
+/** `q^-1 v` (q unit `[x, y, z, w]`), allocating: set-up time only. */
+function rotateConj(q: Float64Array, v: number[]): number[] {
+  const x = -q[0];
+  const y = -q[1];
+  const z = -q[2];
+  const w = q[3];
+  const uvx = y * v[2] - z * v[1];
+  const uvy = z * v[0] - x * v[2];
+  const uvz = x * v[1] - y * v[0];
+  return [
+    v[0] + 2 * (w * uvx + y * uvz - z * uvy),
+    v[1] + 2 * (w * uvy + z * uvx - x * uvz),
+    v[2] + 2 * (w * uvz + x * uvy - y * uvx),
+  ];
+}
+
+/**
+ * The source skeleton of a calibration: the 21 bones (bones.ts names = HumanBodyBones names), rest
+ * rotations identity, rest translations from the calibration, the humanoid map filled by name.
+ */
+export function mocapSkeleton(cal: MocapCalibration): Skeleton {
+  const humanoid = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
+  MOCAP_BONES.forEach((n, i) => {
+    humanoid[humanBoneIndex(n)] = i;
+  });
+  const rr = new Float64Array(4 * MOCAP_BONE_COUNT);
+  for (let i = 0; i < MOCAP_BONE_COUNT; i++) rr[4 * i + 3] = 1;
+  return createSkeleton({
+    names: MOCAP_BONES,
+    parents: MOCAP_PARENTS,
+    restTranslations: cal.restTranslations,
+    restRotations: rr,
+    humanoid,
+  });
+}
