@@ -111,6 +111,19 @@ const Y = [0, 1, 0] as const;
 const NY = [0, -1, 0] as const;
 const Z = [0, 0, 1] as const;
 
+/**
+ * How far the eyes sit above the ear line, seen from the side, degrees: MediaPipe's eye landmarks (2, 5) lie
+ * about 1.2 cm above its ear landmarks (7, 8) at 9 cm in front of them on the real squat recording (frame
+ * 0: 7.4 degrees). The head's twist reference (ears -> eyes) is tilted up by this much at rest, so a level
+ * gaze gives a level head.
+ */
+export const EYE_PITCH_DEG = 7;
+const EYE = [
+  0,
+  Math.sin((EYE_PITCH_DEG * Math.PI) / 180),
+  Math.cos((EYE_PITCH_DEG * Math.PI) / 180),
+] as const;
+
 function spec(
   from: number,
   to: number,
@@ -146,7 +159,7 @@ export const BONE_SPECS: readonly BoneSpec[] = [
   spec(P.MidHip, P.MidShoulder, Y, 'vec', [24, 23, 12, 11], X), // Spine: hip + shoulder lines
   spec(P.MidHip, P.MidShoulder, Y, 'vec', [12, 11], X), // Chest: shoulder line
   spec(P.MidShoulder, P.MidEar, Y, 'vec', [12, 11, 8, 7], X), // Neck: shoulder + ear lines
-  spec(8, 7, X, 'vec', [P.MidEar, P.MidEye], Z), // Head: ear line, ears -> eyes forward
+  spec(8, 7, X, 'vec', [P.MidEar, P.MidEye], EYE), // Head: ear line, ears -> eyes (EYE_PITCH_DEG up)
   spec(P.MidShoulder, 11, X, 'parent', [0, 0], Z), // LeftShoulder
   spec(11, 13, X, 'bend', [13, 15], Z, 1), // LeftUpperArm: the forearm's bend plane
   spec(13, 15, X, 'vec', [17, 19], Z), // LeftLowerArm: pinky -> index

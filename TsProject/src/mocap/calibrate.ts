@@ -31,6 +31,9 @@ export interface MocapCalibrationOptions {
   source?: string;
 }
 
+/** `[cos, sin]` of a zero heading. */
+const NO_TURN = Float64Array.of(1, 0);
+
 /** Landmarks that must all be seen for a frame to calibrate on: shoulders to wrists, hips to foot index. */
 const BODY = [11, 12, 13, 14, 15, 16, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32] as const;
 
@@ -64,7 +67,7 @@ function median(v: number[]): number {
 }
 
 function confident(frame: PoseFrame, conf: Float64Array, pts: Float64Array, t: number): boolean {
-  if (!readWorldPoints(frame, 0, pts, conf)) return false;
+  if (!readWorldPoints(frame, NO_TURN, pts, conf)) return false;
   for (const i of BODY) if (!(conf[i] >= t)) return false;
   return true;
 }
@@ -101,7 +104,7 @@ export function calibrateMocap(
   let hx = 0;
   let hz = 0;
   for (const f of used) {
-    readWorldPoints(frames[f], 0, pts, conf);
+    readWorldPoints(frames[f], NO_TURN, pts, conf);
     for (const [r, l] of [
       [24, 23],
       [12, 11],
@@ -114,6 +117,7 @@ export function calibrateMocap(
     }
   }
   const heading = Math.atan2(hz, hx);
+  const turn = Float64Array.of(Math.cos(heading), Math.sin(heading));
   const samples: Record<string, number[]> = {};
   const add = (k: string, v: number) => {
     if (!samples[k]) samples[k] = [];
@@ -130,7 +134,7 @@ export function calibrateMocap(
   const q = new Float64Array(4);
   const foot: number[][] = [[], [], [], [], [], [], [], [], [], [], [], []]; // toe xyz, heel xyz per side
   for (const f of used) {
-    readWorldPoints(frames[f], heading, pts, conf);
+    readWorldPoints(frames[f], turn, pts, conf);
     add('torso', dist(P.MidHip, P.MidShoulder));
     add('neck', dist(P.MidShoulder, P.MidEar));
     add('hipWidth', dist(23, 24));

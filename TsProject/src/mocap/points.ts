@@ -23,14 +23,15 @@ export function landmarkConfidence(l: Landmark): number {
 /**
  * Fill `pts` (`Float64Array(3 * POINT_COUNT)`, metres, internal frame: Y up, the performer's left +X, facing
  * +Z after `heading`) and `conf` (`Float64Array(POINT_COUNT)`, [0, 1]) from the frame's 33 world landmarks
- * (MediaPipe axes, bones.ts header): `internal = Ry(heading) * (x, -y, -z)`. A landmark's confidence is the
+ * (MediaPipe axes, bones.ts header): `internal = Ry(heading) * (x, -y, -z)`, `heading` given as
+ * `[cos, sin]` of the angle (a typed array: a double argument to a call V8 does not inline is boxed). A landmark's confidence is the
  * image landmark's when the frame has 33 of them, else the world landmark's. The virtual points 33..38 are
  * means of two landmarks (bones.ts `P`), confidence the smaller.
  * @returns false (and every confidence 0) when the frame has no 33 world landmarks (no person).
  */
 export function readWorldPoints(
   frame: PoseFrame,
-  heading: number,
+  heading: Float64Array,
   pts: Float64Array,
   conf: Float64Array,
 ): boolean {
@@ -40,8 +41,8 @@ export function readWorldPoints(
     return false;
   }
   const img = frame.landmarks && frame.landmarks.length === 33 ? frame.landmarks : null;
-  const c = Math.cos(heading);
-  const s = Math.sin(heading);
+  const c = heading[0];
+  const s = heading[1];
   for (let i = 0; i < 33; i++) {
     const l = w[i];
     const x = l.x;
@@ -49,7 +50,19 @@ export function readWorldPoints(
     pts[3 * i] = x * c + z * s;
     pts[3 * i + 1] = -l.y;
     pts[3 * i + 2] = -x * s + z * c;
-    conf[i] = landmarkConfidence(img ? img[i] : l);
+    // the confidence written straight into the typed array (a double returned by a call V8 does not
+    // inline is boxed: the puppet's joints.ts measured that)
+    const src = img ? img[i] : l;
+    const vis = src.visibility;
+    const pre = src.presence;
+    conf[i] =
+      vis === undefined
+        ? pre === undefined
+          ? UNKNOWN_CONFIDENCE
+          : pre
+        : pre === undefined || vis < pre
+          ? vis
+          : pre;
   }
   for (let k = 0; k < VIRTUAL_PARTS.length; k++) {
     const a = VIRTUAL_PARTS[k][0];
@@ -67,18 +80,19 @@ export function readWorldPoints(
 export const POINTS = POINT_COUNT;
 
 /**
- * Unit vector `from -> to` of the point buffer into `out` at `o`; returns its length (0: not written).
+ * Unit vector `from -> to` of the point buffer into `out` at `o`; false (nothing written) when the two
+ * points coincide. (A boolean, not the length: a double returned by a call V8 does not inline is boxed.)
  */
-export function pointDir(pts: Float64Array, from: number, to: number, out: Float64Array, o: number): number {
+export function pointDir(pts: Float64Array, from: number, to: number, out: Float64Array, o: number): boolean {
   const x = pts[3 * to] - pts[3 * from];
   const y = pts[3 * to + 1] - pts[3 * from + 1];
   const z = pts[3 * to + 2] - pts[3 * from + 2];
   const l = Math.sqrt(x * x + y * y + z * z);
-  if (!(l > 1e-9)) return 0;
+  if (!(l > 1e-9)) return false;
   out[o] = x / l;
   out[o + 1] = y / l;
   out[o + 2] = z / l;
-  return l;
+  return true;
 }
 
 /**

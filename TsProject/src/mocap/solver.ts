@@ -14,9 +14,9 @@
  *    (arms down, legs straight; bones.ts `relaxedLocal`) with time constant `fillTauMs` (**filled**).
  * 3. Forward kinematics with the calibrated lengths (calibrate.ts); hips height: the lowest of the two heels
  *    and two toe tips on the floor (y = 0); hips horizontal position (x, z) from the image landmarks' hip
- *    midpoint through a pinhole camera: metres per pixel from the world landmarks (their x-y lengths over
- *    the image lengths of the limbs), depth = focal length x metres per pixel (focal length from
- *    `fovDeg`). The camera is taken as level (its axes the world landmarks'). Relative to the first frame.
+ *    midpoint through a pinhole camera: the hips' depth D from the limbs' x-y world lengths L_i over their
+ *    image lengths l_i, each limb at its own depth D + dz_i (dz_i from the world landmarks' z):
+ *    `D = (f sum L_i - sum dz_i l_i) / sum l_i`, focal length f from `fovDeg`; then x = u D / f. The camera is taken as level (its axes the world landmarks'). Relative to the first frame.
  *
  * Kalidokit (yeemachine/kalidokit, MIT) solves the same landmarks with Euler angles per limb and leaves the
  * hips translation at 0; here nothing of its code is used, only the common facts (MediaPipe's landmark
@@ -106,6 +106,8 @@ export class MocapSolver {
   private readonly fkRot = new Float64Array(4 * MOCAP_BONE_COUNT);
   private readonly origin = new Float64Array(3);
   private readonly hipsLast = new Float64Array(3);
+  /** `[cos, sin]` of the calibration's heading. */
+  private readonly turn = new Float64Array(2);
   private hasOrigin = false;
   private lastMs = Number.NaN;
   private readonly sinBendFull: number;
@@ -129,6 +131,8 @@ export class MocapSolver {
     this.sinBendFull = Math.sin((this.o.bendFullDeg * Math.PI) / 180);
     this.focalOverLongSide = 0.5 / Math.tan((this.o.fovDeg * Math.PI) / 360);
     for (let b = 0; b < MOCAP_BONE_COUNT; b++) relaxedLocal(b, this.relaxed, 4 * b);
+    this.turn[0] = Math.cos(calibration.heading);
+    this.turn[1] = Math.sin(calibration.heading);
     this.reset();
   }
 
@@ -169,7 +173,7 @@ export class MocapSolver {
     this.lastMs = t;
     const pts = this.points;
     const conf = this.pointConfidence;
-    const found = readWorldPoints(frame, this.calibration.heading, pts, conf);
+    const found = readWorldPoints(frame, this.turn, pts, conf);
     const thr = o.visibilityThreshold;
     const wr = this.worldRotations;
     const lr = this.localRotations;
@@ -199,7 +203,10 @@ export class MocapSolver {
       }
       if (found) {
         c = Math.min(conf[sp.from], conf[sp.to]);
-        if (c >= thr && pointDir(pts, sp.from, sp.to, v, 0) > 0) ok = this.measure(b, p, v, q, c);
+        if (c >= thr && pointDir(pts, sp.from, sp.to, v, 0)) {
+          q[7] = c;
+          ok = this.measure(b, p, v, q);
+        }
       }
       if (ok) {
         this.state[b] = MocapStateCode.Measured;
@@ -222,8 +229,8 @@ export class MocapSolver {
         this.state[b] = MocapStateCode.Filled;
         this.confidence[b] = 0.05;
         filled++;
-        const a = dt > 0 ? 1 - Math.exp(-dt / o.fillTauMs) : 0;
-        slerpInto(lr, 4 * b, this.relaxed, 4 * b, a);
+        q[7] = dt > 0 ? 1 - Math.exp(-dt / o.fillTauMs) : 0;
+        slerpInto(lr, 4 * b, this.relaxed, 4 * b, q, 7);
       }
       if (p < 0) for (let k = 0; k < 4; k++) wr[k] = lr[k];
       else this.compose(b, p);
@@ -234,10 +241,9 @@ export class MocapSolver {
     lt[1] = 0;
     lt[2] = 0;
     forwardKinematics(this.skeleton, lr, lt, this.fkRot, this.positions);
-    const minY = Math.min(
-      this.footLow(MB.LeftFoot, MB.LeftToes, 0),
-      this.footLow(MB.RightFoot, MB.RightToes, 3),
-    );
+    this.footLow(MB.LeftFoot, MB.LeftToes, 0, 0);
+    this.footLow(MB.RightFoot, MB.RightToes, 3, 1);
+    const minY = Math.min(q[4], q[5]);
     const fromImage = found && this.hipsFromImage(frame, image);
     if (!fromImage) {
       // held: the last horizontal position
@@ -264,7 +270,8 @@ export class MocapSolver {
   }
 
   /** The measured world rotation of bone `b` into `worldRotations`; false when the basis is degenerate. */
-  private measure(b: number, p: number, v: Float64Array, q: Float64Array, c: number): boolean {
+  private measure(b: number, p: number, v: Float64Array, q: Float64Array): boolean {
+    // q[7]: the primary's confidence (in a typed array: a double argument to a call not inlined is boxed)
     const sp = boneSpec(b);
     const pts = this.points;
     const conf = this.pointConfidence;
@@ -279,10 +286,10 @@ export class MocapSolver {
     let sc = 1;
     if (sp.kind === 'vec') {
       const a = Math.min(conf[sp.s0], conf[sp.s1]);
-      let okS = a >= thr && pointDir(pts, sp.s0, sp.s1, v, 3) > 0;
+      let okS = a >= thr && pointDir(pts, sp.s0, sp.s1, v, 3);
       if (okS && sp.s2 >= 0) {
         const a2 = Math.min(conf[sp.s2], conf[sp.s3]);
-        if (a2 >= thr && pointDir(pts, sp.s2, sp.s3, q, 4) > 0) {
+        if (a2 >= thr && pointDir(pts, sp.s2, sp.s3, q, 4)) {
           v[3] += q[4];
           v[4] += q[5];
           v[5] += q[6];
@@ -292,7 +299,7 @@ export class MocapSolver {
       else sc = 0.8;
     } else if (sp.kind === 'bend') {
       const a = Math.min(conf[sp.s0], conf[sp.s1]);
-      if (a >= thr && pointDir(pts, sp.s0, sp.s1, v, 3) > 0) {
+      if (a >= thr && pointDir(pts, sp.s0, sp.s1, v, 3)) {
         const d = v[3] * v[0] + v[4] * v[1] + v[5] * v[2];
         const x = sp.sign * (v[3] - d * v[0]);
         const y = sp.sign * (v[4] - d * v[1]);
@@ -313,7 +320,7 @@ export class MocapSolver {
     }
     let ok = basisRotation(v, 0, v, 3, sp.restPrimary, sp.restSecondary, this.worldRotations, 4 * b);
     if (!ok) ok = basisRotation(v, 0, v, 9, sp.restPrimary, sp.restSecondary, this.worldRotations, 4 * b);
-    if (ok) this.confidence[b] = c * sc;
+    if (ok) this.confidence[b] = q[7] * sc;
     return ok;
   }
 
@@ -353,14 +360,14 @@ export class MocapSolver {
     w[4 * b + 3] = aw * bw - ax * bx - ay * by - az * bz;
   }
 
-  /** Lowest y (hips at the origin) of the heel (foot + R heel offset) and the toe tip (the Toes joint). */
-  private footLow(foot: number, toes: number, heelOffset: number): number {
+  /** Lowest y (hips at the origin) of the heel (foot + R heel offset) and the toe tip (the Toes joint), into q[4 + slot]. */
+  private footLow(foot: number, toes: number, heelOffset: number, slot: number): void {
     const v = this.v;
     const pos = this.positions;
     rotateInto(v, 6, this.fkRot, 4 * foot, this.calibration.heel, heelOffset);
     const heelY = pos[3 * foot + 1] + v[7];
     const toeY = pos[3 * toes + 1];
-    return Math.min(heelY, toeY);
+    this.q[4 + slot] = Math.min(heelY, toeY);
   }
 
   /**
@@ -376,8 +383,12 @@ export class MocapSolver {
     const thr = this.o.visibilityThreshold;
     const W = image.width;
     const H = image.height;
+    // segment i at depth D + dz_i (dz_i: its world landmarks' mean z, relative to the hips) has image length
+    // l_i = f L_i / (D + dz_i), L_i its x-y world length: D = (f sum L_i - sum dz_i l_i) / sum l_i
+    const f = this.focalOverLongSide * Math.max(W, H);
     let sw = 0;
     let si = 0;
+    let sz = 0;
     for (let k = 0; k < SCALE_SEGMENTS.length; k += 2) {
       const a = SCALE_SEGMENTS[k];
       const b = SCALE_SEGMENTS[k + 1];
@@ -386,20 +397,22 @@ export class MocapSolver {
       const wy = wl[a].y - wl[b].y;
       const ix = (img[a].x - img[b].x) * W;
       const iy = (img[a].y - img[b].y) * H;
+      const li = Math.sqrt(ix * ix + iy * iy);
       sw += Math.sqrt(wx * wx + wy * wy);
-      si += Math.sqrt(ix * ix + iy * iy);
+      si += li;
+      sz += 0.5 * (wl[a].z + wl[b].z) * li;
     }
     if (!(si > 1e-6 && sw > 0)) return false;
-    const s = sw / si; // metres per pixel at the body's depth
-    const f = this.focalOverLongSide * Math.max(W, H);
+    const depth = (f * sw - sz) / si;
+    if (!(depth > 0)) return false;
+    const s = depth / f; // metres per pixel at the hips' depth
     const u = 0.5 * (img[23].x + img[24].x) * W - 0.5 * W;
     const vv = 0.5 * (img[23].y + img[24].y) * H - 0.5 * H;
     // camera frame (MediaPipe axes): (u s, v s, f s) -> internal: Ry(heading) (x, -y, -z)
     const cx = u * s;
     const cz = -f * s;
-    const h = this.calibration.heading;
-    const x = cx * Math.cos(h) + cz * Math.sin(h);
-    const z = -cx * Math.sin(h) + cz * Math.cos(h);
+    const x = cx * this.turn[0] + cz * this.turn[1];
+    const z = -cx * this.turn[1] + cz * this.turn[0];
     if (!this.hasOrigin) {
       this.origin[0] = x;
       this.origin[2] = z;
@@ -470,8 +483,16 @@ function swingVector(
   C[co + 2] = cz * d + (kx * cy - ky * cx) + kz * kc;
 }
 
-/** `a := slerp(a, b, t)` for the quaternions at `ao` of `a` and `bo` of `b` (shortest way, normalised lerp for small angles). */
-function slerpInto(a: Float64Array, ao: number, b: Float64Array, bo: number, t: number): void {
+/** `a := slerp(a, b, t)`, `t = ts[to]`, for the quaternions at `ao` of `a` and `bo` of `b` (shortest way, normalised lerp for small angles). */
+function slerpInto(
+  a: Float64Array,
+  ao: number,
+  b: Float64Array,
+  bo: number,
+  ts: Float64Array,
+  to: number,
+): void {
+  const t = ts[to];
   if (t <= 0) return;
   let bx = b[bo];
   let by = b[bo + 1];
