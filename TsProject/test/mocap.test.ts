@@ -4,6 +4,7 @@
  * occluded bones are held then filled, a frame without a person holds the pose, the hips follow the image,
  * the BVH written reads back with the same directions, and a frame allocates nothing.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { forwardKinematics, HUMAN_BONE_NAMES } from '../src/core';
 import { parseBvh, writeBvh } from '../src/io/bvh';
@@ -206,5 +207,25 @@ describe('mocap allocation', () => {
       }, 5000);
     `);
     expect(r.step).toBeLessThan(1);
+  });
+});
+
+describe('mocap layering', () => {
+  it('src/mocap imports only core and (types of) puppet: a feature, engine-free (tsconfig.pure.json includes it)', () => {
+    const dir = path.resolve(__dirname, '../src/mocap');
+    const pure = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../tsconfig.pure.json'), 'utf8'));
+    expect(pure.include).toContain('src/mocap');
+    for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.ts'))) {
+      const text = fs.readFileSync(path.join(dir, f), 'utf8');
+      for (const m of text.matchAll(/^import (type )?[^;]*? from '([^']+)';/gms)) {
+        const spec = m[2];
+        const ok =
+          spec === 'gl-matrix' ||
+          spec.startsWith('./') ||
+          spec.startsWith('../core') ||
+          (spec === '../puppet' && m[1] === 'type ');
+        expect([f, spec, ok]).toEqual([f, spec, true]);
+      }
+    }
   });
 });
