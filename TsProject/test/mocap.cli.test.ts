@@ -54,6 +54,33 @@ describeWithData('kind mocap on the real squat', () => {
   });
 });
 
+describeWithData('kind mocap with an avatar', () => {
+  it('retargets the result onto Xbot through kind retarget (<dir>/retarget/: glb, bvh, summary.json)', async () => {
+    const out = path.join(work, 'xbot');
+    const r = await runKind([
+      'mocap',
+      squat(),
+      dataPath('threejs/Xbot.glb'),
+      '--image-size',
+      '720x1280',
+      '--fps',
+      '5',
+      '-o',
+      out,
+    ]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/retargeted 'pose_squats' \(bvh, 21 bones, centimetres \(auto\)\) onto Xbot\.glb/);
+    expect(r.out).toMatch(/calibration: rest -> T-pose/);
+    expect(fs.readdirSync(path.join(out, 'retarget')).sort()).toEqual([
+      'pose_squats.bvh',
+      'pose_squats.glb',
+      'summary.json',
+    ]);
+    expect(fs.readdirSync(out).sort()).toEqual(['mocap.json', 'pose_squats.bvh', 'retarget']);
+  });
+});
+
 describe('kind mocap: bad input and usage', () => {
   const write = (name: string, value: unknown) => {
     const f = path.join(work, name);
@@ -98,13 +125,23 @@ describe('kind mocap: bad input and usage', () => {
     expect(fs.existsSync(out)).toBe(false);
   });
 
-  it('usage errors exit 2: no file, a bad --fov, -o that looks like an option', async () => {
+  it('usage errors exit 2: no file, a bad --fov, -o that looks like an option; an unreadable avatar exits 1 first', async () => {
     expect((await runKind(['mocap'])).code).toBe(2);
     const f = write('ok.json', { image: IMAGE, frames: [frameOf(tPosePoints(), { timestampMs: 0 })] });
     const fov = await runKind(['mocap', f, '--fov', '0']);
     expect(fov.code).toBe(2);
     expect(fov.err).toMatch(/--fov: 0 is out of range/);
     expect((await runKind(['mocap', f, '-o', '-q'])).code).toBe(2);
+    // an avatar that cannot be read: exit 1 before anything is written
+    const out = path.join(work, 'no-avatar');
+    const r = await runKind(['mocap', f, path.join(work, 'nothere.glb'), '-o', out]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/nothere\.glb/);
+    expect(fs.existsSync(out)).toBe(false);
+    // and the one frame of that file is enough to write a take
+    const one = await runKind(['mocap', f, '-o', path.join(work, 'one'), '-q']);
+    expect([one.code, one.err]).toEqual([0, '']);
+    expect(fs.readdirSync(path.join(work, 'one')).sort()).toEqual(['mocap.json', 'ok.bvh']);
   });
 });
 

@@ -8,21 +8,30 @@
  * reference with its `_3d` world sibling (`--image-size`, `--fps`), tfjs-models keypoints with BlazePose
  * `keypoints3D`. World landmarks are needed (the pose is 3-D).
  *
+ * With an avatar (`kind mocap <landmarks> <avatar>`), the BVH written is then retargeted onto it by
+ * `kind retarget`'s `runRetarget` (the BVH's rest T-pose is its calibration reference) into
+ * `<dir>/retarget/` (`<name>.glb`, `<name>.bvh`, `summary.json`), a second all-or-nothing set: an interrupt
+ * during it leaves the mocap set written (the message names it).
+ *
  * Exit codes: 0 done; 1 bad input (one line naming the file and the frame / field; nothing written);
  * 2 usage; 130 / 143 / 129 interrupted (nothing written, the previous outputs unchanged).
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { writeBvh } from '../io/bvh';
-import { loadLandmarkRecording } from '../io/node';
+import { describeFsError, loadLandmarkRecording, requireNotFolder } from '../io/node';
 import { interruptPoint, withInterrupts } from '../io/node/interrupt';
 import { type MocapSummary, mocapJson, runMocap, summarizeMocap } from '../mocap';
 import { numberArg, outDirArg } from './args';
 import { checkOutputDir, ensureOutputDir, refuseOverwritingInputs, writeFilesAtomically } from './files';
+import { formatSummary, runRetarget } from './retarget';
 
 export interface MocapCommandOptions {
   outDir: string;
+  /** An avatar (.glb, .gltf, .vrm): the BVH is retargeted onto it by `kind retarget`'s pipeline into `<dir>/retarget/`. */
+  avatar?: string;
   imageSize?: { width: number; height: number };
   fps?: number;
   world?: string;
@@ -33,6 +42,8 @@ export interface MocapCommandOptions {
 export interface MocapCommandResult {
   summary: MocapSummary;
   outputs: { bvh: string; json: string };
+  /** `kind retarget`'s summary of the avatar run, when an avatar was given. */
+  retarget?: string;
   notes: string[];
   headingDeg: number;
   calibrationFrames: number;
@@ -46,6 +57,15 @@ export function mocapStem(file: string): string {
 /** Load, solve and write (all or nothing). */
 export async function runMocapCommand(input: string, o: MocapCommandOptions): Promise<MocapCommandResult> {
   checkOutputDir(o.outDir);
+  if (o.avatar) {
+    // an avatar that cannot be read fails before anything is written, not after the mocap set
+    try {
+      fs.accessSync(o.avatar, fs.constants.R_OK);
+    } catch (e) {
+      throw new Error(describeFsError(o.avatar, e));
+    }
+    requireNotFolder(o.avatar);
+  }
   const outputs = {
     bvh: path.join(o.outDir, `${mocapStem(input)}.bvh`),
     json: path.join(o.outDir, 'mocap.json'),
@@ -64,6 +84,13 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
     { path: outputs.bvh, data: bvh },
     { path: outputs.json, data: json },
   ]);
+  // an avatar: the written BVH through `kind retarget` (its rest T-pose is the calibration reference),
+  // written all or nothing into <dir>/retarget/ after the mocap set
+  const retarget = o.avatar
+    ? formatSummary(
+        await runRetarget({ source: outputs.bvh, avatar: o.avatar, outDir: path.join(o.outDir, 'retarget') }),
+      )
+    : undefined;
   const notes = [...loaded.notes];
   if (run.framesHipsFromImage < run.clip.frameCount)
     notes.push(
@@ -72,6 +99,7 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
   return {
     summary: summarizeMocap(run),
     outputs,
+    retarget,
     notes,
     headingDeg: (run.solver.calibration.heading * 180) / Math.PI,
     calibrationFrames: run.solver.calibration.frames.length,
@@ -105,6 +133,7 @@ export function formatMocapSummary(r: MocapCommandResult): string {
     `  knees: left ${s.knees.left.min.toFixed(0)}-${s.knees.left.max.toFixed(0)} deg, right ${s.knees.right.min.toFixed(0)}-${s.knees.right.max.toFixed(0)} deg (180 = straight)`,
     ...r.notes.map((n) => `  note: ${n}`),
     `  wrote ${r.outputs.bvh} and ${r.outputs.json}`,
+    ...(r.retarget ? [r.retarget] : []),
   ].join('\n');
 }
 
@@ -122,11 +151,15 @@ export function registerMocapCommand(program: Command): void {
   program
     .command('mocap')
     .description(
-      'webcam mocap from recorded MediaPipe pose landmarks: writes <dir>/<name>.bvh (HumanBodyBones joints, centimetres, Y up, facing +Z, the recording frame rate) and <dir>/mocap.json (calibration, confidence and state per frame and bone, summary)',
+      'webcam mocap from recorded MediaPipe pose landmarks: writes <dir>/<name>.bvh (HumanBodyBones joints, centimetres, Y up, facing +Z, the recording frame rate) and <dir>/mocap.json (calibration, confidence and state per frame and bone, summary); with an avatar, also <dir>/retarget/ as kind retarget writes it',
     )
     .argument(
       '<landmarks>',
       'landmark recording with world landmarks (the puppet page format, a tfjs reference with its _3d file, or tfjs-models BlazePose keypoints)',
+    )
+    .argument(
+      '[avatar]',
+      'an avatar (.glb, .gltf, .vrm) to retarget the result onto, as kind retarget: <dir>/retarget/',
     )
     .option('-o, --out <dir>', 'output folder', outDirArg, 'mocap-out')
     .option(
@@ -146,12 +179,13 @@ export function registerMocapCommand(program: Command): void {
       numberArg('--fov', 'above 1, below 179', (v) => v > 1 && v < 179),
     )
     .option('-q, --quiet', 'print nothing but errors')
-    .action(async (input: string, opts) => {
+    .action(async (input: string, avatar: string | undefined, opts) => {
       let bar: SingleBar | null = null;
       const tty = !opts.quiet && process.stderr.isTTY;
       const r = await withInterrupts('kind mocap', () =>
         runMocapCommand(input, {
           outDir: opts.out,
+          avatar,
           imageSize: opts.imageSize,
           fps: opts.fps,
           world: opts.world,
