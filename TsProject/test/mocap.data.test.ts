@@ -57,6 +57,22 @@ describeWithData('mocap judged on real takes', () => {
     expect(r.hipsHeightCm).toBeLessThan(3);
   });
 
+  it('the One-Euro option at 30 fps (1 cm noise, the soccer kick, all 200 frames): limbs and head closer to the take', () => {
+    const tk = loadTake(dataPath(TAKES[1].file), { every: 1, max: 200, unitScale: 0.0254 });
+    const { rec, truth } = synthesize(tk, { noiseM: 0.01, seed: 7 });
+    const raw = judge(rec, truth);
+    const smooth = judge(rec, truth, {}, { smoothMinCutoff: 4, smoothBeta: 3 });
+    const limbs = (r: JudgeResult) => {
+      const b = JUDGED.filter((x) => x !== 'Head' && x !== 'Spine');
+      return b.reduce((a, x) => a + r.errors[x].mean, 0) / b.length;
+    };
+    lines.push(
+      `  ${tk.name} at 30 fps, 1 cm noise: limbs ${limbs(raw).toFixed(2)} -> ${limbs(smooth).toFixed(2)}, spine ${raw.errors.Spine.mean.toFixed(2)} -> ${smooth.errors.Spine.mean.toFixed(2)}, head ${raw.errors.Head.mean.toFixed(2)} -> ${smooth.errors.Head.mean.toFixed(2)} degrees with One-Euro 4 Hz, beta 3`,
+    );
+    expect(limbs(smooth)).toBeLessThan(limbs(raw));
+    expect(smooth.errors.Head.mean).toBeLessThan(raw.errors.Head.mean);
+  });
+
   it('a left arm hidden for 1.5 s: held, then filled; every other judged bone as exact as without', () => {
     const tk = take(TAKES[0]);
     const drop = { landmarks: [13, 15, 17, 19, 21], from: 40, to: 55 };

@@ -181,7 +181,7 @@ describe('mocap BVH', () => {
 });
 
 describe('mocap allocation', () => {
-  it('MocapSolver.step allocates nothing per frame (measured outside jest, an esbuild probe)', () => {
+  it('MocapSolver.step allocates nothing per frame, One-Euro filter on (measured outside jest, an esbuild probe)', () => {
     const r = runAllocProbe(`
       import { calibrateMocap, MocapSolver } from ${JSON.stringify(path.resolve(__dirname, '../src/mocap'))};
       import { bend, frameOf, tPosePoints } from ${JSON.stringify(path.resolve(__dirname, 'helpers/mocapPose'))};
@@ -194,7 +194,7 @@ describe('mocap allocation', () => {
         frames.push(frameOf(p, { timestampMs: i * 33, hips: [0.3 * Math.sin(i / 9), 0, 0], vis }));
       }
       frames.push({ timestampMs: 64 * 33, landmarks: [] });
-      const s = new MocapSolver(calibrateMocap(frames));
+      const s = new MocapSolver(calibrateMocap(frames), { smoothMinCutoff: 4, smoothBeta: 3 }); // the filter on too
       const img = { width: 1280, height: 720 };
       const T = new Float64Array(1);
       const I = new Int32Array(1);

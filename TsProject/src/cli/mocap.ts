@@ -36,6 +36,8 @@ export interface MocapCommandOptions {
   fps?: number;
   world?: string;
   fovDeg?: number;
+  /** One-Euro minimum cutoff on the landmarks, Hz (0 / undefined = off; beta 3 per m/s). */
+  smoothHz?: number;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -75,7 +77,13 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
   if (loaded.worldFile) inputs.push({ role: 'world landmark file', path: loaded.worldFile });
   refuseOverwritingInputs([outputs.bvh, outputs.json], inputs);
   await interruptPoint();
-  const run = runMocap(loaded.recording, { source: input, fovDeg: o.fovDeg, onProgress: o.onProgress });
+  const run = runMocap(loaded.recording, {
+    source: input,
+    fovDeg: o.fovDeg,
+    smoothMinCutoff: o.smoothHz,
+    smoothBeta: o.smoothHz ? 3 : undefined,
+    onProgress: o.onProgress,
+  });
   const bvh = writeBvh(run.clip, { unitScale: 0.01 });
   const json = mocapJsonText(mocapJson(run, input, { bvh: outputs.bvh }) as { frames: unknown[] });
   await interruptPoint(); // nothing is written once interrupted
@@ -178,6 +186,11 @@ export function registerMocapCommand(program: Command): void {
       "the camera's field of view across the image's longer side, degrees (default 60); scales the hips' depth motion",
       numberArg('--fov', 'above 1, below 179', (v) => v > 1 && v < 179),
     )
+    .option(
+      '--smooth <hz>',
+      'One-Euro filter on the landmarks: its cutoff at rest in Hz (beta 3 per m/s); 4 suits 30 fps webcam input; default off',
+      numberArg('--smooth', '0 (off) to 30', (v) => v >= 0 && v <= 30),
+    )
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (input: string, avatar: string | undefined, opts) => {
       let bar: SingleBar | null = null;
@@ -190,6 +203,7 @@ export function registerMocapCommand(program: Command): void {
           fps: opts.fps,
           world: opts.world,
           fovDeg: opts.fov,
+          smoothHz: opts.smooth,
           onProgress: (done, total) => {
             if (!tty || total < 1000) return;
             if (!bar) {

@@ -44,6 +44,15 @@ export interface MocapOptions {
   fovDeg?: number;
   /** A bend reference counts fully from this bend angle on, degrees (default 25). */
   bendFullDeg?: number;
+  /**
+   * One-Euro filter (src/core/oneEuro.ts; Casiez et al. CHI 2012) on the landmark points (metres, relative
+   * to the hips) before solving: cutoff at rest, Hz (default 0 = off), ...
+   */
+  smoothMinCutoff?: number;
+  /** ... its cutoff rise per m/s (default 1) ... */
+  smoothBeta?: number;
+  /** ... and its derivative cutoff, Hz (default 1, the paper's). */
+  smoothDCutoff?: number;
 }
 
 /** Figures of one `step`. Reused object: read it before the next step. */
@@ -64,6 +73,9 @@ const DEFAULTS = {
   heldDecayPerSecond: 0.5,
   fovDeg: 60,
   bendFullDeg: 25,
+  smoothMinCutoff: 0,
+  smoothBeta: 1,
+  smoothDCutoff: 1,
 };
 
 /** Limb segments whose x-y world length over image length gives metres per pixel. */
@@ -104,6 +116,12 @@ export class MocapSolver {
   private readonly v = new Float64Array(12);
   private readonly q = new Float64Array(8);
   private readonly fkRot = new Float64Array(4 * MOCAP_BONE_COUNT);
+  /** One-Euro state per point: last output (3), smoothed speed (3); `ready` 1 once a point has a sample. */
+  private readonly fValue = new Float64Array(3 * POINT_COUNT);
+  private readonly fSpeed = new Float64Array(3 * POINT_COUNT);
+  private readonly fReady = new Uint8Array(POINT_COUNT);
+  /** [te seconds, minCutoff, beta, dCutoff] for the filter (a typed array: no boxed arguments). */
+  private readonly fParams = new Float64Array(4);
   private readonly origin = new Float64Array(3);
   private readonly hipsLast = new Float64Array(3);
   /** `[cos, sin]` of the calibration's heading. */
@@ -148,6 +166,7 @@ export class MocapSolver {
     );
     this.lastSeenMs.fill(Number.NEGATIVE_INFINITY);
     this.lastConf.fill(0);
+    this.fReady.fill(0);
     this.confidence.fill(0);
     this.state.fill(MocapStateCode.Filled);
     this.hasOrigin = false;
@@ -175,6 +194,18 @@ export class MocapSolver {
     const conf = this.pointConfidence;
     const found = readWorldPoints(frame, this.turn, pts, conf);
     const thr = o.visibilityThreshold;
+    if (found && o.smoothMinCutoff > 0) {
+      const fp = this.fParams;
+      fp[0] = dt / 1000;
+      fp[1] = o.smoothMinCutoff;
+      fp[2] = o.smoothBeta;
+      fp[3] = o.smoothDCutoff;
+      // a point not seen restarts when it comes back (no slide from a stale value)
+      for (let i = 0; i < POINT_COUNT; i++) {
+        if (conf[i] >= thr) this.smoothPoint(i);
+        else this.fReady[i] = 0;
+      }
+    }
     const wr = this.worldRotations;
     const lr = this.localRotations;
     const v = this.v;
@@ -267,6 +298,45 @@ export class MocapSolver {
     r.filled = filled;
     r.hipsFromImage = fromImage;
     return r;
+  }
+
+  /**
+   * One-Euro filter of point `i` in place (G. Casiez, N. Roussel, D. Vogel, "1€ Filter", CHI 2012,
+   * Algorithm 1; the same formulas as src/core/oneEuro.ts, written here so that no double travels as a
+   * call argument: `OneEuroBank.step` takes its interval and cutoffs as arguments, which V8 boxed here,
+   * 608 B per frame). Per axis: `alpha(fc) = 1 / (1 + 1 / (2 pi fc te))`; speed `dx = (x - x̂prev) / te`
+   * low-passed at `dCutoff`; `fc = minCutoff + beta |dx̂|`; `x̂ = x̂prev + alpha(fc) (x - x̂prev)`. The first
+   * sample, and one after a gap over 0.5 s, passes through.
+   */
+  private smoothPoint(i: number): void {
+    const fp = this.fParams;
+    const te = fp[0];
+    const pts = this.points;
+    const val = this.fValue;
+    const spd = this.fSpeed;
+    const o = 3 * i;
+    if (this.fReady[i] === 0 || !(te > 0 && te <= 0.5)) {
+      val[o] = pts[o];
+      val[o + 1] = pts[o + 1];
+      val[o + 2] = pts[o + 2];
+      spd[o] = 0;
+      spd[o + 1] = 0;
+      spd[o + 2] = 0;
+      this.fReady[i] = 1;
+      return;
+    }
+    const aD = 1 / (1 + 1 / (2 * Math.PI * fp[3] * te));
+    for (let k = 0; k < 3; k++) {
+      const prev = val[o + k];
+      const dx = (pts[o + k] - prev) / te;
+      const d = spd[o + k] + aD * (dx - spd[o + k]);
+      spd[o + k] = d;
+      const fc = fp[1] + fp[2] * Math.abs(d);
+      const a = 1 / (1 + 1 / (2 * Math.PI * fc * te));
+      const x = prev + a * (pts[o + k] - prev);
+      val[o + k] = x;
+      pts[o + k] = x;
+    }
   }
 
   /** The measured world rotation of bone `b` into `worldRotations`; false when the basis is degenerate. */

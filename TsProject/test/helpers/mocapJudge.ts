@@ -29,7 +29,7 @@ import * as fs from 'node:fs';
 import { forwardKinematics, HumanBodyBones as H, type Skeleton } from '../../src/core';
 import { parseBvh } from '../../src/io/bvh';
 import { autoMapHumanoid } from '../../src/io/humanoidMap';
-import { MB, type MocapRun, runMocap } from '../../src/mocap';
+import { MB, type MocapOptions, type MocapRun, runMocap } from '../../src/mocap';
 import type { Landmark, LandmarkRecording, PoseFrame } from '../../src/puppet';
 
 type V3 = [number, number, number];
@@ -321,8 +321,9 @@ export function judge(
   rec: LandmarkRecording,
   truth: Truth,
   o: { skip?: (frame: number) => boolean } = {},
+  mocap: MocapOptions = {},
 ): JudgeResult {
-  const run = runMocap(rec);
+  const run = runMocap(rec, mocap);
   const sk = run.solver.skeleton;
   const n = sk.boneCount;
   const h = run.solver.calibration.heading;
