@@ -50,6 +50,7 @@ describeWithData('kind mocap on the real squat', () => {
     expect(json.frames[0].state).toHaveLength(21);
     expect(json.frames[0].confidence[0]).toBeCloseTo(0.8, 6); // visibility unknown: 0.8
     expect(json.calibration.frames).toHaveLength(30);
+    expect(json.options).toMatchObject({ visibilityThreshold: 0.5, fovDeg: 60, smoothMinCutoff: 0 });
     expect(json.summary.knees.left.min).toBeLessThan(90);
   });
 });

@@ -231,6 +231,7 @@ export function mocapJson(run: MocapRun, input: string, outputs: { bvh: string }
       bvh: 'centimetres',
     },
     bones: [...MOCAP_BONES],
+    options: { ...run.solver.options },
     calibration: {
       frames: cal.frames,
       headingDeg: r3((cal.heading * 180) / Math.PI),

@@ -110,6 +110,11 @@ export class MocapSolver {
   };
 
   private readonly o: typeof DEFAULTS;
+
+  /** The options in force (defaults filled in), for reports. */
+  get options(): Readonly<Required<MocapOptions>> {
+    return this.o;
+  }
   private readonly lastSeenMs = new Float64Array(MOCAP_BONE_COUNT).fill(Number.NEGATIVE_INFINITY);
   private readonly lastConf = new Float64Array(MOCAP_BONE_COUNT);
   private readonly relaxed = new Float64Array(4 * MOCAP_BONE_COUNT);
