@@ -131,14 +131,30 @@ describe('mocap known answers', () => {
     expect(run.hips[3 * 4 + 1]).toBeCloseTo(0.91, 6);
   });
 
-  it('refuses a recording without world landmarks or without a whole body, naming the file and field', () => {
+  it('legs out of the image (knees down never seen): calibrates on the torso and arms, legs filled, lengths defaulted', () => {
+    const vis = new Map([25, 26, 27, 28, 29, 30, 31, 32].map((i) => [i, 0.1] as [number, number]));
+    const run = runMocap(rec(still(20, tPosePoints(), { vis })));
+    const cal = run.solver.calibration;
+    expect(cal.defaulted.sort()).toEqual(
+      ['leftFoot', 'leftShin', 'leftThigh', 'rightFoot', 'rightShin', 'rightThigh'].sort(),
+    );
+    expect(cal.lengths.leftUpperArm).toBeCloseTo(0.27, 6); // seen: measured
+    expect(cal.lengths.leftThigh).toBeCloseTo(0.76 * 0.5, 6); // 0.76 torso lengths
+    expect(cal.hipsHeight).toBeCloseTo(0.38 + 0.405 + 0.07, 6);
+    const n = MOCAP_BONE_COUNT;
+    expect(MOCAP_STATES[run.state[n * 19 + MB.LeftLowerLeg]]).toBe('filled');
+    expect(MOCAP_STATES[run.state[n * 19 + MB.LeftLowerArm]]).toBe('measured');
+    expect(run.framesHipsFromImage).toBe(20);
+  });
+
+  it('refuses a recording without world landmarks or without a torso, naming the file and field', () => {
     const noWorld = still(3).map((f) => ({ ...f, worldLandmarks: undefined }));
     expect(() => calibrateMocap(noWorld, { source: 'a.json' })).toThrow(MocapInputError);
     expect(() => calibrateMocap(noWorld, { source: 'a.json' })).toThrow(
       /^a\.json: frames: no frame has 33 world landmarks/,
     );
-    const hidden = still(3, tPosePoints(), { vis: new Map([[27, 0.1]]) });
-    expect(() => runMocap(rec(hidden))).toThrow(/^test\.json: frames: no frame shows the whole body/);
+    const hidden = still(3, tPosePoints(), { vis: new Map([[11, 0.1]]) });
+    expect(() => runMocap(rec(hidden))).toThrow(/^test\.json: frames: no frame shows the torso/);
     expect(() => new MocapSolver(calibrateMocap(still(2)), { fovDeg: Number.NaN })).toThrow(/fovDeg/);
   });
 });

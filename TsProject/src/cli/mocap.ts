@@ -100,6 +100,11 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
       )
     : undefined;
   const notes = [...loaded.notes];
+  const defaulted = run.solver.calibration.defaulted;
+  if (defaulted.length)
+    notes.push(
+      `never seen while calibrating, set from the other side or torso proportions: ${defaulted.join(', ')} (mocap.json calibration.defaulted)`,
+    );
   if (run.framesHipsFromImage < run.clip.frameCount)
     notes.push(
       `hips horizontal position from the image in ${run.framesHipsFromImage} of ${run.clip.frameCount} frames (held in the others)`,

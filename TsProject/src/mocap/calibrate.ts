@@ -34,8 +34,31 @@ export interface MocapCalibrationOptions {
 /** `[cos, sin]` of a zero heading. */
 const NO_TURN = Float64Array.of(1, 0);
 
-/** Landmarks that must all be seen for a frame to calibrate on: shoulders to wrists, hips to foot index. */
-const BODY = [11, 12, 13, 14, 15, 16, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32] as const;
+/**
+ * Landmarks that must all be seen for a frame to calibrate on: the torso (shoulders and hips). Each length
+ * is the median over the calibration frames in which both its ends are seen; a length never seen (feet
+ * cut off by the image, an arm out of frame) takes a proportion of the torso (`DEFAULT_PROPORTIONS`) and is
+ * listed in `MocapCalibration.defaulted`.
+ */
+const BODY = [11, 12, 23, 24] as const;
+
+/**
+ * Lengths in torso lengths (hip midpoint -> shoulder midpoint) for lengths never seen in the calibration
+ * frames: rounded from the T-pose of the known-answer tests and the real squat's calibration (torso 0.49 m,
+ * upper arm 0.26, forearm 0.23, hand 0.07, thigh 0.37, shin 0.40, neck 0.20, hip width 0.17). Foot offsets
+ * (foot frame, metres): toe tip 16 cm forward and 7 cm down from the ankle, heel 5 cm back and 7 cm down.
+ */
+export const DEFAULT_PROPORTIONS: Record<string, number> = {
+  neck: 0.4,
+  hipWidth: 0.36,
+  shoulderWidth: 0.66,
+  UpperArm: 0.53,
+  Forearm: 0.47,
+  Hand: 0.14,
+  Thigh: 0.76,
+  Shin: 0.81,
+};
+const DEFAULT_FOOT = [0, -0.07, 0.16, 0, -0.07, -0.05];
 
 export interface MocapCalibration {
   /** Frame indices (of the recording) used. */
@@ -54,6 +77,11 @@ export interface MocapCalibration {
    * The root's is (0, hips height at rest, 0).
    */
   restTranslations: Float64Array;
+  /**
+   * Lengths never seen in the calibration frames (both ends below the threshold), set from the other side
+   * or from `DEFAULT_PROPORTIONS` of the torso; `leftFoot` / `rightFoot` for the default foot offsets.
+   */
+  defaulted: string[];
   /** Heel (landmark 29 / 30) from the ankle in the foot's frame, metres: `[left xyz, right xyz]`. */
   heel: Float64Array;
   /** Hips height standing straight: thigh + shin + the ankle's height above the lowest of heel and toe. */
@@ -73,8 +101,8 @@ function confident(frame: PoseFrame, conf: Float64Array, pts: Float64Array, t: n
 }
 
 /**
- * Calibrate on the first `maxFrames` frames in which all of shoulders, elbows, wrists, hips, knees, ankles,
- * heels and foot index are seen (confidence >= threshold) and the frame has world landmarks.
+ * Calibrate on the first `maxFrames` frames with world landmarks in which the torso (both shoulders and
+ * hips) is seen (confidence >= threshold); each length over those of the frames that see both its ends.
  * @throws MocapInputError when no frame qualifies (naming the source and how many frames have no world
  *   landmarks or no person).
  */
@@ -97,7 +125,7 @@ export function calibrateMocap(
     throw new MocapInputError(
       noWorld === frames.length
         ? `no frame has 33 world landmarks ("worldLandmarks", metres); the mocap needs MediaPipe's world landmarks (a tfjs reference file needs its _3d sibling or --world)`
-        : `no frame shows the whole body (shoulders to wrists, hips to feet with visibility >= ${t}); ${noWorld} of ${frames.length} frames have no world landmarks`,
+        : `no frame shows the torso (both shoulders and both hips with visibility >= ${t}); ${noWorld} of ${frames.length} frames have no world landmarks`,
       `${source}: frames`,
     );
   // heading: the mean hip and shoulder lines (right -> left) lie along +X
@@ -119,9 +147,10 @@ export function calibrateMocap(
   const heading = Math.atan2(hz, hx);
   const turn = Float64Array.of(Math.cos(heading), Math.sin(heading));
   const samples: Record<string, number[]> = {};
-  const add = (k: string, v: number) => {
+  const add = (k: string, a: number, b: number) => {
+    if (!(conf[a] >= t && conf[b] >= t)) return;
     if (!samples[k]) samples[k] = [];
-    samples[k].push(v);
+    samples[k].push(dist(a, b));
   };
   const dist = (a: number, b: number) =>
     Math.sqrt(
@@ -135,24 +164,26 @@ export function calibrateMocap(
   const foot: number[][] = [[], [], [], [], [], [], [], [], [], [], [], []]; // toe xyz, heel xyz per side
   for (const f of used) {
     readWorldPoints(frames[f], turn, pts, conf);
-    add('torso', dist(P.MidHip, P.MidShoulder));
-    add('neck', dist(P.MidShoulder, P.MidEar));
-    add('hipWidth', dist(23, 24));
-    add('shoulderWidth', dist(11, 12));
+    add('torso', P.MidHip, P.MidShoulder);
+    add('neck', P.MidShoulder, P.MidEar);
+    add('hipWidth', 23, 24);
+    add('shoulderWidth', 11, 12);
     for (const [side, sh, el, wr, tip, hip, kn, an] of [
       ['left', 11, 13, 15, P.LeftHandTip, 23, 25, 27],
       ['right', 12, 14, 16, P.RightHandTip, 24, 26, 28],
     ] as const) {
-      add(`${side}UpperArm`, dist(sh, el));
-      add(`${side}Forearm`, dist(el, wr));
-      add(`${side}Hand`, dist(wr, tip));
-      add(`${side}Thigh`, dist(hip, kn));
-      add(`${side}Shin`, dist(kn, an));
+      add(`${side}UpperArm`, sh, el);
+      add(`${side}Forearm`, el, wr);
+      add(`${side}Hand`, wr, tip);
+      add(`${side}Thigh`, hip, kn);
+      add(`${side}Shin`, kn, an);
     }
     // toe and heel offsets in the foot's own frame (the foot's measured rotation, inverse applied)
     for (let s = 0; s < 2; s++) {
       const b = s === 0 ? MB.LeftFoot : MB.RightFoot;
       const sp = boneSpec(b);
+      const seen = (i: number) => conf[i] >= t;
+      if (!(seen(sp.from) && seen(sp.to) && seen(sp.s0) && seen(sp.s1))) continue;
       pointDir(pts, sp.from, sp.to, dir, 0);
       pointDir(pts, sp.s0, sp.s1, sec, 0);
       if (!basisRotation(dir, 0, sec, 0, sp.restPrimary, sp.restSecondary, q, 0)) continue;
@@ -171,8 +202,27 @@ export function calibrateMocap(
   }
   const lengths: Record<string, number> = {};
   for (const k of Object.keys(samples)) lengths[k] = median(samples[k]);
-  const fm = foot.map((v) => (v.length ? median(v) : 0));
   const T = lengths.torso;
+  const defaulted: string[] = [];
+  for (const k of ['neck', 'hipWidth', 'shoulderWidth']) {
+    if (lengths[k] === undefined) {
+      lengths[k] = DEFAULT_PROPORTIONS[k] * T;
+      defaulted.push(k);
+    }
+  }
+  for (const side of ['left', 'right'])
+    for (const part of ['UpperArm', 'Forearm', 'Hand', 'Thigh', 'Shin']) {
+      const k = `${side}${part}`;
+      if (lengths[k] === undefined) {
+        // the other side's when seen, else the proportion
+        const other = lengths[`${side === 'left' ? 'right' : 'left'}${part}`];
+        lengths[k] = other ?? DEFAULT_PROPORTIONS[part] * T;
+        defaulted.push(k);
+      }
+    }
+  const fm = foot.map((v, i) => (v.length ? median(v) : DEFAULT_FOOT[i % 6]));
+  if (foot[0].length === 0) defaulted.push('leftFoot');
+  if (foot[6].length === 0) defaulted.push('rightFoot');
   const rt = new Float64Array(3 * MOCAP_BONE_COUNT);
   const set = (b: number, x: number, y: number, z: number) => {
     rt[3 * b] = x;
@@ -207,6 +257,7 @@ export function calibrateMocap(
     frames: used,
     heading,
     lengths,
+    defaulted,
     restTranslations: rt,
     heel: Float64Array.from([fm[3], fm[4], fm[5], fm[9], fm[10], fm[11]]),
     hipsHeight,

@@ -236,6 +236,7 @@ export function mocapJson(run: MocapRun, input: string, outputs: { bvh: string }
       frames: cal.frames,
       headingDeg: r3((cal.heading * 180) / Math.PI),
       lengths,
+      defaulted: cal.defaulted,
       hipsHeight: r3(cal.hipsHeight),
     },
     summary: summarizeMocap(run),
