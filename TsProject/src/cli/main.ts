@@ -1,5 +1,5 @@
 /**
- * The `kind` command line (Node only). Subcommands: `retarget`, `inspect`, `live`, `qa`, `cleanup`, `puppet`.
+ * The `kind` command line (Node only). Subcommands: `retarget`, `inspect`, `live`, `qa`, `cleanup`, `puppet`, `mocap`.
  * Exit code 0 on success; 1 with a one-line error on failure (`kind live`: also when it received no
  * frame at all, with the reason); 2 on a usage error; `kind qa` exits 3
  * when a clip is Error (src/cli/qa.ts); the commands that write exit 130 / 143 / 129 when interrupted
@@ -17,6 +17,7 @@ import { registerCleanupCommand } from './cleanup';
 import { CONTACT_MODEL_NAMES, DEFAULT_CONTACT_MODEL } from './contactSource';
 import { runInspect } from './inspect';
 import { runLive } from './live';
+import { registerMocapCommand } from './mocap';
 import { registerPuppetCommand } from './puppet';
 import { registerQaCommand } from './qa';
 import { FPS_RANGE, formatSummary, fpsInRange, runRetarget } from './retarget';
@@ -381,6 +382,7 @@ export function buildProgram(): Command {
   registerPuppetCommand(program, (code) => {
     actionExitCode = code;
   });
+  registerMocapCommand(program);
   return program;
 }
 

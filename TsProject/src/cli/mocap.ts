@@ -1,0 +1,225 @@
+/**
+ * `kind mocap <landmarks> -o <dir>` (issue 23 item 1): recorded MediaPipe pose landmarks -> a humanoid
+ * source pose, written as `<dir>/<name>.bvh` (HumanBodyBones joint names, centimetres, Y up, the performer
+ * facing +Z at the first frame, ZXY rotation channels, the recording's frame rate) and `<dir>/mocap.json`
+ * (calibration, per frame and bone the confidence and state, summary figures). The solver is src/mocap.
+ *
+ * Inputs as `kind puppet` reads them (src/io/node `loadLandmarkRecording`): the recording format, a tfjs
+ * reference with its `_3d` world sibling (`--image-size`, `--fps`), tfjs-models keypoints with BlazePose
+ * `keypoints3D`. World landmarks are needed (the pose is 3-D).
+ *
+ * With an avatar (`kind mocap <landmarks> <avatar>`), the BVH written is then retargeted onto it by
+ * `kind retarget`'s `runRetarget` (the BVH's rest T-pose is its calibration reference) into
+ * `<dir>/retarget/` (`<name>.glb`, `<name>.bvh`, `summary.json`), a second all-or-nothing set: an interrupt
+ * during it leaves the mocap set written (the message names it).
+ *
+ * Exit codes: 0 done; 1 bad input (one line naming the file and the frame / field; nothing written);
+ * 2 usage; 130 / 143 / 129 interrupted (nothing written, the previous outputs unchanged).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SingleBar } from 'cli-progress';
+import { type Command, InvalidArgumentError } from 'commander';
+import { writeBvh } from '../io/bvh';
+import { describeFsError, loadLandmarkRecording, requireNotFolder } from '../io/node';
+import { interruptPoint, withInterrupts } from '../io/node/interrupt';
+import { type MocapSummary, mocapJson, runMocap, summarizeMocap } from '../mocap';
+import { numberArg, outDirArg } from './args';
+import { checkOutputDir, ensureOutputDir, refuseOverwritingInputs, writeFilesAtomically } from './files';
+import { formatSummary, runRetarget } from './retarget';
+
+export interface MocapCommandOptions {
+  outDir: string;
+  /** An avatar (.glb, .gltf, .vrm): the BVH is retargeted onto it by `kind retarget`'s pipeline into `<dir>/retarget/`. */
+  avatar?: string;
+  imageSize?: { width: number; height: number };
+  fps?: number;
+  world?: string;
+  fovDeg?: number;
+  /** One-Euro minimum cutoff on the landmarks, Hz (0 / undefined = off; beta 3 per m/s). */
+  smoothHz?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface MocapCommandResult {
+  summary: MocapSummary;
+  outputs: { bvh: string; json: string };
+  /** `kind retarget`'s summary of the avatar run, when an avatar was given. */
+  retarget?: string;
+  notes: string[];
+  headingDeg: number;
+  calibrationFrames: number;
+}
+
+/** `pose_squats.full.json` -> `pose_squats`; `take.json` -> `take`. */
+export function mocapStem(file: string): string {
+  return path.basename(file).replace(/(\.full)?\.json$/i, '') || 'mocap';
+}
+
+/** Load, solve and write (all or nothing). */
+export async function runMocapCommand(input: string, o: MocapCommandOptions): Promise<MocapCommandResult> {
+  checkOutputDir(o.outDir);
+  if (o.avatar) {
+    // an avatar that cannot be read fails before anything is written, not after the mocap set
+    try {
+      fs.accessSync(o.avatar, fs.constants.R_OK);
+    } catch (e) {
+      throw new Error(describeFsError(o.avatar, e));
+    }
+    requireNotFolder(o.avatar);
+  }
+  const outputs = {
+    bvh: path.join(o.outDir, `${mocapStem(input)}.bvh`),
+    json: path.join(o.outDir, 'mocap.json'),
+  };
+  const loaded = loadLandmarkRecording(input, { imageSize: o.imageSize, fps: o.fps, world: o.world });
+  const inputs = [{ role: 'landmark file', path: input }];
+  if (loaded.worldFile) inputs.push({ role: 'world landmark file', path: loaded.worldFile });
+  refuseOverwritingInputs([outputs.bvh, outputs.json], inputs);
+  await interruptPoint();
+  const run = runMocap(loaded.recording, {
+    source: input,
+    fovDeg: o.fovDeg,
+    smoothMinCutoff: o.smoothHz,
+    smoothBeta: o.smoothHz ? 3 : undefined,
+    onProgress: o.onProgress,
+  });
+  const bvh = writeBvh(run.clip, { unitScale: 0.01 });
+  const json = mocapJsonText(mocapJson(run, input, { bvh: outputs.bvh }) as { frames: unknown[] });
+  await interruptPoint(); // nothing is written once interrupted
+  ensureOutputDir(o.outDir);
+  writeFilesAtomically([
+    { path: outputs.bvh, data: bvh },
+    { path: outputs.json, data: json },
+  ]);
+  // an avatar: the written BVH through `kind retarget` (its rest T-pose is the calibration reference),
+  // written all or nothing into <dir>/retarget/ after the mocap set
+  const retarget = o.avatar
+    ? formatSummary(
+        await runRetarget({ source: outputs.bvh, avatar: o.avatar, outDir: path.join(o.outDir, 'retarget') }),
+      )
+    : undefined;
+  const notes = [...loaded.notes];
+  const defaulted = run.solver.calibration.defaulted;
+  if (defaulted.length)
+    notes.push(
+      `never seen while calibrating, set from the other side or torso proportions: ${defaulted.join(', ')} (mocap.json calibration.defaulted)`,
+    );
+  if (run.framesHipsFromImage < run.clip.frameCount)
+    notes.push(
+      `hips horizontal position from the image in ${run.framesHipsFromImage} of ${run.clip.frameCount} frames (held in the others)`,
+    );
+  return {
+    summary: summarizeMocap(run),
+    outputs,
+    retarget,
+    notes,
+    headingDeg: (run.solver.calibration.heading * 180) / Math.PI,
+    calibrationFrames: run.solver.calibration.frames.length,
+  };
+}
+
+/** mocap.json's text: indented, one line per frame (the frames are most of the file). */
+export function mocapJsonText(obj: { frames: unknown[] }): string {
+  const { frames, ...head } = obj;
+  const top = JSON.stringify(head, null, 1);
+  const rows = frames.map((f) => `  ${JSON.stringify(f)}`).join(',\n');
+  return `${top.slice(0, top.lastIndexOf('}')).trimEnd()},\n "frames": [\n${rows}\n ]\n}\n`;
+}
+
+/** The terminal summary of a run. */
+export function formatMocapSummary(r: MocapCommandResult): string {
+  const s = r.summary;
+  const b = Object.values(s.bones);
+  const sum = (k: 'measured' | 'held' | 'filled') => b.reduce((a, x) => a + x[k], 0);
+  const total = s.frames * b.length;
+  const pct = (k: 'measured' | 'held' | 'filled') => `${((100 * sum(k)) / total).toFixed(1)}%`;
+  const worst = Object.entries(s.bones)
+    .filter(([, x]) => x.measured < s.frames)
+    .sort((x, y) => x[1].measured - y[1].measured)
+    .slice(0, 3)
+    .map(([n, x]) => `${n} ${x.measured}/${s.frames}`);
+  return [
+    `mocap: ${s.frames} frames at ${s.fps} fps (${s.durationS} s), calibrated on ${r.calibrationFrames} frames, heading ${r.headingDeg.toFixed(1)} deg`,
+    `  bones: measured ${pct('measured')}, held ${pct('held')}, filled ${pct('filled')}${worst.length ? ` (least measured: ${worst.join(', ')})` : ''}`,
+    `  hips height: standing ${s.hipsHeight.standing.toFixed(2)} m, range ${s.hipsHeight.min.toFixed(2)}-${s.hipsHeight.max.toFixed(2)} m; travels up to ${s.hipsMaxHorizontal.toFixed(2)} m horizontally`,
+    `  knees: left ${s.knees.left.min.toFixed(0)}-${s.knees.left.max.toFixed(0)} deg, right ${s.knees.right.min.toFixed(0)}-${s.knees.right.max.toFixed(0)} deg (180 = straight)`,
+    ...r.notes.map((n) => `  note: ${n}`),
+    `  wrote ${r.outputs.bvh} and ${r.outputs.json}`,
+    ...(r.retarget ? [r.retarget] : []),
+  ].join('\n');
+}
+
+function imageSizeArg(value: string): { width: number; height: number } {
+  const m = /^\s*(\d+)\s*[xX]\s*(\d+)\s*$/.exec(value);
+  const w = m ? Number(m[1]) : Number.NaN;
+  const h = m ? Number(m[2]) : Number.NaN;
+  if (!m || !(w > 0 && h > 0 && w <= 65536 && h <= 65536))
+    throw new InvalidArgumentError(`--image-size: '${value}' is not WIDTHxHEIGHT in pixels (e.g. 720x1280)`);
+  return { width: w, height: h };
+}
+
+/** Add `kind mocap` to the program. */
+export function registerMocapCommand(program: Command): void {
+  program
+    .command('mocap')
+    .description(
+      'webcam mocap from recorded MediaPipe pose landmarks: writes <dir>/<name>.bvh (HumanBodyBones joints, centimetres, Y up, facing +Z, the recording frame rate) and <dir>/mocap.json (calibration, confidence and state per frame and bone, summary); with an avatar, also <dir>/retarget/ as kind retarget writes it',
+    )
+    .argument(
+      '<landmarks>',
+      'landmark recording with world landmarks (the puppet page format, a tfjs reference with its _3d file, or tfjs-models BlazePose keypoints)',
+    )
+    .argument(
+      '[avatar]',
+      'an avatar (.glb, .gltf, .vrm) to retarget the result onto, as kind retarget: <dir>/retarget/',
+    )
+    .option('-o, --out <dir>', 'output folder', outDirArg, 'mocap-out')
+    .option(
+      '--image-size <WxH>',
+      'camera image size in pixels for a tfjs reference or keypoint file (e.g. 720x1280)',
+      imageSizeArg,
+    )
+    .option(
+      '--fps <n>',
+      'frame rate of a tfjs reference or keypoint file without timestamps (default 30)',
+      numberArg('--fps', 'above 0, at most 1000', (v) => v > 0 && v <= 1000),
+    )
+    .option('--world <file>', "a tfjs reference's world landmarks file (default: its _3d sibling)")
+    .option(
+      '--fov <deg>',
+      "the camera's field of view across the image's longer side, degrees (default 60); scales the hips' depth motion",
+      numberArg('--fov', 'above 1, below 179', (v) => v > 1 && v < 179),
+    )
+    .option(
+      '--smooth <hz>',
+      'One-Euro filter on the landmarks: its cutoff at rest in Hz (beta 3 per m/s); 4 suits 30 fps webcam input; default off',
+      numberArg('--smooth', '0 (off) to 30', (v) => v >= 0 && v <= 30),
+    )
+    .option('-q, --quiet', 'print nothing but errors')
+    .action(async (input: string, avatar: string | undefined, opts) => {
+      let bar: SingleBar | null = null;
+      const tty = !opts.quiet && process.stderr.isTTY;
+      const r = await withInterrupts('kind mocap', () =>
+        runMocapCommand(input, {
+          outDir: opts.out,
+          avatar,
+          imageSize: opts.imageSize,
+          fps: opts.fps,
+          world: opts.world,
+          fovDeg: opts.fov,
+          smoothHz: opts.smooth,
+          onProgress: (done, total) => {
+            if (!tty || total < 1000) return;
+            if (!bar) {
+              bar = new SingleBar({ format: 'mocap [{bar}] {value}/{total} frames', stream: process.stderr });
+              bar.start(total, 0);
+            }
+            bar.update(done);
+            if (done === total) bar.stop();
+          },
+        }),
+      );
+      if (!opts.quiet) console.log(formatMocapSummary(r));
+    });
+}

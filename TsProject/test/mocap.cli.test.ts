@@ -1,0 +1,202 @@
+/**
+ * `kind mocap` (src/cli/mocap.ts): the real squat recording -> <dir>/pose_squats.bvh and mocap.json, read
+ * back; bad input as one-line errors naming the file and field (exit 1, nothing written); usage errors
+ * (exit 2); and SIGINT / SIGTERM on a private build leave the previous outputs or the complete new set.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseBvh } from '../src/io/bvh';
+import { MOCAP_BONES } from '../src/mocap';
+import { type BuiltCli, buildCli, removeBuiltCli } from './helpers/builtCli';
+import { dataPath, describeWithData } from './helpers/data';
+import { frameOf, IMAGE, tPosePoints } from './helpers/mocapPose';
+import { runKind } from './helpers/runCli';
+
+let work: string;
+beforeAll(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-mocap-'));
+});
+afterAll(() => {
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+const squat = () => dataPath('pose-landmarks/pose_squats.full.json');
+
+describeWithData('kind mocap on the real squat', () => {
+  it('writes pose_squats.bvh (HumanBodyBones, cm, ZXY, 5 fps) and mocap.json; the summary names the figures', async () => {
+    const out = path.join(work, 'squat');
+    const r = await runKind(['mocap', squat(), '--image-size', '720x1280', '--fps', '5', '-o', out]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(
+      /^mocap: 65 frames at 5 fps \(12\.8 s\), calibrated on 30 frames, heading -32\.1 deg/,
+    );
+    expect(r.out).toMatch(/bones: measured 100\.0%, held 0\.0%, filled 0\.0%/);
+    expect(r.out).toMatch(/knees: left 74-168 deg, right 69-166 deg/);
+    expect(fs.readdirSync(out).sort()).toEqual(['mocap.json', 'pose_squats.bvh']);
+    const text = fs.readFileSync(path.join(out, 'pose_squats.bvh'), 'utf8');
+    const bvh = parseBvh(text, { fileName: 'pose_squats.bvh' });
+    expect(bvh.unitGuess).toMatch(/centimetres/);
+    expect(bvh.clip.skeleton.names).toEqual([...MOCAP_BONES]);
+    expect(bvh.clip.frameCount).toBe(65);
+    expect(bvh.clip.frameTime).toBeCloseTo(0.2, 9);
+    expect(bvh.layout.joints[1].channels).toEqual(['Zrotation', 'Xrotation', 'Yrotation']);
+    const json = JSON.parse(fs.readFileSync(path.join(out, 'mocap.json'), 'utf8'));
+    expect(json.tool).toBe('kind mocap');
+    expect(json.bones).toEqual([...MOCAP_BONES]);
+    expect(json.frames).toHaveLength(65);
+    expect(json.frames[0].state).toHaveLength(21);
+    expect(json.frames[0].confidence[0]).toBeCloseTo(0.8, 6); // visibility unknown: 0.8
+    expect(json.calibration.frames).toHaveLength(30);
+    expect(json.options).toMatchObject({ visibilityThreshold: 0.5, fovDeg: 60, smoothMinCutoff: 0 });
+    expect(json.summary.knees.left.min).toBeLessThan(90);
+  });
+});
+
+describeWithData('kind mocap with an avatar', () => {
+  it('retargets the result onto Xbot through kind retarget (<dir>/retarget/: glb, bvh, summary.json)', async () => {
+    const out = path.join(work, 'xbot');
+    const r = await runKind([
+      'mocap',
+      squat(),
+      dataPath('threejs/Xbot.glb'),
+      '--image-size',
+      '720x1280',
+      '--fps',
+      '5',
+      '-o',
+      out,
+    ]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/retargeted 'pose_squats' \(bvh, 21 bones, centimetres \(auto\)\) onto Xbot\.glb/);
+    expect(r.out).toMatch(/calibration: rest -> T-pose/);
+    expect(fs.readdirSync(path.join(out, 'retarget')).sort()).toEqual([
+      'pose_squats.bvh',
+      'pose_squats.glb',
+      'summary.json',
+    ]);
+    expect(fs.readdirSync(out).sort()).toEqual(['mocap.json', 'pose_squats.bvh', 'retarget']);
+  });
+});
+
+describe('kind mocap: bad input and usage', () => {
+  const write = (name: string, value: unknown) => {
+    const f = path.join(work, name);
+    fs.writeFileSync(f, typeof value === 'string' ? value : JSON.stringify(value));
+    return f;
+  };
+
+  it('one-line errors naming the file and field, exit 1, nothing written', async () => {
+    const out = path.join(work, 'bad-out');
+    const cases: [string, RegExp][] = [
+      [path.join(work, 'missing.json'), /missing\.json/],
+      [
+        write('broken.json', '{ "image": { "width": 1280, "height": 720 }, "frames": [ }'),
+        /broken\.json:1:\d+: not valid JSON/,
+      ],
+      [
+        write('noworld.json', {
+          image: IMAGE,
+          frames: [0, 1].map((i) => ({
+            ...frameOf(tPosePoints(), { timestampMs: i * 33 }),
+            worldLandmarks: undefined,
+          })),
+        }),
+        /noworld\.json: frames: no frame has 33 world landmarks/,
+      ],
+      [
+        write('nan.json', {
+          image: IMAGE,
+          frames: [
+            { ...frameOf(tPosePoints(), { timestampMs: 0 }), worldLandmarks: [{ x: 0, y: null, z: 0 }] },
+          ],
+        }),
+        /nan\.json: frame 0, worldLandmarks: has 1 landmarks/,
+      ],
+    ];
+    for (const [file, msg] of cases) {
+      const r = await runKind(['mocap', file, '-o', out]);
+      expect([file, r.code]).toEqual([file, 1]);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+      expect(r.err).toMatch(msg);
+    }
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it('usage errors exit 2: no file, a bad --fov, -o that looks like an option; an unreadable avatar exits 1 first', async () => {
+    expect((await runKind(['mocap'])).code).toBe(2);
+    const f = write('ok.json', { image: IMAGE, frames: [frameOf(tPosePoints(), { timestampMs: 0 })] });
+    const fov = await runKind(['mocap', f, '--fov', '0']);
+    expect(fov.code).toBe(2);
+    expect(fov.err).toMatch(/--fov: 0 is out of range/);
+    expect((await runKind(['mocap', f, '-o', '-q'])).code).toBe(2);
+    // an avatar that cannot be read: exit 1 before anything is written
+    const out = path.join(work, 'no-avatar');
+    const r = await runKind(['mocap', f, path.join(work, 'nothere.glb'), '-o', out]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/nothere\.glb/);
+    expect(fs.existsSync(out)).toBe(false);
+    // and the one frame of that file is enough to write a take
+    const one = await runKind(['mocap', f, '-o', path.join(work, 'one'), '-q']);
+    expect([one.code, one.err]).toEqual([0, '']);
+    expect(fs.readdirSync(path.join(work, 'one')).sort()).toEqual(['mocap.json', 'ok.bvh']);
+  });
+});
+
+describeWithData('kind mocap interrupted', () => {
+  let cli: BuiltCli;
+  beforeAll(() => {
+    cli = buildCli('mocap-test');
+  });
+  afterAll(() => removeBuiltCli(cli));
+
+  it('SIGINT / SIGTERM at several points: the previous outputs or the new ones, no .tmp or .bak; 130 / 143 or 0 (finished)', async () => {
+    const out = path.join(work, 'interrupt');
+    fs.mkdirSync(out);
+    fs.writeFileSync(path.join(out, 'pose_squats.bvh'), 'previous bvh');
+    fs.writeFileSync(path.join(out, 'mocap.json'), 'previous json');
+    const args = [cli.bin, 'mocap', squat(), '--image-size', '720x1280', '--fps', '5', '-o', out, '-q'];
+    const outcomes: string[] = [];
+    for (const [sig, delay] of [
+      ['SIGINT', 50],
+      ['SIGTERM', 150],
+      ['SIGINT', 300],
+      ['SIGTERM', 600],
+      ['SIGINT', 20000], // after the run: exit 0, the new set
+    ] as const) {
+      const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => {
+        err += d;
+      });
+      const timer = setTimeout(() => child.kill(sig), delay);
+      const code: number | null = await new Promise((resolve) => child.on('close', (c) => resolve(c)));
+      clearTimeout(timer);
+      const files = fs.readdirSync(out).sort();
+      expect(files).toEqual(['mocap.json', 'pose_squats.bvh']);
+      const bvh = fs.readFileSync(path.join(out, 'pose_squats.bvh'), 'utf8');
+      const json = fs.readFileSync(path.join(out, 'mocap.json'), 'utf8');
+      const old = bvh === 'previous bvh';
+      expect(json === 'previous json').toBe(old); // never a mix
+      if (code === 0) expect(err).toBe('');
+      else if (code === null)
+        expect(old).toBe(true); // killed before its handler was set up: nothing written
+      else {
+        expect(code).toBe(sig === 'SIGINT' ? 130 : 143);
+        expect(err.trim().split('\n')).toHaveLength(1);
+        expect(err).toMatch(/^kind mocap: interrupted/);
+      }
+      outcomes.push(`${sig}@${delay}ms: ${code} ${old ? 'previous' : 'new'}`);
+      if (!old) {
+        fs.writeFileSync(path.join(out, 'pose_squats.bvh'), 'previous bvh');
+        fs.writeFileSync(path.join(out, 'mocap.json'), 'previous json');
+      }
+    }
+    expect(outcomes).toHaveLength(5);
+    expect(outcomes[4]).toMatch(/: 0 new$/);
+    console.log(`kind mocap interrupted: ${outcomes.join('; ')}`);
+  });
+});
