@@ -18445,6 +18445,51 @@ for (const side of ["left", "right"]) {
 SEGMENTS.push({ name: "hipsToNeck", from: HumanBodyBones.Hips, to: [HumanBodyBones.Neck, HumanBodyBones.Head] });
 var HUMAN_NAME = Object.fromEntries(Object.entries(HumanBodyBones).map(([k, v]) => [v, k]));
 
+// src/rig/hubOptions.ts
+var HubError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "HubError";
+  }
+};
+function describe3(v) {
+  return typeof v === "string" ? `the text '${v}'` : String(v);
+}
+function checkRange(field, v, min2, max2, unit2 = "") {
+  if (typeof v !== "number" || !Number.isFinite(v))
+    throw new HubError(`${field}: need a finite number, got ${describe3(v)}`);
+  if (v < min2 || v > max2) throw new HubError(`${field}: ${v} is outside ${min2}..${max2}${unit2}`);
+  return v;
+}
+function checkChoice(field, v, choices) {
+  if (!choices.includes(v))
+    throw new HubError(`${field}: ${describe3(v)} is not one of ${choices.map((c) => `'${c}'`).join(", ")}`);
+  return v;
+}
+function checkFrame(what, frame, source) {
+  if (!frame || typeof frame !== "object")
+    throw new HubError(`${what}: need a frame { rotations, translations }, got ${describe3(frame)}`);
+  const n = source.boneCount;
+  for (const [field, arr, k] of [
+    ["rotations", frame.rotations, 4],
+    ["translations", frame.translations, 3]
+  ]) {
+    if (!arr || typeof arr.length !== "number" || arr.length !== k * n)
+      throw new HubError(
+        `${what}: frame.${field} has length ${arr?.length}, expected ${k * n} (${k} x ${n} source bones)`
+      );
+    for (let i = 0; i < arr.length; i++) {
+      const v = arr[i];
+      if (typeof v !== "number" || !Number.isFinite(v)) {
+        const b = Math.floor(i / k);
+        throw new HubError(
+          `${what}: frame.${field}[${source.names[b]}].${"xyzw"[i % k]} is ${describe3(v)} (need a finite number)`
+        );
+      }
+    }
+  }
+}
+
 // src/rig/hubState.ts
 var HUB_STATE_VERSION = 1;
 function encodeStateNumbers(value) {
@@ -19423,49 +19468,6 @@ var SourceStage = class {
 };
 
 // src/rig/hub.ts
-var HubError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "HubError";
-  }
-};
-function describe3(v) {
-  return typeof v === "string" ? `the text '${v}'` : String(v);
-}
-function checkRange(field, v, min2, max2, unit2 = "") {
-  if (typeof v !== "number" || !Number.isFinite(v))
-    throw new HubError(`${field}: need a finite number, got ${describe3(v)}`);
-  if (v < min2 || v > max2) throw new HubError(`${field}: ${v} is outside ${min2}..${max2}${unit2}`);
-  return v;
-}
-function checkChoice(field, v, choices) {
-  if (!choices.includes(v))
-    throw new HubError(`${field}: ${describe3(v)} is not one of ${choices.map((c) => `'${c}'`).join(", ")}`);
-  return v;
-}
-function checkFrame(what, frame, source) {
-  if (!frame || typeof frame !== "object")
-    throw new HubError(`${what}: need a frame { rotations, translations }, got ${describe3(frame)}`);
-  const n = source.boneCount;
-  for (const [field, arr, k] of [
-    ["rotations", frame.rotations, 4],
-    ["translations", frame.translations, 3]
-  ]) {
-    if (!arr || typeof arr.length !== "number" || arr.length !== k * n)
-      throw new HubError(
-        `${what}: frame.${field} has length ${arr?.length}, expected ${k * n} (${k} x ${n} source bones)`
-      );
-    for (let i = 0; i < arr.length; i++) {
-      const v = arr[i];
-      if (typeof v !== "number" || !Number.isFinite(v)) {
-        const b = Math.floor(i / k);
-        throw new HubError(
-          `${what}: frame.${field}[${source.names[b]}].${"xyzw"[i % k]} is ${describe3(v)} (need a finite number)`
-        );
-      }
-    }
-  }
-}
 var LIMBS = [
   { name: "leftArm", arm: true, bones: [HumanBodyBones.LeftUpperArm, HumanBodyBones.LeftLowerArm, HumanBodyBones.LeftHand], weight: Limb.LeftArm },
   {
