@@ -28,7 +28,6 @@ const LONG_FILES_ALLOWED = new Map<string, string>([
   ['io/humanoidMap.ts', 'not split yet'],
   ['qa/evaluate.ts', 'not split yet'],
   ['retarget/retargeter.ts', 'not split yet'],
-  ['rig/hub.ts', 'not split yet'],
   ['unity/bridge.ts', 'not split yet'],
   ['web/puppet/main.ts', 'not split yet'],
 ]);

@@ -15543,6 +15543,1414 @@ function perp(a, u) {
   return sub2(a, scale4(u, dot4(a, u)));
 }
 
+// src/retarget/referencePose.ts
+var ReferencePoseError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ReferencePoseError";
+  }
+};
+function poseGeometry(skeleton, localRot, localPos) {
+  const rotations = new Float64Array(4 * skeleton.boneCount);
+  const positions = new Float64Array(3 * skeleton.boneCount);
+  forwardKinematics(skeleton, localRot, localPos, rotations, positions);
+  return { rotations, positions };
+}
+function bonePos(g, skeleton, h) {
+  const b = skeleton.humanoid[h];
+  return readVec3(vec64(), g.positions, b);
+}
+function requireBones(skeleton, bones, what) {
+  for (const h of bones) {
+    if (skeleton.humanoid[h] < 0) {
+      const name = Object.keys(HumanBodyBones).find((k) => HumanBodyBones[k] === h);
+      throw new ReferencePoseError(
+        `${what} needs the humanoid bone ${name}, which the skeleton does not map`
+      );
+    }
+  }
+}
+function bodyFrame(skeleton, g) {
+  requireBones(
+    skeleton,
+    [HumanBodyBones.Hips, HumanBodyBones.Head, HumanBodyBones.LeftUpperArm, HumanBodyBones.RightUpperArm, HumanBodyBones.LeftUpperLeg, HumanBodyBones.RightUpperLeg],
+    "the body frame"
+  );
+  const up = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.Head), bonePos(g, skeleton, HumanBodyBones.Hips));
+  const lu = vec3_exports.length(up);
+  if (!(lu > 1e-9)) throw new ReferencePoseError("the body frame: head and hips are at the same place");
+  vec3_exports.scale(up, up, 1 / lu);
+  const left = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.LeftUpperArm), bonePos(g, skeleton, HumanBodyBones.RightUpperArm));
+  const legs = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.LeftUpperLeg), bonePos(g, skeleton, HumanBodyBones.RightUpperLeg));
+  vec3_exports.add(left, left, legs);
+  vec3_exports.scaleAndAdd(left, left, up, -vec3_exports.dot(left, up));
+  const ll = vec3_exports.length(left);
+  if (!(ll > 1e-9)) {
+    throw new ReferencePoseError(
+      "the body frame: left and right limbs coincide, so left/right cannot be told apart"
+    );
+  }
+  vec3_exports.scale(left, left, 1 / ll);
+  const forward = vec3_exports.cross(vec64(), left, up);
+  return { left, up, forward };
+}
+function bodyToCanonical(frame) {
+  const m = new Float64Array(9);
+  for (let c = 0; c < 3; c++) {
+    m[3 * c + 0] = frame.left[c];
+    m[3 * c + 1] = frame.up[c];
+    m[3 * c + 2] = frame.forward[c];
+  }
+  const q = quat64();
+  quat_exports.fromMat3(q, m);
+  return quat_exports.normalize(q, q);
+}
+function isStandingPose(skeleton, g) {
+  const m = skeleton.humanoid;
+  if ([HumanBodyBones.Hips, HumanBodyBones.Head, HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot, HumanBodyBones.LeftUpperArm, HumanBodyBones.RightUpperArm].some((h) => m[h] < 0))
+    return false;
+  const hips = bonePos(g, skeleton, HumanBodyBones.Hips);
+  const up = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.Head), hips);
+  const feet = vec3_exports.add(vec64(), bonePos(g, skeleton, HumanBodyBones.LeftFoot), bonePos(g, skeleton, HumanBodyBones.RightFoot));
+  vec3_exports.scale(feet, feet, 0.5);
+  vec3_exports.sub(feet, feet, hips);
+  if (vec3_exports.length(up) < 1e-9 || vec3_exports.length(feet) < 1e-9) return false;
+  if (vec3_exports.angle(up, feet) < 120 * Math.PI / 180) return false;
+  try {
+    bodyFrame(skeleton, g);
+  } catch {
+    return false;
+  }
+  const lr = vec3_exports.dist(bonePos(g, skeleton, HumanBodyBones.LeftUpperArm), bonePos(g, skeleton, HumanBodyBones.RightUpperArm));
+  if (!(lr > 0.05 * vec3_exports.length(up))) return false;
+  const down = vec3_exports.scale(vec64(), up, -1);
+  for (const [u, f] of [
+    [HumanBodyBones.LeftUpperLeg, HumanBodyBones.LeftFoot],
+    [HumanBodyBones.RightUpperLeg, HumanBodyBones.RightFoot]
+  ]) {
+    if (m[u] < 0) continue;
+    const leg = vec3_exports.sub(vec64(), bonePos(g, skeleton, f), bonePos(g, skeleton, u));
+    if (vec3_exports.length(leg) < 1e-9 || vec3_exports.angle(leg, down) > 60 * Math.PI / 180) return false;
+  }
+  if (m[HumanBodyBones.LeftUpperLeg] >= 0 && m[HumanBodyBones.RightUpperLeg] >= 0) {
+    const legs = vec3_exports.sub(
+      vec64(),
+      bonePos(g, skeleton, HumanBodyBones.LeftUpperLeg),
+      bonePos(g, skeleton, HumanBodyBones.RightUpperLeg)
+    );
+    const arms = vec3_exports.sub(
+      vec64(),
+      bonePos(g, skeleton, HumanBodyBones.LeftUpperArm),
+      bonePos(g, skeleton, HumanBodyBones.RightUpperArm)
+    );
+    const u = vec3_exports.normalize(vec64(), up);
+    vec3_exports.scaleAndAdd(legs, legs, u, -vec3_exports.dot(legs, u));
+    vec3_exports.scaleAndAdd(arms, arms, u, -vec3_exports.dot(arms, u));
+    if (vec3_exports.length(legs) > 1e-9 && vec3_exports.length(arms) > 1e-9 && vec3_exports.angle(legs, arms) > 30 * Math.PI / 180)
+      return false;
+  }
+  return true;
+}
+function chainBetween(skeleton, top, bottom) {
+  const out = [];
+  for (let b = bottom; b >= 0; b = skeleton.parents[b]) {
+    out.push(b);
+    if (b === top) return out.reverse();
+  }
+  return [];
+}
+var X = vec64(1, 0, 0);
+var Y = vec64(0, 1, 0);
+var Z = vec64(0, 0, 1);
+function canonicalPose(skeleton, options = {}) {
+  const kind = options.kind ?? "T";
+  const n = skeleton.boneCount;
+  const local = Float64Array.from(options.baseRotations ?? skeleton.restRotations);
+  const trans = Float64Array.from(options.baseTranslations ?? skeleton.restTranslations);
+  if (local.length !== 4 * n || trans.length !== 3 * n) {
+    throw new ReferencePoseError(`base pose: expected ${4 * n} rotations and ${3 * n} translations`);
+  }
+  const m = skeleton.humanoid;
+  const g = poseGeometry(skeleton, local, trans);
+  const frame = bodyFrame(skeleton, g);
+  const G = bodyToCanonical(frame);
+  const tmp = quat64();
+  for (let i = 0; i < n; i++) {
+    if (skeleton.parents[i] >= 0) continue;
+    readQuat(tmp, local, i);
+    quat_exports.multiply(tmp, G, tmp);
+    writeQuat(local, i, tmp);
+    const p = readVec3(vec64(), trans, i);
+    vec3_exports.transformQuat(p, p, G);
+    trans.set(p, 3 * i);
+  }
+  const geo = poseGeometry(skeleton, local, trans);
+  const refresh = () => forwardKinematics(skeleton, local, trans, geo.rotations, geo.positions);
+  const cur = vec64();
+  const delta = quat64();
+  const w = quat64();
+  const aim = (b, child, dir) => {
+    if (b < 0 || child < 0) return;
+    vec3_exports.sub(cur, readVec3(vec64(), geo.positions, child), readVec3(vec64(), geo.positions, b));
+    const len3 = vec3_exports.length(cur);
+    if (len3 < 1e-9) return;
+    vec3_exports.scale(cur, cur, 1 / len3);
+    fromTo(delta, cur, dir);
+    readQuat(w, geo.rotations, b);
+    quat_exports.multiply(w, delta, w);
+    setWorldRotation(b, w);
+  };
+  const setWorldRotation = (b, world) => {
+    const p = skeleton.parents[b];
+    if (p < 0) {
+      writeQuat(local, b, world);
+    } else {
+      const pw = readQuat(quat64(), geo.rotations, p);
+      quat_exports.invert(pw, pw);
+      quat_exports.multiply(pw, pw, world);
+      quat_exports.normalize(pw, pw);
+      writeQuat(local, b, pw);
+    }
+    refresh();
+  };
+  const neckOrHead = m[HumanBodyBones.Neck] >= 0 ? m[HumanBodyBones.Neck] : m[HumanBodyBones.Head];
+  const torso = chainBetween(skeleton, m[HumanBodyBones.Hips], neckOrHead);
+  if (torso.length >= 3) {
+    const p0 = readVec3(vec64(), geo.positions, torso[0]);
+    const p1 = readVec3(vec64(), geo.positions, torso[1]);
+    const o = vec3_exports.sub(vec64(), p1, p0);
+    let L = 0;
+    for (let k = 2; k < torso.length; k++) {
+      const b = torso[k];
+      L += Math.hypot(trans[3 * b], trans[3 * b + 1], trans[3 * b + 2]);
+    }
+    const horiz = o[0] * o[0] + o[2] * o[2];
+    const u = L * L > horiz ? vec64(-o[0] / L, Math.sqrt(L * L - horiz) / L, -o[2] / L) : Y;
+    for (let k = 1; k + 1 < torso.length; k++) aim(torso[k], torso[k + 1], u);
+  }
+  if (m[HumanBodyBones.Neck] >= 0) {
+    const neckChain = chainBetween(skeleton, m[HumanBodyBones.Neck], m[HumanBodyBones.Head]);
+    for (let k = 0; k + 1 < neckChain.length; k++) aim(neckChain[k], neckChain[k + 1], Y);
+  }
+  const downY = vec64(0, -1, 0);
+  for (const side of ["Left", "Right"]) {
+    const upper = m[HumanBodyBones[`${side}UpperLeg`]];
+    const lower = m[HumanBodyBones[`${side}LowerLeg`]];
+    const foot = m[HumanBodyBones[`${side}Foot`]];
+    const toes = m[HumanBodyBones[`${side}Toes`]];
+    const footWorld = foot >= 0 ? readQuat(quat64(), geo.rotations, foot) : null;
+    aim(upper, lower, downY);
+    aim(lower, foot, downY);
+    if (footWorld) setWorldRotation(foot, footWorld);
+    if (toes >= 0) aim(foot, toes, Z);
+  }
+  for (const side of ["Left", "Right"]) {
+    const lateral = side === "Left" ? X : vec64(-1, 0, 0);
+    const out = kind === "I" ? downY : lateral;
+    const upper = m[HumanBodyBones[`${side}UpperArm`]];
+    const lower = m[HumanBodyBones[`${side}LowerArm`]];
+    const hand = m[HumanBodyBones[`${side}Hand`]];
+    const shoulder = m[HumanBodyBones[`${side}Shoulder`]];
+    if (shoulder >= 0) aim(shoulder, upper, lateral);
+    aim(upper, lower, out);
+    aim(lower, hand, out);
+    const finger = [
+      HumanBodyBones[`${side}MiddleProximal`],
+      HumanBodyBones[`${side}IndexProximal`],
+      HumanBodyBones[`${side}RingProximal`],
+      HumanBodyBones[`${side}LittleProximal`]
+    ].map((h) => m[h]).find((b) => b >= 0);
+    if (finger !== void 0) aim(hand, finger, out);
+  }
+  refresh();
+  return {
+    kind,
+    localRotations: local,
+    world: geo,
+    bodyToCanonical: G,
+    hipsHeight: hipsHeightOf(skeleton, geo)
+  };
+}
+function hipsHeightOf(skeleton, g) {
+  const m = skeleton.humanoid;
+  const hipsY = g.positions[3 * m[HumanBodyBones.Hips] + 1];
+  let lowest = Number.POSITIVE_INFINITY;
+  for (const h of [HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot]) {
+    if (m[h] >= 0) lowest = Math.min(lowest, g.positions[3 * m[h] + 1]);
+  }
+  return hipsY - lowest;
+}
+
+// src/retarget/virtualHierarchy.ts
+function virtualizeHumanoid(skeleton) {
+  const n = skeleton.boneCount;
+  const m = skeleton.humanoid;
+  const newParent = Int32Array.from(skeleton.parents);
+  const detached = [];
+  for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+    const t = m[h];
+    if (t < 0) continue;
+    const hp = nearestMappedAncestor(h, (x) => m[x] >= 0);
+    if (hp < 0) continue;
+    const pt = m[hp];
+    if (pt === t || isAncestor(skeleton, pt, t) || isAncestor(skeleton, t, pt)) continue;
+    newParent[t] = pt;
+    detached.push(t);
+  }
+  if (detached.length === 0) {
+    const id = Int32Array.from({ length: n }, (_, i) => i);
+    return { skeleton, realOf: id, virtualOf: Int32Array.from(id), detached, identity: true };
+  }
+  const children = Array.from({ length: n }, () => []);
+  const roots = [];
+  for (let i = 0; i < n; i++) (newParent[i] < 0 ? roots : children[newParent[i]]).push(i);
+  const order = [];
+  const visit2 = (b) => {
+    order.push(b);
+    for (const c of children[b]) visit2(c);
+  };
+  for (const r of roots) visit2(r);
+  const realOf = Int32Array.from(order);
+  const virtualOf = new Int32Array(n);
+  order.forEach((real, v2) => {
+    virtualOf[real] = v2;
+  });
+  const rest = restWorld(skeleton);
+  const rot = new Float64Array(4 * n);
+  const tr = new Float64Array(3 * n);
+  const q = quat64();
+  const pq = quat64();
+  const v = vec64();
+  const pv = vec64();
+  for (let vi = 0; vi < n; vi++) {
+    const r = realOf[vi];
+    const p = newParent[r];
+    if (p === skeleton.parents[r]) {
+      rot.set(skeleton.restRotations.subarray(4 * r, 4 * r + 4), 4 * vi);
+      tr.set(skeleton.restTranslations.subarray(3 * r, 3 * r + 3), 3 * vi);
+      continue;
+    }
+    readQuat(pq, rest.rotations, p);
+    quat_exports.invert(pq, pq);
+    readQuat(q, rest.rotations, r);
+    quat_exports.multiply(q, pq, q);
+    rot.set(q, 4 * vi);
+    readVec3(v, rest.positions, r);
+    readVec3(pv, rest.positions, p);
+    vec3_exports.sub(v, v, pv);
+    vec3_exports.transformQuat(v, v, pq);
+    tr.set(v, 3 * vi);
+  }
+  const humanoid = Int32Array.from(m, (b) => b >= 0 ? virtualOf[b] : -1);
+  const skel = createSkeleton({
+    names: order.map((r) => skeleton.names[r]),
+    parents: order.map((r) => newParent[r] >= 0 ? virtualOf[newParent[r]] : -1),
+    restTranslations: tr,
+    restRotations: rot,
+    humanoid
+  });
+  return { skeleton: skel, realOf, virtualOf, detached, identity: false };
+}
+
+// src/retarget/retargeter.ts
+var RetargetError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "RetargetError";
+  }
+};
+var AXES = {
+  "+x": [1, 0, 0],
+  "-x": [-1, 0, 0],
+  "+y": [0, 1, 0],
+  "-y": [0, -1, 0],
+  "+z": [0, 0, 1],
+  "-z": [0, 0, -1]
+};
+function nearestAxis(v) {
+  let best = "+y";
+  let bestDot = Number.NEGATIVE_INFINITY;
+  for (const [name, a] of Object.entries(AXES)) {
+    const d = a[0] * v[0] + a[1] * v[1] + a[2] * v[2];
+    if (d > bestDot) {
+      bestDot = d;
+      best = name;
+    }
+  }
+  return best;
+}
+function upAxisRotation(axis) {
+  const q = quat64();
+  if (axis === "-y") return quat_exports.setAxisAngle(q, [1, 0, 0], Math.PI);
+  return fromTo(q, AXES[axis], [0, 1, 0]);
+}
+function lowestFootJointHeight(s, g) {
+  let lowest = Number.POSITIVE_INFINITY;
+  for (const h of [HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot]) {
+    const b = s.humanoid[h];
+    if (b >= 0) lowest = Math.min(lowest, g.positions[3 * b + 1]);
+  }
+  return Number.isFinite(lowest) ? lowest : 0;
+}
+function alignRoots(skeleton, rot, pos, alignment) {
+  const p = skeleton.parents;
+  for (let i = 0; i < skeleton.boneCount; i++) {
+    if (p[i] >= 0) continue;
+    qmul(rot, 4 * i, alignment, 0, rot, 4 * i);
+    vrotate(pos, 3 * i, alignment, 0, pos, 3 * i);
+  }
+}
+function innerChain(s, end) {
+  const c = chainBetween(s, s.humanoid[HumanBodyBones.Hips], end);
+  return c.slice(1, -1);
+}
+function distribute(target, source, out) {
+  const k = target.length;
+  const m = source.length;
+  if (m === 0) return;
+  for (let j = 0; j < k; j++) out[target[j]] = source[Math.ceil((j + 1) * m / k) - 1];
+}
+var CHAIN_BONES = /* @__PURE__ */ new Set([HumanBodyBones.Spine, HumanBodyBones.Chest, HumanBodyBones.UpperChest, HumanBodyBones.Neck]);
+function computeDrivers(source, target) {
+  const drivers = new Int32Array(target.boneCount).fill(-1);
+  const sm = source.humanoid;
+  const tm = target.humanoid;
+  for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+    if (CHAIN_BONES.has(h)) continue;
+    if (tm[h] >= 0 && sm[h] >= 0) drivers[tm[h]] = sm[h];
+  }
+  const tNeck = tm[HumanBodyBones.Neck];
+  const sNeck = sm[HumanBodyBones.Neck];
+  const tHead = tm[HumanBodyBones.Head];
+  const sHead = sm[HumanBodyBones.Head];
+  distribute(
+    innerChain(target, tNeck >= 0 ? tNeck : tHead),
+    innerChain(source, sNeck >= 0 ? sNeck : sHead),
+    drivers
+  );
+  if (tNeck >= 0 && sNeck >= 0) {
+    distribute(
+      chainBetween(target, tNeck, tHead).slice(0, -1),
+      chainBetween(source, sNeck, sHead).slice(0, -1),
+      drivers
+    );
+  }
+  const mappedT = new Set(Array.from(tm).filter((b) => b >= 0));
+  const mappedS = new Set(Array.from(sm).filter((b) => b >= 0));
+  const byName = /* @__PURE__ */ new Map();
+  source.names.forEach((nm, i) => {
+    if (!mappedS.has(i)) byName.set(nm, i);
+  });
+  for (let t = 0; t < target.boneCount; t++) {
+    if (drivers[t] >= 0 || mappedT.has(t)) continue;
+    const s = byName.get(target.names[t]);
+    if (s === void 0) continue;
+    const tp = target.parents[t];
+    const sp = source.parents[s];
+    const sameParent = tp < 0 && sp < 0 || tp >= 0 && sp >= 0 && target.names[tp] === source.names[sp];
+    if (sameParent) drivers[t] = s;
+  }
+  return drivers;
+}
+var Retargeter = class {
+  constructor(source, target, options = {}) {
+    /** Target reference-pose local rotations `4n` (undriven bones keep these). */
+    this.targetReference = null;
+    this.sourceReference = null;
+    this.info = null;
+    this.q2 = quat64();
+    this.v3 = vec64();
+    this.headOffset = quat64();
+    /** Per shoulder (left, right): virtual bone index, or -1 when twist is kept or the bone is absent. */
+    this.shoulderBones = new Int32Array([-1, -1]);
+    /** Per shoulder: reference local rotation (4) and the unit bone axis in its own frame (3), 8 values. */
+    this.shoulderData = new Float64Array(16);
+    /** Scratch for dropShoulderTwist: D (4) and the twist (4). */
+    this.twistScratch = new Float64Array(8);
+    this.alignSource = new Float64Array([0, 0, 0, 1]);
+    this.hipsScale = 1;
+    this.roomLift = 0;
+    this.sourceContact = 0;
+    this.targetContact = 0;
+    this.srcHipsHeight = 1;
+    this.tgtHipsHeight = 1;
+    this.tgtRestContact = 0;
+    this.calibrated = false;
+    /** Incremented by every calibration (callers caching calibration-dependent values compare it). */
+    this.calibrationSerial = 0;
+    this.q0 = quat64();
+    this.q1 = quat64();
+    this.v1 = vec64();
+    for (const [sk, which] of [
+      [source, "source"],
+      [target, "target"]
+    ]) {
+      const missing = [HumanBodyBones.Hips, HumanBodyBones.Head, HumanBodyBones.LeftUpperLeg, HumanBodyBones.RightUpperLeg, HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot].filter(
+        (h) => sk.humanoid[h] < 0
+      );
+      if (missing.length > 0) {
+        const names = missing.map((h) => Object.keys(HumanBodyBones).find((k) => HumanBodyBones[k] === h));
+        throw new RetargetError(`${which} skeleton has no ${names.join(", ")} in its humanoid map`);
+      }
+    }
+    this.source = source;
+    this.target = target;
+    const avatarScale = options.avatarScale ?? 1;
+    if (!(avatarScale > 0) || !Number.isFinite(avatarScale)) {
+      throw new RetargetError(`avatarScale ${avatarScale}: need a positive number`);
+    }
+    const headScale = options.headScale ?? 1;
+    if (!(headScale > 0) || !Number.isFinite(headScale))
+      throw new RetargetError(`headScale ${headScale}: need a positive number`);
+    const head = options.headRotationOffset ?? [0, 0, 0];
+    if (head.length !== 3 || !head.every(Number.isFinite)) {
+      throw new RetargetError("headRotationOffset: need three finite angles in degrees");
+    }
+    this.options = {
+      hipsMode: options.hipsMode ?? "scaled",
+      referencePose: options.referencePose ?? "T",
+      sourceReference: options.sourceReference ?? "auto",
+      sourceUp: options.sourceUp ?? "auto",
+      avatarScale,
+      headRotationOffset: [head[0], head[1], head[2]],
+      headScale,
+      sourceContactHeight: options.sourceContactHeight,
+      shoulderTwist: options.shoulderTwist ?? "keep"
+    };
+    if (this.options.shoulderTwist !== "drop" && this.options.shoulderTwist !== "keep")
+      throw new RetargetError(`shoulderTwist: ${String(this.options.shoulderTwist)} is not 'drop' or 'keep'`);
+    this.vt = virtualizeHumanoid(target);
+    this.vs = virtualizeHumanoid(source);
+    const vdrivers = computeDrivers(this.vs.skeleton, this.vt.skeleton);
+    this.vDrivers = vdrivers.map((s) => s >= 0 ? this.vs.realOf[s] : -1);
+    this.drivers = new Int32Array(target.boneCount).fill(-1);
+    this.vDrivers.forEach((s, v) => {
+      this.drivers[this.vt.realOf[v]] = s;
+    });
+    const nt = target.boneCount;
+    const ns = source.boneCount;
+    this.fits = buildChainFits(this.vs, this.vt.skeleton);
+    this.fitOf = new Int32Array(nt).fill(-1);
+    this.fitSegment = new Int32Array(nt).fill(-1);
+    this.fits.forEach((fit, k) => {
+      fit.targetBones.forEach((b, j) => {
+        this.fitOf[b] = k;
+        this.fitSegment[b] = j;
+      });
+    });
+    this.offsets = new Float64Array(4 * nt);
+    this.undrivenLocal = new Float64Array(4 * nt);
+    this.sRot = new Float64Array(4 * ns);
+    this.sWorldRot = new Float64Array(4 * ns);
+    this.sWorldPos = new Float64Array(3 * ns);
+    this.vWorldRot = new Float64Array(4 * nt);
+    this.vWorldPos = new Float64Array(3 * nt);
+    this.tWorldRot = this.vt.identity ? this.vWorldRot : new Float64Array(4 * nt);
+    this.tWorldPos = this.vt.identity ? this.vWorldPos : new Float64Array(3 * nt);
+    this.movedReal = new Uint8Array(nt);
+    for (const b of this.vt.detached) this.movedReal[b] = 1;
+    this.translationScale = new Float64Array(nt).fill(1);
+    this.updateTranslationScale();
+    const vtk = this.vt.skeleton;
+    this.worldNeeded = new Uint8Array(nt);
+    const body = [
+      HumanBodyBones.Hips,
+      HumanBodyBones.Spine,
+      HumanBodyBones.Chest,
+      HumanBodyBones.UpperChest,
+      HumanBodyBones.Neck,
+      HumanBodyBones.Head,
+      HumanBodyBones.LeftShoulder,
+      HumanBodyBones.RightShoulder,
+      HumanBodyBones.LeftUpperArm,
+      HumanBodyBones.RightUpperArm,
+      HumanBodyBones.LeftLowerArm,
+      HumanBodyBones.RightLowerArm,
+      HumanBodyBones.LeftHand,
+      HumanBodyBones.RightHand,
+      HumanBodyBones.LeftUpperLeg,
+      HumanBodyBones.RightUpperLeg,
+      HumanBodyBones.LeftLowerLeg,
+      HumanBodyBones.RightLowerLeg,
+      HumanBodyBones.LeftFoot,
+      HumanBodyBones.RightFoot,
+      HumanBodyBones.LeftToes,
+      HumanBodyBones.RightToes
+    ];
+    const mark = (b) => {
+      for (let a = b; a >= 0 && this.worldNeeded[a] === 0; a = vtk.parents[a]) this.worldNeeded[a] = 1;
+    };
+    for (const h of body) if (vtk.humanoid[h] >= 0) mark(vtk.humanoid[h]);
+    this.vDrivers.forEach((src, t) => {
+      if (src >= 0) mark(t);
+    });
+    for (const b of this.vt.detached) mark(this.vt.virtualOf[b]);
+    const all = Array.from({ length: nt }, (_, t) => t);
+    this.allBones = Int32Array.from(all);
+    this.neededBones = Int32Array.from(all.filter((t) => this.worldNeeded[t] === 1));
+    this.unneededBones = Int32Array.from(all.filter((t) => this.worldNeeded[t] === 0));
+  }
+  /**
+   * World positions below the hips scale with the avatar (the hips node carries the avatar scale),
+   * and below the head also with the head scale (the head node carries it).
+   */
+  updateTranslationScale() {
+    const vtk = this.vt.skeleton;
+    const vh = vtk.humanoid[HumanBodyBones.Hips];
+    const vhead = vtk.humanoid[HumanBodyBones.Head];
+    for (let t = 0; t < vtk.boneCount; t++) {
+      let f = 1;
+      for (let a = vtk.parents[t]; a >= 0; a = vtk.parents[a]) {
+        if (a === vh) f *= this.options.avatarScale;
+        if (a === vhead) f *= this.options.headScale;
+      }
+      this.translationScale[t] = f;
+    }
+  }
+  /** Hips scale, room lift and target contact level from the calibrated heights and the current scale. */
+  updateScaleTerms() {
+    const scale6 = this.options.avatarScale;
+    this.hipsScale = scale6 * this.tgtHipsHeight / this.srcHipsHeight;
+    this.targetContact = scale6 * this.tgtRestContact;
+    this.roomLift = scale6 * this.tgtHipsHeight + this.targetContact - (this.srcHipsHeight + this.sourceContact);
+    if (this.info) {
+      this.info.hipsScale = this.hipsScale;
+      this.info.roomLift = this.roomLift;
+      this.info.targetHipsHeight = scale6 * this.tgtHipsHeight;
+      this.info.targetContactHeight = this.targetContact;
+    }
+  }
+  /**
+   * Change the avatar scale (0.1..3 live; any positive value here) without recalibrating: the hips
+   * height terms and world positions below the hips follow from the next pose on. Set-up cost, not
+   * per frame.
+   * @throws RetargetError on a non-positive or non-finite scale.
+   */
+  setAvatarScale(scale6) {
+    if (!(scale6 > 0) || !Number.isFinite(scale6))
+      throw new RetargetError(`avatarScale ${scale6}: need a positive number`);
+    this.options.avatarScale = scale6;
+    this.updateTranslationScale();
+    if (this.calibrated) this.updateScaleTerms();
+  }
+  /** Change the head scale (world positions below the head follow). @throws RetargetError on a bad value. */
+  setHeadScale(scale6) {
+    if (!(scale6 > 0) || !Number.isFinite(scale6))
+      throw new RetargetError(`headScale ${scale6}: need a positive number`);
+    this.options.headScale = scale6;
+    this.updateTranslationScale();
+  }
+  /**
+   * Change the head rotation offset (degrees, as Unity's Quaternion.Euler, about the head's reference
+   * axes) without recalibrating. @throws RetargetError on non-finite angles.
+   */
+  setHeadRotationOffset(x, y, z2) {
+    if (![x, y, z2].every(Number.isFinite))
+      throw new RetargetError("headRotationOffset: need three finite angles in degrees");
+    this.options.headRotationOffset = [x, y, z2];
+    if (this.calibrated) this.updateHeadOffset();
+  }
+  updateHeadOffset() {
+    const [hx, hy, hz] = this.options.headRotationOffset;
+    quatFromEuler(this.headOffset, hy * DEG2RAD, hx * DEG2RAD, hz * DEG2RAD, "YXZ");
+    const ref = this.targetReference;
+    const refHead = readQuat(quat64(), ref.world.rotations, this.vt.skeleton.humanoid[HumanBodyBones.Head]);
+    const inv = quat_exports.invert(quat64(), refHead);
+    quat_exports.multiply(this.headOffset, inv, quat_exports.multiply(quat64(), this.headOffset, refHead));
+  }
+  /** The head rotation offset as a quaternion in the head's local frame (`W_head * q`), into `out`. */
+  headOffsetQuat(out) {
+    qcopy(out, 0, this.headOffset, 0);
+  }
+  /** Local rotations `4 * sourceBones` of the last source pose (normalised; roots as given, not turned upright). */
+  get lastSourceLocalRotations() {
+    return this.sRot;
+  }
+  /** Factor on each virtual bone's rest translation for world positions (avatar and head scale). */
+  get translationScales() {
+    return this.translationScale;
+  }
+  /** The calibrated offset (quaternion) of real target bone `bone` into `out`; identity for undriven bones. */
+  getOffset(bone, out) {
+    qcopy(out, 0, this.offsets, 4 * this.vt.virtualOf[bone]);
+  }
+  /**
+   * Replace the calibrated offset of real target bone `bone` (e.g. from saved settings or a hot-reload
+   * state). A quaternion already unit to rounding (`|q|^2` within 1e-12 of 1, as {@link getOffset}
+   * gives) is kept bit for bit, so export -> import restores the offsets exactly (renormalising a
+   * unit-to-rounding quaternion moves its last bits); any other is normalised.
+   */
+  setOffset(bone, q) {
+    const o = 4 * this.vt.virtualOf[bone];
+    for (let k = 0; k < 4; k++) this.offsets[o + k] = q[k];
+    const d = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!(Math.abs(d - 1) <= 1e-12)) qnormalize(this.offsets, o);
+  }
+  /** True once calibrate() has run. */
+  get isCalibrated() {
+    return this.calibrated;
+  }
+  /** The skeleton the retargeter poses internally (IK-style bones re-parented), and its bone maps. */
+  get virtual() {
+    return this.vt;
+  }
+  /**
+   * The internal world pose of the last `computeVirtualPose` / `retargetPose`: rotations `4n` and
+   * positions `3n` in the virtual skeleton's bone order. Callers (the hub) may edit them and then call
+   * {@link Retargeter.writeOutput}.
+   */
+  get virtualWorldRotations() {
+    return this.vWorldRot;
+  }
+  get virtualWorldPositions() {
+    return this.vWorldPos;
+  }
+  /**
+   * Calibrate. `firstFrame` (source local rotations `4n` and translations `3n`, metres) is the frame
+   * used to detect the source's up axis, and the base of the source reference pose when the source
+   * reference is 'first-frame', 'auto' with a non-standing rest pose, or `{ asIs: true }` (then it is
+   * the performer's T/I-pose as is). Without it, the rest pose stands in.
+   * @throws RetargetError when no usable reference pose can be built (the message says why).
+   */
+  calibrate(firstFrame) {
+    const src = this.source;
+    const tgt = this.target;
+    const vsk = this.vs.skeleton;
+    const vtk = this.vt.skeleton;
+    const kind = this.options.referencePose;
+    const mode = this.options.sourceReference;
+    const asIs = typeof mode === "object";
+    const frame = firstFrame ?? { rotations: src.restRotations, translations: src.restTranslations };
+    if (frame.rotations.length !== 4 * src.boneCount || frame.translations.length !== 3 * src.boneCount) {
+      throw new RetargetError(
+        `calibration frame: expected ${4 * src.boneCount} rotations and ${3 * src.boneCount} translations for ${src.boneCount} source bones`
+      );
+    }
+    const frameGeo = poseGeometry(src, frame.rotations, frame.translations);
+    const hb = 3 * src.humanoid[HumanBodyBones.Hips];
+    const hd = 3 * src.humanoid[HumanBodyBones.Head];
+    const fp = frameGeo.positions;
+    const detectedUp = nearestAxis([fp[hd] - fp[hb], fp[hd + 1] - fp[hb + 1], fp[hd + 2] - fp[hb + 2]]);
+    const up = this.options.sourceUp === "auto" ? detectedUp : this.options.sourceUp;
+    this.alignSource.set(upAxisRotation(up));
+    let which = "rest";
+    let baseRot = src.restRotations;
+    let baseTrans = src.restTranslations;
+    const restStanding = isStandingPose(vsk, poseGeometry(vsk, vsk.restRotations, vsk.restTranslations));
+    if (asIs || mode === "first-frame" || mode === "auto" && !restStanding) {
+      if (!firstFrame && !restStanding) {
+        throw new RetargetError(
+          "the source rest pose is not a standing humanoid and no frame was given to calibrate on"
+        );
+      }
+      baseRot = frame.rotations;
+      baseTrans = frame.translations;
+      which = asIs ? "frame-as-is" : "first-frame";
+    }
+    const alignedRot = Float64Array.from(baseRot);
+    const alignedTrans = Float64Array.from(baseTrans);
+    this.alignRoots(alignedRot, alignedTrans);
+    const vbase = toVirtualPose(this.vs, src, alignedRot, alignedTrans);
+    let srcRefWorldV;
+    let srcHips;
+    let tgtRef;
+    let failing = "target";
+    try {
+      tgtRef = canonicalPose(vtk, { kind });
+      failing = "source";
+      if (asIs) {
+        const g = poseGeometry(vsk, vbase.rotations, vbase.translations);
+        srcRefWorldV = g.rotations;
+        srcHips = canonicalPose(vsk, {
+          kind,
+          baseRotations: vbase.rotations,
+          baseTranslations: vbase.translations
+        }).hipsHeight;
+        const Ginv = quat_exports.invert(quat64(), bodyToCanonical(bodyFrame(vsk, g)));
+        const w = tgtRef.world.rotations;
+        for (let i = 0; i < vtk.boneCount; i++) {
+          readQuat(this.q0, w, i);
+          quat_exports.multiply(this.q0, Ginv, this.q0);
+          writeQuat(w, i, this.q0);
+        }
+        this.sourceReference = null;
+      } else {
+        const sref = canonicalPose(vsk, {
+          kind,
+          baseRotations: vbase.rotations,
+          baseTranslations: vbase.translations
+        });
+        this.sourceReference = sref;
+        srcRefWorldV = sref.world.rotations;
+        srcHips = sref.hipsHeight;
+      }
+    } catch (e) {
+      if (e instanceof ReferencePoseError)
+        throw new RetargetError(`calibration of the ${failing} skeleton: ${e.message}`);
+      throw e;
+    }
+    this.targetReference = tgtRef;
+    this.setUpShoulderTwist(tgtRef);
+    const tgtHips = tgtRef.hipsHeight;
+    if (!(srcHips > 1e-6)) {
+      throw new RetargetError(
+        `calibration: the source hips are not above its feet in the reference pose (hips height ${srcHips} m); cannot scale the hips path`
+      );
+    }
+    if (!(tgtHips > 1e-6)) {
+      throw new RetargetError(
+        `calibration: the target hips are not above its feet (hips height ${tgtHips} m)`
+      );
+    }
+    for (let t = 0; t < vtk.boneCount; t++) {
+      const s = this.vDrivers[t];
+      if (s >= 0) {
+        readQuat(this.q0, srcRefWorldV, this.vs.virtualOf[s]);
+        quat_exports.invert(this.q0, this.q0);
+        readQuat(this.q1, tgtRef.world.rotations, t);
+        quat_exports.multiply(this.q0, this.q0, this.q1);
+        quat_exports.normalize(this.q0, this.q0);
+        writeQuat(this.offsets, t, this.q0);
+      }
+      const from = vtk.parents[t] < 0 ? vtk.restRotations : tgtRef.localRotations;
+      for (let k = 0; k < 4; k++) this.undrivenLocal[4 * t + k] = from[4 * t + k];
+    }
+    this.updateHeadOffset();
+    this.srcHipsHeight = srcHips;
+    this.tgtHipsHeight = tgtHips;
+    this.tgtRestContact = this.options.sourceContactHeight !== void 0 ? lowestFootJointHeight(tgt, poseGeometry(tgt, tgt.restRotations, tgt.restTranslations)) : 0;
+    this.sourceContact = this.options.sourceContactHeight ?? 0;
+    this.updateScaleTerms();
+    const scale6 = this.options.avatarScale;
+    this.calibrated = true;
+    this.calibrationSerial++;
+    const drivers = {};
+    this.drivers.forEach((s, t) => {
+      if (s >= 0) drivers[tgt.names[t]] = src.names[s];
+    });
+    this.info = {
+      sourceReference: which,
+      sourceUp: up,
+      detectedSourceUp: detectedUp,
+      sourceHipsHeight: srcHips,
+      targetHipsHeight: scale6 * tgtHips,
+      sourceContactHeight: this.sourceContact,
+      targetContactHeight: this.targetContact,
+      hipsScale: this.hipsScale,
+      roomLift: this.roomLift,
+      drivers,
+      detachedTargetBones: this.vt.detached.map((b) => tgt.names[b]),
+      fittedChains: this.fits.map(
+        (f) => `${f.targetBones.length} target bones on ${f.sourcePoints.length - 1} source segments`
+      )
+    };
+    return this.info;
+  }
+  /** Rotate the source roots by the up-axis alignment (rotations and translations, in place). */
+  alignRoots(rot, pos) {
+    alignRoots(this.source, rot, pos, this.alignSource);
+  }
+  /**
+   * Point along a fitted chain's source polyline (source world) at the arc fraction of target chain
+   * segment end `joint` (`fit.targetCum[joint]`), into `out`. Takes an index, not the fraction: a double
+   * argument to a call V8 does not inline is boxed (allocates). A call rather than inline code: without
+   * a JIT the inline version measured about 10% slower per hub frame.
+   */
+  chainPoint(fit, joint, out) {
+    const u = fit.targetCum[joint];
+    const pts = fit.sourcePoints;
+    const cum = fit.sourceCum;
+    const P = this.sWorldPos;
+    let i = 0;
+    while (i < pts.length - 2 && cum[i + 1] < u) i++;
+    const span = cum[i + 1] - cum[i];
+    const f = span > 0 ? (u - cum[i]) / span : 0;
+    const a = 3 * pts[i];
+    const b = 3 * pts[i + 1];
+    out[0] = P[a] + (P[b] - P[a]) * f;
+    out[1] = P[a + 1] + (P[b + 1] - P[a + 1]) * f;
+    out[2] = P[a + 2] + (P[b + 2] - P[a + 2]) * f;
+  }
+  /**
+   * Retarget one pose. Inputs: source local rotations `4 * sourceBones` and translations
+   * `3 * sourceBones` (metres, source file frame). Outputs: target local rotations `4 * targetBones`
+   * and translations `3 * targetBones` (metres; rest translations except the hips and re-parented IK
+   * bones). Allocates nothing.
+   * @throws RetargetError when called before calibrate().
+   */
+  retargetPose(srcLocalRot, srcLocalPos, outLocalRot, outLocalPos) {
+    this.computeVirtualPose(srcLocalRot, srcLocalPos);
+    this.writeRealPose(outLocalRot, outLocalPos);
+  }
+  /**
+   * The shoulders whose twist is dropped (RetargetOptions.shoulderTwist): reference local rotation and
+   * the unit direction to the upper arm in the shoulder's own frame, from the target reference pose.
+   */
+  setUpShoulderTwist(ref) {
+    const vtk = this.vt.skeleton;
+    this.shoulderBones.fill(-1);
+    if (this.options.shoulderTwist !== "drop") return;
+    const pairs = [
+      [HumanBodyBones.LeftShoulder, HumanBodyBones.LeftUpperArm],
+      [HumanBodyBones.RightShoulder, HumanBodyBones.RightUpperArm]
+    ];
+    const W = ref.world.rotations;
+    const P = ref.world.positions;
+    for (let k = 0; k < 2; k++) {
+      const t = vtk.humanoid[pairs[k][0]];
+      const u = vtk.humanoid[pairs[k][1]];
+      if (t < 0 || u < 0 || vtk.parents[t] < 0) continue;
+      const d = vec64();
+      d[0] = P[3 * u] - P[3 * t];
+      d[1] = P[3 * u + 1] - P[3 * t + 1];
+      d[2] = P[3 * u + 2] - P[3 * t + 2];
+      const q = readQuat(quat64(), W, t);
+      vec3_exports.transformQuat(d, d, quat_exports.invert(quat64(), q));
+      const l = Math.hypot(d[0], d[1], d[2]);
+      if (!(l > 1e-9)) continue;
+      const o = 8 * k;
+      for (let c = 0; c < 4; c++) this.shoulderData[o + c] = ref.localRotations[4 * t + c];
+      this.shoulderData[o + 4] = d[0] / l;
+      this.shoulderData[o + 5] = d[1] / l;
+      this.shoulderData[o + 6] = d[2] / l;
+      this.shoulderBones[k] = t;
+    }
+  }
+  /**
+   * Drop shoulder `k`'s twist in place on world rotation `W[4t]` (parent `p`): with the local rotation
+   * relative to the reference `D = inverse(R) * inverse(W_p) * W = swing * twist` (twist about the bone
+   * axis a, swing-twist decomposition as in core/quat.ts), `W <- W * inverse(twist)`. The bone's
+   * direction is unchanged (a twist about a leaves a fixed). Allocates nothing.
+   */
+  dropShoulderTwist(W, t, p, k) {
+    const S2 = this.shoulderData;
+    const o = 8 * k;
+    const D2 = this.twistScratch;
+    qmulConj(D2, 0, W, 4 * p, W, 4 * t);
+    qmulConj(D2, 0, S2, o, D2, 0);
+    const pr = D2[0] * S2[o + 4] + D2[1] * S2[o + 5] + D2[2] * S2[o + 6];
+    const n = Math.sqrt(pr * pr + D2[3] * D2[3]);
+    if (!(n > 1e-12)) return;
+    D2[4] = pr * S2[o + 4] / n;
+    D2[5] = pr * S2[o + 5] / n;
+    D2[6] = pr * S2[o + 6] / n;
+    D2[7] = D2[3] / n;
+    qmulByConj(W, 4 * t, W, 4 * t, D2, 4);
+  }
+  /**
+   * Write the local rotations of the bones outside {@link Retargeter.worldNeeded} (undriven and unread
+   * by IK: their reference local rotations, constant between calibrations) into `outLocal`
+   * (`Float64Array(4n)`, virtual order); other bones are left alone. For callers of
+   * `computeVirtualPose(..., outLocal, true)`. Allocates nothing.
+   * @throws RetargetError when called before calibrate().
+   */
+  writeUnneededLocal(outLocal) {
+    if (!this.calibrated) throw new RetargetError("writeUnneededLocal called before calibrate()");
+    const un = this.unneededBones;
+    const undriven = this.undrivenLocal;
+    for (let i = 0; i < un.length; i++) {
+      const o4 = 4 * un[i];
+      outLocal[o4] = undriven[o4];
+      outLocal[o4 + 1] = undriven[o4 + 1];
+      outLocal[o4 + 2] = undriven[o4 + 2];
+      outLocal[o4 + 3] = undriven[o4 + 3];
+    }
+  }
+  /**
+   * Source forward kinematics for computeVirtualPose: normalised local rotations into sRot, world
+   * rotations and positions into sWorldRot/sWorldPos. A separate method: without a JIT the split
+   * measured a few percent faster than one long function. Allocates nothing.
+   */
+  sourceForward(srcLocalRot, srcLocalPos) {
+    const src = this.source;
+    const sRot = this.sRot;
+    const SW = this.sWorldRot;
+    const SP = this.sWorldPos;
+    const sParents = src.parents;
+    const A = this.alignSource;
+    const Ax = A[0];
+    const Ay = A[1];
+    const Az = A[2];
+    const Aw = A[3];
+    for (let i = 0; i < src.boneCount; i++) {
+      const o4 = 4 * i;
+      const o3 = 3 * i;
+      let bx = srcLocalRot[o4];
+      let by = srcLocalRot[o4 + 1];
+      let bz = srcLocalRot[o4 + 2];
+      let bw = srcLocalRot[o4 + 3];
+      const l = Math.sqrt(bx * bx + by * by + bz * bz + bw * bw);
+      bx /= l;
+      by /= l;
+      bz /= l;
+      bw /= l;
+      sRot[o4] = bx;
+      sRot[o4 + 1] = by;
+      sRot[o4 + 2] = bz;
+      sRot[o4 + 3] = bw;
+      const x = srcLocalPos[o3];
+      const y = srcLocalPos[o3 + 1];
+      const z2 = srcLocalPos[o3 + 2];
+      const p = sParents[i];
+      let qx;
+      let qy;
+      let qz;
+      let qw;
+      let ox;
+      let oy;
+      let oz;
+      if (p < 0) {
+        qx = Ax;
+        qy = Ay;
+        qz = Az;
+        qw = Aw;
+        ox = 0;
+        oy = 0;
+        oz = 0;
+      } else {
+        const p4 = 4 * p;
+        const p3 = 3 * p;
+        qx = SW[p4];
+        qy = SW[p4 + 1];
+        qz = SW[p4 + 2];
+        qw = SW[p4 + 3];
+        ox = SP[p3];
+        oy = SP[p3 + 1];
+        oz = SP[p3 + 2];
+      }
+      const uvx = qy * z2 - qz * y;
+      const uvy = qz * x - qx * z2;
+      const uvz = qx * y - qy * x;
+      SP[o3] = ox + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+      SP[o3 + 1] = oy + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+      SP[o3 + 2] = oz + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
+      SW[o4] = qx * bw + qw * bx + qy * bz - qz * by;
+      SW[o4 + 1] = qy * bw + qw * by + qz * bx - qx * bz;
+      SW[o4 + 2] = qz * bw + qw * bz + qx * by - qy * bx;
+      SW[o4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
+    }
+  }
+  /**
+   * The first half of {@link Retargeter.retargetPose}: pose the internal (virtual) skeleton's world
+   * rotations and positions from a source pose, without writing outputs; with `outLocal`
+   * (`Float64Array(4n)`, virtual order) also its local rotations. With `skipUnneeded` (only with
+   * `outLocal`), bones outside {@link Retargeter.worldNeeded} are not touched at all: their world pose
+   * is left as it was and their local rotation, a constant per calibration, is the caller's to write
+   * with {@link Retargeter.writeUnneededLocal} (after each calibration, and whenever the caller itself
+   * overwrote them); for callers that output the local rotations (the hub), not for
+   * {@link Retargeter.writeOutput}. Allocates nothing.
+   * @throws RetargetError when called before calibrate().
+   */
+  computeVirtualPose(srcLocalRot, srcLocalPos, outLocal, skipUnneeded = false) {
+    if (!this.calibrated) throw new RetargetError("retargetPose called before calibrate()");
+    this.sourceForward(srcLocalRot, srcLocalPos);
+    const src = this.source;
+    const vtk = this.vt.skeleton;
+    const SW = this.sWorldRot;
+    const SP = this.sWorldPos;
+    const W = this.vWorldRot;
+    const P = this.vWorldPos;
+    const parents = vtk.parents;
+    const drivers = this.vDrivers;
+    const offsets = this.offsets;
+    const undriven = this.undrivenLocal;
+    const tscale = this.translationScale;
+    const hips = vtk.humanoid[HumanBodyBones.Hips];
+    const head = vtk.humanoid[HumanBodyBones.Head];
+    const headOffset2 = this.headOffset;
+    const shoulderL = this.shoulderBones[0];
+    const shoulderR = this.shoulderBones[1];
+    const rest = vtk.restTranslations;
+    const d = this.v1;
+    const c = this.v3;
+    const q2 = this.q2;
+    const fitOf = this.fitOf;
+    const scaled = this.options.hipsMode === "scaled";
+    const sh = 3 * src.humanoid[HumanBodyBones.Hips];
+    const order = skipUnneeded && outLocal !== void 0 ? this.neededBones : this.allBones;
+    for (let i = 0; i < order.length; i++) {
+      const t = order[i];
+      const p = parents[t];
+      const s = drivers[t];
+      const o4 = 4 * t;
+      const o3 = 3 * t;
+      let ax;
+      let ay;
+      let az;
+      let aw;
+      let bo;
+      let B;
+      if (s >= 0) {
+        const s4 = 4 * s;
+        ax = SW[s4];
+        ay = SW[s4 + 1];
+        az = SW[s4 + 2];
+        aw = SW[s4 + 3];
+        B = offsets;
+        bo = o4;
+      } else if (p >= 0) {
+        const p4 = 4 * p;
+        ax = W[p4];
+        ay = W[p4 + 1];
+        az = W[p4 + 2];
+        aw = W[p4 + 3];
+        B = undriven;
+        bo = o4;
+      } else {
+        ax = 0;
+        ay = 0;
+        az = 0;
+        aw = 1;
+        B = undriven;
+        bo = o4;
+      }
+      const bx = B[bo];
+      const by = B[bo + 1];
+      const bz = B[bo + 2];
+      const bw = B[bo + 3];
+      W[o4] = ax * bw + aw * bx + ay * bz - az * by;
+      W[o4 + 1] = ay * bw + aw * by + az * bx - ax * bz;
+      W[o4 + 2] = az * bw + aw * bz + ax * by - ay * bx;
+      W[o4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
+      if (t === head) {
+        qmul(W, o4, W, o4, headOffset2, 0);
+        qnormalize(W, o4);
+      } else if (p >= 0 && (t === shoulderL || t === shoulderR)) {
+        this.dropShoulderTwist(W, t, p, t === shoulderL ? 0 : 1);
+      }
+      if (t === hips) {
+        if (scaled) {
+          const k2 = this.hipsScale;
+          P[o3] = SP[sh] * k2;
+          P[o3 + 1] = (SP[sh + 1] - this.sourceContact) * k2 + this.targetContact;
+          P[o3 + 2] = SP[sh + 2] * k2;
+        } else {
+          P[o3] = SP[sh];
+          P[o3 + 1] = SP[sh + 1] + this.roomLift;
+          P[o3 + 2] = SP[sh + 2];
+        }
+      } else if (p >= 0) {
+        const p4 = 4 * p;
+        const p3 = 3 * p;
+        const qx = W[p4];
+        const qy = W[p4 + 1];
+        const qz = W[p4 + 2];
+        const qw = W[p4 + 3];
+        const f = tscale[t];
+        const x = rest[o3] * f;
+        const y = rest[o3 + 1] * f;
+        const z2 = rest[o3 + 2] * f;
+        const uvx = qy * z2 - qz * y;
+        const uvy = qz * x - qx * z2;
+        const uvz = qx * y - qy * x;
+        P[o3] = P[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+        P[o3 + 1] = P[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+        P[o3 + 2] = P[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
+      } else {
+        P[o3] = rest[o3];
+        P[o3 + 1] = rest[o3 + 1];
+        P[o3 + 2] = rest[o3 + 2];
+      }
+      const k = fitOf[t];
+      if (k >= 0) {
+        const fit = this.fits[k];
+        const j = this.fitSegment[t];
+        this.chainPoint(fit, j + 1, d);
+        const s0 = 3 * fit.sourcePoints[0];
+        const t0 = 3 * fit.targetStart;
+        const fs = fit.scale * tscale[fit.targetNext[j]];
+        d[0] = P[t0] + (d[0] - SP[s0]) * fs - P[o3];
+        d[1] = P[t0 + 1] + (d[1] - SP[s0 + 1]) * fs - P[o3 + 1];
+        d[2] = P[t0 + 2] + (d[2] - SP[s0 + 2]) * fs - P[o3 + 2];
+        vrotate(c, 0, W, o4, rest, 3 * fit.targetNext[j]);
+        const l1 = Math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        const l3 = Math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+        if (l1 > 1e-12 && l3 > 1e-12) {
+          d[0] /= l1;
+          d[1] /= l1;
+          d[2] /= l1;
+          c[0] /= l3;
+          c[1] /= l3;
+          c[2] /= l3;
+          fromTo(q2, c, d);
+          qmul(W, o4, q2, 0, W, o4);
+          qnormalize(W, o4);
+        }
+      }
+      if (outLocal) {
+        if (p < 0) {
+          outLocal[o4] = W[o4];
+          outLocal[o4 + 1] = W[o4 + 1];
+          outLocal[o4 + 2] = W[o4 + 2];
+          outLocal[o4 + 3] = W[o4 + 3];
+        } else if (s < 0 && t !== head && k < 0) {
+          outLocal[o4] = undriven[o4];
+          outLocal[o4 + 1] = undriven[o4 + 1];
+          outLocal[o4 + 2] = undriven[o4 + 2];
+          outLocal[o4 + 3] = undriven[o4 + 3];
+        } else {
+          const p4 = 4 * p;
+          const ax2 = -W[p4];
+          const ay2 = -W[p4 + 1];
+          const az2 = -W[p4 + 2];
+          const aw2 = W[p4 + 3];
+          const bx2 = W[o4];
+          const by2 = W[o4 + 1];
+          const bz2 = W[o4 + 2];
+          const bw2 = W[o4 + 3];
+          outLocal[o4] = ax2 * bw2 + aw2 * bx2 + ay2 * bz2 - az2 * by2;
+          outLocal[o4 + 1] = ay2 * bw2 + aw2 * by2 + az2 * bx2 - ax2 * bz2;
+          outLocal[o4 + 2] = az2 * bw2 + aw2 * bz2 + ax2 * by2 - ay2 * bx2;
+          outLocal[o4 + 3] = aw2 * bw2 - ax2 * bx2 - ay2 * by2 - az2 * bz2;
+        }
+      }
+    }
+  }
+  /**
+   * The second half of {@link Retargeter.retargetPose}: real local rotations `4n` and translations `3n`
+   * from the internal world pose (as left by computeVirtualPose and any edits). Allocates nothing.
+   */
+  writeOutput(outLocalRot, outLocalPos) {
+    this.writeRealPose(outLocalRot, outLocalPos);
+  }
+  /** Convert the virtual world pose to real local rotations/translations (and real-order world arrays). */
+  writeRealPose(outLocalRot, outLocalPos) {
+    const tgt = this.target;
+    const virtualOf = this.vt.virtualOf;
+    const W = this.vWorldRot;
+    const P = this.vWorldPos;
+    const RW = this.tWorldRot;
+    const RP = this.tWorldPos;
+    const hipsReal = tgt.humanoid[HumanBodyBones.Hips];
+    const moved = this.movedReal;
+    const restT = tgt.restTranslations;
+    const parents = tgt.parents;
+    const n = tgt.boneCount;
+    if (RW !== W) {
+      for (let r = 0; r < n; r++) {
+        const v4 = 4 * virtualOf[r];
+        const v3 = 3 * virtualOf[r];
+        RW[4 * r] = W[v4];
+        RW[4 * r + 1] = W[v4 + 1];
+        RW[4 * r + 2] = W[v4 + 2];
+        RW[4 * r + 3] = W[v4 + 3];
+        RP[3 * r] = P[v3];
+        RP[3 * r + 1] = P[v3 + 1];
+        RP[3 * r + 2] = P[v3 + 2];
+      }
+    }
+    for (let r = 0; r < n; r++) {
+      const p = parents[r];
+      const r4 = 4 * r;
+      const o3 = 3 * r;
+      const bx = RW[r4];
+      const by = RW[r4 + 1];
+      const bz = RW[r4 + 2];
+      const bw = RW[r4 + 3];
+      if (p < 0) {
+        outLocalRot[r4] = bx;
+        outLocalRot[r4 + 1] = by;
+        outLocalRot[r4 + 2] = bz;
+        outLocalRot[r4 + 3] = bw;
+      } else {
+        const p4 = 4 * p;
+        const ax = -RW[p4];
+        const ay = -RW[p4 + 1];
+        const az = -RW[p4 + 2];
+        const aw = RW[p4 + 3];
+        outLocalRot[r4] = ax * bw + aw * bx + ay * bz - az * by;
+        outLocalRot[r4 + 1] = ay * bw + aw * by + az * bx - ax * bz;
+        outLocalRot[r4 + 2] = az * bw + aw * bz + ax * by - ay * bx;
+        outLocalRot[r4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
+      }
+      if (r === hipsReal || moved[r] === 1) {
+        if (p >= 0) {
+          const p4 = 4 * p;
+          const p3 = 3 * p;
+          const qx = -RW[p4];
+          const qy = -RW[p4 + 1];
+          const qz = -RW[p4 + 2];
+          const qw = RW[p4 + 3];
+          const x = RP[o3] - RP[p3];
+          const y = RP[o3 + 1] - RP[p3 + 1];
+          const z2 = RP[o3 + 2] - RP[p3 + 2];
+          const uvx = qy * z2 - qz * y;
+          const uvy = qz * x - qx * z2;
+          const uvz = qx * y - qy * x;
+          outLocalPos[o3] = x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+          outLocalPos[o3 + 1] = y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+          outLocalPos[o3 + 2] = z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
+        } else {
+          outLocalPos[o3] = RP[o3];
+          outLocalPos[o3 + 1] = RP[o3 + 1];
+          outLocalPos[o3 + 2] = RP[o3 + 2];
+        }
+      } else {
+        outLocalPos[o3] = restT[o3];
+        outLocalPos[o3 + 1] = restT[o3 + 1];
+        outLocalPos[o3 + 2] = restT[o3 + 2];
+      }
+    }
+  }
+  /** World rotations `4 * sourceBones` of the last source pose (after up-axis alignment). */
+  get lastSourceWorldRotations() {
+    return this.sWorldRot;
+  }
+  /** World positions `3 * sourceBones` of the last source pose (after up-axis alignment), metres. */
+  get lastSourceWorldPositions() {
+    return this.sWorldPos;
+  }
+  /** World rotations `4 * targetBones` of the last output pose (real bone order). */
+  get lastTargetWorldRotations() {
+    return this.tWorldRot;
+  }
+  /** World positions `3 * targetBones` of the last output pose, metres (real bone order). */
+  get lastTargetWorldPositions() {
+    return this.tWorldPos;
+  }
+};
+function cumulative(s, chain) {
+  const out = new Float64Array(chain.length);
+  let total = 0;
+  for (let i = 1; i < chain.length; i++) {
+    const b = chain[i];
+    total += Math.hypot(
+      s.restTranslations[3 * b],
+      s.restTranslations[3 * b + 1],
+      s.restTranslations[3 * b + 2]
+    );
+    out[i] = total;
+  }
+  if (total > 0) for (let i = 0; i < out.length; i++) out[i] /= total;
+  return { fractions: out, length: total };
+}
+function buildChainFits(vs, vt) {
+  const S2 = vs.skeleton;
+  const fits = [];
+  const sm = S2.humanoid;
+  const tm = vt.humanoid;
+  const make = (tChain, sChain) => {
+    if (tChain.length < 3 || sChain.length < 2) return;
+    const tCum = cumulative(vt, tChain);
+    const sCum = cumulative(S2, sChain);
+    const scale6 = sCum.length > 0 ? tCum.length / sCum.length : 1;
+    fits.push({
+      targetBones: tChain.slice(1, -1),
+      targetNext: tChain.slice(2),
+      targetCum: tCum.fractions.slice(1),
+      sourcePoints: sChain.map((b) => vs.realOf[b]),
+      sourceCum: sCum.fractions,
+      targetStart: tChain[0],
+      scale: scale6
+    });
+  };
+  const tEnd = tm[HumanBodyBones.Neck] >= 0 ? tm[HumanBodyBones.Neck] : tm[HumanBodyBones.Head];
+  const sEnd = sm[HumanBodyBones.Neck] >= 0 ? sm[HumanBodyBones.Neck] : sm[HumanBodyBones.Head];
+  make(chainBetween(vt, tm[HumanBodyBones.Hips], tEnd), chainBetween(S2, sm[HumanBodyBones.Hips], sEnd));
+  if (tm[HumanBodyBones.Neck] >= 0 && sm[HumanBodyBones.Neck] >= 0) {
+    make(chainBetween(vt, tm[HumanBodyBones.Neck], tm[HumanBodyBones.Head]), chainBetween(S2, sm[HumanBodyBones.Neck], sm[HumanBodyBones.Head]));
+  }
+  return fits;
+}
+function toVirtualPose(vh, real, rot, pos) {
+  if (vh.identity) return { rotations: rot, translations: pos };
+  const g = poseGeometry(real, rot, pos);
+  const vs = vh.skeleton;
+  const n = vs.boneCount;
+  const rotations = new Float64Array(4 * n);
+  const translations = new Float64Array(3 * n);
+  const q = quat64();
+  const pq = quat64();
+  const v = vec64();
+  for (let i = 0; i < n; i++) {
+    const r = vh.realOf[i];
+    const p = vs.parents[i];
+    readQuat(q, g.rotations, r);
+    v[0] = g.positions[3 * r];
+    v[1] = g.positions[3 * r + 1];
+    v[2] = g.positions[3 * r + 2];
+    if (p >= 0) {
+      const pr = vh.realOf[p];
+      readQuat(pq, g.rotations, pr);
+      quat_exports.invert(pq, pq);
+      quat_exports.multiply(q, pq, q);
+      v[0] -= g.positions[3 * pr];
+      v[1] -= g.positions[3 * pr + 1];
+      v[2] -= g.positions[3 * pr + 2];
+      vec3_exports.transformQuat(v, v, pq);
+    }
+    writeQuat(rotations, i, q);
+    translations.set(v, 3 * i);
+  }
+  return { rotations, translations };
+}
+
+// src/retarget/quality.ts
+var SPEED_SPAN = 1 / 30;
+var SEGMENTS = [];
+for (const side of ["left", "right"]) {
+  const S2 = side === "left" ? "Left" : "Right";
+  SEGMENTS.push(
+    { name: `${side}UpperArm`, from: HumanBodyBones[`${S2}UpperArm`], to: [HumanBodyBones[`${S2}LowerArm`]] },
+    { name: `${side}Forearm`, from: HumanBodyBones[`${S2}LowerArm`], to: [HumanBodyBones[`${S2}Hand`]] },
+    {
+      name: `${side}Hand`,
+      from: HumanBodyBones[`${S2}Hand`],
+      to: [HumanBodyBones[`${S2}MiddleProximal`], HumanBodyBones[`${S2}IndexProximal`], HumanBodyBones[`${S2}RingProximal`], HumanBodyBones[`${S2}LittleProximal`]]
+    },
+    { name: `${side}Thigh`, from: HumanBodyBones[`${S2}UpperLeg`], to: [HumanBodyBones[`${S2}LowerLeg`]] },
+    { name: `${side}Shin`, from: HumanBodyBones[`${S2}LowerLeg`], to: [HumanBodyBones[`${S2}Foot`]] },
+    { name: `${side}Foot`, from: HumanBodyBones[`${S2}Foot`], to: [HumanBodyBones[`${S2}Toes`]] }
+  );
+}
+SEGMENTS.push({ name: "hipsToNeck", from: HumanBodyBones.Hips, to: [HumanBodyBones.Neck, HumanBodyBones.Head] });
+var HUMAN_NAME = Object.fromEntries(Object.entries(HumanBodyBones).map(([k, v]) => [v, k]));
+
+// src/rig/hubOptions.ts
+var HubError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "HubError";
+  }
+};
+function describe3(v) {
+  return typeof v === "string" ? `the text '${v}'` : String(v);
+}
+function checkRange(field, v, min2, max2, unit2 = "") {
+  if (typeof v !== "number" || !Number.isFinite(v))
+    throw new HubError(`${field}: need a finite number, got ${describe3(v)}`);
+  if (v < min2 || v > max2) throw new HubError(`${field}: ${v} is outside ${min2}..${max2}${unit2}`);
+  return v;
+}
+function checkChoice(field, v, choices) {
+  if (!choices.includes(v))
+    throw new HubError(`${field}: ${describe3(v)} is not one of ${choices.map((c) => `'${c}'`).join(", ")}`);
+  return v;
+}
+function checkFrame(what, frame, source) {
+  if (!frame || typeof frame !== "object")
+    throw new HubError(`${what}: need a frame { rotations, translations }, got ${describe3(frame)}`);
+  const n = source.boneCount;
+  for (const [field, arr, k] of [
+    ["rotations", frame.rotations, 4],
+    ["translations", frame.translations, 3]
+  ]) {
+    if (!arr || typeof arr.length !== "number" || arr.length !== k * n)
+      throw new HubError(
+        `${what}: frame.${field} has length ${arr?.length}, expected ${k * n} (${k} x ${n} source bones)`
+      );
+    for (let i = 0; i < arr.length; i++) {
+      const v = arr[i];
+      if (typeof v !== "number" || !Number.isFinite(v)) {
+        const b = Math.floor(i / k);
+        throw new HubError(
+          `${what}: frame.${field}[${source.names[b]}].${"xyzw"[i % k]} is ${describe3(v)} (need a finite number)`
+        );
+      }
+    }
+  }
+}
+
 // src/ik/kernels.ts
 var { abs: m_abs2, atan2: m_atan23, cos: m_cos3, sin: m_sin3, sqrt: m_sqrt3 } = Math;
 function sub3(v, o, a, b) {
@@ -17082,1449 +18490,6 @@ var LegIK = class extends TwoBoneIK {
   }
 };
 
-// src/retarget/referencePose.ts
-var ReferencePoseError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "ReferencePoseError";
-  }
-};
-function poseGeometry(skeleton, localRot, localPos) {
-  const rotations = new Float64Array(4 * skeleton.boneCount);
-  const positions = new Float64Array(3 * skeleton.boneCount);
-  forwardKinematics(skeleton, localRot, localPos, rotations, positions);
-  return { rotations, positions };
-}
-function bonePos(g, skeleton, h) {
-  const b = skeleton.humanoid[h];
-  return readVec3(vec64(), g.positions, b);
-}
-function requireBones(skeleton, bones, what) {
-  for (const h of bones) {
-    if (skeleton.humanoid[h] < 0) {
-      const name = Object.keys(HumanBodyBones).find((k) => HumanBodyBones[k] === h);
-      throw new ReferencePoseError(
-        `${what} needs the humanoid bone ${name}, which the skeleton does not map`
-      );
-    }
-  }
-}
-function bodyFrame(skeleton, g) {
-  requireBones(
-    skeleton,
-    [HumanBodyBones.Hips, HumanBodyBones.Head, HumanBodyBones.LeftUpperArm, HumanBodyBones.RightUpperArm, HumanBodyBones.LeftUpperLeg, HumanBodyBones.RightUpperLeg],
-    "the body frame"
-  );
-  const up = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.Head), bonePos(g, skeleton, HumanBodyBones.Hips));
-  const lu = vec3_exports.length(up);
-  if (!(lu > 1e-9)) throw new ReferencePoseError("the body frame: head and hips are at the same place");
-  vec3_exports.scale(up, up, 1 / lu);
-  const left = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.LeftUpperArm), bonePos(g, skeleton, HumanBodyBones.RightUpperArm));
-  const legs = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.LeftUpperLeg), bonePos(g, skeleton, HumanBodyBones.RightUpperLeg));
-  vec3_exports.add(left, left, legs);
-  vec3_exports.scaleAndAdd(left, left, up, -vec3_exports.dot(left, up));
-  const ll = vec3_exports.length(left);
-  if (!(ll > 1e-9)) {
-    throw new ReferencePoseError(
-      "the body frame: left and right limbs coincide, so left/right cannot be told apart"
-    );
-  }
-  vec3_exports.scale(left, left, 1 / ll);
-  const forward = vec3_exports.cross(vec64(), left, up);
-  return { left, up, forward };
-}
-function bodyToCanonical(frame) {
-  const m = new Float64Array(9);
-  for (let c = 0; c < 3; c++) {
-    m[3 * c + 0] = frame.left[c];
-    m[3 * c + 1] = frame.up[c];
-    m[3 * c + 2] = frame.forward[c];
-  }
-  const q = quat64();
-  quat_exports.fromMat3(q, m);
-  return quat_exports.normalize(q, q);
-}
-function isStandingPose(skeleton, g) {
-  const m = skeleton.humanoid;
-  if ([HumanBodyBones.Hips, HumanBodyBones.Head, HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot, HumanBodyBones.LeftUpperArm, HumanBodyBones.RightUpperArm].some((h) => m[h] < 0))
-    return false;
-  const hips = bonePos(g, skeleton, HumanBodyBones.Hips);
-  const up = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.Head), hips);
-  const feet = vec3_exports.add(vec64(), bonePos(g, skeleton, HumanBodyBones.LeftFoot), bonePos(g, skeleton, HumanBodyBones.RightFoot));
-  vec3_exports.scale(feet, feet, 0.5);
-  vec3_exports.sub(feet, feet, hips);
-  if (vec3_exports.length(up) < 1e-9 || vec3_exports.length(feet) < 1e-9) return false;
-  if (vec3_exports.angle(up, feet) < 120 * Math.PI / 180) return false;
-  try {
-    bodyFrame(skeleton, g);
-  } catch {
-    return false;
-  }
-  const lr = vec3_exports.dist(bonePos(g, skeleton, HumanBodyBones.LeftUpperArm), bonePos(g, skeleton, HumanBodyBones.RightUpperArm));
-  if (!(lr > 0.05 * vec3_exports.length(up))) return false;
-  const down = vec3_exports.scale(vec64(), up, -1);
-  for (const [u, f] of [
-    [HumanBodyBones.LeftUpperLeg, HumanBodyBones.LeftFoot],
-    [HumanBodyBones.RightUpperLeg, HumanBodyBones.RightFoot]
-  ]) {
-    if (m[u] < 0) continue;
-    const leg = vec3_exports.sub(vec64(), bonePos(g, skeleton, f), bonePos(g, skeleton, u));
-    if (vec3_exports.length(leg) < 1e-9 || vec3_exports.angle(leg, down) > 60 * Math.PI / 180) return false;
-  }
-  if (m[HumanBodyBones.LeftUpperLeg] >= 0 && m[HumanBodyBones.RightUpperLeg] >= 0) {
-    const legs = vec3_exports.sub(
-      vec64(),
-      bonePos(g, skeleton, HumanBodyBones.LeftUpperLeg),
-      bonePos(g, skeleton, HumanBodyBones.RightUpperLeg)
-    );
-    const arms = vec3_exports.sub(
-      vec64(),
-      bonePos(g, skeleton, HumanBodyBones.LeftUpperArm),
-      bonePos(g, skeleton, HumanBodyBones.RightUpperArm)
-    );
-    const u = vec3_exports.normalize(vec64(), up);
-    vec3_exports.scaleAndAdd(legs, legs, u, -vec3_exports.dot(legs, u));
-    vec3_exports.scaleAndAdd(arms, arms, u, -vec3_exports.dot(arms, u));
-    if (vec3_exports.length(legs) > 1e-9 && vec3_exports.length(arms) > 1e-9 && vec3_exports.angle(legs, arms) > 30 * Math.PI / 180)
-      return false;
-  }
-  return true;
-}
-function chainBetween(skeleton, top, bottom) {
-  const out = [];
-  for (let b = bottom; b >= 0; b = skeleton.parents[b]) {
-    out.push(b);
-    if (b === top) return out.reverse();
-  }
-  return [];
-}
-var X = vec64(1, 0, 0);
-var Y = vec64(0, 1, 0);
-var Z = vec64(0, 0, 1);
-function canonicalPose(skeleton, options = {}) {
-  const kind = options.kind ?? "T";
-  const n = skeleton.boneCount;
-  const local = Float64Array.from(options.baseRotations ?? skeleton.restRotations);
-  const trans = Float64Array.from(options.baseTranslations ?? skeleton.restTranslations);
-  if (local.length !== 4 * n || trans.length !== 3 * n) {
-    throw new ReferencePoseError(`base pose: expected ${4 * n} rotations and ${3 * n} translations`);
-  }
-  const m = skeleton.humanoid;
-  const g = poseGeometry(skeleton, local, trans);
-  const frame = bodyFrame(skeleton, g);
-  const G = bodyToCanonical(frame);
-  const tmp = quat64();
-  for (let i = 0; i < n; i++) {
-    if (skeleton.parents[i] >= 0) continue;
-    readQuat(tmp, local, i);
-    quat_exports.multiply(tmp, G, tmp);
-    writeQuat(local, i, tmp);
-    const p = readVec3(vec64(), trans, i);
-    vec3_exports.transformQuat(p, p, G);
-    trans.set(p, 3 * i);
-  }
-  const geo = poseGeometry(skeleton, local, trans);
-  const refresh = () => forwardKinematics(skeleton, local, trans, geo.rotations, geo.positions);
-  const cur = vec64();
-  const delta = quat64();
-  const w = quat64();
-  const aim = (b, child, dir) => {
-    if (b < 0 || child < 0) return;
-    vec3_exports.sub(cur, readVec3(vec64(), geo.positions, child), readVec3(vec64(), geo.positions, b));
-    const len3 = vec3_exports.length(cur);
-    if (len3 < 1e-9) return;
-    vec3_exports.scale(cur, cur, 1 / len3);
-    fromTo(delta, cur, dir);
-    readQuat(w, geo.rotations, b);
-    quat_exports.multiply(w, delta, w);
-    setWorldRotation(b, w);
-  };
-  const setWorldRotation = (b, world) => {
-    const p = skeleton.parents[b];
-    if (p < 0) {
-      writeQuat(local, b, world);
-    } else {
-      const pw = readQuat(quat64(), geo.rotations, p);
-      quat_exports.invert(pw, pw);
-      quat_exports.multiply(pw, pw, world);
-      quat_exports.normalize(pw, pw);
-      writeQuat(local, b, pw);
-    }
-    refresh();
-  };
-  const neckOrHead = m[HumanBodyBones.Neck] >= 0 ? m[HumanBodyBones.Neck] : m[HumanBodyBones.Head];
-  const torso = chainBetween(skeleton, m[HumanBodyBones.Hips], neckOrHead);
-  if (torso.length >= 3) {
-    const p0 = readVec3(vec64(), geo.positions, torso[0]);
-    const p1 = readVec3(vec64(), geo.positions, torso[1]);
-    const o = vec3_exports.sub(vec64(), p1, p0);
-    let L = 0;
-    for (let k = 2; k < torso.length; k++) {
-      const b = torso[k];
-      L += Math.hypot(trans[3 * b], trans[3 * b + 1], trans[3 * b + 2]);
-    }
-    const horiz = o[0] * o[0] + o[2] * o[2];
-    const u = L * L > horiz ? vec64(-o[0] / L, Math.sqrt(L * L - horiz) / L, -o[2] / L) : Y;
-    for (let k = 1; k + 1 < torso.length; k++) aim(torso[k], torso[k + 1], u);
-  }
-  if (m[HumanBodyBones.Neck] >= 0) {
-    const neckChain = chainBetween(skeleton, m[HumanBodyBones.Neck], m[HumanBodyBones.Head]);
-    for (let k = 0; k + 1 < neckChain.length; k++) aim(neckChain[k], neckChain[k + 1], Y);
-  }
-  const downY = vec64(0, -1, 0);
-  for (const side of ["Left", "Right"]) {
-    const upper = m[HumanBodyBones[`${side}UpperLeg`]];
-    const lower = m[HumanBodyBones[`${side}LowerLeg`]];
-    const foot = m[HumanBodyBones[`${side}Foot`]];
-    const toes = m[HumanBodyBones[`${side}Toes`]];
-    const footWorld = foot >= 0 ? readQuat(quat64(), geo.rotations, foot) : null;
-    aim(upper, lower, downY);
-    aim(lower, foot, downY);
-    if (footWorld) setWorldRotation(foot, footWorld);
-    if (toes >= 0) aim(foot, toes, Z);
-  }
-  for (const side of ["Left", "Right"]) {
-    const lateral = side === "Left" ? X : vec64(-1, 0, 0);
-    const out = kind === "I" ? downY : lateral;
-    const upper = m[HumanBodyBones[`${side}UpperArm`]];
-    const lower = m[HumanBodyBones[`${side}LowerArm`]];
-    const hand = m[HumanBodyBones[`${side}Hand`]];
-    const shoulder = m[HumanBodyBones[`${side}Shoulder`]];
-    if (shoulder >= 0) aim(shoulder, upper, lateral);
-    aim(upper, lower, out);
-    aim(lower, hand, out);
-    const finger = [
-      HumanBodyBones[`${side}MiddleProximal`],
-      HumanBodyBones[`${side}IndexProximal`],
-      HumanBodyBones[`${side}RingProximal`],
-      HumanBodyBones[`${side}LittleProximal`]
-    ].map((h) => m[h]).find((b) => b >= 0);
-    if (finger !== void 0) aim(hand, finger, out);
-  }
-  refresh();
-  return {
-    kind,
-    localRotations: local,
-    world: geo,
-    bodyToCanonical: G,
-    hipsHeight: hipsHeightOf(skeleton, geo)
-  };
-}
-function hipsHeightOf(skeleton, g) {
-  const m = skeleton.humanoid;
-  const hipsY = g.positions[3 * m[HumanBodyBones.Hips] + 1];
-  let lowest = Number.POSITIVE_INFINITY;
-  for (const h of [HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot]) {
-    if (m[h] >= 0) lowest = Math.min(lowest, g.positions[3 * m[h] + 1]);
-  }
-  return hipsY - lowest;
-}
-
-// src/retarget/virtualHierarchy.ts
-function virtualizeHumanoid(skeleton) {
-  const n = skeleton.boneCount;
-  const m = skeleton.humanoid;
-  const newParent = Int32Array.from(skeleton.parents);
-  const detached = [];
-  for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
-    const t = m[h];
-    if (t < 0) continue;
-    const hp = nearestMappedAncestor(h, (x) => m[x] >= 0);
-    if (hp < 0) continue;
-    const pt = m[hp];
-    if (pt === t || isAncestor(skeleton, pt, t) || isAncestor(skeleton, t, pt)) continue;
-    newParent[t] = pt;
-    detached.push(t);
-  }
-  if (detached.length === 0) {
-    const id = Int32Array.from({ length: n }, (_, i) => i);
-    return { skeleton, realOf: id, virtualOf: Int32Array.from(id), detached, identity: true };
-  }
-  const children = Array.from({ length: n }, () => []);
-  const roots = [];
-  for (let i = 0; i < n; i++) (newParent[i] < 0 ? roots : children[newParent[i]]).push(i);
-  const order = [];
-  const visit2 = (b) => {
-    order.push(b);
-    for (const c of children[b]) visit2(c);
-  };
-  for (const r of roots) visit2(r);
-  const realOf = Int32Array.from(order);
-  const virtualOf = new Int32Array(n);
-  order.forEach((real, v2) => {
-    virtualOf[real] = v2;
-  });
-  const rest = restWorld(skeleton);
-  const rot = new Float64Array(4 * n);
-  const tr = new Float64Array(3 * n);
-  const q = quat64();
-  const pq = quat64();
-  const v = vec64();
-  const pv = vec64();
-  for (let vi = 0; vi < n; vi++) {
-    const r = realOf[vi];
-    const p = newParent[r];
-    if (p === skeleton.parents[r]) {
-      rot.set(skeleton.restRotations.subarray(4 * r, 4 * r + 4), 4 * vi);
-      tr.set(skeleton.restTranslations.subarray(3 * r, 3 * r + 3), 3 * vi);
-      continue;
-    }
-    readQuat(pq, rest.rotations, p);
-    quat_exports.invert(pq, pq);
-    readQuat(q, rest.rotations, r);
-    quat_exports.multiply(q, pq, q);
-    rot.set(q, 4 * vi);
-    readVec3(v, rest.positions, r);
-    readVec3(pv, rest.positions, p);
-    vec3_exports.sub(v, v, pv);
-    vec3_exports.transformQuat(v, v, pq);
-    tr.set(v, 3 * vi);
-  }
-  const humanoid = Int32Array.from(m, (b) => b >= 0 ? virtualOf[b] : -1);
-  const skel = createSkeleton({
-    names: order.map((r) => skeleton.names[r]),
-    parents: order.map((r) => newParent[r] >= 0 ? virtualOf[newParent[r]] : -1),
-    restTranslations: tr,
-    restRotations: rot,
-    humanoid
-  });
-  return { skeleton: skel, realOf, virtualOf, detached, identity: false };
-}
-
-// src/retarget/retargeter.ts
-var RetargetError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "RetargetError";
-  }
-};
-var AXES = {
-  "+x": [1, 0, 0],
-  "-x": [-1, 0, 0],
-  "+y": [0, 1, 0],
-  "-y": [0, -1, 0],
-  "+z": [0, 0, 1],
-  "-z": [0, 0, -1]
-};
-function nearestAxis(v) {
-  let best = "+y";
-  let bestDot = Number.NEGATIVE_INFINITY;
-  for (const [name, a] of Object.entries(AXES)) {
-    const d = a[0] * v[0] + a[1] * v[1] + a[2] * v[2];
-    if (d > bestDot) {
-      bestDot = d;
-      best = name;
-    }
-  }
-  return best;
-}
-function upAxisRotation(axis) {
-  const q = quat64();
-  if (axis === "-y") return quat_exports.setAxisAngle(q, [1, 0, 0], Math.PI);
-  return fromTo(q, AXES[axis], [0, 1, 0]);
-}
-function lowestFootJointHeight(s, g) {
-  let lowest = Number.POSITIVE_INFINITY;
-  for (const h of [HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot]) {
-    const b = s.humanoid[h];
-    if (b >= 0) lowest = Math.min(lowest, g.positions[3 * b + 1]);
-  }
-  return Number.isFinite(lowest) ? lowest : 0;
-}
-function alignRoots(skeleton, rot, pos, alignment) {
-  const p = skeleton.parents;
-  for (let i = 0; i < skeleton.boneCount; i++) {
-    if (p[i] >= 0) continue;
-    qmul(rot, 4 * i, alignment, 0, rot, 4 * i);
-    vrotate(pos, 3 * i, alignment, 0, pos, 3 * i);
-  }
-}
-function innerChain(s, end) {
-  const c = chainBetween(s, s.humanoid[HumanBodyBones.Hips], end);
-  return c.slice(1, -1);
-}
-function distribute(target, source, out) {
-  const k = target.length;
-  const m = source.length;
-  if (m === 0) return;
-  for (let j = 0; j < k; j++) out[target[j]] = source[Math.ceil((j + 1) * m / k) - 1];
-}
-var CHAIN_BONES = /* @__PURE__ */ new Set([HumanBodyBones.Spine, HumanBodyBones.Chest, HumanBodyBones.UpperChest, HumanBodyBones.Neck]);
-function computeDrivers(source, target) {
-  const drivers = new Int32Array(target.boneCount).fill(-1);
-  const sm = source.humanoid;
-  const tm = target.humanoid;
-  for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
-    if (CHAIN_BONES.has(h)) continue;
-    if (tm[h] >= 0 && sm[h] >= 0) drivers[tm[h]] = sm[h];
-  }
-  const tNeck = tm[HumanBodyBones.Neck];
-  const sNeck = sm[HumanBodyBones.Neck];
-  const tHead = tm[HumanBodyBones.Head];
-  const sHead = sm[HumanBodyBones.Head];
-  distribute(
-    innerChain(target, tNeck >= 0 ? tNeck : tHead),
-    innerChain(source, sNeck >= 0 ? sNeck : sHead),
-    drivers
-  );
-  if (tNeck >= 0 && sNeck >= 0) {
-    distribute(
-      chainBetween(target, tNeck, tHead).slice(0, -1),
-      chainBetween(source, sNeck, sHead).slice(0, -1),
-      drivers
-    );
-  }
-  const mappedT = new Set(Array.from(tm).filter((b) => b >= 0));
-  const mappedS = new Set(Array.from(sm).filter((b) => b >= 0));
-  const byName = /* @__PURE__ */ new Map();
-  source.names.forEach((nm, i) => {
-    if (!mappedS.has(i)) byName.set(nm, i);
-  });
-  for (let t = 0; t < target.boneCount; t++) {
-    if (drivers[t] >= 0 || mappedT.has(t)) continue;
-    const s = byName.get(target.names[t]);
-    if (s === void 0) continue;
-    const tp = target.parents[t];
-    const sp = source.parents[s];
-    const sameParent = tp < 0 && sp < 0 || tp >= 0 && sp >= 0 && target.names[tp] === source.names[sp];
-    if (sameParent) drivers[t] = s;
-  }
-  return drivers;
-}
-var Retargeter = class {
-  constructor(source, target, options = {}) {
-    /** Target reference-pose local rotations `4n` (undriven bones keep these). */
-    this.targetReference = null;
-    this.sourceReference = null;
-    this.info = null;
-    this.q2 = quat64();
-    this.v3 = vec64();
-    this.headOffset = quat64();
-    /** Per shoulder (left, right): virtual bone index, or -1 when twist is kept or the bone is absent. */
-    this.shoulderBones = new Int32Array([-1, -1]);
-    /** Per shoulder: reference local rotation (4) and the unit bone axis in its own frame (3), 8 values. */
-    this.shoulderData = new Float64Array(16);
-    /** Scratch for dropShoulderTwist: D (4) and the twist (4). */
-    this.twistScratch = new Float64Array(8);
-    this.alignSource = new Float64Array([0, 0, 0, 1]);
-    this.hipsScale = 1;
-    this.roomLift = 0;
-    this.sourceContact = 0;
-    this.targetContact = 0;
-    this.srcHipsHeight = 1;
-    this.tgtHipsHeight = 1;
-    this.tgtRestContact = 0;
-    this.calibrated = false;
-    /** Incremented by every calibration (callers caching calibration-dependent values compare it). */
-    this.calibrationSerial = 0;
-    this.q0 = quat64();
-    this.q1 = quat64();
-    this.v1 = vec64();
-    for (const [sk, which] of [
-      [source, "source"],
-      [target, "target"]
-    ]) {
-      const missing = [HumanBodyBones.Hips, HumanBodyBones.Head, HumanBodyBones.LeftUpperLeg, HumanBodyBones.RightUpperLeg, HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot].filter(
-        (h) => sk.humanoid[h] < 0
-      );
-      if (missing.length > 0) {
-        const names = missing.map((h) => Object.keys(HumanBodyBones).find((k) => HumanBodyBones[k] === h));
-        throw new RetargetError(`${which} skeleton has no ${names.join(", ")} in its humanoid map`);
-      }
-    }
-    this.source = source;
-    this.target = target;
-    const avatarScale = options.avatarScale ?? 1;
-    if (!(avatarScale > 0) || !Number.isFinite(avatarScale)) {
-      throw new RetargetError(`avatarScale ${avatarScale}: need a positive number`);
-    }
-    const headScale = options.headScale ?? 1;
-    if (!(headScale > 0) || !Number.isFinite(headScale))
-      throw new RetargetError(`headScale ${headScale}: need a positive number`);
-    const head = options.headRotationOffset ?? [0, 0, 0];
-    if (head.length !== 3 || !head.every(Number.isFinite)) {
-      throw new RetargetError("headRotationOffset: need three finite angles in degrees");
-    }
-    this.options = {
-      hipsMode: options.hipsMode ?? "scaled",
-      referencePose: options.referencePose ?? "T",
-      sourceReference: options.sourceReference ?? "auto",
-      sourceUp: options.sourceUp ?? "auto",
-      avatarScale,
-      headRotationOffset: [head[0], head[1], head[2]],
-      headScale,
-      sourceContactHeight: options.sourceContactHeight,
-      shoulderTwist: options.shoulderTwist ?? "keep"
-    };
-    if (this.options.shoulderTwist !== "drop" && this.options.shoulderTwist !== "keep")
-      throw new RetargetError(`shoulderTwist: ${String(this.options.shoulderTwist)} is not 'drop' or 'keep'`);
-    this.vt = virtualizeHumanoid(target);
-    this.vs = virtualizeHumanoid(source);
-    const vdrivers = computeDrivers(this.vs.skeleton, this.vt.skeleton);
-    this.vDrivers = vdrivers.map((s) => s >= 0 ? this.vs.realOf[s] : -1);
-    this.drivers = new Int32Array(target.boneCount).fill(-1);
-    this.vDrivers.forEach((s, v) => {
-      this.drivers[this.vt.realOf[v]] = s;
-    });
-    const nt = target.boneCount;
-    const ns = source.boneCount;
-    this.fits = buildChainFits(this.vs, this.vt.skeleton);
-    this.fitOf = new Int32Array(nt).fill(-1);
-    this.fitSegment = new Int32Array(nt).fill(-1);
-    this.fits.forEach((fit, k) => {
-      fit.targetBones.forEach((b, j) => {
-        this.fitOf[b] = k;
-        this.fitSegment[b] = j;
-      });
-    });
-    this.offsets = new Float64Array(4 * nt);
-    this.undrivenLocal = new Float64Array(4 * nt);
-    this.sRot = new Float64Array(4 * ns);
-    this.sWorldRot = new Float64Array(4 * ns);
-    this.sWorldPos = new Float64Array(3 * ns);
-    this.vWorldRot = new Float64Array(4 * nt);
-    this.vWorldPos = new Float64Array(3 * nt);
-    this.tWorldRot = this.vt.identity ? this.vWorldRot : new Float64Array(4 * nt);
-    this.tWorldPos = this.vt.identity ? this.vWorldPos : new Float64Array(3 * nt);
-    this.movedReal = new Uint8Array(nt);
-    for (const b of this.vt.detached) this.movedReal[b] = 1;
-    this.translationScale = new Float64Array(nt).fill(1);
-    this.updateTranslationScale();
-    const vtk = this.vt.skeleton;
-    this.worldNeeded = new Uint8Array(nt);
-    const body = [
-      HumanBodyBones.Hips,
-      HumanBodyBones.Spine,
-      HumanBodyBones.Chest,
-      HumanBodyBones.UpperChest,
-      HumanBodyBones.Neck,
-      HumanBodyBones.Head,
-      HumanBodyBones.LeftShoulder,
-      HumanBodyBones.RightShoulder,
-      HumanBodyBones.LeftUpperArm,
-      HumanBodyBones.RightUpperArm,
-      HumanBodyBones.LeftLowerArm,
-      HumanBodyBones.RightLowerArm,
-      HumanBodyBones.LeftHand,
-      HumanBodyBones.RightHand,
-      HumanBodyBones.LeftUpperLeg,
-      HumanBodyBones.RightUpperLeg,
-      HumanBodyBones.LeftLowerLeg,
-      HumanBodyBones.RightLowerLeg,
-      HumanBodyBones.LeftFoot,
-      HumanBodyBones.RightFoot,
-      HumanBodyBones.LeftToes,
-      HumanBodyBones.RightToes
-    ];
-    const mark = (b) => {
-      for (let a = b; a >= 0 && this.worldNeeded[a] === 0; a = vtk.parents[a]) this.worldNeeded[a] = 1;
-    };
-    for (const h of body) if (vtk.humanoid[h] >= 0) mark(vtk.humanoid[h]);
-    this.vDrivers.forEach((src, t) => {
-      if (src >= 0) mark(t);
-    });
-    for (const b of this.vt.detached) mark(this.vt.virtualOf[b]);
-    const all = Array.from({ length: nt }, (_, t) => t);
-    this.allBones = Int32Array.from(all);
-    this.neededBones = Int32Array.from(all.filter((t) => this.worldNeeded[t] === 1));
-    this.unneededBones = Int32Array.from(all.filter((t) => this.worldNeeded[t] === 0));
-  }
-  /**
-   * World positions below the hips scale with the avatar (the hips node carries the avatar scale),
-   * and below the head also with the head scale (the head node carries it).
-   */
-  updateTranslationScale() {
-    const vtk = this.vt.skeleton;
-    const vh = vtk.humanoid[HumanBodyBones.Hips];
-    const vhead = vtk.humanoid[HumanBodyBones.Head];
-    for (let t = 0; t < vtk.boneCount; t++) {
-      let f = 1;
-      for (let a = vtk.parents[t]; a >= 0; a = vtk.parents[a]) {
-        if (a === vh) f *= this.options.avatarScale;
-        if (a === vhead) f *= this.options.headScale;
-      }
-      this.translationScale[t] = f;
-    }
-  }
-  /** Hips scale, room lift and target contact level from the calibrated heights and the current scale. */
-  updateScaleTerms() {
-    const scale6 = this.options.avatarScale;
-    this.hipsScale = scale6 * this.tgtHipsHeight / this.srcHipsHeight;
-    this.targetContact = scale6 * this.tgtRestContact;
-    this.roomLift = scale6 * this.tgtHipsHeight + this.targetContact - (this.srcHipsHeight + this.sourceContact);
-    if (this.info) {
-      this.info.hipsScale = this.hipsScale;
-      this.info.roomLift = this.roomLift;
-      this.info.targetHipsHeight = scale6 * this.tgtHipsHeight;
-      this.info.targetContactHeight = this.targetContact;
-    }
-  }
-  /**
-   * Change the avatar scale (0.1..3 live; any positive value here) without recalibrating: the hips
-   * height terms and world positions below the hips follow from the next pose on. Set-up cost, not
-   * per frame.
-   * @throws RetargetError on a non-positive or non-finite scale.
-   */
-  setAvatarScale(scale6) {
-    if (!(scale6 > 0) || !Number.isFinite(scale6))
-      throw new RetargetError(`avatarScale ${scale6}: need a positive number`);
-    this.options.avatarScale = scale6;
-    this.updateTranslationScale();
-    if (this.calibrated) this.updateScaleTerms();
-  }
-  /** Change the head scale (world positions below the head follow). @throws RetargetError on a bad value. */
-  setHeadScale(scale6) {
-    if (!(scale6 > 0) || !Number.isFinite(scale6))
-      throw new RetargetError(`headScale ${scale6}: need a positive number`);
-    this.options.headScale = scale6;
-    this.updateTranslationScale();
-  }
-  /**
-   * Change the head rotation offset (degrees, as Unity's Quaternion.Euler, about the head's reference
-   * axes) without recalibrating. @throws RetargetError on non-finite angles.
-   */
-  setHeadRotationOffset(x, y, z2) {
-    if (![x, y, z2].every(Number.isFinite))
-      throw new RetargetError("headRotationOffset: need three finite angles in degrees");
-    this.options.headRotationOffset = [x, y, z2];
-    if (this.calibrated) this.updateHeadOffset();
-  }
-  updateHeadOffset() {
-    const [hx, hy, hz] = this.options.headRotationOffset;
-    quatFromEuler(this.headOffset, hy * DEG2RAD, hx * DEG2RAD, hz * DEG2RAD, "YXZ");
-    const ref = this.targetReference;
-    const refHead = readQuat(quat64(), ref.world.rotations, this.vt.skeleton.humanoid[HumanBodyBones.Head]);
-    const inv = quat_exports.invert(quat64(), refHead);
-    quat_exports.multiply(this.headOffset, inv, quat_exports.multiply(quat64(), this.headOffset, refHead));
-  }
-  /** The head rotation offset as a quaternion in the head's local frame (`W_head * q`), into `out`. */
-  headOffsetQuat(out) {
-    qcopy(out, 0, this.headOffset, 0);
-  }
-  /** Local rotations `4 * sourceBones` of the last source pose (normalised; roots as given, not turned upright). */
-  get lastSourceLocalRotations() {
-    return this.sRot;
-  }
-  /** Factor on each virtual bone's rest translation for world positions (avatar and head scale). */
-  get translationScales() {
-    return this.translationScale;
-  }
-  /** The calibrated offset (quaternion) of real target bone `bone` into `out`; identity for undriven bones. */
-  getOffset(bone, out) {
-    qcopy(out, 0, this.offsets, 4 * this.vt.virtualOf[bone]);
-  }
-  /**
-   * Replace the calibrated offset of real target bone `bone` (e.g. from saved settings or a hot-reload
-   * state). A quaternion already unit to rounding (`|q|^2` within 1e-12 of 1, as {@link getOffset}
-   * gives) is kept bit for bit, so export -> import restores the offsets exactly (renormalising a
-   * unit-to-rounding quaternion moves its last bits); any other is normalised.
-   */
-  setOffset(bone, q) {
-    const o = 4 * this.vt.virtualOf[bone];
-    for (let k = 0; k < 4; k++) this.offsets[o + k] = q[k];
-    const d = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-    if (!(Math.abs(d - 1) <= 1e-12)) qnormalize(this.offsets, o);
-  }
-  /** True once calibrate() has run. */
-  get isCalibrated() {
-    return this.calibrated;
-  }
-  /** The skeleton the retargeter poses internally (IK-style bones re-parented), and its bone maps. */
-  get virtual() {
-    return this.vt;
-  }
-  /**
-   * The internal world pose of the last `computeVirtualPose` / `retargetPose`: rotations `4n` and
-   * positions `3n` in the virtual skeleton's bone order. Callers (the hub) may edit them and then call
-   * {@link Retargeter.writeOutput}.
-   */
-  get virtualWorldRotations() {
-    return this.vWorldRot;
-  }
-  get virtualWorldPositions() {
-    return this.vWorldPos;
-  }
-  /**
-   * Calibrate. `firstFrame` (source local rotations `4n` and translations `3n`, metres) is the frame
-   * used to detect the source's up axis, and the base of the source reference pose when the source
-   * reference is 'first-frame', 'auto' with a non-standing rest pose, or `{ asIs: true }` (then it is
-   * the performer's T/I-pose as is). Without it, the rest pose stands in.
-   * @throws RetargetError when no usable reference pose can be built (the message says why).
-   */
-  calibrate(firstFrame) {
-    const src = this.source;
-    const tgt = this.target;
-    const vsk = this.vs.skeleton;
-    const vtk = this.vt.skeleton;
-    const kind = this.options.referencePose;
-    const mode = this.options.sourceReference;
-    const asIs = typeof mode === "object";
-    const frame = firstFrame ?? { rotations: src.restRotations, translations: src.restTranslations };
-    if (frame.rotations.length !== 4 * src.boneCount || frame.translations.length !== 3 * src.boneCount) {
-      throw new RetargetError(
-        `calibration frame: expected ${4 * src.boneCount} rotations and ${3 * src.boneCount} translations for ${src.boneCount} source bones`
-      );
-    }
-    const frameGeo = poseGeometry(src, frame.rotations, frame.translations);
-    const hb = 3 * src.humanoid[HumanBodyBones.Hips];
-    const hd = 3 * src.humanoid[HumanBodyBones.Head];
-    const fp = frameGeo.positions;
-    const detectedUp = nearestAxis([fp[hd] - fp[hb], fp[hd + 1] - fp[hb + 1], fp[hd + 2] - fp[hb + 2]]);
-    const up = this.options.sourceUp === "auto" ? detectedUp : this.options.sourceUp;
-    this.alignSource.set(upAxisRotation(up));
-    let which = "rest";
-    let baseRot = src.restRotations;
-    let baseTrans = src.restTranslations;
-    const restStanding = isStandingPose(vsk, poseGeometry(vsk, vsk.restRotations, vsk.restTranslations));
-    if (asIs || mode === "first-frame" || mode === "auto" && !restStanding) {
-      if (!firstFrame && !restStanding) {
-        throw new RetargetError(
-          "the source rest pose is not a standing humanoid and no frame was given to calibrate on"
-        );
-      }
-      baseRot = frame.rotations;
-      baseTrans = frame.translations;
-      which = asIs ? "frame-as-is" : "first-frame";
-    }
-    const alignedRot = Float64Array.from(baseRot);
-    const alignedTrans = Float64Array.from(baseTrans);
-    this.alignRoots(alignedRot, alignedTrans);
-    const vbase = toVirtualPose(this.vs, src, alignedRot, alignedTrans);
-    let srcRefWorldV;
-    let srcHips;
-    let tgtRef;
-    let failing = "target";
-    try {
-      tgtRef = canonicalPose(vtk, { kind });
-      failing = "source";
-      if (asIs) {
-        const g = poseGeometry(vsk, vbase.rotations, vbase.translations);
-        srcRefWorldV = g.rotations;
-        srcHips = canonicalPose(vsk, {
-          kind,
-          baseRotations: vbase.rotations,
-          baseTranslations: vbase.translations
-        }).hipsHeight;
-        const Ginv = quat_exports.invert(quat64(), bodyToCanonical(bodyFrame(vsk, g)));
-        const w = tgtRef.world.rotations;
-        for (let i = 0; i < vtk.boneCount; i++) {
-          readQuat(this.q0, w, i);
-          quat_exports.multiply(this.q0, Ginv, this.q0);
-          writeQuat(w, i, this.q0);
-        }
-        this.sourceReference = null;
-      } else {
-        const sref = canonicalPose(vsk, {
-          kind,
-          baseRotations: vbase.rotations,
-          baseTranslations: vbase.translations
-        });
-        this.sourceReference = sref;
-        srcRefWorldV = sref.world.rotations;
-        srcHips = sref.hipsHeight;
-      }
-    } catch (e) {
-      if (e instanceof ReferencePoseError)
-        throw new RetargetError(`calibration of the ${failing} skeleton: ${e.message}`);
-      throw e;
-    }
-    this.targetReference = tgtRef;
-    this.setUpShoulderTwist(tgtRef);
-    const tgtHips = tgtRef.hipsHeight;
-    if (!(srcHips > 1e-6)) {
-      throw new RetargetError(
-        `calibration: the source hips are not above its feet in the reference pose (hips height ${srcHips} m); cannot scale the hips path`
-      );
-    }
-    if (!(tgtHips > 1e-6)) {
-      throw new RetargetError(
-        `calibration: the target hips are not above its feet (hips height ${tgtHips} m)`
-      );
-    }
-    for (let t = 0; t < vtk.boneCount; t++) {
-      const s = this.vDrivers[t];
-      if (s >= 0) {
-        readQuat(this.q0, srcRefWorldV, this.vs.virtualOf[s]);
-        quat_exports.invert(this.q0, this.q0);
-        readQuat(this.q1, tgtRef.world.rotations, t);
-        quat_exports.multiply(this.q0, this.q0, this.q1);
-        quat_exports.normalize(this.q0, this.q0);
-        writeQuat(this.offsets, t, this.q0);
-      }
-      const from = vtk.parents[t] < 0 ? vtk.restRotations : tgtRef.localRotations;
-      for (let k = 0; k < 4; k++) this.undrivenLocal[4 * t + k] = from[4 * t + k];
-    }
-    this.updateHeadOffset();
-    this.srcHipsHeight = srcHips;
-    this.tgtHipsHeight = tgtHips;
-    this.tgtRestContact = this.options.sourceContactHeight !== void 0 ? lowestFootJointHeight(tgt, poseGeometry(tgt, tgt.restRotations, tgt.restTranslations)) : 0;
-    this.sourceContact = this.options.sourceContactHeight ?? 0;
-    this.updateScaleTerms();
-    const scale6 = this.options.avatarScale;
-    this.calibrated = true;
-    this.calibrationSerial++;
-    const drivers = {};
-    this.drivers.forEach((s, t) => {
-      if (s >= 0) drivers[tgt.names[t]] = src.names[s];
-    });
-    this.info = {
-      sourceReference: which,
-      sourceUp: up,
-      detectedSourceUp: detectedUp,
-      sourceHipsHeight: srcHips,
-      targetHipsHeight: scale6 * tgtHips,
-      sourceContactHeight: this.sourceContact,
-      targetContactHeight: this.targetContact,
-      hipsScale: this.hipsScale,
-      roomLift: this.roomLift,
-      drivers,
-      detachedTargetBones: this.vt.detached.map((b) => tgt.names[b]),
-      fittedChains: this.fits.map(
-        (f) => `${f.targetBones.length} target bones on ${f.sourcePoints.length - 1} source segments`
-      )
-    };
-    return this.info;
-  }
-  /** Rotate the source roots by the up-axis alignment (rotations and translations, in place). */
-  alignRoots(rot, pos) {
-    alignRoots(this.source, rot, pos, this.alignSource);
-  }
-  /**
-   * Point along a fitted chain's source polyline (source world) at the arc fraction of target chain
-   * segment end `joint` (`fit.targetCum[joint]`), into `out`. Takes an index, not the fraction: a double
-   * argument to a call V8 does not inline is boxed (allocates). A call rather than inline code: without
-   * a JIT the inline version measured about 10% slower per hub frame.
-   */
-  chainPoint(fit, joint, out) {
-    const u = fit.targetCum[joint];
-    const pts = fit.sourcePoints;
-    const cum = fit.sourceCum;
-    const P = this.sWorldPos;
-    let i = 0;
-    while (i < pts.length - 2 && cum[i + 1] < u) i++;
-    const span = cum[i + 1] - cum[i];
-    const f = span > 0 ? (u - cum[i]) / span : 0;
-    const a = 3 * pts[i];
-    const b = 3 * pts[i + 1];
-    out[0] = P[a] + (P[b] - P[a]) * f;
-    out[1] = P[a + 1] + (P[b + 1] - P[a + 1]) * f;
-    out[2] = P[a + 2] + (P[b + 2] - P[a + 2]) * f;
-  }
-  /**
-   * Retarget one pose. Inputs: source local rotations `4 * sourceBones` and translations
-   * `3 * sourceBones` (metres, source file frame). Outputs: target local rotations `4 * targetBones`
-   * and translations `3 * targetBones` (metres; rest translations except the hips and re-parented IK
-   * bones). Allocates nothing.
-   * @throws RetargetError when called before calibrate().
-   */
-  retargetPose(srcLocalRot, srcLocalPos, outLocalRot, outLocalPos) {
-    this.computeVirtualPose(srcLocalRot, srcLocalPos);
-    this.writeRealPose(outLocalRot, outLocalPos);
-  }
-  /**
-   * The shoulders whose twist is dropped (RetargetOptions.shoulderTwist): reference local rotation and
-   * the unit direction to the upper arm in the shoulder's own frame, from the target reference pose.
-   */
-  setUpShoulderTwist(ref) {
-    const vtk = this.vt.skeleton;
-    this.shoulderBones.fill(-1);
-    if (this.options.shoulderTwist !== "drop") return;
-    const pairs = [
-      [HumanBodyBones.LeftShoulder, HumanBodyBones.LeftUpperArm],
-      [HumanBodyBones.RightShoulder, HumanBodyBones.RightUpperArm]
-    ];
-    const W = ref.world.rotations;
-    const P = ref.world.positions;
-    for (let k = 0; k < 2; k++) {
-      const t = vtk.humanoid[pairs[k][0]];
-      const u = vtk.humanoid[pairs[k][1]];
-      if (t < 0 || u < 0 || vtk.parents[t] < 0) continue;
-      const d = vec64();
-      d[0] = P[3 * u] - P[3 * t];
-      d[1] = P[3 * u + 1] - P[3 * t + 1];
-      d[2] = P[3 * u + 2] - P[3 * t + 2];
-      const q = readQuat(quat64(), W, t);
-      vec3_exports.transformQuat(d, d, quat_exports.invert(quat64(), q));
-      const l = Math.hypot(d[0], d[1], d[2]);
-      if (!(l > 1e-9)) continue;
-      const o = 8 * k;
-      for (let c = 0; c < 4; c++) this.shoulderData[o + c] = ref.localRotations[4 * t + c];
-      this.shoulderData[o + 4] = d[0] / l;
-      this.shoulderData[o + 5] = d[1] / l;
-      this.shoulderData[o + 6] = d[2] / l;
-      this.shoulderBones[k] = t;
-    }
-  }
-  /**
-   * Drop shoulder `k`'s twist in place on world rotation `W[4t]` (parent `p`): with the local rotation
-   * relative to the reference `D = inverse(R) * inverse(W_p) * W = swing * twist` (twist about the bone
-   * axis a, swing-twist decomposition as in core/quat.ts), `W <- W * inverse(twist)`. The bone's
-   * direction is unchanged (a twist about a leaves a fixed). Allocates nothing.
-   */
-  dropShoulderTwist(W, t, p, k) {
-    const S2 = this.shoulderData;
-    const o = 8 * k;
-    const D2 = this.twistScratch;
-    qmulConj(D2, 0, W, 4 * p, W, 4 * t);
-    qmulConj(D2, 0, S2, o, D2, 0);
-    const pr = D2[0] * S2[o + 4] + D2[1] * S2[o + 5] + D2[2] * S2[o + 6];
-    const n = Math.sqrt(pr * pr + D2[3] * D2[3]);
-    if (!(n > 1e-12)) return;
-    D2[4] = pr * S2[o + 4] / n;
-    D2[5] = pr * S2[o + 5] / n;
-    D2[6] = pr * S2[o + 6] / n;
-    D2[7] = D2[3] / n;
-    qmulByConj(W, 4 * t, W, 4 * t, D2, 4);
-  }
-  /**
-   * Write the local rotations of the bones outside {@link Retargeter.worldNeeded} (undriven and unread
-   * by IK: their reference local rotations, constant between calibrations) into `outLocal`
-   * (`Float64Array(4n)`, virtual order); other bones are left alone. For callers of
-   * `computeVirtualPose(..., outLocal, true)`. Allocates nothing.
-   * @throws RetargetError when called before calibrate().
-   */
-  writeUnneededLocal(outLocal) {
-    if (!this.calibrated) throw new RetargetError("writeUnneededLocal called before calibrate()");
-    const un = this.unneededBones;
-    const undriven = this.undrivenLocal;
-    for (let i = 0; i < un.length; i++) {
-      const o4 = 4 * un[i];
-      outLocal[o4] = undriven[o4];
-      outLocal[o4 + 1] = undriven[o4 + 1];
-      outLocal[o4 + 2] = undriven[o4 + 2];
-      outLocal[o4 + 3] = undriven[o4 + 3];
-    }
-  }
-  /**
-   * Source forward kinematics for computeVirtualPose: normalised local rotations into sRot, world
-   * rotations and positions into sWorldRot/sWorldPos. A separate method: without a JIT the split
-   * measured a few percent faster than one long function. Allocates nothing.
-   */
-  sourceForward(srcLocalRot, srcLocalPos) {
-    const src = this.source;
-    const sRot = this.sRot;
-    const SW = this.sWorldRot;
-    const SP = this.sWorldPos;
-    const sParents = src.parents;
-    const A = this.alignSource;
-    const Ax = A[0];
-    const Ay = A[1];
-    const Az = A[2];
-    const Aw = A[3];
-    for (let i = 0; i < src.boneCount; i++) {
-      const o4 = 4 * i;
-      const o3 = 3 * i;
-      let bx = srcLocalRot[o4];
-      let by = srcLocalRot[o4 + 1];
-      let bz = srcLocalRot[o4 + 2];
-      let bw = srcLocalRot[o4 + 3];
-      const l = Math.sqrt(bx * bx + by * by + bz * bz + bw * bw);
-      bx /= l;
-      by /= l;
-      bz /= l;
-      bw /= l;
-      sRot[o4] = bx;
-      sRot[o4 + 1] = by;
-      sRot[o4 + 2] = bz;
-      sRot[o4 + 3] = bw;
-      const x = srcLocalPos[o3];
-      const y = srcLocalPos[o3 + 1];
-      const z2 = srcLocalPos[o3 + 2];
-      const p = sParents[i];
-      let qx;
-      let qy;
-      let qz;
-      let qw;
-      let ox;
-      let oy;
-      let oz;
-      if (p < 0) {
-        qx = Ax;
-        qy = Ay;
-        qz = Az;
-        qw = Aw;
-        ox = 0;
-        oy = 0;
-        oz = 0;
-      } else {
-        const p4 = 4 * p;
-        const p3 = 3 * p;
-        qx = SW[p4];
-        qy = SW[p4 + 1];
-        qz = SW[p4 + 2];
-        qw = SW[p4 + 3];
-        ox = SP[p3];
-        oy = SP[p3 + 1];
-        oz = SP[p3 + 2];
-      }
-      const uvx = qy * z2 - qz * y;
-      const uvy = qz * x - qx * z2;
-      const uvz = qx * y - qy * x;
-      SP[o3] = ox + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
-      SP[o3 + 1] = oy + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
-      SP[o3 + 2] = oz + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
-      SW[o4] = qx * bw + qw * bx + qy * bz - qz * by;
-      SW[o4 + 1] = qy * bw + qw * by + qz * bx - qx * bz;
-      SW[o4 + 2] = qz * bw + qw * bz + qx * by - qy * bx;
-      SW[o4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
-    }
-  }
-  /**
-   * The first half of {@link Retargeter.retargetPose}: pose the internal (virtual) skeleton's world
-   * rotations and positions from a source pose, without writing outputs; with `outLocal`
-   * (`Float64Array(4n)`, virtual order) also its local rotations. With `skipUnneeded` (only with
-   * `outLocal`), bones outside {@link Retargeter.worldNeeded} are not touched at all: their world pose
-   * is left as it was and their local rotation, a constant per calibration, is the caller's to write
-   * with {@link Retargeter.writeUnneededLocal} (after each calibration, and whenever the caller itself
-   * overwrote them); for callers that output the local rotations (the hub), not for
-   * {@link Retargeter.writeOutput}. Allocates nothing.
-   * @throws RetargetError when called before calibrate().
-   */
-  computeVirtualPose(srcLocalRot, srcLocalPos, outLocal, skipUnneeded = false) {
-    if (!this.calibrated) throw new RetargetError("retargetPose called before calibrate()");
-    this.sourceForward(srcLocalRot, srcLocalPos);
-    const src = this.source;
-    const vtk = this.vt.skeleton;
-    const SW = this.sWorldRot;
-    const SP = this.sWorldPos;
-    const W = this.vWorldRot;
-    const P = this.vWorldPos;
-    const parents = vtk.parents;
-    const drivers = this.vDrivers;
-    const offsets = this.offsets;
-    const undriven = this.undrivenLocal;
-    const tscale = this.translationScale;
-    const hips = vtk.humanoid[HumanBodyBones.Hips];
-    const head = vtk.humanoid[HumanBodyBones.Head];
-    const headOffset2 = this.headOffset;
-    const shoulderL = this.shoulderBones[0];
-    const shoulderR = this.shoulderBones[1];
-    const rest = vtk.restTranslations;
-    const d = this.v1;
-    const c = this.v3;
-    const q2 = this.q2;
-    const fitOf = this.fitOf;
-    const scaled = this.options.hipsMode === "scaled";
-    const sh = 3 * src.humanoid[HumanBodyBones.Hips];
-    const order = skipUnneeded && outLocal !== void 0 ? this.neededBones : this.allBones;
-    for (let i = 0; i < order.length; i++) {
-      const t = order[i];
-      const p = parents[t];
-      const s = drivers[t];
-      const o4 = 4 * t;
-      const o3 = 3 * t;
-      let ax;
-      let ay;
-      let az;
-      let aw;
-      let bo;
-      let B;
-      if (s >= 0) {
-        const s4 = 4 * s;
-        ax = SW[s4];
-        ay = SW[s4 + 1];
-        az = SW[s4 + 2];
-        aw = SW[s4 + 3];
-        B = offsets;
-        bo = o4;
-      } else if (p >= 0) {
-        const p4 = 4 * p;
-        ax = W[p4];
-        ay = W[p4 + 1];
-        az = W[p4 + 2];
-        aw = W[p4 + 3];
-        B = undriven;
-        bo = o4;
-      } else {
-        ax = 0;
-        ay = 0;
-        az = 0;
-        aw = 1;
-        B = undriven;
-        bo = o4;
-      }
-      const bx = B[bo];
-      const by = B[bo + 1];
-      const bz = B[bo + 2];
-      const bw = B[bo + 3];
-      W[o4] = ax * bw + aw * bx + ay * bz - az * by;
-      W[o4 + 1] = ay * bw + aw * by + az * bx - ax * bz;
-      W[o4 + 2] = az * bw + aw * bz + ax * by - ay * bx;
-      W[o4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
-      if (t === head) {
-        qmul(W, o4, W, o4, headOffset2, 0);
-        qnormalize(W, o4);
-      } else if (p >= 0 && (t === shoulderL || t === shoulderR)) {
-        this.dropShoulderTwist(W, t, p, t === shoulderL ? 0 : 1);
-      }
-      if (t === hips) {
-        if (scaled) {
-          const k2 = this.hipsScale;
-          P[o3] = SP[sh] * k2;
-          P[o3 + 1] = (SP[sh + 1] - this.sourceContact) * k2 + this.targetContact;
-          P[o3 + 2] = SP[sh + 2] * k2;
-        } else {
-          P[o3] = SP[sh];
-          P[o3 + 1] = SP[sh + 1] + this.roomLift;
-          P[o3 + 2] = SP[sh + 2];
-        }
-      } else if (p >= 0) {
-        const p4 = 4 * p;
-        const p3 = 3 * p;
-        const qx = W[p4];
-        const qy = W[p4 + 1];
-        const qz = W[p4 + 2];
-        const qw = W[p4 + 3];
-        const f = tscale[t];
-        const x = rest[o3] * f;
-        const y = rest[o3 + 1] * f;
-        const z2 = rest[o3 + 2] * f;
-        const uvx = qy * z2 - qz * y;
-        const uvy = qz * x - qx * z2;
-        const uvz = qx * y - qy * x;
-        P[o3] = P[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
-        P[o3 + 1] = P[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
-        P[o3 + 2] = P[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
-      } else {
-        P[o3] = rest[o3];
-        P[o3 + 1] = rest[o3 + 1];
-        P[o3 + 2] = rest[o3 + 2];
-      }
-      const k = fitOf[t];
-      if (k >= 0) {
-        const fit = this.fits[k];
-        const j = this.fitSegment[t];
-        this.chainPoint(fit, j + 1, d);
-        const s0 = 3 * fit.sourcePoints[0];
-        const t0 = 3 * fit.targetStart;
-        const fs = fit.scale * tscale[fit.targetNext[j]];
-        d[0] = P[t0] + (d[0] - SP[s0]) * fs - P[o3];
-        d[1] = P[t0 + 1] + (d[1] - SP[s0 + 1]) * fs - P[o3 + 1];
-        d[2] = P[t0 + 2] + (d[2] - SP[s0 + 2]) * fs - P[o3 + 2];
-        vrotate(c, 0, W, o4, rest, 3 * fit.targetNext[j]);
-        const l1 = Math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-        const l3 = Math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
-        if (l1 > 1e-12 && l3 > 1e-12) {
-          d[0] /= l1;
-          d[1] /= l1;
-          d[2] /= l1;
-          c[0] /= l3;
-          c[1] /= l3;
-          c[2] /= l3;
-          fromTo(q2, c, d);
-          qmul(W, o4, q2, 0, W, o4);
-          qnormalize(W, o4);
-        }
-      }
-      if (outLocal) {
-        if (p < 0) {
-          outLocal[o4] = W[o4];
-          outLocal[o4 + 1] = W[o4 + 1];
-          outLocal[o4 + 2] = W[o4 + 2];
-          outLocal[o4 + 3] = W[o4 + 3];
-        } else if (s < 0 && t !== head && k < 0) {
-          outLocal[o4] = undriven[o4];
-          outLocal[o4 + 1] = undriven[o4 + 1];
-          outLocal[o4 + 2] = undriven[o4 + 2];
-          outLocal[o4 + 3] = undriven[o4 + 3];
-        } else {
-          const p4 = 4 * p;
-          const ax2 = -W[p4];
-          const ay2 = -W[p4 + 1];
-          const az2 = -W[p4 + 2];
-          const aw2 = W[p4 + 3];
-          const bx2 = W[o4];
-          const by2 = W[o4 + 1];
-          const bz2 = W[o4 + 2];
-          const bw2 = W[o4 + 3];
-          outLocal[o4] = ax2 * bw2 + aw2 * bx2 + ay2 * bz2 - az2 * by2;
-          outLocal[o4 + 1] = ay2 * bw2 + aw2 * by2 + az2 * bx2 - ax2 * bz2;
-          outLocal[o4 + 2] = az2 * bw2 + aw2 * bz2 + ax2 * by2 - ay2 * bx2;
-          outLocal[o4 + 3] = aw2 * bw2 - ax2 * bx2 - ay2 * by2 - az2 * bz2;
-        }
-      }
-    }
-  }
-  /**
-   * The second half of {@link Retargeter.retargetPose}: real local rotations `4n` and translations `3n`
-   * from the internal world pose (as left by computeVirtualPose and any edits). Allocates nothing.
-   */
-  writeOutput(outLocalRot, outLocalPos) {
-    this.writeRealPose(outLocalRot, outLocalPos);
-  }
-  /** Convert the virtual world pose to real local rotations/translations (and real-order world arrays). */
-  writeRealPose(outLocalRot, outLocalPos) {
-    const tgt = this.target;
-    const virtualOf = this.vt.virtualOf;
-    const W = this.vWorldRot;
-    const P = this.vWorldPos;
-    const RW = this.tWorldRot;
-    const RP = this.tWorldPos;
-    const hipsReal = tgt.humanoid[HumanBodyBones.Hips];
-    const moved = this.movedReal;
-    const restT = tgt.restTranslations;
-    const parents = tgt.parents;
-    const n = tgt.boneCount;
-    if (RW !== W) {
-      for (let r = 0; r < n; r++) {
-        const v4 = 4 * virtualOf[r];
-        const v3 = 3 * virtualOf[r];
-        RW[4 * r] = W[v4];
-        RW[4 * r + 1] = W[v4 + 1];
-        RW[4 * r + 2] = W[v4 + 2];
-        RW[4 * r + 3] = W[v4 + 3];
-        RP[3 * r] = P[v3];
-        RP[3 * r + 1] = P[v3 + 1];
-        RP[3 * r + 2] = P[v3 + 2];
-      }
-    }
-    for (let r = 0; r < n; r++) {
-      const p = parents[r];
-      const r4 = 4 * r;
-      const o3 = 3 * r;
-      const bx = RW[r4];
-      const by = RW[r4 + 1];
-      const bz = RW[r4 + 2];
-      const bw = RW[r4 + 3];
-      if (p < 0) {
-        outLocalRot[r4] = bx;
-        outLocalRot[r4 + 1] = by;
-        outLocalRot[r4 + 2] = bz;
-        outLocalRot[r4 + 3] = bw;
-      } else {
-        const p4 = 4 * p;
-        const ax = -RW[p4];
-        const ay = -RW[p4 + 1];
-        const az = -RW[p4 + 2];
-        const aw = RW[p4 + 3];
-        outLocalRot[r4] = ax * bw + aw * bx + ay * bz - az * by;
-        outLocalRot[r4 + 1] = ay * bw + aw * by + az * bx - ax * bz;
-        outLocalRot[r4 + 2] = az * bw + aw * bz + ax * by - ay * bx;
-        outLocalRot[r4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
-      }
-      if (r === hipsReal || moved[r] === 1) {
-        if (p >= 0) {
-          const p4 = 4 * p;
-          const p3 = 3 * p;
-          const qx = -RW[p4];
-          const qy = -RW[p4 + 1];
-          const qz = -RW[p4 + 2];
-          const qw = RW[p4 + 3];
-          const x = RP[o3] - RP[p3];
-          const y = RP[o3 + 1] - RP[p3 + 1];
-          const z2 = RP[o3 + 2] - RP[p3 + 2];
-          const uvx = qy * z2 - qz * y;
-          const uvy = qz * x - qx * z2;
-          const uvz = qx * y - qy * x;
-          outLocalPos[o3] = x + 2 * (qw * uvx + qy * uvz - qz * uvy);
-          outLocalPos[o3 + 1] = y + 2 * (qw * uvy + qz * uvx - qx * uvz);
-          outLocalPos[o3 + 2] = z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
-        } else {
-          outLocalPos[o3] = RP[o3];
-          outLocalPos[o3 + 1] = RP[o3 + 1];
-          outLocalPos[o3 + 2] = RP[o3 + 2];
-        }
-      } else {
-        outLocalPos[o3] = restT[o3];
-        outLocalPos[o3 + 1] = restT[o3 + 1];
-        outLocalPos[o3 + 2] = restT[o3 + 2];
-      }
-    }
-  }
-  /** World rotations `4 * sourceBones` of the last source pose (after up-axis alignment). */
-  get lastSourceWorldRotations() {
-    return this.sWorldRot;
-  }
-  /** World positions `3 * sourceBones` of the last source pose (after up-axis alignment), metres. */
-  get lastSourceWorldPositions() {
-    return this.sWorldPos;
-  }
-  /** World rotations `4 * targetBones` of the last output pose (real bone order). */
-  get lastTargetWorldRotations() {
-    return this.tWorldRot;
-  }
-  /** World positions `3 * targetBones` of the last output pose, metres (real bone order). */
-  get lastTargetWorldPositions() {
-    return this.tWorldPos;
-  }
-};
-function cumulative(s, chain) {
-  const out = new Float64Array(chain.length);
-  let total = 0;
-  for (let i = 1; i < chain.length; i++) {
-    const b = chain[i];
-    total += Math.hypot(
-      s.restTranslations[3 * b],
-      s.restTranslations[3 * b + 1],
-      s.restTranslations[3 * b + 2]
-    );
-    out[i] = total;
-  }
-  if (total > 0) for (let i = 0; i < out.length; i++) out[i] /= total;
-  return { fractions: out, length: total };
-}
-function buildChainFits(vs, vt) {
-  const S2 = vs.skeleton;
-  const fits = [];
-  const sm = S2.humanoid;
-  const tm = vt.humanoid;
-  const make = (tChain, sChain) => {
-    if (tChain.length < 3 || sChain.length < 2) return;
-    const tCum = cumulative(vt, tChain);
-    const sCum = cumulative(S2, sChain);
-    const scale6 = sCum.length > 0 ? tCum.length / sCum.length : 1;
-    fits.push({
-      targetBones: tChain.slice(1, -1),
-      targetNext: tChain.slice(2),
-      targetCum: tCum.fractions.slice(1),
-      sourcePoints: sChain.map((b) => vs.realOf[b]),
-      sourceCum: sCum.fractions,
-      targetStart: tChain[0],
-      scale: scale6
-    });
-  };
-  const tEnd = tm[HumanBodyBones.Neck] >= 0 ? tm[HumanBodyBones.Neck] : tm[HumanBodyBones.Head];
-  const sEnd = sm[HumanBodyBones.Neck] >= 0 ? sm[HumanBodyBones.Neck] : sm[HumanBodyBones.Head];
-  make(chainBetween(vt, tm[HumanBodyBones.Hips], tEnd), chainBetween(S2, sm[HumanBodyBones.Hips], sEnd));
-  if (tm[HumanBodyBones.Neck] >= 0 && sm[HumanBodyBones.Neck] >= 0) {
-    make(chainBetween(vt, tm[HumanBodyBones.Neck], tm[HumanBodyBones.Head]), chainBetween(S2, sm[HumanBodyBones.Neck], sm[HumanBodyBones.Head]));
-  }
-  return fits;
-}
-function toVirtualPose(vh, real, rot, pos) {
-  if (vh.identity) return { rotations: rot, translations: pos };
-  const g = poseGeometry(real, rot, pos);
-  const vs = vh.skeleton;
-  const n = vs.boneCount;
-  const rotations = new Float64Array(4 * n);
-  const translations = new Float64Array(3 * n);
-  const q = quat64();
-  const pq = quat64();
-  const v = vec64();
-  for (let i = 0; i < n; i++) {
-    const r = vh.realOf[i];
-    const p = vs.parents[i];
-    readQuat(q, g.rotations, r);
-    v[0] = g.positions[3 * r];
-    v[1] = g.positions[3 * r + 1];
-    v[2] = g.positions[3 * r + 2];
-    if (p >= 0) {
-      const pr = vh.realOf[p];
-      readQuat(pq, g.rotations, pr);
-      quat_exports.invert(pq, pq);
-      quat_exports.multiply(q, pq, q);
-      v[0] -= g.positions[3 * pr];
-      v[1] -= g.positions[3 * pr + 1];
-      v[2] -= g.positions[3 * pr + 2];
-      vec3_exports.transformQuat(v, v, pq);
-    }
-    writeQuat(rotations, i, q);
-    translations.set(v, 3 * i);
-  }
-  return { rotations, translations };
-}
-
-// src/retarget/quality.ts
-var SPEED_SPAN = 1 / 30;
-var SEGMENTS = [];
-for (const side of ["left", "right"]) {
-  const S2 = side === "left" ? "Left" : "Right";
-  SEGMENTS.push(
-    { name: `${side}UpperArm`, from: HumanBodyBones[`${S2}UpperArm`], to: [HumanBodyBones[`${S2}LowerArm`]] },
-    { name: `${side}Forearm`, from: HumanBodyBones[`${S2}LowerArm`], to: [HumanBodyBones[`${S2}Hand`]] },
-    {
-      name: `${side}Hand`,
-      from: HumanBodyBones[`${S2}Hand`],
-      to: [HumanBodyBones[`${S2}MiddleProximal`], HumanBodyBones[`${S2}IndexProximal`], HumanBodyBones[`${S2}RingProximal`], HumanBodyBones[`${S2}LittleProximal`]]
-    },
-    { name: `${side}Thigh`, from: HumanBodyBones[`${S2}UpperLeg`], to: [HumanBodyBones[`${S2}LowerLeg`]] },
-    { name: `${side}Shin`, from: HumanBodyBones[`${S2}LowerLeg`], to: [HumanBodyBones[`${S2}Foot`]] },
-    { name: `${side}Foot`, from: HumanBodyBones[`${S2}Foot`], to: [HumanBodyBones[`${S2}Toes`]] }
-  );
-}
-SEGMENTS.push({ name: "hipsToNeck", from: HumanBodyBones.Hips, to: [HumanBodyBones.Neck, HumanBodyBones.Head] });
-var HUMAN_NAME = Object.fromEntries(Object.entries(HumanBodyBones).map(([k, v]) => [v, k]));
-
-// src/rig/hubOptions.ts
-var HubError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "HubError";
-  }
-};
-function describe3(v) {
-  return typeof v === "string" ? `the text '${v}'` : String(v);
-}
-function checkRange(field, v, min2, max2, unit2 = "") {
-  if (typeof v !== "number" || !Number.isFinite(v))
-    throw new HubError(`${field}: need a finite number, got ${describe3(v)}`);
-  if (v < min2 || v > max2) throw new HubError(`${field}: ${v} is outside ${min2}..${max2}${unit2}`);
-  return v;
-}
-function checkChoice(field, v, choices) {
-  if (!choices.includes(v))
-    throw new HubError(`${field}: ${describe3(v)} is not one of ${choices.map((c) => `'${c}'`).join(", ")}`);
-  return v;
-}
-function checkFrame(what, frame, source) {
-  if (!frame || typeof frame !== "object")
-    throw new HubError(`${what}: need a frame { rotations, translations }, got ${describe3(frame)}`);
-  const n = source.boneCount;
-  for (const [field, arr, k] of [
-    ["rotations", frame.rotations, 4],
-    ["translations", frame.translations, 3]
-  ]) {
-    if (!arr || typeof arr.length !== "number" || arr.length !== k * n)
-      throw new HubError(
-        `${what}: frame.${field} has length ${arr?.length}, expected ${k * n} (${k} x ${n} source bones)`
-      );
-    for (let i = 0; i < arr.length; i++) {
-      const v = arr[i];
-      if (typeof v !== "number" || !Number.isFinite(v)) {
-        const b = Math.floor(i / k);
-        throw new HubError(
-          `${what}: frame.${field}[${source.names[b]}].${"xyzw"[i % k]} is ${describe3(v)} (need a finite number)`
-        );
-      }
-    }
-  }
-}
-
-// src/rig/hubState.ts
-var HUB_STATE_VERSION = 1;
-function encodeStateNumbers(value) {
-  if (typeof value === "number") {
-    if (Number.isFinite(value) && !(value === 0 && 1 / value < 0)) return value;
-    return { $num: value === 0 ? "-0" : String(value) };
-  }
-  if (Array.isArray(value)) return value.map(encodeStateNumbers);
-  if (value !== null && typeof value === "object") {
-    const out = {};
-    for (const [k, v] of Object.entries(value)) if (v !== void 0) out[k] = encodeStateNumbers(v);
-    return out;
-  }
-  return value;
-}
-var SPECIAL = {
-  NaN: Number.NaN,
-  Infinity: Number.POSITIVE_INFINITY,
-  "-Infinity": Number.NEGATIVE_INFINITY,
-  "-0": -0
-};
-function decodeStateNumbers(value) {
-  if (Array.isArray(value)) return value.map(decodeStateNumbers);
-  if (value !== null && typeof value === "object") {
-    const keys = Object.keys(value);
-    const o = value;
-    if (keys.length === 1 && keys[0] === "$num" && typeof o.$num === "string" && o.$num in SPECIAL)
-      return SPECIAL[o.$num];
-    const out = {};
-    for (const k of keys) out[k] = decodeStateNumbers(o[k]);
-    return out;
-  }
-  return value;
-}
-
 // src/rig/props.ts
 var PROP_TYPE_NAMES = ["None", "Object", "Chair", "Hand"];
 var PropType = { None: 0, Object: 1, Chair: 2, Hand: 3 };
@@ -19467,7 +19432,7 @@ var SourceStage = class {
   }
 };
 
-// src/rig/hub.ts
+// src/rig/hubRig.ts
 var LIMBS = [
   { name: "leftArm", arm: true, bones: [HumanBodyBones.LeftUpperArm, HumanBodyBones.LeftLowerArm, HumanBodyBones.LeftHand], weight: Limb.LeftArm },
   {
@@ -19484,7 +19449,7 @@ var LIMBS = [
     weight: Limb.RightLeg
   }
 ];
-var RetargetHub = class _RetargetHub {
+var HubRig = class {
   constructor(source, target, options = {}) {
     /** Output: `[hips scale, head scale]` for the host to put on those nodes. */
     this.outputScales = new Float64Array([1, 1]);
@@ -19637,251 +19602,6 @@ var RetargetHub = class _RetargetHub {
     );
     this.updateHeadOffset();
   }
-  /** The current settings (a copy). */
-  get settings() {
-    return structuredCloneSettings(this.settingsValue);
-  }
-  /** True once calibrated. */
-  get isCalibrated() {
-    return this.calibrated;
-  }
-  /**
-   * Calibrate in the canonical T-pose (automatic reference pose; `frame` is used when the source's rest
-   * pose is not a standing one, and for the up axis). Also calibrates the IK on the avatar's reference
-   * pose and snaps the limb weights on the next update.
-   */
-  calibrate(frame) {
-    if (frame !== void 0) checkFrame("calibrate", frame, this.source);
-    const r = this.retargeter;
-    r.options.referencePose = "T";
-    r.options.sourceReference = "auto";
-    const record2 = calibrationRecord("calibrate", "T", frame);
-    this.doCalibrate(frame);
-    this.lastCalibration = record2;
-  }
-  /**
-   * I-pose calibration, as live performers do: `frame` is the performer standing in an I-pose (arms
-   * down), taken as is; the avatar's canonical I-pose is matched to it. The current finger calibration
-   * is kept (a performer's fingers in an I-pose are not a reference).
-   */
-  calibrateIPose(frame) {
-    checkFrame("calibrateIPose", frame, this.source);
-    this.calibrateOnFrame(frame, "I");
-  }
-  /**
-   * Calibrate on a frame taken as is as the performer's T- or I-pose (the avatar is put in its
-   * canonical pose of that kind, facing the way the performer faces). Finger calibration is kept when
-   * there was one.
-   */
-  calibrateOnFrame(frame, kind) {
-    checkFrame("calibrateOnFrame", frame, this.source);
-    checkChoice("calibrateOnFrame kind", kind, ["T", "I"]);
-    const r = this.retargeter;
-    const keep = this.calibrated ? this.fingerOffsets() : null;
-    r.options.referencePose = kind;
-    r.options.sourceReference = { asIs: true };
-    const record2 = calibrationRecord("onFrame", kind, frame);
-    this.doCalibrate(frame);
-    this.lastCalibration = record2;
-    if (keep) this.restoreFingerOffsets(keep);
-  }
-  /**
-   * The hub's state for hot reload ({@link HubState}, src/rig/hubState.ts): constructor options kept by
-   * the retargeter, how it was last calibrated (kind and frame; re-run on import), the settings with
-   * the calibrated rotation offsets, IK mode, head-forward fix, finger mode/enabled/muscles, props,
-   * limb weights (settings, smoothed values, targets, nearest props), the IK solvers' memory, the
-   * snap-weights flag and the last calibration frame. JSON-able: non-finite numbers and -0 are encoded
-   * (`{"$num": ...}`), so `JSON.parse(JSON.stringify(state))` imports to the same bits. Allocates
-   * (control time, not per frame).
-   */
-  exportState() {
-    const r = this.retargeter;
-    const state = {
-      version: HUB_STATE_VERSION,
-      options: {
-        hipsMode: r.options.hipsMode,
-        sourceUp: r.options.sourceUp,
-        sourceContactHeight: r.options.sourceContactHeight ?? null
-      },
-      calibration: this.calibrated ? this.lastCalibration : null,
-      settings: this.exportSettings(),
-      ikMode: this.ikMode,
-      headForward: Array.from(this.headForward),
-      headCopyLocal: Array.from(this.headCopyLocal),
-      fingers: this.fingers.exportState(),
-      props: this.props.exportState(),
-      weights: this.weights.exportState(),
-      ik: this.limbs.map((l) => l.ik.exportState()),
-      snapWeights: this.snapWeights,
-      ikWeightOverride: Array.from(this.ikWeightOverride),
-      ikGoalOverride: Array.from(this.ikGoalOverride),
-      ikRotationOverride: Array.from(this.ikRotationOverride),
-      lastFrame: { rotations: Array.from(this.lastFrameRot), translations: Array.from(this.lastFramePos) },
-      source: this.sourceStage.exportState()
-    };
-    return encodeStateNumbers(state);
-  }
-  /**
-   * A hub on `source` and `target` (the same skeletons the exporting hub had) in the state `state`
-   * from {@link RetargetHub.exportState} (possibly through JSON): runs on exactly as the exporting hub
-   * would have.
-   * @throws HubError naming the bad field (wrong version, a calibration that fails, bad settings,
-   * props, weights or IK memory).
-   */
-  static fromState(source, target, state) {
-    const st = decodeStateNumbers(state);
-    if (st === null || typeof st !== "object")
-      throw new HubError(`hub state: need an object, got ${describe3(st)}`);
-    if (st.version !== HUB_STATE_VERSION)
-      throw new HubError(`hub state.version: ${describe3(st.version)}, expected ${HUB_STATE_VERSION}`);
-    const o = st.options ?? {};
-    const { rotationOffsets: _offsets, ...plain } = st.settings ?? {};
-    const hub = new _RetargetHub(source, target, {
-      hipsMode: o.hipsMode,
-      sourceUp: o.sourceUp,
-      sourceContactHeight: o.sourceContactHeight ?? void 0,
-      ik: st.ikMode,
-      fingers: st.fingers?.mode,
-      settings: { ...plain, initialHipsHeight: plain.initialHipsHeight ?? null }
-    });
-    hub.importState(st);
-    return hub;
-  }
-  /**
-   * Put this hub into a state from {@link RetargetHub.exportState} (same source and target skeletons):
-   * re-runs the recorded calibration, then sets settings, offsets and every carried value.
-   * @throws HubError naming the bad field.
-   */
-  importState(state) {
-    const st = decodeStateNumbers(state);
-    const field = (f, e) => new HubError(`hub state.${f}: ${e?.message ?? String(e)}`);
-    if (st === null || typeof st !== "object")
-      throw new HubError(`hub state: need an object, got ${describe3(st)}`);
-    if (st.version !== HUB_STATE_VERSION)
-      throw new HubError(`hub state.version: ${describe3(st.version)}, expected ${HUB_STATE_VERSION}`);
-    checkChoice("hub state.ikMode", st.ikMode, ["auto", "on", "off"]);
-    const frameOf = (f, fr) => {
-      const x = fr;
-      checkFrame(`hub state.${f}`, x, this.source);
-      return { rotations: Float64Array.from(x.rotations), translations: Float64Array.from(x.translations) };
-    };
-    const last = frameOf("lastFrame", st.lastFrame);
-    const c = st.calibration;
-    if (c !== null && c !== void 0) {
-      if (typeof c !== "object") throw new HubError("hub state.calibration: need an object or null");
-      checkChoice("hub state.calibration.method", c.method, ["calibrate", "onFrame"]);
-      checkChoice("hub state.calibration.kind", c.kind, ["T", "I"]);
-      const frame = c.frame === null ? void 0 : frameOf("calibration.frame", c.frame);
-      if (c.method === "calibrate") this.calibrate(frame);
-      else {
-        if (!frame) throw new HubError("hub state.calibration.frame: calibrateOnFrame needs a frame");
-        this.calibrateOnFrame(frame, c.kind);
-      }
-    }
-    this.lastFrameRot.set(last.rotations);
-    this.lastFramePos.set(last.translations);
-    this.applySettings(st.settings);
-    this.ikMode = st.ikMode;
-    for (const [f, q] of [
-      ["headForward", this.headForward],
-      ["headCopyLocal", this.headCopyLocal]
-    ]) {
-      const v = st[f];
-      if (!Array.isArray(v) || v.length !== 4 || v.some((x) => typeof x !== "number"))
-        throw new HubError(`hub state.${f}: need 4 numbers [x, y, z, w]`);
-      qcopy(q, 0, v, 0);
-    }
-    try {
-      this.setFingerMode(st.fingers?.mode);
-      this.fingers.importState(st.fingers);
-    } catch (e) {
-      throw field("fingers", e);
-    }
-    try {
-      this.props.importState(st.props);
-    } catch (e) {
-      throw field("props", e);
-    }
-    try {
-      this.weights.importState(st.weights);
-    } catch (e) {
-      throw field("weights", e);
-    }
-    if (!Array.isArray(st.ik) || st.ik.length !== 4)
-      throw new HubError("hub state.ik: need 4 limbs (left arm, right arm, left leg, right leg)");
-    this.limbs.forEach((l, i) => {
-      try {
-        l.ik.importState(st.ik[i]);
-      } catch (e) {
-        throw field(`ik[${i}]`, e);
-      }
-    });
-    if (typeof st.snapWeights !== "boolean") throw new HubError("hub state.snapWeights: need true or false");
-    this.snapWeights = st.snapWeights;
-    if (st.ikWeightOverride !== void 0) {
-      const o = st.ikWeightOverride;
-      if (!Array.isArray(o) || o.length !== 12 || o.some((v) => typeof v !== "number" || !(Number.isNaN(v) || v >= 0 && v <= 1)))
-        throw new HubError("hub state.ikWeightOverride: need 12 numbers in [0, 1] or NaN");
-      this.ikWeightOverride.set(o);
-    }
-    if (st.ikGoalOverride !== void 0) {
-      const o = st.ikGoalOverride;
-      if (!Array.isArray(o) || o.length !== 24 || o.some((v) => typeof v !== "number"))
-        throw new HubError("hub state.ikGoalOverride: need 24 numbers (NaN: none)");
-      this.ikGoalOverride.set(o);
-    }
-    if (st.ikRotationOverride !== void 0) {
-      const o = st.ikRotationOverride;
-      if (!Array.isArray(o) || o.length !== 16 || o.some((v) => typeof v !== "number"))
-        throw new HubError("hub state.ikRotationOverride: need 16 numbers (NaN: none)");
-      this.ikRotationOverride.set(o);
-    }
-    if (st.source !== void 0) {
-      try {
-        this.sourceStage.importState(st.source);
-      } catch (e) {
-        throw new HubError(`hub state.${e.message}`);
-      }
-    }
-  }
-  /** Drop the calibration cache and recalibrate from the canonical T-pose (head-forward fix cleared). */
-  resetCalibration() {
-    quat_exports.identity(this.headForward);
-    this.calibrate({ rotations: this.lastFrameRot, translations: this.lastFramePos });
-  }
-  doCalibrate(frame) {
-    const r = this.retargeter;
-    try {
-      r.calibrate(frame);
-    } catch (e) {
-      if (e instanceof RetargetError) throw new HubError(e.message);
-      throw e;
-    }
-    if (frame) {
-      this.lastFrameRot.set(frame.rotations);
-      this.lastFramePos.set(frame.translations);
-    }
-    const ref = r.targetReference;
-    for (const l of this.limbs) l.ik.calibrate(ref.world.rotations, ref.world.positions);
-    this.updateHeadOffset();
-    this.calibrated = true;
-    this.snapWeights = true;
-  }
-  fingerOffsets() {
-    const out = /* @__PURE__ */ new Map();
-    const t = this.target;
-    for (let h = HumanBodyBones.LeftThumbProximal; h <= HumanBodyBones.RightLittleDistal; h++) {
-      const b = t.humanoid[h];
-      if (b < 0) continue;
-      const q = new Float64Array(4);
-      this.retargeter.getOffset(b, q);
-      out.set(b, q);
-    }
-    return out;
-  }
-  restoreFingerOffsets(offsets) {
-    for (const [b, q] of offsets) this.retargeter.setOffset(b, q);
-  }
   /** Head rotation offset in the head's reference frame (Retargeter docs), combined with the head-forward fix. */
   updateHeadOffset() {
     const [x, y, z2] = this.settingsValue.headRotationOffset;
@@ -19893,169 +19613,6 @@ var RetargetHub = class _RetargetHub {
     } else {
       quat_exports.identity(this.headOffsetLocal);
     }
-  }
-  /** Head rotation offset, degrees per axis in -180..180 (Unity's Quaternion.Euler order). */
-  setHeadRotationOffset(x, y, z2) {
-    for (const [k, v] of [x, y, z2].entries())
-      checkRange(`headRotationOffset.${"xyz"[k]}`, v, -180, 180, " degrees");
-    this.settingsValue.headRotationOffset = [x, y, z2];
-    this.updateHeadOffset();
-  }
-  /** Avatar scale 0.1..3, applied at once without recalibration. */
-  setAvatarScale(scale6) {
-    checkRange("avatarScale", scale6, 0.1, 3);
-    this.settingsValue.avatarScale = scale6;
-    this.retargeter.setAvatarScale(scale6);
-    this.props.scale = scale6;
-  }
-  /** Head scale 0.1..3. */
-  setHeadScale(scale6) {
-    checkRange("headScale", scale6, 0.1, 3);
-    this.settingsValue.headScale = scale6;
-    this.retargeter.setHeadScale(scale6);
-  }
-  /** Floor height, metres (added to the hips and the foot IK targets). */
-  setFloorHeight(h) {
-    checkRange("floorHeight", h, -10, 10, " m");
-    this.settingsValue.floorHeight = h;
-  }
-  /** Chair seat offset, metres (-1..1): added to a chair prop's seat height when seated. */
-  setChairSeatOffset(m) {
-    checkRange("chairSeatOffset", m, -1, 1, " m");
-    this.settingsValue.chairSeatOffset = m;
-    this.weights.configure({ chairSeatOffset: m });
-  }
-  /**
-   * The source stage's One-Euro parameters for one bone group (`body`, `hands` = hands and fingers,
-   * `feet` = feet and toes); ranges as the settings file's (`SETTINGS_LIMITS.filter*`); `minCutoff` 0
-   * turns the group's filter off (raw pass-through). Applies from the next {@link RetargetHub.updateLive}.
-   * @throws HubError naming the group and field.
-   */
-  setSourceFilter(group, minCutoff, beta, dCutoff) {
-    checkChoice("sourceFilter group", group, ["body", "hands", "feet"]);
-    const L = SETTINGS_LIMITS;
-    checkRange(
-      `sourceFilter.${group}.minCutoff`,
-      minCutoff,
-      L.filterMinCutoff[0],
-      L.filterMinCutoff[1],
-      " Hz"
-    );
-    checkRange(`sourceFilter.${group}.beta`, beta, L.filterBeta[0], L.filterBeta[1]);
-    checkRange(`sourceFilter.${group}.dCutoff`, dCutoff, L.filterDCutoff[0], L.filterDCutoff[1], " Hz");
-    this.settingsValue.sourceFilter[group] = { minCutoff, beta, dCutoff };
-    this.sourceStage.configure(this.settingsValue.sourceFilter);
-  }
-  /** Foot offsets, metres: front/back (toward the toes positive) and in/out (outward positive). */
-  setFootOffset(side, frontBack, inOut) {
-    checkChoice("footOffsets side", side, ["left", "right"]);
-    checkRange(`footOffsets.${side}.frontBack`, frontBack, -0.5, 0.5, " m");
-    checkRange(`footOffsets.${side}.inOut`, inOut, -0.5, 0.5, " m");
-    this.settingsValue.footOffsets[side] = { frontBack, inOut };
-  }
-  /**
-   * Automatic floor height: the floor level at which the avatar's legs, in the last updated pose, would
-   * be extended to `comfortRatio` of their length (hips height minus comfortRatio times thigh + shin,
-   * minus the standing ankle height). Returns and sets it. Needs one update first.
-   */
-  autoFloorHeight(comfortRatio = 0.98) {
-    checkRange("comfortRatio", comfortRatio, 0, 1);
-    if (comfortRatio === 0) throw new HubError("comfortRatio: 0 is outside (0, 1]");
-    const P = this.retargeter.virtualWorldPositions;
-    const vt = this.retargeter.virtual.skeleton;
-    const leg = this.limbs[2];
-    const len3 = (a, b) => Math.hypot(P[3 * b] - P[3 * a], P[3 * b + 1] - P[3 * a + 1], P[3 * b + 2] - P[3 * a + 2]);
-    const legLength = len3(leg.limb.upper, leg.limb.lower) + len3(leg.limb.lower, leg.limb.end);
-    const ankle = this.retargeter.info?.targetContactHeight ?? 0;
-    const hipsY = P[3 * vt.humanoid[HumanBodyBones.Hips] + 1] - this.settingsValue.floorHeight;
-    const floor3 = hipsY - comfortRatio * legLength - ankle;
-    this.setFloorHeight(Math.max(-10, Math.min(10, floor3)));
-    return this.settingsValue.floorHeight;
-  }
-  /**
-   * Calibrate head to forward: the head's current direction (last update, before offsets) becomes the
-   * reference (T-pose) forward from now on.
-   */
-  calibrateHeadForward() {
-    if (!this.calibrated) throw new HubError("calibrateHeadForward: calibrate first");
-    const ref = this.retargeter.targetReference;
-    const refLocal = quat64(
-      ...Array.from(ref.localRotations.subarray(4 * this.vHead, 4 * this.vHead + 4))
-    );
-    quat_exports.invert(this.headForward, this.headCopyLocal);
-    quat_exports.multiply(this.headForward, this.headForward, refLocal);
-    quat_exports.normalize(this.headForward, this.headForward);
-  }
-  /**
-   * Auto-calibrate all: reset the avatar scale, set it to source neck height / avatar neck height
-   * (clamped to 0.1..3; heights above the ankles: the performer standing in `frame`, the avatar in its
-   * reference pose), update on `frame`, calibrate the head forward, and return the settings to save.
-   */
-  autoCalibrateAll(frame) {
-    checkFrame("autoCalibrateAll", frame, this.source);
-    this.setAvatarScale(1);
-    if (!this.calibrated) this.calibrate(frame);
-    this.update(frame.rotations, frame.translations, 0);
-    const vt = this.retargeter.virtual.skeleton;
-    const sP = this.retargeter.lastSourceWorldPositions;
-    const tRest = this.retargeter.targetReference.world.positions;
-    const sNeck = this.source.humanoid[HumanBodyBones.Neck] >= 0 ? this.source.humanoid[HumanBodyBones.Neck] : this.source.humanoid[HumanBodyBones.Head];
-    const tNeck = vt.humanoid[HumanBodyBones.Neck] >= 0 ? vt.humanoid[HumanBodyBones.Neck] : vt.humanoid[HumanBodyBones.Head];
-    const sf = Math.min(
-      sP[3 * this.source.humanoid[HumanBodyBones.LeftFoot] + 1],
-      sP[3 * this.source.humanoid[HumanBodyBones.RightFoot] + 1]
-    );
-    const sourceNeck = sP[3 * sNeck + 1] - sf;
-    const tf = Math.min(tRest[3 * vt.humanoid[HumanBodyBones.LeftFoot] + 1], tRest[3 * vt.humanoid[HumanBodyBones.RightFoot] + 1]);
-    const targetNeck = tRest[3 * tNeck + 1] - tf;
-    const scale6 = Math.max(0.1, Math.min(3, targetNeck > 1e-6 ? sourceNeck / targetNeck : 1));
-    this.setAvatarScale(scale6);
-    this.update(frame.rotations, frame.translations, 0);
-    this.calibrateHeadForward();
-    return this.settings;
-  }
-  /** Apply saved settings (validated first; on error nothing changes). Rotation offsets need a calibration first. */
-  applySettings(s) {
-    try {
-      validateSettings(s, "settings");
-    } catch (e) {
-      throw new HubError(e.message);
-    }
-    const names = Object.keys(s.rotationOffsets);
-    const bones = names.map((nm) => this.target.names.indexOf(nm));
-    const missing = names.filter((_, i) => bones[i] < 0);
-    if (missing.length > 0)
-      throw new HubError(
-        `settings.rotationOffsets: no bone named ${missing.slice(0, 5).join(", ")} on this avatar`
-      );
-    if (names.length > 0 && !this.calibrated)
-      throw new HubError("settings.rotationOffsets: calibrate before applying saved offsets");
-    this.settingsValue = structuredCloneSettings(s);
-    this.retargeter.setAvatarScale(s.avatarScale);
-    this.props.scale = s.avatarScale;
-    this.retargeter.setHeadScale(s.headScale);
-    this.weights.configure({ chairSeatOffset: s.chairSeatOffset });
-    this.sourceStage.configure(this.settingsValue.sourceFilter);
-    bones.forEach((b, i) => {
-      this.retargeter.setOffset(b, s.rotationOffsets[names[i]]);
-    });
-    this.updateHeadOffset();
-  }
-  /** The settings to save, with the calibrated rotation offsets of every driven bone. */
-  exportSettings() {
-    const s = structuredCloneSettings(this.settingsValue);
-    s.rotationOffsets = /* @__PURE__ */ Object.create(null);
-    if (this.calibrated) {
-      const q = new Float64Array(4);
-      this.retargeter.drivers.forEach((src, b) => {
-        if (src < 0) return;
-        this.retargeter.getOffset(b, q);
-        s.rotationOffsets[this.target.names[b]] = [q[0], q[1], q[2], q[3]];
-      });
-      s.initialHipsHeight = this.retargeter.info?.targetHipsHeight ?? null;
-    }
-    s.chairSeatOffset = this.weights.settings.chairSeatOffset;
-    return s;
   }
   /**
    * One live frame: the source stage ({@link RetargetHub.sourceStage}: raw pose kept, One-Euro
@@ -20389,6 +19946,488 @@ var RetargetHub = class _RetargetHub {
       P[t3 + 2] = P[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
     }
   }
+};
+var FWD = new Float64Array(3);
+function copyJoint(J, o, P, b) {
+  J[o] = P[3 * b];
+  J[o + 1] = P[3 * b + 1];
+  J[o + 2] = P[3 * b + 2];
+}
+var Z_AXIS = new Float64Array([0, 0, 1]);
+
+// src/rig/hubSettings.ts
+var HubSettings = class extends HubRig {
+  /** The current settings (a copy). */
+  get settings() {
+    return structuredCloneSettings(this.settingsValue);
+  }
+  /** Head rotation offset, degrees per axis in -180..180 (Unity's Quaternion.Euler order). */
+  setHeadRotationOffset(x, y, z2) {
+    for (const [k, v] of [x, y, z2].entries())
+      checkRange(`headRotationOffset.${"xyz"[k]}`, v, -180, 180, " degrees");
+    this.settingsValue.headRotationOffset = [x, y, z2];
+    this.updateHeadOffset();
+  }
+  /** Avatar scale 0.1..3, applied at once without recalibration. */
+  setAvatarScale(scale6) {
+    checkRange("avatarScale", scale6, 0.1, 3);
+    this.settingsValue.avatarScale = scale6;
+    this.retargeter.setAvatarScale(scale6);
+    this.props.scale = scale6;
+  }
+  /** Head scale 0.1..3. */
+  setHeadScale(scale6) {
+    checkRange("headScale", scale6, 0.1, 3);
+    this.settingsValue.headScale = scale6;
+    this.retargeter.setHeadScale(scale6);
+  }
+  /** Floor height, metres (added to the hips and the foot IK targets). */
+  setFloorHeight(h) {
+    checkRange("floorHeight", h, -10, 10, " m");
+    this.settingsValue.floorHeight = h;
+  }
+  /** Chair seat offset, metres (-1..1): added to a chair prop's seat height when seated. */
+  setChairSeatOffset(m) {
+    checkRange("chairSeatOffset", m, -1, 1, " m");
+    this.settingsValue.chairSeatOffset = m;
+    this.weights.configure({ chairSeatOffset: m });
+  }
+  /**
+   * The source stage's One-Euro parameters for one bone group (`body`, `hands` = hands and fingers,
+   * `feet` = feet and toes); ranges as the settings file's (`SETTINGS_LIMITS.filter*`); `minCutoff` 0
+   * turns the group's filter off (raw pass-through). Applies from the next {@link RetargetHub.updateLive}.
+   * @throws HubError naming the group and field.
+   */
+  setSourceFilter(group, minCutoff, beta, dCutoff) {
+    checkChoice("sourceFilter group", group, ["body", "hands", "feet"]);
+    const L = SETTINGS_LIMITS;
+    checkRange(
+      `sourceFilter.${group}.minCutoff`,
+      minCutoff,
+      L.filterMinCutoff[0],
+      L.filterMinCutoff[1],
+      " Hz"
+    );
+    checkRange(`sourceFilter.${group}.beta`, beta, L.filterBeta[0], L.filterBeta[1]);
+    checkRange(`sourceFilter.${group}.dCutoff`, dCutoff, L.filterDCutoff[0], L.filterDCutoff[1], " Hz");
+    this.settingsValue.sourceFilter[group] = { minCutoff, beta, dCutoff };
+    this.sourceStage.configure(this.settingsValue.sourceFilter);
+  }
+  /** Foot offsets, metres: front/back (toward the toes positive) and in/out (outward positive). */
+  setFootOffset(side, frontBack, inOut) {
+    checkChoice("footOffsets side", side, ["left", "right"]);
+    checkRange(`footOffsets.${side}.frontBack`, frontBack, -0.5, 0.5, " m");
+    checkRange(`footOffsets.${side}.inOut`, inOut, -0.5, 0.5, " m");
+    this.settingsValue.footOffsets[side] = { frontBack, inOut };
+  }
+  /** Apply saved settings (validated first; on error nothing changes). Rotation offsets need a calibration first. */
+  applySettings(s) {
+    try {
+      validateSettings(s, "settings");
+    } catch (e) {
+      throw new HubError(e.message);
+    }
+    const names = Object.keys(s.rotationOffsets);
+    const bones = names.map((nm) => this.target.names.indexOf(nm));
+    const missing = names.filter((_, i) => bones[i] < 0);
+    if (missing.length > 0)
+      throw new HubError(
+        `settings.rotationOffsets: no bone named ${missing.slice(0, 5).join(", ")} on this avatar`
+      );
+    if (names.length > 0 && !this.calibrated)
+      throw new HubError("settings.rotationOffsets: calibrate before applying saved offsets");
+    this.settingsValue = structuredCloneSettings(s);
+    this.retargeter.setAvatarScale(s.avatarScale);
+    this.props.scale = s.avatarScale;
+    this.retargeter.setHeadScale(s.headScale);
+    this.weights.configure({ chairSeatOffset: s.chairSeatOffset });
+    this.sourceStage.configure(this.settingsValue.sourceFilter);
+    bones.forEach((b, i) => {
+      this.retargeter.setOffset(b, s.rotationOffsets[names[i]]);
+    });
+    this.updateHeadOffset();
+  }
+  /** The settings to save, with the calibrated rotation offsets of every driven bone. */
+  exportSettings() {
+    const s = structuredCloneSettings(this.settingsValue);
+    s.rotationOffsets = /* @__PURE__ */ Object.create(null);
+    if (this.calibrated) {
+      const q = new Float64Array(4);
+      this.retargeter.drivers.forEach((src, b) => {
+        if (src < 0) return;
+        this.retargeter.getOffset(b, q);
+        s.rotationOffsets[this.target.names[b]] = [q[0], q[1], q[2], q[3]];
+      });
+      s.initialHipsHeight = this.retargeter.info?.targetHipsHeight ?? null;
+    }
+    s.chairSeatOffset = this.weights.settings.chairSeatOffset;
+    return s;
+  }
+};
+function structuredCloneSettings(s) {
+  return {
+    ...s,
+    headRotationOffset: [s.headRotationOffset[0], s.headRotationOffset[1], s.headRotationOffset[2]],
+    footOffsets: { left: { ...s.footOffsets.left }, right: { ...s.footOffsets.right } },
+    rotationOffsets: Object.assign(/* @__PURE__ */ Object.create(null), s.rotationOffsets),
+    sourceFilter: {
+      body: { ...s.sourceFilter.body },
+      hands: { ...s.sourceFilter.hands },
+      feet: { ...s.sourceFilter.feet }
+    }
+  };
+}
+
+// src/rig/hubCalibration.ts
+var HubCalibration = class extends HubSettings {
+  /** True once calibrated. */
+  get isCalibrated() {
+    return this.calibrated;
+  }
+  /**
+   * Calibrate in the canonical T-pose (automatic reference pose; `frame` is used when the source's rest
+   * pose is not a standing one, and for the up axis). Also calibrates the IK on the avatar's reference
+   * pose and snaps the limb weights on the next update.
+   */
+  calibrate(frame) {
+    if (frame !== void 0) checkFrame("calibrate", frame, this.source);
+    const r = this.retargeter;
+    r.options.referencePose = "T";
+    r.options.sourceReference = "auto";
+    const record2 = calibrationRecord("calibrate", "T", frame);
+    this.doCalibrate(frame);
+    this.lastCalibration = record2;
+  }
+  /**
+   * I-pose calibration, as live performers do: `frame` is the performer standing in an I-pose (arms
+   * down), taken as is; the avatar's canonical I-pose is matched to it. The current finger calibration
+   * is kept (a performer's fingers in an I-pose are not a reference).
+   */
+  calibrateIPose(frame) {
+    checkFrame("calibrateIPose", frame, this.source);
+    this.calibrateOnFrame(frame, "I");
+  }
+  /**
+   * Calibrate on a frame taken as is as the performer's T- or I-pose (the avatar is put in its
+   * canonical pose of that kind, facing the way the performer faces). Finger calibration is kept when
+   * there was one.
+   */
+  calibrateOnFrame(frame, kind) {
+    checkFrame("calibrateOnFrame", frame, this.source);
+    checkChoice("calibrateOnFrame kind", kind, ["T", "I"]);
+    const r = this.retargeter;
+    const keep = this.calibrated ? this.fingerOffsets() : null;
+    r.options.referencePose = kind;
+    r.options.sourceReference = { asIs: true };
+    const record2 = calibrationRecord("onFrame", kind, frame);
+    this.doCalibrate(frame);
+    this.lastCalibration = record2;
+    if (keep) this.restoreFingerOffsets(keep);
+  }
+  /** Drop the calibration cache and recalibrate from the canonical T-pose (head-forward fix cleared). */
+  resetCalibration() {
+    quat_exports.identity(this.headForward);
+    this.calibrate({ rotations: this.lastFrameRot, translations: this.lastFramePos });
+  }
+  doCalibrate(frame) {
+    const r = this.retargeter;
+    try {
+      r.calibrate(frame);
+    } catch (e) {
+      if (e instanceof RetargetError) throw new HubError(e.message);
+      throw e;
+    }
+    if (frame) {
+      this.lastFrameRot.set(frame.rotations);
+      this.lastFramePos.set(frame.translations);
+    }
+    const ref = r.targetReference;
+    for (const l of this.limbs) l.ik.calibrate(ref.world.rotations, ref.world.positions);
+    this.updateHeadOffset();
+    this.calibrated = true;
+    this.snapWeights = true;
+  }
+  fingerOffsets() {
+    const out = /* @__PURE__ */ new Map();
+    const t = this.target;
+    for (let h = HumanBodyBones.LeftThumbProximal; h <= HumanBodyBones.RightLittleDistal; h++) {
+      const b = t.humanoid[h];
+      if (b < 0) continue;
+      const q = new Float64Array(4);
+      this.retargeter.getOffset(b, q);
+      out.set(b, q);
+    }
+    return out;
+  }
+  restoreFingerOffsets(offsets) {
+    for (const [b, q] of offsets) this.retargeter.setOffset(b, q);
+  }
+  /**
+   * Automatic floor height: the floor level at which the avatar's legs, in the last updated pose, would
+   * be extended to `comfortRatio` of their length (hips height minus comfortRatio times thigh + shin,
+   * minus the standing ankle height). Returns and sets it. Needs one update first.
+   */
+  autoFloorHeight(comfortRatio = 0.98) {
+    checkRange("comfortRatio", comfortRatio, 0, 1);
+    if (comfortRatio === 0) throw new HubError("comfortRatio: 0 is outside (0, 1]");
+    const P = this.retargeter.virtualWorldPositions;
+    const vt = this.retargeter.virtual.skeleton;
+    const leg = this.limbs[2];
+    const len3 = (a, b) => Math.hypot(P[3 * b] - P[3 * a], P[3 * b + 1] - P[3 * a + 1], P[3 * b + 2] - P[3 * a + 2]);
+    const legLength = len3(leg.limb.upper, leg.limb.lower) + len3(leg.limb.lower, leg.limb.end);
+    const ankle = this.retargeter.info?.targetContactHeight ?? 0;
+    const hipsY = P[3 * vt.humanoid[HumanBodyBones.Hips] + 1] - this.settingsValue.floorHeight;
+    const floor3 = hipsY - comfortRatio * legLength - ankle;
+    this.setFloorHeight(Math.max(-10, Math.min(10, floor3)));
+    return this.settingsValue.floorHeight;
+  }
+  /**
+   * Calibrate head to forward: the head's current direction (last update, before offsets) becomes the
+   * reference (T-pose) forward from now on.
+   */
+  calibrateHeadForward() {
+    if (!this.calibrated) throw new HubError("calibrateHeadForward: calibrate first");
+    const ref = this.retargeter.targetReference;
+    const refLocal = quat64(
+      ...Array.from(ref.localRotations.subarray(4 * this.vHead, 4 * this.vHead + 4))
+    );
+    quat_exports.invert(this.headForward, this.headCopyLocal);
+    quat_exports.multiply(this.headForward, this.headForward, refLocal);
+    quat_exports.normalize(this.headForward, this.headForward);
+  }
+  /**
+   * Auto-calibrate all: reset the avatar scale, set it to source neck height / avatar neck height
+   * (clamped to 0.1..3; heights above the ankles: the performer standing in `frame`, the avatar in its
+   * reference pose), update on `frame`, calibrate the head forward, and return the settings to save.
+   */
+  autoCalibrateAll(frame) {
+    checkFrame("autoCalibrateAll", frame, this.source);
+    this.setAvatarScale(1);
+    if (!this.calibrated) this.calibrate(frame);
+    this.update(frame.rotations, frame.translations, 0);
+    const vt = this.retargeter.virtual.skeleton;
+    const sP = this.retargeter.lastSourceWorldPositions;
+    const tRest = this.retargeter.targetReference.world.positions;
+    const sNeck = this.source.humanoid[HumanBodyBones.Neck] >= 0 ? this.source.humanoid[HumanBodyBones.Neck] : this.source.humanoid[HumanBodyBones.Head];
+    const tNeck = vt.humanoid[HumanBodyBones.Neck] >= 0 ? vt.humanoid[HumanBodyBones.Neck] : vt.humanoid[HumanBodyBones.Head];
+    const sf = Math.min(
+      sP[3 * this.source.humanoid[HumanBodyBones.LeftFoot] + 1],
+      sP[3 * this.source.humanoid[HumanBodyBones.RightFoot] + 1]
+    );
+    const sourceNeck = sP[3 * sNeck + 1] - sf;
+    const tf = Math.min(tRest[3 * vt.humanoid[HumanBodyBones.LeftFoot] + 1], tRest[3 * vt.humanoid[HumanBodyBones.RightFoot] + 1]);
+    const targetNeck = tRest[3 * tNeck + 1] - tf;
+    const scale6 = Math.max(0.1, Math.min(3, targetNeck > 1e-6 ? sourceNeck / targetNeck : 1));
+    this.setAvatarScale(scale6);
+    this.update(frame.rotations, frame.translations, 0);
+    this.calibrateHeadForward();
+    return this.settings;
+  }
+};
+function calibrationRecord(method, kind, frame) {
+  return {
+    method,
+    kind,
+    frame: frame ? { rotations: Array.from(frame.rotations), translations: Array.from(frame.translations) } : null
+  };
+}
+
+// src/rig/hubState.ts
+var HUB_STATE_VERSION = 1;
+function encodeStateNumbers(value) {
+  if (typeof value === "number") {
+    if (Number.isFinite(value) && !(value === 0 && 1 / value < 0)) return value;
+    return { $num: value === 0 ? "-0" : String(value) };
+  }
+  if (Array.isArray(value)) return value.map(encodeStateNumbers);
+  if (value !== null && typeof value === "object") {
+    const out = {};
+    for (const [k, v] of Object.entries(value)) if (v !== void 0) out[k] = encodeStateNumbers(v);
+    return out;
+  }
+  return value;
+}
+var SPECIAL = {
+  NaN: Number.NaN,
+  Infinity: Number.POSITIVE_INFINITY,
+  "-Infinity": Number.NEGATIVE_INFINITY,
+  "-0": -0
+};
+function decodeStateNumbers(value) {
+  if (Array.isArray(value)) return value.map(decodeStateNumbers);
+  if (value !== null && typeof value === "object") {
+    const keys = Object.keys(value);
+    const o = value;
+    if (keys.length === 1 && keys[0] === "$num" && typeof o.$num === "string" && o.$num in SPECIAL)
+      return SPECIAL[o.$num];
+    const out = {};
+    for (const k of keys) out[k] = decodeStateNumbers(o[k]);
+    return out;
+  }
+  return value;
+}
+
+// src/rig/hub.ts
+var RetargetHub = class _RetargetHub extends HubCalibration {
+  /**
+   * The hub's state for hot reload ({@link HubState}, src/rig/hubState.ts): constructor options kept by
+   * the retargeter, how it was last calibrated (kind and frame; re-run on import), the settings with
+   * the calibrated rotation offsets, IK mode, head-forward fix, finger mode/enabled/muscles, props,
+   * limb weights (settings, smoothed values, targets, nearest props), the IK solvers' memory, the
+   * snap-weights flag and the last calibration frame. JSON-able: non-finite numbers and -0 are encoded
+   * (`{"$num": ...}`), so `JSON.parse(JSON.stringify(state))` imports to the same bits. Allocates
+   * (control time, not per frame).
+   */
+  exportState() {
+    const r = this.retargeter;
+    const state = {
+      version: HUB_STATE_VERSION,
+      options: {
+        hipsMode: r.options.hipsMode,
+        sourceUp: r.options.sourceUp,
+        sourceContactHeight: r.options.sourceContactHeight ?? null
+      },
+      calibration: this.calibrated ? this.lastCalibration : null,
+      settings: this.exportSettings(),
+      ikMode: this.ikMode,
+      headForward: Array.from(this.headForward),
+      headCopyLocal: Array.from(this.headCopyLocal),
+      fingers: this.fingers.exportState(),
+      props: this.props.exportState(),
+      weights: this.weights.exportState(),
+      ik: this.limbs.map((l) => l.ik.exportState()),
+      snapWeights: this.snapWeights,
+      ikWeightOverride: Array.from(this.ikWeightOverride),
+      ikGoalOverride: Array.from(this.ikGoalOverride),
+      ikRotationOverride: Array.from(this.ikRotationOverride),
+      lastFrame: { rotations: Array.from(this.lastFrameRot), translations: Array.from(this.lastFramePos) },
+      source: this.sourceStage.exportState()
+    };
+    return encodeStateNumbers(state);
+  }
+  /**
+   * A hub on `source` and `target` (the same skeletons the exporting hub had) in the state `state`
+   * from {@link RetargetHub.exportState} (possibly through JSON): runs on exactly as the exporting hub
+   * would have.
+   * @throws HubError naming the bad field (wrong version, a calibration that fails, bad settings,
+   * props, weights or IK memory).
+   */
+  static fromState(source, target, state) {
+    const st = decodeStateNumbers(state);
+    if (st === null || typeof st !== "object")
+      throw new HubError(`hub state: need an object, got ${describe3(st)}`);
+    if (st.version !== HUB_STATE_VERSION)
+      throw new HubError(`hub state.version: ${describe3(st.version)}, expected ${HUB_STATE_VERSION}`);
+    const o = st.options ?? {};
+    const { rotationOffsets: _offsets, ...plain } = st.settings ?? {};
+    const hub = new _RetargetHub(source, target, {
+      hipsMode: o.hipsMode,
+      sourceUp: o.sourceUp,
+      sourceContactHeight: o.sourceContactHeight ?? void 0,
+      ik: st.ikMode,
+      fingers: st.fingers?.mode,
+      settings: { ...plain, initialHipsHeight: plain.initialHipsHeight ?? null }
+    });
+    hub.importState(st);
+    return hub;
+  }
+  /**
+   * Put this hub into a state from {@link RetargetHub.exportState} (same source and target skeletons):
+   * re-runs the recorded calibration, then sets settings, offsets and every carried value.
+   * @throws HubError naming the bad field.
+   */
+  importState(state) {
+    const st = decodeStateNumbers(state);
+    const field = (f, e) => new HubError(`hub state.${f}: ${e?.message ?? String(e)}`);
+    if (st === null || typeof st !== "object")
+      throw new HubError(`hub state: need an object, got ${describe3(st)}`);
+    if (st.version !== HUB_STATE_VERSION)
+      throw new HubError(`hub state.version: ${describe3(st.version)}, expected ${HUB_STATE_VERSION}`);
+    checkChoice("hub state.ikMode", st.ikMode, ["auto", "on", "off"]);
+    const frameOf = (f, fr) => {
+      const x = fr;
+      checkFrame(`hub state.${f}`, x, this.source);
+      return { rotations: Float64Array.from(x.rotations), translations: Float64Array.from(x.translations) };
+    };
+    const last = frameOf("lastFrame", st.lastFrame);
+    const c = st.calibration;
+    if (c !== null && c !== void 0) {
+      if (typeof c !== "object") throw new HubError("hub state.calibration: need an object or null");
+      checkChoice("hub state.calibration.method", c.method, ["calibrate", "onFrame"]);
+      checkChoice("hub state.calibration.kind", c.kind, ["T", "I"]);
+      const frame = c.frame === null ? void 0 : frameOf("calibration.frame", c.frame);
+      if (c.method === "calibrate") this.calibrate(frame);
+      else {
+        if (!frame) throw new HubError("hub state.calibration.frame: calibrateOnFrame needs a frame");
+        this.calibrateOnFrame(frame, c.kind);
+      }
+    }
+    this.lastFrameRot.set(last.rotations);
+    this.lastFramePos.set(last.translations);
+    this.applySettings(st.settings);
+    this.ikMode = st.ikMode;
+    for (const [f, q] of [
+      ["headForward", this.headForward],
+      ["headCopyLocal", this.headCopyLocal]
+    ]) {
+      const v = st[f];
+      if (!Array.isArray(v) || v.length !== 4 || v.some((x) => typeof x !== "number"))
+        throw new HubError(`hub state.${f}: need 4 numbers [x, y, z, w]`);
+      qcopy(q, 0, v, 0);
+    }
+    try {
+      this.setFingerMode(st.fingers?.mode);
+      this.fingers.importState(st.fingers);
+    } catch (e) {
+      throw field("fingers", e);
+    }
+    try {
+      this.props.importState(st.props);
+    } catch (e) {
+      throw field("props", e);
+    }
+    try {
+      this.weights.importState(st.weights);
+    } catch (e) {
+      throw field("weights", e);
+    }
+    if (!Array.isArray(st.ik) || st.ik.length !== 4)
+      throw new HubError("hub state.ik: need 4 limbs (left arm, right arm, left leg, right leg)");
+    this.limbs.forEach((l, i) => {
+      try {
+        l.ik.importState(st.ik[i]);
+      } catch (e) {
+        throw field(`ik[${i}]`, e);
+      }
+    });
+    if (typeof st.snapWeights !== "boolean") throw new HubError("hub state.snapWeights: need true or false");
+    this.snapWeights = st.snapWeights;
+    if (st.ikWeightOverride !== void 0) {
+      const o = st.ikWeightOverride;
+      if (!Array.isArray(o) || o.length !== 12 || o.some((v) => typeof v !== "number" || !(Number.isNaN(v) || v >= 0 && v <= 1)))
+        throw new HubError("hub state.ikWeightOverride: need 12 numbers in [0, 1] or NaN");
+      this.ikWeightOverride.set(o);
+    }
+    if (st.ikGoalOverride !== void 0) {
+      const o = st.ikGoalOverride;
+      if (!Array.isArray(o) || o.length !== 24 || o.some((v) => typeof v !== "number"))
+        throw new HubError("hub state.ikGoalOverride: need 24 numbers (NaN: none)");
+      this.ikGoalOverride.set(o);
+    }
+    if (st.ikRotationOverride !== void 0) {
+      const o = st.ikRotationOverride;
+      if (!Array.isArray(o) || o.length !== 16 || o.some((v) => typeof v !== "number"))
+        throw new HubError("hub state.ikRotationOverride: need 16 numbers (NaN: none)");
+      this.ikRotationOverride.set(o);
+    }
+    if (st.source !== void 0) {
+      try {
+        this.sourceStage.importState(st.source);
+      } catch (e) {
+        throw new HubError(`hub state.${e.message}`);
+      }
+    }
+  }
   /**
    * The bend goal (pole: where the elbow is aimed) arm `l` (0 left arm, 1 right arm) used this frame,
    * world metres, written to `out[0..2]` (for gizmos; allocation-free). Returns false, writing
@@ -20428,33 +20467,6 @@ var RetargetHub = class _RetargetHub {
     return { rotations, translations };
   }
 };
-var FWD = new Float64Array(3);
-function copyJoint(J, o, P, b) {
-  J[o] = P[3 * b];
-  J[o + 1] = P[3 * b + 1];
-  J[o + 2] = P[3 * b + 2];
-}
-var Z_AXIS = new Float64Array([0, 0, 1]);
-function structuredCloneSettings(s) {
-  return {
-    ...s,
-    headRotationOffset: [s.headRotationOffset[0], s.headRotationOffset[1], s.headRotationOffset[2]],
-    footOffsets: { left: { ...s.footOffsets.left }, right: { ...s.footOffsets.right } },
-    rotationOffsets: Object.assign(/* @__PURE__ */ Object.create(null), s.rotationOffsets),
-    sourceFilter: {
-      body: { ...s.sourceFilter.body },
-      hands: { ...s.sourceFilter.hands },
-      feet: { ...s.sourceFilter.feet }
-    }
-  };
-}
-function calibrationRecord(method, kind, frame) {
-  return {
-    method,
-    kind,
-    frame: frame ? { rotations: Array.from(frame.rotations), translations: Array.from(frame.translations) } : null
-  };
-}
 
 // src/rig/ikQuality.ts
 var HUMAN = [
