@@ -22630,13 +22630,7 @@ function findBodyByTopology(ctx, fixedHips, fixedHead) {
   return best ? best.body : null;
 }
 
-// src/io/humanoidMap.ts
-var HumanoidMapError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "HumanoidMapError";
-  }
-};
+// src/io/humanoidMapBody.ts
 var SIDES = ["L", "R"];
 var SIDE_WORD = { L: "Left", R: "Right" };
 function kindsFor(h) {
@@ -22999,6 +22993,8 @@ function checkNamedSides(ctx, found, warnings) {
     }
   }
 }
+
+// src/io/humanoidMapAssign.ts
 function assignTrunk(ctx, found, a) {
   const { hips, head } = found;
   a.set(HumanBodyBones.Hips, hips);
@@ -23135,6 +23131,16 @@ var HUMAN_ORDER = (() => {
   const depth = (h) => HUMAN_PARENT[h] < 0 ? 0 : 1 + depth(HUMAN_PARENT[h]);
   return Array.from({ length: HUMAN_BONE_COUNT }, (_, h) => h).sort((x, y) => depth(x) - depth(y) || x - y);
 })();
+
+// src/io/humanoidMapTypes.ts
+var HumanoidMapError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "HumanoidMapError";
+  }
+};
+
+// src/io/humanoidMapOverride.ts
 var SIMILAR_NAME_THRESHOLD = 1 / 3;
 function similarityKey(name) {
   return name.replace(/^.*[:|]/, "").toLowerCase();
@@ -23198,6 +23204,8 @@ function resolveOverrideBone(skeleton, key, value, file2) {
     `${file2}: humanoid override ${key}: no bone named '${value}' in the skeleton` + (near.length > 0 ? didYouMean(near) : `; no similar bone name ('${inspect}' lists the bones)`)
   );
 }
+
+// src/io/humanoidMap.ts
 function autoMapHumanoid(skeleton, options = {}) {
   const file2 = fileLabel(options.fileName);
   const n = skeleton.boneCount;
