@@ -15781,84 +15781,92 @@ function hipsHeightOf(skeleton, g) {
   return hipsY - lowest;
 }
 
-// src/retarget/virtualHierarchy.ts
-function virtualizeHumanoid(skeleton) {
-  const n = skeleton.boneCount;
-  const m = skeleton.humanoid;
-  const newParent = Int32Array.from(skeleton.parents);
-  const detached = [];
-  for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
-    const t = m[h];
-    if (t < 0) continue;
-    const hp = nearestMappedAncestor(h, (x) => m[x] >= 0);
-    if (hp < 0) continue;
-    const pt = m[hp];
-    if (pt === t || isAncestor(skeleton, pt, t) || isAncestor(skeleton, t, pt)) continue;
-    newParent[t] = pt;
-    detached.push(t);
+// src/retarget/chainFit.ts
+function cumulative(s, chain) {
+  const out = new Float64Array(chain.length);
+  let total = 0;
+  for (let i = 1; i < chain.length; i++) {
+    const b = chain[i];
+    total += Math.hypot(
+      s.restTranslations[3 * b],
+      s.restTranslations[3 * b + 1],
+      s.restTranslations[3 * b + 2]
+    );
+    out[i] = total;
   }
-  if (detached.length === 0) {
-    const id = Int32Array.from({ length: n }, (_, i) => i);
-    return { skeleton, realOf: id, virtualOf: Int32Array.from(id), detached, identity: true };
-  }
-  const children = Array.from({ length: n }, () => []);
-  const roots = [];
-  for (let i = 0; i < n; i++) (newParent[i] < 0 ? roots : children[newParent[i]]).push(i);
-  const order = [];
-  const visit2 = (b) => {
-    order.push(b);
-    for (const c of children[b]) visit2(c);
+  if (total > 0) for (let i = 0; i < out.length; i++) out[i] /= total;
+  return { fractions: out, length: total };
+}
+function buildChainFits(vs, vt) {
+  const S2 = vs.skeleton;
+  const fits = [];
+  const sm = S2.humanoid;
+  const tm = vt.humanoid;
+  const make = (tChain, sChain) => {
+    if (tChain.length < 3 || sChain.length < 2) return;
+    const tCum = cumulative(vt, tChain);
+    const sCum = cumulative(S2, sChain);
+    const scale6 = sCum.length > 0 ? tCum.length / sCum.length : 1;
+    fits.push({
+      targetBones: tChain.slice(1, -1),
+      targetNext: tChain.slice(2),
+      targetCum: tCum.fractions.slice(1),
+      sourcePoints: sChain.map((b) => vs.realOf[b]),
+      sourceCum: sCum.fractions,
+      targetStart: tChain[0],
+      scale: scale6
+    });
   };
-  for (const r of roots) visit2(r);
-  const realOf = Int32Array.from(order);
-  const virtualOf = new Int32Array(n);
-  order.forEach((real, v2) => {
-    virtualOf[real] = v2;
-  });
-  const rest = restWorld(skeleton);
-  const rot = new Float64Array(4 * n);
-  const tr = new Float64Array(3 * n);
+  const tEnd = tm[HumanBodyBones.Neck] >= 0 ? tm[HumanBodyBones.Neck] : tm[HumanBodyBones.Head];
+  const sEnd = sm[HumanBodyBones.Neck] >= 0 ? sm[HumanBodyBones.Neck] : sm[HumanBodyBones.Head];
+  make(chainBetween(vt, tm[HumanBodyBones.Hips], tEnd), chainBetween(S2, sm[HumanBodyBones.Hips], sEnd));
+  if (tm[HumanBodyBones.Neck] >= 0 && sm[HumanBodyBones.Neck] >= 0) {
+    make(chainBetween(vt, tm[HumanBodyBones.Neck], tm[HumanBodyBones.Head]), chainBetween(S2, sm[HumanBodyBones.Neck], sm[HumanBodyBones.Head]));
+  }
+  return fits;
+}
+function toVirtualPose(vh, real, rot, pos) {
+  if (vh.identity) return { rotations: rot, translations: pos };
+  const g = poseGeometry(real, rot, pos);
+  const vs = vh.skeleton;
+  const n = vs.boneCount;
+  const rotations = new Float64Array(4 * n);
+  const translations = new Float64Array(3 * n);
   const q = quat64();
   const pq = quat64();
   const v = vec64();
-  const pv = vec64();
-  for (let vi = 0; vi < n; vi++) {
-    const r = realOf[vi];
-    const p = newParent[r];
-    if (p === skeleton.parents[r]) {
-      rot.set(skeleton.restRotations.subarray(4 * r, 4 * r + 4), 4 * vi);
-      tr.set(skeleton.restTranslations.subarray(3 * r, 3 * r + 3), 3 * vi);
-      continue;
+  for (let i = 0; i < n; i++) {
+    const r = vh.realOf[i];
+    const p = vs.parents[i];
+    readQuat(q, g.rotations, r);
+    v[0] = g.positions[3 * r];
+    v[1] = g.positions[3 * r + 1];
+    v[2] = g.positions[3 * r + 2];
+    if (p >= 0) {
+      const pr = vh.realOf[p];
+      readQuat(pq, g.rotations, pr);
+      quat_exports.invert(pq, pq);
+      quat_exports.multiply(q, pq, q);
+      v[0] -= g.positions[3 * pr];
+      v[1] -= g.positions[3 * pr + 1];
+      v[2] -= g.positions[3 * pr + 2];
+      vec3_exports.transformQuat(v, v, pq);
     }
-    readQuat(pq, rest.rotations, p);
-    quat_exports.invert(pq, pq);
-    readQuat(q, rest.rotations, r);
-    quat_exports.multiply(q, pq, q);
-    rot.set(q, 4 * vi);
-    readVec3(v, rest.positions, r);
-    readVec3(pv, rest.positions, p);
-    vec3_exports.sub(v, v, pv);
-    vec3_exports.transformQuat(v, v, pq);
-    tr.set(v, 3 * vi);
+    writeQuat(rotations, i, q);
+    translations.set(v, 3 * i);
   }
-  const humanoid = Int32Array.from(m, (b) => b >= 0 ? virtualOf[b] : -1);
-  const skel = createSkeleton({
-    names: order.map((r) => skeleton.names[r]),
-    parents: order.map((r) => newParent[r] >= 0 ? virtualOf[newParent[r]] : -1),
-    restTranslations: tr,
-    restRotations: rot,
-    humanoid
-  });
-  return { skeleton: skel, realOf, virtualOf, detached, identity: false };
+  return { rotations, translations };
 }
 
-// src/retarget/retargeter.ts
+// src/retarget/retargetOptions.ts
 var RetargetError = class extends Error {
   constructor(message) {
     super(message);
     this.name = "RetargetError";
   }
 };
+
+// src/retarget/retargetSetup.ts
 var AXES = {
   "+x": [1, 0, 0],
   "-x": [-1, 0, 0],
@@ -15952,7 +15960,80 @@ function computeDrivers(source, target) {
   }
   return drivers;
 }
-var Retargeter = class {
+
+// src/retarget/virtualHierarchy.ts
+function virtualizeHumanoid(skeleton) {
+  const n = skeleton.boneCount;
+  const m = skeleton.humanoid;
+  const newParent = Int32Array.from(skeleton.parents);
+  const detached = [];
+  for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+    const t = m[h];
+    if (t < 0) continue;
+    const hp = nearestMappedAncestor(h, (x) => m[x] >= 0);
+    if (hp < 0) continue;
+    const pt = m[hp];
+    if (pt === t || isAncestor(skeleton, pt, t) || isAncestor(skeleton, t, pt)) continue;
+    newParent[t] = pt;
+    detached.push(t);
+  }
+  if (detached.length === 0) {
+    const id = Int32Array.from({ length: n }, (_, i) => i);
+    return { skeleton, realOf: id, virtualOf: Int32Array.from(id), detached, identity: true };
+  }
+  const children = Array.from({ length: n }, () => []);
+  const roots = [];
+  for (let i = 0; i < n; i++) (newParent[i] < 0 ? roots : children[newParent[i]]).push(i);
+  const order = [];
+  const visit2 = (b) => {
+    order.push(b);
+    for (const c of children[b]) visit2(c);
+  };
+  for (const r of roots) visit2(r);
+  const realOf = Int32Array.from(order);
+  const virtualOf = new Int32Array(n);
+  order.forEach((real, v2) => {
+    virtualOf[real] = v2;
+  });
+  const rest = restWorld(skeleton);
+  const rot = new Float64Array(4 * n);
+  const tr = new Float64Array(3 * n);
+  const q = quat64();
+  const pq = quat64();
+  const v = vec64();
+  const pv = vec64();
+  for (let vi = 0; vi < n; vi++) {
+    const r = realOf[vi];
+    const p = newParent[r];
+    if (p === skeleton.parents[r]) {
+      rot.set(skeleton.restRotations.subarray(4 * r, 4 * r + 4), 4 * vi);
+      tr.set(skeleton.restTranslations.subarray(3 * r, 3 * r + 3), 3 * vi);
+      continue;
+    }
+    readQuat(pq, rest.rotations, p);
+    quat_exports.invert(pq, pq);
+    readQuat(q, rest.rotations, r);
+    quat_exports.multiply(q, pq, q);
+    rot.set(q, 4 * vi);
+    readVec3(v, rest.positions, r);
+    readVec3(pv, rest.positions, p);
+    vec3_exports.sub(v, v, pv);
+    vec3_exports.transformQuat(v, v, pq);
+    tr.set(v, 3 * vi);
+  }
+  const humanoid = Int32Array.from(m, (b) => b >= 0 ? virtualOf[b] : -1);
+  const skel = createSkeleton({
+    names: order.map((r) => skeleton.names[r]),
+    parents: order.map((r) => newParent[r] >= 0 ? virtualOf[newParent[r]] : -1),
+    restTranslations: tr,
+    restRotations: rot,
+    humanoid
+  });
+  return { skeleton: skel, realOf, virtualOf, detached, identity: false };
+}
+
+// src/retarget/retargeterCalibration.ts
+var RetargeterCalibration = class {
   constructor(source, target, options = {}) {
     /** Target reference-pose local rotations `4n` (undriven bones keep these). */
     this.targetReference = null;
@@ -16372,17 +16453,6 @@ var Retargeter = class {
     out[2] = P[a + 2] + (P[b + 2] - P[a + 2]) * f;
   }
   /**
-   * Retarget one pose. Inputs: source local rotations `4 * sourceBones` and translations
-   * `3 * sourceBones` (metres, source file frame). Outputs: target local rotations `4 * targetBones`
-   * and translations `3 * targetBones` (metres; rest translations except the hips and re-parented IK
-   * bones). Allocates nothing.
-   * @throws RetargetError when called before calibrate().
-   */
-  retargetPose(srcLocalRot, srcLocalPos, outLocalRot, outLocalPos) {
-    this.computeVirtualPose(srcLocalRot, srcLocalPos);
-    this.writeRealPose(outLocalRot, outLocalPos);
-  }
-  /**
    * The shoulders whose twist is dropped (RetargetOptions.shoulderTwist): reference local rotation and
    * the unit direction to the upper arm in the shoulder's own frame, from the target reference pose.
    */
@@ -16415,6 +16485,21 @@ var Retargeter = class {
       this.shoulderData[o + 6] = d[2] / l;
       this.shoulderBones[k] = t;
     }
+  }
+};
+
+// src/retarget/retargeter.ts
+var Retargeter = class extends RetargeterCalibration {
+  /**
+   * Retarget one pose. Inputs: source local rotations `4 * sourceBones` and translations
+   * `3 * sourceBones` (metres, source file frame). Outputs: target local rotations `4 * targetBones`
+   * and translations `3 * targetBones` (metres; rest translations except the hips and re-parented IK
+   * bones). Allocates nothing.
+   * @throws RetargetError when called before calibrate().
+   */
+  retargetPose(srcLocalRot, srcLocalPos, outLocalRot, outLocalPos) {
+    this.computeVirtualPose(srcLocalRot, srcLocalPos);
+    this.writeRealPose(outLocalRot, outLocalPos);
   }
   /**
    * Drop shoulder `k`'s twist in place on world rotation `W[4t]` (parent `p`): with the local rotation
@@ -16809,81 +16894,6 @@ var Retargeter = class {
     return this.tWorldPos;
   }
 };
-function cumulative(s, chain) {
-  const out = new Float64Array(chain.length);
-  let total = 0;
-  for (let i = 1; i < chain.length; i++) {
-    const b = chain[i];
-    total += Math.hypot(
-      s.restTranslations[3 * b],
-      s.restTranslations[3 * b + 1],
-      s.restTranslations[3 * b + 2]
-    );
-    out[i] = total;
-  }
-  if (total > 0) for (let i = 0; i < out.length; i++) out[i] /= total;
-  return { fractions: out, length: total };
-}
-function buildChainFits(vs, vt) {
-  const S2 = vs.skeleton;
-  const fits = [];
-  const sm = S2.humanoid;
-  const tm = vt.humanoid;
-  const make = (tChain, sChain) => {
-    if (tChain.length < 3 || sChain.length < 2) return;
-    const tCum = cumulative(vt, tChain);
-    const sCum = cumulative(S2, sChain);
-    const scale6 = sCum.length > 0 ? tCum.length / sCum.length : 1;
-    fits.push({
-      targetBones: tChain.slice(1, -1),
-      targetNext: tChain.slice(2),
-      targetCum: tCum.fractions.slice(1),
-      sourcePoints: sChain.map((b) => vs.realOf[b]),
-      sourceCum: sCum.fractions,
-      targetStart: tChain[0],
-      scale: scale6
-    });
-  };
-  const tEnd = tm[HumanBodyBones.Neck] >= 0 ? tm[HumanBodyBones.Neck] : tm[HumanBodyBones.Head];
-  const sEnd = sm[HumanBodyBones.Neck] >= 0 ? sm[HumanBodyBones.Neck] : sm[HumanBodyBones.Head];
-  make(chainBetween(vt, tm[HumanBodyBones.Hips], tEnd), chainBetween(S2, sm[HumanBodyBones.Hips], sEnd));
-  if (tm[HumanBodyBones.Neck] >= 0 && sm[HumanBodyBones.Neck] >= 0) {
-    make(chainBetween(vt, tm[HumanBodyBones.Neck], tm[HumanBodyBones.Head]), chainBetween(S2, sm[HumanBodyBones.Neck], sm[HumanBodyBones.Head]));
-  }
-  return fits;
-}
-function toVirtualPose(vh, real, rot, pos) {
-  if (vh.identity) return { rotations: rot, translations: pos };
-  const g = poseGeometry(real, rot, pos);
-  const vs = vh.skeleton;
-  const n = vs.boneCount;
-  const rotations = new Float64Array(4 * n);
-  const translations = new Float64Array(3 * n);
-  const q = quat64();
-  const pq = quat64();
-  const v = vec64();
-  for (let i = 0; i < n; i++) {
-    const r = vh.realOf[i];
-    const p = vs.parents[i];
-    readQuat(q, g.rotations, r);
-    v[0] = g.positions[3 * r];
-    v[1] = g.positions[3 * r + 1];
-    v[2] = g.positions[3 * r + 2];
-    if (p >= 0) {
-      const pr = vh.realOf[p];
-      readQuat(pq, g.rotations, pr);
-      quat_exports.invert(pq, pq);
-      quat_exports.multiply(q, pq, q);
-      v[0] -= g.positions[3 * pr];
-      v[1] -= g.positions[3 * pr + 1];
-      v[2] -= g.positions[3 * pr + 2];
-      vec3_exports.transformQuat(v, v, pq);
-    }
-    writeQuat(rotations, i, q);
-    translations.set(v, 3 * i);
-  }
-  return { rotations, translations };
-}
 
 // src/retarget/quality.ts
 var SPEED_SPAN = 1 / 30;
