@@ -5,1584 +5,6 @@ var __export = (target, all) => {
     __defProp(target, name, { get: all[name], enumerable: true });
 };
 
-// node_modules/gl-matrix/esm/common.js
-var EPSILON = 1e-6;
-var ARRAY_TYPE = typeof Float32Array !== "undefined" ? Float32Array : Array;
-var RANDOM = Math.random;
-var ANGLE_ORDER = "zyx";
-function round(a) {
-  if (a >= 0) return Math.round(a);
-  return a % 0.5 === 0 ? Math.floor(a) : Math.round(a);
-}
-var degree = Math.PI / 180;
-var radian = 180 / Math.PI;
-
-// node_modules/gl-matrix/esm/mat3.js
-function create() {
-  var out = new ARRAY_TYPE(9);
-  if (ARRAY_TYPE != Float32Array) {
-    out[1] = 0;
-    out[2] = 0;
-    out[3] = 0;
-    out[5] = 0;
-    out[6] = 0;
-    out[7] = 0;
-  }
-  out[0] = 1;
-  out[4] = 1;
-  out[8] = 1;
-  return out;
-}
-
-// node_modules/gl-matrix/esm/quat.js
-var quat_exports = {};
-__export(quat_exports, {
-  add: () => add3,
-  calculateW: () => calculateW,
-  clone: () => clone3,
-  conjugate: () => conjugate,
-  copy: () => copy3,
-  create: () => create4,
-  dot: () => dot3,
-  equals: () => equals2,
-  exactEquals: () => exactEquals3,
-  exp: () => exp,
-  fromEuler: () => fromEuler,
-  fromMat3: () => fromMat3,
-  fromValues: () => fromValues3,
-  getAngle: () => getAngle,
-  getAxisAngle: () => getAxisAngle,
-  identity: () => identity,
-  invert: () => invert,
-  len: () => len2,
-  length: () => length3,
-  lerp: () => lerp3,
-  ln: () => ln,
-  mul: () => mul2,
-  multiply: () => multiply2,
-  normalize: () => normalize3,
-  pow: () => pow,
-  random: () => random2,
-  rotateX: () => rotateX2,
-  rotateY: () => rotateY2,
-  rotateZ: () => rotateZ2,
-  rotationTo: () => rotationTo,
-  scale: () => scale3,
-  set: () => set3,
-  setAxes: () => setAxes,
-  setAxisAngle: () => setAxisAngle,
-  slerp: () => slerp2,
-  sqlerp: () => sqlerp,
-  sqrLen: () => sqrLen2,
-  squaredLength: () => squaredLength3,
-  str: () => str2
-});
-
-// node_modules/gl-matrix/esm/vec3.js
-var vec3_exports = {};
-__export(vec3_exports, {
-  add: () => add,
-  angle: () => angle,
-  bezier: () => bezier,
-  ceil: () => ceil,
-  clone: () => clone,
-  copy: () => copy,
-  create: () => create2,
-  cross: () => cross,
-  dist: () => dist,
-  distance: () => distance,
-  div: () => div,
-  divide: () => divide,
-  dot: () => dot,
-  equals: () => equals,
-  exactEquals: () => exactEquals,
-  floor: () => floor,
-  forEach: () => forEach,
-  fromValues: () => fromValues,
-  hermite: () => hermite,
-  inverse: () => inverse,
-  len: () => len,
-  length: () => length,
-  lerp: () => lerp,
-  max: () => max,
-  min: () => min,
-  mul: () => mul,
-  multiply: () => multiply,
-  negate: () => negate,
-  normalize: () => normalize,
-  random: () => random,
-  rotateX: () => rotateX,
-  rotateY: () => rotateY,
-  rotateZ: () => rotateZ,
-  round: () => round2,
-  scale: () => scale,
-  scaleAndAdd: () => scaleAndAdd,
-  set: () => set,
-  slerp: () => slerp,
-  sqrDist: () => sqrDist,
-  sqrLen: () => sqrLen,
-  squaredDistance: () => squaredDistance,
-  squaredLength: () => squaredLength,
-  str: () => str,
-  sub: () => sub,
-  subtract: () => subtract,
-  transformMat3: () => transformMat3,
-  transformMat4: () => transformMat4,
-  transformQuat: () => transformQuat,
-  zero: () => zero
-});
-function create2() {
-  var out = new ARRAY_TYPE(3);
-  if (ARRAY_TYPE != Float32Array) {
-    out[0] = 0;
-    out[1] = 0;
-    out[2] = 0;
-  }
-  return out;
-}
-function clone(a) {
-  var out = new ARRAY_TYPE(3);
-  out[0] = a[0];
-  out[1] = a[1];
-  out[2] = a[2];
-  return out;
-}
-function length(a) {
-  var x = a[0];
-  var y = a[1];
-  var z2 = a[2];
-  return Math.sqrt(x * x + y * y + z2 * z2);
-}
-function fromValues(x, y, z2) {
-  var out = new ARRAY_TYPE(3);
-  out[0] = x;
-  out[1] = y;
-  out[2] = z2;
-  return out;
-}
-function copy(out, a) {
-  out[0] = a[0];
-  out[1] = a[1];
-  out[2] = a[2];
-  return out;
-}
-function set(out, x, y, z2) {
-  out[0] = x;
-  out[1] = y;
-  out[2] = z2;
-  return out;
-}
-function add(out, a, b) {
-  out[0] = a[0] + b[0];
-  out[1] = a[1] + b[1];
-  out[2] = a[2] + b[2];
-  return out;
-}
-function subtract(out, a, b) {
-  out[0] = a[0] - b[0];
-  out[1] = a[1] - b[1];
-  out[2] = a[2] - b[2];
-  return out;
-}
-function multiply(out, a, b) {
-  out[0] = a[0] * b[0];
-  out[1] = a[1] * b[1];
-  out[2] = a[2] * b[2];
-  return out;
-}
-function divide(out, a, b) {
-  out[0] = a[0] / b[0];
-  out[1] = a[1] / b[1];
-  out[2] = a[2] / b[2];
-  return out;
-}
-function ceil(out, a) {
-  out[0] = Math.ceil(a[0]);
-  out[1] = Math.ceil(a[1]);
-  out[2] = Math.ceil(a[2]);
-  return out;
-}
-function floor(out, a) {
-  out[0] = Math.floor(a[0]);
-  out[1] = Math.floor(a[1]);
-  out[2] = Math.floor(a[2]);
-  return out;
-}
-function min(out, a, b) {
-  out[0] = Math.min(a[0], b[0]);
-  out[1] = Math.min(a[1], b[1]);
-  out[2] = Math.min(a[2], b[2]);
-  return out;
-}
-function max(out, a, b) {
-  out[0] = Math.max(a[0], b[0]);
-  out[1] = Math.max(a[1], b[1]);
-  out[2] = Math.max(a[2], b[2]);
-  return out;
-}
-function round2(out, a) {
-  out[0] = round(a[0]);
-  out[1] = round(a[1]);
-  out[2] = round(a[2]);
-  return out;
-}
-function scale(out, a, b) {
-  out[0] = a[0] * b;
-  out[1] = a[1] * b;
-  out[2] = a[2] * b;
-  return out;
-}
-function scaleAndAdd(out, a, b, scale6) {
-  out[0] = a[0] + b[0] * scale6;
-  out[1] = a[1] + b[1] * scale6;
-  out[2] = a[2] + b[2] * scale6;
-  return out;
-}
-function distance(a, b) {
-  var x = b[0] - a[0];
-  var y = b[1] - a[1];
-  var z2 = b[2] - a[2];
-  return Math.sqrt(x * x + y * y + z2 * z2);
-}
-function squaredDistance(a, b) {
-  var x = b[0] - a[0];
-  var y = b[1] - a[1];
-  var z2 = b[2] - a[2];
-  return x * x + y * y + z2 * z2;
-}
-function squaredLength(a) {
-  var x = a[0];
-  var y = a[1];
-  var z2 = a[2];
-  return x * x + y * y + z2 * z2;
-}
-function negate(out, a) {
-  out[0] = -a[0];
-  out[1] = -a[1];
-  out[2] = -a[2];
-  return out;
-}
-function inverse(out, a) {
-  out[0] = 1 / a[0];
-  out[1] = 1 / a[1];
-  out[2] = 1 / a[2];
-  return out;
-}
-function normalize(out, a) {
-  var x = a[0];
-  var y = a[1];
-  var z2 = a[2];
-  var len3 = x * x + y * y + z2 * z2;
-  if (len3 > 0) {
-    len3 = 1 / Math.sqrt(len3);
-  }
-  out[0] = a[0] * len3;
-  out[1] = a[1] * len3;
-  out[2] = a[2] * len3;
-  return out;
-}
-function dot(a, b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-function cross(out, a, b) {
-  var ax = a[0], ay = a[1], az = a[2];
-  var bx = b[0], by = b[1], bz = b[2];
-  out[0] = ay * bz - az * by;
-  out[1] = az * bx - ax * bz;
-  out[2] = ax * by - ay * bx;
-  return out;
-}
-function lerp(out, a, b, t) {
-  var ax = a[0];
-  var ay = a[1];
-  var az = a[2];
-  out[0] = ax + t * (b[0] - ax);
-  out[1] = ay + t * (b[1] - ay);
-  out[2] = az + t * (b[2] - az);
-  return out;
-}
-function slerp(out, a, b, t) {
-  var angle2 = Math.acos(Math.min(Math.max(dot(a, b), -1), 1));
-  var sinTotal = Math.sin(angle2);
-  var ratioA = Math.sin((1 - t) * angle2) / sinTotal;
-  var ratioB = Math.sin(t * angle2) / sinTotal;
-  out[0] = ratioA * a[0] + ratioB * b[0];
-  out[1] = ratioA * a[1] + ratioB * b[1];
-  out[2] = ratioA * a[2] + ratioB * b[2];
-  return out;
-}
-function hermite(out, a, b, c, d, t) {
-  var factorTimes2 = t * t;
-  var factor1 = factorTimes2 * (2 * t - 3) + 1;
-  var factor2 = factorTimes2 * (t - 2) + t;
-  var factor3 = factorTimes2 * (t - 1);
-  var factor4 = factorTimes2 * (3 - 2 * t);
-  out[0] = a[0] * factor1 + b[0] * factor2 + c[0] * factor3 + d[0] * factor4;
-  out[1] = a[1] * factor1 + b[1] * factor2 + c[1] * factor3 + d[1] * factor4;
-  out[2] = a[2] * factor1 + b[2] * factor2 + c[2] * factor3 + d[2] * factor4;
-  return out;
-}
-function bezier(out, a, b, c, d, t) {
-  var inverseFactor = 1 - t;
-  var inverseFactorTimesTwo = inverseFactor * inverseFactor;
-  var factorTimes2 = t * t;
-  var factor1 = inverseFactorTimesTwo * inverseFactor;
-  var factor2 = 3 * t * inverseFactorTimesTwo;
-  var factor3 = 3 * factorTimes2 * inverseFactor;
-  var factor4 = factorTimes2 * t;
-  out[0] = a[0] * factor1 + b[0] * factor2 + c[0] * factor3 + d[0] * factor4;
-  out[1] = a[1] * factor1 + b[1] * factor2 + c[1] * factor3 + d[1] * factor4;
-  out[2] = a[2] * factor1 + b[2] * factor2 + c[2] * factor3 + d[2] * factor4;
-  return out;
-}
-function random(out, scale6) {
-  scale6 = scale6 === void 0 ? 1 : scale6;
-  var r = RANDOM() * 2 * Math.PI;
-  var z2 = RANDOM() * 2 - 1;
-  var zScale = Math.sqrt(1 - z2 * z2) * scale6;
-  out[0] = Math.cos(r) * zScale;
-  out[1] = Math.sin(r) * zScale;
-  out[2] = z2 * scale6;
-  return out;
-}
-function transformMat4(out, a, m) {
-  var x = a[0], y = a[1], z2 = a[2];
-  var w = m[3] * x + m[7] * y + m[11] * z2 + m[15];
-  w = w || 1;
-  out[0] = (m[0] * x + m[4] * y + m[8] * z2 + m[12]) / w;
-  out[1] = (m[1] * x + m[5] * y + m[9] * z2 + m[13]) / w;
-  out[2] = (m[2] * x + m[6] * y + m[10] * z2 + m[14]) / w;
-  return out;
-}
-function transformMat3(out, a, m) {
-  var x = a[0], y = a[1], z2 = a[2];
-  out[0] = x * m[0] + y * m[3] + z2 * m[6];
-  out[1] = x * m[1] + y * m[4] + z2 * m[7];
-  out[2] = x * m[2] + y * m[5] + z2 * m[8];
-  return out;
-}
-function transformQuat(out, a, q) {
-  var qx = q[0], qy = q[1], qz = q[2], qw = q[3];
-  var vx = a[0], vy = a[1], vz = a[2];
-  var tx = qy * vz - qz * vy;
-  var ty = qz * vx - qx * vz;
-  var tz = qx * vy - qy * vx;
-  tx = tx + tx;
-  ty = ty + ty;
-  tz = tz + tz;
-  out[0] = vx + qw * tx + qy * tz - qz * ty;
-  out[1] = vy + qw * ty + qz * tx - qx * tz;
-  out[2] = vz + qw * tz + qx * ty - qy * tx;
-  return out;
-}
-function rotateX(out, a, b, rad) {
-  var p = [], r = [];
-  p[0] = a[0] - b[0];
-  p[1] = a[1] - b[1];
-  p[2] = a[2] - b[2];
-  r[0] = p[0];
-  r[1] = p[1] * Math.cos(rad) - p[2] * Math.sin(rad);
-  r[2] = p[1] * Math.sin(rad) + p[2] * Math.cos(rad);
-  out[0] = r[0] + b[0];
-  out[1] = r[1] + b[1];
-  out[2] = r[2] + b[2];
-  return out;
-}
-function rotateY(out, a, b, rad) {
-  var p = [], r = [];
-  p[0] = a[0] - b[0];
-  p[1] = a[1] - b[1];
-  p[2] = a[2] - b[2];
-  r[0] = p[2] * Math.sin(rad) + p[0] * Math.cos(rad);
-  r[1] = p[1];
-  r[2] = p[2] * Math.cos(rad) - p[0] * Math.sin(rad);
-  out[0] = r[0] + b[0];
-  out[1] = r[1] + b[1];
-  out[2] = r[2] + b[2];
-  return out;
-}
-function rotateZ(out, a, b, rad) {
-  var p = [], r = [];
-  p[0] = a[0] - b[0];
-  p[1] = a[1] - b[1];
-  p[2] = a[2] - b[2];
-  r[0] = p[0] * Math.cos(rad) - p[1] * Math.sin(rad);
-  r[1] = p[0] * Math.sin(rad) + p[1] * Math.cos(rad);
-  r[2] = p[2];
-  out[0] = r[0] + b[0];
-  out[1] = r[1] + b[1];
-  out[2] = r[2] + b[2];
-  return out;
-}
-function angle(a, b) {
-  var ax = a[0], ay = a[1], az = a[2], bx = b[0], by = b[1], bz = b[2], mag = Math.sqrt((ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz)), cosine = mag && dot(a, b) / mag;
-  return Math.acos(Math.min(Math.max(cosine, -1), 1));
-}
-function zero(out) {
-  out[0] = 0;
-  out[1] = 0;
-  out[2] = 0;
-  return out;
-}
-function str(a) {
-  return "vec3(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
-}
-function exactEquals(a, b) {
-  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
-}
-function equals(a, b) {
-  var a0 = a[0], a1 = a[1], a2 = a[2];
-  var b0 = b[0], b1 = b[1], b2 = b[2];
-  return Math.abs(a0 - b0) <= EPSILON * Math.max(1, Math.abs(a0), Math.abs(b0)) && Math.abs(a1 - b1) <= EPSILON * Math.max(1, Math.abs(a1), Math.abs(b1)) && Math.abs(a2 - b2) <= EPSILON * Math.max(1, Math.abs(a2), Math.abs(b2));
-}
-var sub = subtract;
-var mul = multiply;
-var div = divide;
-var dist = distance;
-var sqrDist = squaredDistance;
-var len = length;
-var sqrLen = squaredLength;
-var forEach = (function() {
-  var vec = create2();
-  return function(a, stride, offset, count, fn, arg) {
-    var i, l;
-    if (!stride) {
-      stride = 3;
-    }
-    if (!offset) {
-      offset = 0;
-    }
-    if (count) {
-      l = Math.min(count * stride + offset, a.length);
-    } else {
-      l = a.length;
-    }
-    for (i = offset; i < l; i += stride) {
-      vec[0] = a[i];
-      vec[1] = a[i + 1];
-      vec[2] = a[i + 2];
-      fn(vec, vec, arg);
-      a[i] = vec[0];
-      a[i + 1] = vec[1];
-      a[i + 2] = vec[2];
-    }
-    return a;
-  };
-})();
-
-// node_modules/gl-matrix/esm/vec4.js
-function create3() {
-  var out = new ARRAY_TYPE(4);
-  if (ARRAY_TYPE != Float32Array) {
-    out[0] = 0;
-    out[1] = 0;
-    out[2] = 0;
-    out[3] = 0;
-  }
-  return out;
-}
-function clone2(a) {
-  var out = new ARRAY_TYPE(4);
-  out[0] = a[0];
-  out[1] = a[1];
-  out[2] = a[2];
-  out[3] = a[3];
-  return out;
-}
-function fromValues2(x, y, z2, w) {
-  var out = new ARRAY_TYPE(4);
-  out[0] = x;
-  out[1] = y;
-  out[2] = z2;
-  out[3] = w;
-  return out;
-}
-function copy2(out, a) {
-  out[0] = a[0];
-  out[1] = a[1];
-  out[2] = a[2];
-  out[3] = a[3];
-  return out;
-}
-function set2(out, x, y, z2, w) {
-  out[0] = x;
-  out[1] = y;
-  out[2] = z2;
-  out[3] = w;
-  return out;
-}
-function add2(out, a, b) {
-  out[0] = a[0] + b[0];
-  out[1] = a[1] + b[1];
-  out[2] = a[2] + b[2];
-  out[3] = a[3] + b[3];
-  return out;
-}
-function scale2(out, a, b) {
-  out[0] = a[0] * b;
-  out[1] = a[1] * b;
-  out[2] = a[2] * b;
-  out[3] = a[3] * b;
-  return out;
-}
-function length2(a) {
-  var x = a[0];
-  var y = a[1];
-  var z2 = a[2];
-  var w = a[3];
-  return Math.sqrt(x * x + y * y + z2 * z2 + w * w);
-}
-function squaredLength2(a) {
-  var x = a[0];
-  var y = a[1];
-  var z2 = a[2];
-  var w = a[3];
-  return x * x + y * y + z2 * z2 + w * w;
-}
-function normalize2(out, a) {
-  var x = a[0];
-  var y = a[1];
-  var z2 = a[2];
-  var w = a[3];
-  var len3 = x * x + y * y + z2 * z2 + w * w;
-  if (len3 > 0) {
-    len3 = 1 / Math.sqrt(len3);
-  }
-  out[0] = x * len3;
-  out[1] = y * len3;
-  out[2] = z2 * len3;
-  out[3] = w * len3;
-  return out;
-}
-function dot2(a, b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-}
-function lerp2(out, a, b, t) {
-  var ax = a[0];
-  var ay = a[1];
-  var az = a[2];
-  var aw = a[3];
-  out[0] = ax + t * (b[0] - ax);
-  out[1] = ay + t * (b[1] - ay);
-  out[2] = az + t * (b[2] - az);
-  out[3] = aw + t * (b[3] - aw);
-  return out;
-}
-function exactEquals2(a, b) {
-  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
-}
-var forEach2 = (function() {
-  var vec = create3();
-  return function(a, stride, offset, count, fn, arg) {
-    var i, l;
-    if (!stride) {
-      stride = 4;
-    }
-    if (!offset) {
-      offset = 0;
-    }
-    if (count) {
-      l = Math.min(count * stride + offset, a.length);
-    } else {
-      l = a.length;
-    }
-    for (i = offset; i < l; i += stride) {
-      vec[0] = a[i];
-      vec[1] = a[i + 1];
-      vec[2] = a[i + 2];
-      vec[3] = a[i + 3];
-      fn(vec, vec, arg);
-      a[i] = vec[0];
-      a[i + 1] = vec[1];
-      a[i + 2] = vec[2];
-      a[i + 3] = vec[3];
-    }
-    return a;
-  };
-})();
-
-// node_modules/gl-matrix/esm/quat.js
-function create4() {
-  var out = new ARRAY_TYPE(4);
-  if (ARRAY_TYPE != Float32Array) {
-    out[0] = 0;
-    out[1] = 0;
-    out[2] = 0;
-  }
-  out[3] = 1;
-  return out;
-}
-function identity(out) {
-  out[0] = 0;
-  out[1] = 0;
-  out[2] = 0;
-  out[3] = 1;
-  return out;
-}
-function setAxisAngle(out, axis, rad) {
-  rad = rad * 0.5;
-  var s = Math.sin(rad);
-  out[0] = s * axis[0];
-  out[1] = s * axis[1];
-  out[2] = s * axis[2];
-  out[3] = Math.cos(rad);
-  return out;
-}
-function getAxisAngle(out_axis, q) {
-  var rad = Math.acos(q[3]) * 2;
-  var s = Math.sin(rad / 2);
-  if (s > EPSILON) {
-    out_axis[0] = q[0] / s;
-    out_axis[1] = q[1] / s;
-    out_axis[2] = q[2] / s;
-  } else {
-    out_axis[0] = 1;
-    out_axis[1] = 0;
-    out_axis[2] = 0;
-  }
-  return rad;
-}
-function getAngle(a, b) {
-  var dotproduct = dot3(a, b);
-  return Math.acos(2 * dotproduct * dotproduct - 1);
-}
-function multiply2(out, a, b) {
-  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
-  var bx = b[0], by = b[1], bz = b[2], bw = b[3];
-  out[0] = ax * bw + aw * bx + ay * bz - az * by;
-  out[1] = ay * bw + aw * by + az * bx - ax * bz;
-  out[2] = az * bw + aw * bz + ax * by - ay * bx;
-  out[3] = aw * bw - ax * bx - ay * by - az * bz;
-  return out;
-}
-function rotateX2(out, a, rad) {
-  rad *= 0.5;
-  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
-  var bx = Math.sin(rad), bw = Math.cos(rad);
-  out[0] = ax * bw + aw * bx;
-  out[1] = ay * bw + az * bx;
-  out[2] = az * bw - ay * bx;
-  out[3] = aw * bw - ax * bx;
-  return out;
-}
-function rotateY2(out, a, rad) {
-  rad *= 0.5;
-  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
-  var by = Math.sin(rad), bw = Math.cos(rad);
-  out[0] = ax * bw - az * by;
-  out[1] = ay * bw + aw * by;
-  out[2] = az * bw + ax * by;
-  out[3] = aw * bw - ay * by;
-  return out;
-}
-function rotateZ2(out, a, rad) {
-  rad *= 0.5;
-  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
-  var bz = Math.sin(rad), bw = Math.cos(rad);
-  out[0] = ax * bw + ay * bz;
-  out[1] = ay * bw - ax * bz;
-  out[2] = az * bw + aw * bz;
-  out[3] = aw * bw - az * bz;
-  return out;
-}
-function calculateW(out, a) {
-  var x = a[0], y = a[1], z2 = a[2];
-  out[0] = x;
-  out[1] = y;
-  out[2] = z2;
-  out[3] = Math.sqrt(Math.abs(1 - x * x - y * y - z2 * z2));
-  return out;
-}
-function exp(out, a) {
-  var x = a[0], y = a[1], z2 = a[2], w = a[3];
-  var r = Math.sqrt(x * x + y * y + z2 * z2);
-  var et = Math.exp(w);
-  var s = r > 0 ? et * Math.sin(r) / r : 0;
-  out[0] = x * s;
-  out[1] = y * s;
-  out[2] = z2 * s;
-  out[3] = et * Math.cos(r);
-  return out;
-}
-function ln(out, a) {
-  var x = a[0], y = a[1], z2 = a[2], w = a[3];
-  var r = Math.sqrt(x * x + y * y + z2 * z2);
-  var t = r > 0 ? Math.atan2(r, w) / r : 0;
-  out[0] = x * t;
-  out[1] = y * t;
-  out[2] = z2 * t;
-  out[3] = 0.5 * Math.log(x * x + y * y + z2 * z2 + w * w);
-  return out;
-}
-function pow(out, a, b) {
-  ln(out, a);
-  scale3(out, out, b);
-  exp(out, out);
-  return out;
-}
-function slerp2(out, a, b, t) {
-  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
-  var bx = b[0], by = b[1], bz = b[2], bw = b[3];
-  var omega, cosom, sinom, scale0, scale1;
-  cosom = ax * bx + ay * by + az * bz + aw * bw;
-  if (cosom < 0) {
-    cosom = -cosom;
-    bx = -bx;
-    by = -by;
-    bz = -bz;
-    bw = -bw;
-  }
-  if (1 - cosom > EPSILON) {
-    omega = Math.acos(cosom);
-    sinom = Math.sin(omega);
-    scale0 = Math.sin((1 - t) * omega) / sinom;
-    scale1 = Math.sin(t * omega) / sinom;
-  } else {
-    scale0 = 1 - t;
-    scale1 = t;
-  }
-  out[0] = scale0 * ax + scale1 * bx;
-  out[1] = scale0 * ay + scale1 * by;
-  out[2] = scale0 * az + scale1 * bz;
-  out[3] = scale0 * aw + scale1 * bw;
-  return out;
-}
-function random2(out) {
-  var u1 = RANDOM();
-  var u2 = RANDOM();
-  var u3 = RANDOM();
-  var sqrt1MinusU1 = Math.sqrt(1 - u1);
-  var sqrtU1 = Math.sqrt(u1);
-  out[0] = sqrt1MinusU1 * Math.sin(2 * Math.PI * u2);
-  out[1] = sqrt1MinusU1 * Math.cos(2 * Math.PI * u2);
-  out[2] = sqrtU1 * Math.sin(2 * Math.PI * u3);
-  out[3] = sqrtU1 * Math.cos(2 * Math.PI * u3);
-  return out;
-}
-function invert(out, a) {
-  var a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-  var dot6 = a0 * a0 + a1 * a1 + a2 * a2 + a3 * a3;
-  var invDot = dot6 ? 1 / dot6 : 0;
-  out[0] = -a0 * invDot;
-  out[1] = -a1 * invDot;
-  out[2] = -a2 * invDot;
-  out[3] = a3 * invDot;
-  return out;
-}
-function conjugate(out, a) {
-  out[0] = -a[0];
-  out[1] = -a[1];
-  out[2] = -a[2];
-  out[3] = a[3];
-  return out;
-}
-function fromMat3(out, m) {
-  var fTrace = m[0] + m[4] + m[8];
-  var fRoot;
-  if (fTrace > 0) {
-    fRoot = Math.sqrt(fTrace + 1);
-    out[3] = 0.5 * fRoot;
-    fRoot = 0.5 / fRoot;
-    out[0] = (m[5] - m[7]) * fRoot;
-    out[1] = (m[6] - m[2]) * fRoot;
-    out[2] = (m[1] - m[3]) * fRoot;
-  } else {
-    var i = 0;
-    if (m[4] > m[0]) i = 1;
-    if (m[8] > m[i * 3 + i]) i = 2;
-    var j = (i + 1) % 3;
-    var k = (i + 2) % 3;
-    fRoot = Math.sqrt(m[i * 3 + i] - m[j * 3 + j] - m[k * 3 + k] + 1);
-    out[i] = 0.5 * fRoot;
-    fRoot = 0.5 / fRoot;
-    out[3] = (m[j * 3 + k] - m[k * 3 + j]) * fRoot;
-    out[j] = (m[j * 3 + i] + m[i * 3 + j]) * fRoot;
-    out[k] = (m[k * 3 + i] + m[i * 3 + k]) * fRoot;
-  }
-  return out;
-}
-function fromEuler(out, x, y, z2) {
-  var order = arguments.length > 4 && arguments[4] !== void 0 ? arguments[4] : ANGLE_ORDER;
-  var halfToRad = Math.PI / 360;
-  x *= halfToRad;
-  z2 *= halfToRad;
-  y *= halfToRad;
-  var sx = Math.sin(x);
-  var cx = Math.cos(x);
-  var sy = Math.sin(y);
-  var cy = Math.cos(y);
-  var sz = Math.sin(z2);
-  var cz = Math.cos(z2);
-  switch (order) {
-    case "xyz":
-      out[0] = sx * cy * cz + cx * sy * sz;
-      out[1] = cx * sy * cz - sx * cy * sz;
-      out[2] = cx * cy * sz + sx * sy * cz;
-      out[3] = cx * cy * cz - sx * sy * sz;
-      break;
-    case "xzy":
-      out[0] = sx * cy * cz - cx * sy * sz;
-      out[1] = cx * sy * cz - sx * cy * sz;
-      out[2] = cx * cy * sz + sx * sy * cz;
-      out[3] = cx * cy * cz + sx * sy * sz;
-      break;
-    case "yxz":
-      out[0] = sx * cy * cz + cx * sy * sz;
-      out[1] = cx * sy * cz - sx * cy * sz;
-      out[2] = cx * cy * sz - sx * sy * cz;
-      out[3] = cx * cy * cz + sx * sy * sz;
-      break;
-    case "yzx":
-      out[0] = sx * cy * cz + cx * sy * sz;
-      out[1] = cx * sy * cz + sx * cy * sz;
-      out[2] = cx * cy * sz - sx * sy * cz;
-      out[3] = cx * cy * cz - sx * sy * sz;
-      break;
-    case "zxy":
-      out[0] = sx * cy * cz - cx * sy * sz;
-      out[1] = cx * sy * cz + sx * cy * sz;
-      out[2] = cx * cy * sz + sx * sy * cz;
-      out[3] = cx * cy * cz - sx * sy * sz;
-      break;
-    case "zyx":
-      out[0] = sx * cy * cz - cx * sy * sz;
-      out[1] = cx * sy * cz + sx * cy * sz;
-      out[2] = cx * cy * sz - sx * sy * cz;
-      out[3] = cx * cy * cz + sx * sy * sz;
-      break;
-    default:
-      throw new Error("Unknown angle order " + order);
-  }
-  return out;
-}
-function str2(a) {
-  return "quat(" + a[0] + ", " + a[1] + ", " + a[2] + ", " + a[3] + ")";
-}
-var clone3 = clone2;
-var fromValues3 = fromValues2;
-var copy3 = copy2;
-var set3 = set2;
-var add3 = add2;
-var mul2 = multiply2;
-var scale3 = scale2;
-var dot3 = dot2;
-var lerp3 = lerp2;
-var length3 = length2;
-var len2 = length3;
-var squaredLength3 = squaredLength2;
-var sqrLen2 = squaredLength3;
-var normalize3 = normalize2;
-var exactEquals3 = exactEquals2;
-function equals2(a, b) {
-  return Math.abs(dot2(a, b)) >= 1 - EPSILON;
-}
-var rotationTo = (function() {
-  var tmpvec3 = create2();
-  var xUnitVec3 = fromValues(1, 0, 0);
-  var yUnitVec3 = fromValues(0, 1, 0);
-  return function(out, a, b) {
-    var dot6 = dot(a, b);
-    if (dot6 < -0.999999) {
-      cross(tmpvec3, xUnitVec3, a);
-      if (len(tmpvec3) < 1e-6) cross(tmpvec3, yUnitVec3, a);
-      normalize(tmpvec3, tmpvec3);
-      setAxisAngle(out, tmpvec3, Math.PI);
-      return out;
-    } else if (dot6 > 0.999999) {
-      out[0] = 0;
-      out[1] = 0;
-      out[2] = 0;
-      out[3] = 1;
-      return out;
-    } else {
-      cross(tmpvec3, a, b);
-      out[0] = tmpvec3[0];
-      out[1] = tmpvec3[1];
-      out[2] = tmpvec3[2];
-      out[3] = 1 + dot6;
-      return normalize3(out, out);
-    }
-  };
-})();
-var sqlerp = (function() {
-  var temp1 = create4();
-  var temp2 = create4();
-  return function(out, a, b, c, d, t) {
-    slerp2(temp1, a, d, t);
-    slerp2(temp2, b, c, t);
-    slerp2(out, temp1, temp2, 2 * t * (1 - t));
-    return out;
-  };
-})();
-var setAxes = (function() {
-  var matr = create();
-  return function(out, view, right, up) {
-    matr[0] = right[0];
-    matr[3] = right[1];
-    matr[6] = right[2];
-    matr[1] = up[0];
-    matr[4] = up[1];
-    matr[7] = up[2];
-    matr[2] = -view[0];
-    matr[5] = -view[1];
-    matr[8] = -view[2];
-    return normalize3(out, fromMat3(out, matr));
-  };
-})();
-
-// src/core/quat.ts
-var { abs: m_abs, atan2: m_atan2, cos: m_cos, round: m_round, sin: m_sin, sqrt: m_sqrt } = Math;
-var RAD = Math.PI / 180;
-var DEG2RAD = RAD;
-var RAD2DEG = 180 / Math.PI;
-function readQuat(out, arr, i) {
-  const o = 4 * i;
-  out[0] = arr[o];
-  out[1] = arr[o + 1];
-  out[2] = arr[o + 2];
-  out[3] = arr[o + 3];
-  return out;
-}
-function writeQuat(arr, i, q) {
-  const o = 4 * i;
-  arr[o] = q[0];
-  arr[o + 1] = q[1];
-  arr[o + 2] = q[2];
-  arr[o + 3] = q[3];
-}
-function readVec3(out, arr, i) {
-  const o = 3 * i;
-  out[0] = arr[o];
-  out[1] = arr[o + 1];
-  out[2] = arr[o + 2];
-  return out;
-}
-function quat64(x = 0, y = 0, z2 = 0, w = 1) {
-  const q = new Float64Array(4);
-  q[0] = x;
-  q[1] = y;
-  q[2] = z2;
-  q[3] = w;
-  return q;
-}
-function vec64(x = 0, y = 0, z2 = 0) {
-  const v = new Float64Array(3);
-  v[0] = x;
-  v[1] = y;
-  v[2] = z2;
-  return v;
-}
-var tmpD = quat64();
-function fromTo(out, from, to) {
-  const d = from[0] * to[0] + from[1] * to[1] + from[2] * to[2];
-  if (d < -1 + 1e-12) {
-    const ax = m_abs(from[0]);
-    const ay = m_abs(from[1]);
-    const az = m_abs(from[2]);
-    let x2;
-    let y2;
-    let z3;
-    if (ax <= ay && ax <= az) {
-      x2 = 0;
-      y2 = -from[2];
-      z3 = from[1];
-    } else if (ay <= az) {
-      x2 = from[2];
-      y2 = 0;
-      z3 = -from[0];
-    } else {
-      x2 = -from[1];
-      y2 = from[0];
-      z3 = 0;
-    }
-    const l2 = m_sqrt(x2 * x2 + y2 * y2 + z3 * z3);
-    out[0] = x2 / l2;
-    out[1] = y2 / l2;
-    out[2] = z3 / l2;
-    out[3] = 0;
-    return out;
-  }
-  const x = from[1] * to[2] - from[2] * to[1];
-  const y = from[2] * to[0] - from[0] * to[2];
-  const z2 = from[0] * to[1] - from[1] * to[0];
-  const w = 1 + d;
-  const l = m_sqrt(x * x + y * y + z2 * z2 + w * w);
-  out[0] = x / l;
-  out[1] = y / l;
-  out[2] = z2 / l;
-  out[3] = w / l;
-  return out;
-}
-var AXIS_INDEX = { X: 0, Y: 1, Z: 2 };
-function quatFromEuler(out, a0, a1, a2, order) {
-  const i0 = AXIS_INDEX[order[0]];
-  const i1 = AXIS_INDEX[order[1]];
-  const i2 = AXIS_INDEX[order[2]];
-  const s0 = m_sin(a0 / 2);
-  const c0 = m_cos(a0 / 2);
-  const s1 = m_sin(a1 / 2);
-  const c1 = m_cos(a1 / 2);
-  const s2 = m_sin(a2 / 2);
-  const c2 = m_cos(a2 / 2);
-  const v0 = E0;
-  v0[0] = 0;
-  v0[1] = 0;
-  v0[2] = 0;
-  v0[i0] = s0;
-  const v1 = E1;
-  v1[0] = 0;
-  v1[1] = 0;
-  v1[2] = 0;
-  v1[i1] = s1;
-  const x = c0 * v1[0] + c1 * v0[0] + (v0[1] * v1[2] - v0[2] * v1[1]);
-  const y = c0 * v1[1] + c1 * v0[1] + (v0[2] * v1[0] - v0[0] * v1[2]);
-  const z2 = c0 * v1[2] + c1 * v0[2] + (v0[0] * v1[1] - v0[1] * v1[0]);
-  const w = c0 * c1 - (v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2]);
-  const v2 = E2;
-  v2[0] = 0;
-  v2[1] = 0;
-  v2[2] = 0;
-  v2[i2] = s2;
-  out[0] = w * v2[0] + c2 * x + (y * v2[2] - z2 * v2[1]);
-  out[1] = w * v2[1] + c2 * y + (z2 * v2[0] - x * v2[2]);
-  out[2] = w * v2[2] + c2 * z2 + (x * v2[1] - y * v2[0]);
-  out[3] = w * c2 - (x * v2[0] + y * v2[1] + z2 * v2[2]);
-  return out;
-}
-var E0 = [0, 0, 0];
-var E1 = [0, 0, 0];
-var E2 = [0, 0, 0];
-var M = new Float64Array(9);
-
-// src/core/clip.ts
-function readFrame(clip, f, outRot, outPos) {
-  const n = clip.skeleton.boneCount;
-  const r = clip.rotations;
-  const t = clip.translations;
-  const ro = f * n * 4;
-  const to = f * n * 3;
-  for (let k = 0; k < 4 * n; k++) outRot[k] = r[ro + k];
-  for (let k = 0; k < 3 * n; k++) outPos[k] = t[to + k];
-}
-var qa = quat64();
-var qb = quat64();
-var qo = quat64();
-
-// src/core/flat.ts
-function qmul(out, o, a, ao, b, bo) {
-  const ax = a[ao];
-  const ay = a[ao + 1];
-  const az = a[ao + 2];
-  const aw = a[ao + 3];
-  const bx = b[bo];
-  const by = b[bo + 1];
-  const bz = b[bo + 2];
-  const bw = b[bo + 3];
-  out[o] = ax * bw + aw * bx + ay * bz - az * by;
-  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
-  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-function qmulConj(out, o, a, ao, b, bo) {
-  const ax = -a[ao];
-  const ay = -a[ao + 1];
-  const az = -a[ao + 2];
-  const aw = a[ao + 3];
-  const bx = b[bo];
-  const by = b[bo + 1];
-  const bz = b[bo + 2];
-  const bw = b[bo + 3];
-  out[o] = ax * bw + aw * bx + ay * bz - az * by;
-  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
-  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-function qmulByConj(out, o, a, ao, b, bo) {
-  const ax = a[ao];
-  const ay = a[ao + 1];
-  const az = a[ao + 2];
-  const aw = a[ao + 3];
-  const bx = -b[bo];
-  const by = -b[bo + 1];
-  const bz = -b[bo + 2];
-  const bw = b[bo + 3];
-  out[o] = ax * bw + aw * bx + ay * bz - az * by;
-  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
-  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-function qnormalize(out, o) {
-  const x = out[o];
-  const y = out[o + 1];
-  const z2 = out[o + 2];
-  const w = out[o + 3];
-  const l = Math.sqrt(x * x + y * y + z2 * z2 + w * w);
-  if (l > 0) {
-    out[o] = x / l;
-    out[o + 1] = y / l;
-    out[o + 2] = z2 / l;
-    out[o + 3] = w / l;
-  }
-}
-function qcopy(out, o, a, ao) {
-  out[o] = a[ao];
-  out[o + 1] = a[ao + 1];
-  out[o + 2] = a[ao + 2];
-  out[o + 3] = a[ao + 3];
-}
-function rotateSigned(out, o, q, qo2, v, vo, sign) {
-  const qx = sign * q[qo2];
-  const qy = sign * q[qo2 + 1];
-  const qz = sign * q[qo2 + 2];
-  const qw = q[qo2 + 3];
-  const x = v[vo];
-  const y = v[vo + 1];
-  const z2 = v[vo + 2];
-  let uvx = qy * z2 - qz * y;
-  let uvy = qz * x - qx * z2;
-  let uvz = qx * y - qy * x;
-  let uuvx = qy * uvz - qz * uvy;
-  let uuvy = qz * uvx - qx * uvz;
-  let uuvz = qx * uvy - qy * uvx;
-  const w2 = qw * 2;
-  uvx *= w2;
-  uvy *= w2;
-  uvz *= w2;
-  uuvx *= 2;
-  uuvy *= 2;
-  uuvz *= 2;
-  out[o] = x + uvx + uuvx;
-  out[o + 1] = y + uvy + uuvy;
-  out[o + 2] = z2 + uvz + uuvz;
-}
-function vrotate(out, o, q, qo2, v, vo) {
-  rotateSigned(out, o, q, qo2, v, vo, 1);
-}
-function vrotateConj(out, o, q, qo2, v, vo) {
-  rotateSigned(out, o, q, qo2, v, vo, -1);
-}
-
-// src/core/humanBodyBones.ts
-var HUMAN_BONE_NAMES = [
-  "Hips",
-  "LeftUpperLeg",
-  "RightUpperLeg",
-  "LeftLowerLeg",
-  "RightLowerLeg",
-  "LeftFoot",
-  "RightFoot",
-  "Spine",
-  "Chest",
-  "Neck",
-  "Head",
-  "LeftShoulder",
-  "RightShoulder",
-  "LeftUpperArm",
-  "RightUpperArm",
-  "LeftLowerArm",
-  "RightLowerArm",
-  "LeftHand",
-  "RightHand",
-  "LeftToes",
-  "RightToes",
-  "LeftEye",
-  "RightEye",
-  "Jaw",
-  "LeftThumbProximal",
-  "LeftThumbIntermediate",
-  "LeftThumbDistal",
-  "LeftIndexProximal",
-  "LeftIndexIntermediate",
-  "LeftIndexDistal",
-  "LeftMiddleProximal",
-  "LeftMiddleIntermediate",
-  "LeftMiddleDistal",
-  "LeftRingProximal",
-  "LeftRingIntermediate",
-  "LeftRingDistal",
-  "LeftLittleProximal",
-  "LeftLittleIntermediate",
-  "LeftLittleDistal",
-  "RightThumbProximal",
-  "RightThumbIntermediate",
-  "RightThumbDistal",
-  "RightIndexProximal",
-  "RightIndexIntermediate",
-  "RightIndexDistal",
-  "RightMiddleProximal",
-  "RightMiddleIntermediate",
-  "RightMiddleDistal",
-  "RightRingProximal",
-  "RightRingIntermediate",
-  "RightRingDistal",
-  "RightLittleProximal",
-  "RightLittleIntermediate",
-  "RightLittleDistal",
-  "UpperChest"
-];
-var HUMAN_BONE_COUNT = 55;
-var HumanBodyBones = Object.freeze(
-  Object.fromEntries(HUMAN_BONE_NAMES.map((n, i) => [n, i]))
-);
-var H = HumanBodyBones;
-var HUMAN_PARENT = (() => {
-  const p = new Array(HUMAN_BONE_COUNT).fill(-1);
-  p[H.LeftUpperLeg] = H.Hips;
-  p[H.RightUpperLeg] = H.Hips;
-  p[H.LeftLowerLeg] = H.LeftUpperLeg;
-  p[H.RightLowerLeg] = H.RightUpperLeg;
-  p[H.LeftFoot] = H.LeftLowerLeg;
-  p[H.RightFoot] = H.RightLowerLeg;
-  p[H.LeftToes] = H.LeftFoot;
-  p[H.RightToes] = H.RightFoot;
-  p[H.Spine] = H.Hips;
-  p[H.Chest] = H.Spine;
-  p[H.UpperChest] = H.Chest;
-  p[H.Neck] = H.UpperChest;
-  p[H.Head] = H.Neck;
-  p[H.LeftShoulder] = H.UpperChest;
-  p[H.RightShoulder] = H.UpperChest;
-  p[H.LeftUpperArm] = H.LeftShoulder;
-  p[H.RightUpperArm] = H.RightShoulder;
-  p[H.LeftLowerArm] = H.LeftUpperArm;
-  p[H.RightLowerArm] = H.RightUpperArm;
-  p[H.LeftHand] = H.LeftLowerArm;
-  p[H.RightHand] = H.RightLowerArm;
-  p[H.LeftEye] = H.Head;
-  p[H.RightEye] = H.Head;
-  p[H.Jaw] = H.Head;
-  for (const side of ["Left", "Right"]) {
-    for (const finger of ["Thumb", "Index", "Middle", "Ring", "Little"]) {
-      const prox = H[`${side}${finger}Proximal`];
-      const inter = H[`${side}${finger}Intermediate`];
-      const dist2 = H[`${side}${finger}Distal`];
-      p[prox] = H[`${side}Hand`];
-      p[inter] = prox;
-      p[dist2] = inter;
-    }
-  }
-  return p;
-})();
-var REQUIRED_HUMAN_BONES = [
-  H.Hips,
-  H.Spine,
-  H.Head,
-  H.LeftUpperArm,
-  H.RightUpperArm,
-  H.LeftLowerArm,
-  H.RightLowerArm,
-  H.LeftHand,
-  H.RightHand,
-  H.LeftUpperLeg,
-  H.RightUpperLeg,
-  H.LeftLowerLeg,
-  H.RightLowerLeg,
-  H.LeftFoot,
-  H.RightFoot
-];
-var REQUIRED_SET = new Set(REQUIRED_HUMAN_BONES);
-function isRequiredHumanBone(bone) {
-  return REQUIRED_SET.has(bone);
-}
-function humanBoneIndex(name) {
-  return HUMAN_BONE_NAMES.indexOf(name);
-}
-function nearestMappedAncestor(bone, isMapped) {
-  let p = HUMAN_PARENT[bone];
-  while (p >= 0 && !isMapped(p)) p = HUMAN_PARENT[p];
-  return p;
-}
-
-// src/core/json.ts
-var JsonFieldError = class extends Error {
-  constructor(fileName, path, detail, line = 0, column = 0) {
-    const where = line > 0 ? `${fileName}:${line}:${column}` : fileName;
-    super(`${where}: ${path ? `${path}: ` : ""}${detail}`);
-    this.name = "JsonFieldError";
-    this.fileName = fileName;
-    this.path = path;
-    this.line = line;
-    this.column = column;
-  }
-};
-var MAX_DEPTH = 64;
-function lineColumn(text, at) {
-  let line = 1;
-  let start = 0;
-  for (let i = 0; i < at && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      start = i + 1;
-    }
-  }
-  return { line, column: at - start + 1 };
-}
-
-// src/core/oneEuro.ts
-var ONE_EURO_RESET_GAP = 0.5;
-var TWO_PI = 2 * Math.PI;
-function oneEuroAlpha(cutoff, te) {
-  return 1 / (1 + 1 / (TWO_PI * cutoff * te));
-}
-var OneEuroBank = class {
-  constructor(count, kind) {
-    if (!Number.isInteger(count) || count < 0)
-      throw new RangeError(`OneEuroBank: count ${count} is not a count`);
-    this.count = count;
-    this.kind = kind;
-    this.value = new Float64Array((kind === "position" ? 3 : 4) * count);
-    this.speed = new Float64Array((kind === "position" ? 3 : 1) * count);
-    this.ready = new Uint8Array(count);
-  }
-  /** Forget channel `c` (or all): its next sample passes through. */
-  reset(c = -1) {
-    if (c < 0) this.ready.fill(0);
-    else this.ready[c] = 0;
-  }
-  /**
-   * Filter channel `c`: read `x` at `xo` (3 or 4 values), write the output to `out` at `oo` (may be
-   * the same place). `te` seconds since this channel's previous sample. See the module docs.
-   */
-  step(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
-    if (this.kind === "position") this.stepPosition(c, x, xo, out, oo, te, minCutoff, beta, dCutoff);
-    else this.stepRotation(c, x, xo, out, oo, te, minCutoff, beta, dCutoff);
-  }
-  stepPosition(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
-    const v = this.value;
-    const c3 = 3 * c;
-    const x0 = x[xo];
-    const x1 = x[xo + 1];
-    const x2 = x[xo + 2];
-    if (!(minCutoff > 0)) {
-      this.ready[c] = 0;
-      out[oo] = x0;
-      out[oo + 1] = x1;
-      out[oo + 2] = x2;
-      return;
-    }
-    const finite = Number.isFinite(x0) && Number.isFinite(x1) && Number.isFinite(x2);
-    if (this.ready[c] === 0 || !(te <= ONE_EURO_RESET_GAP)) {
-      if (!finite || Number.isNaN(te)) {
-        if (this.ready[c] === 0) {
-          out[oo] = x0;
-          out[oo + 1] = x1;
-          out[oo + 2] = x2;
-          return;
-        }
-      } else {
-        this.ready[c] = 1;
-        v[c3] = x0;
-        v[c3 + 1] = x1;
-        v[c3 + 2] = x2;
-        const s = this.speed;
-        s[c3] = 0;
-        s[c3 + 1] = 0;
-        s[c3 + 2] = 0;
-      }
-    } else if (finite && te > 0) {
-      const aD = oneEuroAlpha(dCutoff, te);
-      const s = this.speed;
-      for (let k = 0; k < 3; k++) {
-        const xi = k === 0 ? x0 : k === 1 ? x1 : x2;
-        const prev = v[c3 + k];
-        const dx = (xi - prev) / te;
-        const edx = s[c3 + k] + aD * (dx - s[c3 + k]);
-        s[c3 + k] = edx;
-        const a = oneEuroAlpha(minCutoff + beta * Math.abs(edx), te);
-        v[c3 + k] = prev + a * (xi - prev);
-      }
-    }
-    out[oo] = v[c3];
-    out[oo + 1] = v[c3 + 1];
-    out[oo + 2] = v[c3 + 2];
-  }
-  stepRotation(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
-    const v = this.value;
-    const c4 = 4 * c;
-    let qx = x[xo];
-    let qy = x[xo + 1];
-    let qz = x[xo + 2];
-    let qw = x[xo + 3];
-    if (!(minCutoff > 0)) {
-      this.ready[c] = 0;
-      out[oo] = qx;
-      out[oo + 1] = qy;
-      out[oo + 2] = qz;
-      out[oo + 3] = qw;
-      return;
-    }
-    const len3 = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
-    const good = len3 > 1e-9 && Number.isFinite(len3);
-    if (this.ready[c] === 0 || !(te <= ONE_EURO_RESET_GAP)) {
-      if (!good || Number.isNaN(te)) {
-        if (this.ready[c] === 0) {
-          out[oo] = qx;
-          out[oo + 1] = qy;
-          out[oo + 2] = qz;
-          out[oo + 3] = qw;
-          return;
-        }
-      } else {
-        this.ready[c] = 1;
-        v[c4] = qx / len3;
-        v[c4 + 1] = qy / len3;
-        v[c4 + 2] = qz / len3;
-        v[c4 + 3] = qw / len3;
-        this.speed[c] = 0;
-      }
-    } else if (good && te > 0) {
-      qx /= len3;
-      qy /= len3;
-      qz /= len3;
-      qw /= len3;
-      const px = v[c4];
-      const py = v[c4 + 1];
-      const pz = v[c4 + 2];
-      const pw = v[c4 + 3];
-      let d = qx * px + qy * py + qz * pz + qw * pw;
-      if (d < 0) {
-        qx = -qx;
-        qy = -qy;
-        qz = -qz;
-        qw = -qw;
-        d = -d;
-      }
-      const rate = 2 * Math.acos(Math.min(d, 1)) / te;
-      const s = this.speed;
-      const e = s[c] + oneEuroAlpha(dCutoff, te) * (rate - s[c]);
-      s[c] = e;
-      const a = oneEuroAlpha(minCutoff + beta * e, te);
-      const rx = px + a * (qx - px);
-      const ry = py + a * (qy - py);
-      const rz = pz + a * (qz - pz);
-      const rw = pw + a * (qw - pw);
-      const rl = Math.sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
-      v[c4] = rx / rl;
-      v[c4 + 1] = ry / rl;
-      v[c4 + 2] = rz / rl;
-      v[c4 + 3] = rw / rl;
-    }
-    out[oo] = v[c4];
-    out[oo + 1] = v[c4 + 1];
-    out[oo + 2] = v[c4 + 2];
-    out[oo + 3] = v[c4 + 3];
-  }
-};
-
-// src/core/skeleton.ts
-var SkeletonError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "SkeletonError";
-  }
-};
-function createSkeleton(init) {
-  const n = init.names.length;
-  const check2 = (field, len3, want) => {
-    if (len3 !== want)
-      throw new SkeletonError(`skeleton ${field}: length ${len3}, expected ${want} for ${n} bones`);
-  };
-  check2("parents", init.parents.length, n);
-  check2("restTranslations", init.restTranslations.length, 3 * n);
-  check2("restRotations", init.restRotations.length, 4 * n);
-  const parents = Int32Array.from(init.parents);
-  const restTranslations = Float64Array.from(init.restTranslations);
-  const restRotations = Float64Array.from(init.restRotations);
-  for (let i = 0; i < n; i++) {
-    const p = parents[i];
-    if (p >= i || p < -1) {
-      throw new SkeletonError(
-        `bone ${i} '${init.names[i]}': parent ${p} is not an earlier bone (bones must be in topological order)`
-      );
-    }
-    for (let k = 0; k < 3; k++) {
-      if (!Number.isFinite(restTranslations[3 * i + k])) {
-        throw new SkeletonError(`bone '${init.names[i]}': rest translation[${k}] is not finite`);
-      }
-    }
-    const o = 4 * i;
-    const len3 = Math.hypot(
-      restRotations[o],
-      restRotations[o + 1],
-      restRotations[o + 2],
-      restRotations[o + 3]
-    );
-    if (!Number.isFinite(len3) || len3 < 1e-12) {
-      throw new SkeletonError(`bone '${init.names[i]}': rest rotation is not a valid quaternion`);
-    }
-    for (let k = 0; k < 4; k++) restRotations[o + k] /= len3;
-  }
-  const humanoid = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
-  if (init.humanoid) {
-    check2("humanoid", init.humanoid.length, HUMAN_BONE_COUNT);
-    for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
-      const b = init.humanoid[h];
-      if (b < -1 || b >= n || !Number.isInteger(b)) {
-        throw new SkeletonError(`humanoid map: ${HUMAN_BONE_NAMES[h]} -> ${b} is not a bone index`);
-      }
-      humanoid[h] = b;
-    }
-  }
-  return { boneCount: n, names: [...init.names], parents, restTranslations, restRotations, humanoid };
-}
-function forwardKinematics(skeleton, localRot, localPos, outRot, outPos) {
-  const parents = skeleton.parents;
-  const n = skeleton.boneCount;
-  for (let i = 0; i < n; i++) {
-    const p = parents[i];
-    const i4 = 4 * i;
-    const i3 = 3 * i;
-    if (p < 0) {
-      outRot[i4] = localRot[i4];
-      outRot[i4 + 1] = localRot[i4 + 1];
-      outRot[i4 + 2] = localRot[i4 + 2];
-      outRot[i4 + 3] = localRot[i4 + 3];
-      outPos[i3] = localPos[i3];
-      outPos[i3 + 1] = localPos[i3 + 1];
-      outPos[i3 + 2] = localPos[i3 + 2];
-      continue;
-    }
-    const p4 = 4 * p;
-    const p3 = 3 * p;
-    const qx = outRot[p4];
-    const qy = outRot[p4 + 1];
-    const qz = outRot[p4 + 2];
-    const qw = outRot[p4 + 3];
-    const x = localPos[i3];
-    const y = localPos[i3 + 1];
-    const z2 = localPos[i3 + 2];
-    const uvx = qy * z2 - qz * y;
-    const uvy = qz * x - qx * z2;
-    const uvz = qx * y - qy * x;
-    outPos[i3] = outPos[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
-    outPos[i3 + 1] = outPos[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
-    outPos[i3 + 2] = outPos[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
-    const bx = localRot[i4];
-    const by = localRot[i4 + 1];
-    const bz = localRot[i4 + 2];
-    const bw = localRot[i4 + 3];
-    outRot[i4] = qx * bw + qw * bx + qy * bz - qz * by;
-    outRot[i4 + 1] = qy * bw + qw * by + qz * bx - qx * bz;
-    outRot[i4 + 2] = qz * bw + qw * bz + qx * by - qy * bx;
-    outRot[i4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
-  }
-}
-function restWorld(skeleton) {
-  const rotations = new Float64Array(4 * skeleton.boneCount);
-  const positions = new Float64Array(3 * skeleton.boneCount);
-  forwardKinematics(skeleton, skeleton.restRotations, skeleton.restTranslations, rotations, positions);
-  return { rotations, positions };
-}
-function childrenOf(skeleton) {
-  const c = Array.from({ length: skeleton.boneCount }, () => []);
-  for (let i = 0; i < skeleton.boneCount; i++) if (skeleton.parents[i] >= 0) c[skeleton.parents[i]].push(i);
-  return c;
-}
-function isAncestor(skeleton, ancestor, bone) {
-  for (let b = bone; b >= 0; b = skeleton.parents[b]) if (b === ancestor) return true;
-  return false;
-}
-
 // src/rig/fingersTable.ts
 var FINGER_HANDS = ["left", "right"];
 var FINGER_NAMES = ["thumb", "index", "middle", "ring", "little"];
@@ -1721,6 +143,31 @@ function presetValues(name) {
   if (!FINGER_PRESET_NAMES.includes(name))
     throw new FingerRigError(`fingers: preset ${nameOf(name)} is not one of ${listOf(FINGER_PRESET_NAMES)}`);
   return FINGER_PRESETS[name];
+}
+
+// src/core/json.ts
+var JsonFieldError = class extends Error {
+  constructor(fileName, path, detail, line = 0, column = 0) {
+    const where = line > 0 ? `${fileName}:${line}:${column}` : fileName;
+    super(`${where}: ${path ? `${path}: ` : ""}${detail}`);
+    this.name = "JsonFieldError";
+    this.fileName = fileName;
+    this.path = path;
+    this.line = line;
+    this.column = column;
+  }
+};
+var MAX_DEPTH = 64;
+function lineColumn(text, at) {
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i < at && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      start = i + 1;
+    }
+  }
+  return { line, column: at - start + 1 };
 }
 
 // src/rig/settings.ts
@@ -2446,7 +893,7 @@ __export(external_exports, {
   check: () => check,
   cidrv4: () => cidrv42,
   cidrv6: () => cidrv62,
-  clone: () => clone4,
+  clone: () => clone,
   codec: () => codec,
   coerce: () => coerce_exports,
   compile: () => compile,
@@ -2563,7 +1010,7 @@ __export(external_exports, {
   safeEncodeAsync: () => safeEncodeAsync2,
   safeParse: () => safeParse2,
   safeParseAsync: () => safeParseAsync2,
-  set: () => set4,
+  set: () => set,
   setErrorMap: () => setErrorMap,
   size: () => _size,
   slugify: () => _slugify,
@@ -2859,7 +1306,7 @@ __export(core_exports2, {
   base64Charset: () => base64Charset,
   base64urlCharset: () => base64urlCharset,
   canParseURL: () => canParseURL,
-  clone: () => clone4,
+  clone: () => clone,
   compile: () => compile,
   compileFn: () => compileFn,
   config: () => config,
@@ -2944,7 +1391,7 @@ __export(util_exports, {
   captureStackTrace: () => captureStackTrace,
   cleanEnum: () => cleanEnum,
   cleanRegex: () => cleanRegex,
-  clone: () => clone4,
+  clone: () => clone,
   cloneDef: () => cloneDef,
   codePointLength: () => codePointLength,
   constantCatch: () => constantCatch,
@@ -3301,7 +1748,7 @@ var primitiveTypes = /* @__PURE__ */ new Set([
 function escapeRegex(str3) {
   return str3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
-function clone4(inst, def, params) {
+function clone(inst, def, params) {
   const cl = new inst._zod.constr(def ?? inst._zod.def);
   if (!def || params?.parent)
     cl._zod.parent = inst;
@@ -3388,7 +1835,7 @@ function pick(schema, mask) {
   }
   const newShape = {};
   mirrorShape(newShape, schema, maskedKeys(schema, mask));
-  return clone4(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
+  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
 function maskedKeys(schema, mask) {
   const raw = sourceShape(schema);
@@ -3412,7 +1859,7 @@ function omit(schema, mask) {
   const omitted = new Set(maskedKeys(schema, mask));
   const newShape = {};
   mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key) => !omitted.has(key)));
-  return clone4(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
+  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
 function extend(schema, shape) {
   if (!isPlainObject(shape)) {
@@ -3428,7 +1875,7 @@ function extend(schema, shape) {
       }
     }
   }
-  return clone4(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
+  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
 }
 function extended(schema, shape) {
   const newShape = {};
@@ -3440,7 +1887,7 @@ function safeExtend(schema, shape) {
   if (!isPlainObject(shape)) {
     throw new Error("Invalid input to safeExtend: expected a plain object");
   }
-  return clone4(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
+  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
 }
 function merge(a, b) {
   if (!b?._zod?.def) {
@@ -3459,7 +1906,7 @@ function merge(a, b) {
     },
     checks: b._zod.def.checks ?? []
   });
-  return clone4(a, def);
+  return clone(a, def);
 }
 function partial(Class2, schema, mask, name = "partial") {
   const currDef = schema._zod.def;
@@ -3471,7 +1918,7 @@ function partial(Class2, schema, mask, name = "partial") {
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
   mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key) => selected && !selected.has(key) ? value : new Class2({ type: "optional", innerType: value })));
-  return clone4(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
+  return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
 }
 function required(Class2, schema, mask) {
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
@@ -3480,7 +1927,7 @@ function required(Class2, schema, mask) {
     // overwrite with non-optional
     selected && !selected.has(key) ? value : new Class2({ type: "nonoptional", innerType: value })
   ));
-  return clone4(schema, mergeDefs(schema._zod.def, { shape: newShape }));
+  return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
 function aborted(x, startIndex = 0) {
   if (x.aborted === true)
@@ -7887,7 +6334,7 @@ function withParser(schema, parser) {
   if (isRecursiveSchema(schema)) {
     throw new ZodCompileUnsupportedError("a schema whose subtree contains a reference cycle");
   }
-  const clone5 = clone4(schema);
+  const clone5 = clone(schema);
   const liveRun = schema._zod.run;
   const originalRun = liveRun.__originalRun ?? liveRun;
   const wrapped = (payload, ctx) => {
@@ -12030,7 +10477,7 @@ __export(schemas_exports2, {
   readonly: () => readonly,
   record: () => record,
   refine: () => refine,
-  set: () => set4,
+  set: () => set,
   strictObject: () => strictObject,
   string: () => string2,
   stringFormat: () => stringFormat,
@@ -12181,7 +10628,7 @@ var ZodType = /* @__PURE__ */ $constructor("ZodType", (inst, def) => {
     return this.check(...chks);
   },
   clone(def, params) {
-    return clone4(this, def, params);
+    return clone(this, def, params);
   },
   brand() {
     return this;
@@ -13194,7 +11641,7 @@ var ZodSet = /* @__PURE__ */ $constructor("ZodSet", (inst, def) => {
   inst.max = (...args) => inst.check(_maxSize(...args));
   inst.size = (...args) => inst.check(_size(...args));
 });
-function set4(valueType, params) {
+function set(valueType, params) {
   return new ZodSet({
     type: "set",
     valueType,
@@ -14446,11 +12893,11 @@ function visit(schema, fnOrHandlers) {
           if (newCatchall !== def.catchall)
             changed = true;
         }
-        return changed ? clone4(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
+        return changed ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
         const mapped = run(def.element);
-        return mapped === def.element ? s : clone4(s, { ...def, element: mapped });
+        return mapped === def.element ? s : clone(s, { ...def, element: mapped });
       }
       case "tuple": {
         const oldItems = def.items;
@@ -14468,17 +12915,17 @@ function visit(schema, fnOrHandlers) {
           if (newRest !== def.rest)
             changed = true;
         }
-        return changed ? clone4(s, { ...def, items: newItems, rest: newRest }) : s;
+        return changed ? clone(s, { ...def, items: newItems, rest: newRest }) : s;
       }
       case "record":
       case "map": {
         const newKey = run(def.keyType);
         const newVal = run(def.valueType);
-        return newKey === def.keyType && newVal === def.valueType ? s : clone4(s, { ...def, keyType: newKey, valueType: newVal });
+        return newKey === def.keyType && newVal === def.valueType ? s : clone(s, { ...def, keyType: newKey, valueType: newVal });
       }
       case "set": {
         const newVal = run(def.valueType);
-        return newVal === def.valueType ? s : clone4(s, { ...def, valueType: newVal });
+        return newVal === def.valueType ? s : clone(s, { ...def, valueType: newVal });
       }
       case "union": {
         const oldOptions = def.options;
@@ -14490,12 +12937,12 @@ function visit(schema, fnOrHandlers) {
             changed = true;
           newOptions.push(mapped);
         }
-        return changed ? clone4(s, { ...def, options: newOptions }) : s;
+        return changed ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
         const newLeft = run(def.left);
         const newRight = run(def.right);
-        return newLeft === def.left && newRight === def.right ? s : clone4(s, { ...def, left: newLeft, right: newRight });
+        return newLeft === def.left && newRight === def.right ? s : clone(s, { ...def, left: newLeft, right: newRight });
       }
       case "optional":
       case "nullable":
@@ -14507,22 +12954,22 @@ function visit(schema, fnOrHandlers) {
       case "promise":
       case "success": {
         const newInner = run(def.innerType);
-        return newInner === def.innerType ? s : clone4(s, { ...def, innerType: newInner });
+        return newInner === def.innerType ? s : clone(s, { ...def, innerType: newInner });
       }
       case "pipe": {
         const newIn = run(def.in);
         const newOut = run(def.out);
-        return newIn === def.in && newOut === def.out ? s : clone4(s, { ...def, in: newIn, out: newOut });
+        return newIn === def.in && newOut === def.out ? s : clone(s, { ...def, in: newIn, out: newOut });
       }
       case "function": {
         const newInput = run(def.input);
         const newOutput = run(def.output);
-        return newInput === def.input && newOutput === def.output ? s : clone4(s, { ...def, input: newInput, output: newOutput });
+        return newInput === def.input && newOutput === def.output ? s : clone(s, { ...def, input: newInput, output: newOutput });
       }
       case "lazy": {
         const original = def.getter;
         const { _cachedInner, ...rest } = def;
-        return clone4(s, { ...rest, getter: () => run(original()) });
+        return clone(s, { ...rest, getter: () => run(original()) });
       }
       // A leaf by choice: `parts` are regex fragments, not data positions.
       case "template_literal":
@@ -14573,7 +13020,7 @@ function withChecks(side, checks) {
   if (!checks?.length)
     return side;
   const def = side._zod.def;
-  return clone4(side, mergeDefs(def, { checks: [...def.checks ?? [], ...checks] }), { parent: true });
+  return clone(side, mergeDefs(def, { checks: [...def.checks ?? [], ...checks] }), { parent: true });
 }
 function outSide(def) {
   return withChecks(def.out, def.checks);
@@ -15020,6 +13467,1559 @@ var RemoteControl = class {
     }
   }
 };
+
+// node_modules/gl-matrix/esm/common.js
+var EPSILON = 1e-6;
+var ARRAY_TYPE = typeof Float32Array !== "undefined" ? Float32Array : Array;
+var RANDOM = Math.random;
+var ANGLE_ORDER = "zyx";
+function round(a) {
+  if (a >= 0) return Math.round(a);
+  return a % 0.5 === 0 ? Math.floor(a) : Math.round(a);
+}
+var degree = Math.PI / 180;
+var radian = 180 / Math.PI;
+
+// node_modules/gl-matrix/esm/mat3.js
+function create() {
+  var out = new ARRAY_TYPE(9);
+  if (ARRAY_TYPE != Float32Array) {
+    out[1] = 0;
+    out[2] = 0;
+    out[3] = 0;
+    out[5] = 0;
+    out[6] = 0;
+    out[7] = 0;
+  }
+  out[0] = 1;
+  out[4] = 1;
+  out[8] = 1;
+  return out;
+}
+
+// node_modules/gl-matrix/esm/quat.js
+var quat_exports = {};
+__export(quat_exports, {
+  add: () => add3,
+  calculateW: () => calculateW,
+  clone: () => clone4,
+  conjugate: () => conjugate,
+  copy: () => copy3,
+  create: () => create4,
+  dot: () => dot3,
+  equals: () => equals2,
+  exactEquals: () => exactEquals3,
+  exp: () => exp,
+  fromEuler: () => fromEuler,
+  fromMat3: () => fromMat3,
+  fromValues: () => fromValues3,
+  getAngle: () => getAngle,
+  getAxisAngle: () => getAxisAngle,
+  identity: () => identity,
+  invert: () => invert,
+  len: () => len2,
+  length: () => length3,
+  lerp: () => lerp3,
+  ln: () => ln,
+  mul: () => mul2,
+  multiply: () => multiply2,
+  normalize: () => normalize3,
+  pow: () => pow,
+  random: () => random2,
+  rotateX: () => rotateX2,
+  rotateY: () => rotateY2,
+  rotateZ: () => rotateZ2,
+  rotationTo: () => rotationTo,
+  scale: () => scale3,
+  set: () => set4,
+  setAxes: () => setAxes,
+  setAxisAngle: () => setAxisAngle,
+  slerp: () => slerp2,
+  sqlerp: () => sqlerp,
+  sqrLen: () => sqrLen2,
+  squaredLength: () => squaredLength3,
+  str: () => str2
+});
+
+// node_modules/gl-matrix/esm/vec3.js
+var vec3_exports = {};
+__export(vec3_exports, {
+  add: () => add,
+  angle: () => angle,
+  bezier: () => bezier,
+  ceil: () => ceil,
+  clone: () => clone2,
+  copy: () => copy,
+  create: () => create2,
+  cross: () => cross,
+  dist: () => dist,
+  distance: () => distance,
+  div: () => div,
+  divide: () => divide,
+  dot: () => dot,
+  equals: () => equals,
+  exactEquals: () => exactEquals,
+  floor: () => floor,
+  forEach: () => forEach,
+  fromValues: () => fromValues,
+  hermite: () => hermite,
+  inverse: () => inverse,
+  len: () => len,
+  length: () => length,
+  lerp: () => lerp,
+  max: () => max,
+  min: () => min,
+  mul: () => mul,
+  multiply: () => multiply,
+  negate: () => negate,
+  normalize: () => normalize,
+  random: () => random,
+  rotateX: () => rotateX,
+  rotateY: () => rotateY,
+  rotateZ: () => rotateZ,
+  round: () => round2,
+  scale: () => scale,
+  scaleAndAdd: () => scaleAndAdd,
+  set: () => set2,
+  slerp: () => slerp,
+  sqrDist: () => sqrDist,
+  sqrLen: () => sqrLen,
+  squaredDistance: () => squaredDistance,
+  squaredLength: () => squaredLength,
+  str: () => str,
+  sub: () => sub,
+  subtract: () => subtract,
+  transformMat3: () => transformMat3,
+  transformMat4: () => transformMat4,
+  transformQuat: () => transformQuat,
+  zero: () => zero
+});
+function create2() {
+  var out = new ARRAY_TYPE(3);
+  if (ARRAY_TYPE != Float32Array) {
+    out[0] = 0;
+    out[1] = 0;
+    out[2] = 0;
+  }
+  return out;
+}
+function clone2(a) {
+  var out = new ARRAY_TYPE(3);
+  out[0] = a[0];
+  out[1] = a[1];
+  out[2] = a[2];
+  return out;
+}
+function length(a) {
+  var x = a[0];
+  var y = a[1];
+  var z2 = a[2];
+  return Math.sqrt(x * x + y * y + z2 * z2);
+}
+function fromValues(x, y, z2) {
+  var out = new ARRAY_TYPE(3);
+  out[0] = x;
+  out[1] = y;
+  out[2] = z2;
+  return out;
+}
+function copy(out, a) {
+  out[0] = a[0];
+  out[1] = a[1];
+  out[2] = a[2];
+  return out;
+}
+function set2(out, x, y, z2) {
+  out[0] = x;
+  out[1] = y;
+  out[2] = z2;
+  return out;
+}
+function add(out, a, b) {
+  out[0] = a[0] + b[0];
+  out[1] = a[1] + b[1];
+  out[2] = a[2] + b[2];
+  return out;
+}
+function subtract(out, a, b) {
+  out[0] = a[0] - b[0];
+  out[1] = a[1] - b[1];
+  out[2] = a[2] - b[2];
+  return out;
+}
+function multiply(out, a, b) {
+  out[0] = a[0] * b[0];
+  out[1] = a[1] * b[1];
+  out[2] = a[2] * b[2];
+  return out;
+}
+function divide(out, a, b) {
+  out[0] = a[0] / b[0];
+  out[1] = a[1] / b[1];
+  out[2] = a[2] / b[2];
+  return out;
+}
+function ceil(out, a) {
+  out[0] = Math.ceil(a[0]);
+  out[1] = Math.ceil(a[1]);
+  out[2] = Math.ceil(a[2]);
+  return out;
+}
+function floor(out, a) {
+  out[0] = Math.floor(a[0]);
+  out[1] = Math.floor(a[1]);
+  out[2] = Math.floor(a[2]);
+  return out;
+}
+function min(out, a, b) {
+  out[0] = Math.min(a[0], b[0]);
+  out[1] = Math.min(a[1], b[1]);
+  out[2] = Math.min(a[2], b[2]);
+  return out;
+}
+function max(out, a, b) {
+  out[0] = Math.max(a[0], b[0]);
+  out[1] = Math.max(a[1], b[1]);
+  out[2] = Math.max(a[2], b[2]);
+  return out;
+}
+function round2(out, a) {
+  out[0] = round(a[0]);
+  out[1] = round(a[1]);
+  out[2] = round(a[2]);
+  return out;
+}
+function scale(out, a, b) {
+  out[0] = a[0] * b;
+  out[1] = a[1] * b;
+  out[2] = a[2] * b;
+  return out;
+}
+function scaleAndAdd(out, a, b, scale6) {
+  out[0] = a[0] + b[0] * scale6;
+  out[1] = a[1] + b[1] * scale6;
+  out[2] = a[2] + b[2] * scale6;
+  return out;
+}
+function distance(a, b) {
+  var x = b[0] - a[0];
+  var y = b[1] - a[1];
+  var z2 = b[2] - a[2];
+  return Math.sqrt(x * x + y * y + z2 * z2);
+}
+function squaredDistance(a, b) {
+  var x = b[0] - a[0];
+  var y = b[1] - a[1];
+  var z2 = b[2] - a[2];
+  return x * x + y * y + z2 * z2;
+}
+function squaredLength(a) {
+  var x = a[0];
+  var y = a[1];
+  var z2 = a[2];
+  return x * x + y * y + z2 * z2;
+}
+function negate(out, a) {
+  out[0] = -a[0];
+  out[1] = -a[1];
+  out[2] = -a[2];
+  return out;
+}
+function inverse(out, a) {
+  out[0] = 1 / a[0];
+  out[1] = 1 / a[1];
+  out[2] = 1 / a[2];
+  return out;
+}
+function normalize(out, a) {
+  var x = a[0];
+  var y = a[1];
+  var z2 = a[2];
+  var len3 = x * x + y * y + z2 * z2;
+  if (len3 > 0) {
+    len3 = 1 / Math.sqrt(len3);
+  }
+  out[0] = a[0] * len3;
+  out[1] = a[1] * len3;
+  out[2] = a[2] * len3;
+  return out;
+}
+function dot(a, b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+function cross(out, a, b) {
+  var ax = a[0], ay = a[1], az = a[2];
+  var bx = b[0], by = b[1], bz = b[2];
+  out[0] = ay * bz - az * by;
+  out[1] = az * bx - ax * bz;
+  out[2] = ax * by - ay * bx;
+  return out;
+}
+function lerp(out, a, b, t) {
+  var ax = a[0];
+  var ay = a[1];
+  var az = a[2];
+  out[0] = ax + t * (b[0] - ax);
+  out[1] = ay + t * (b[1] - ay);
+  out[2] = az + t * (b[2] - az);
+  return out;
+}
+function slerp(out, a, b, t) {
+  var angle2 = Math.acos(Math.min(Math.max(dot(a, b), -1), 1));
+  var sinTotal = Math.sin(angle2);
+  var ratioA = Math.sin((1 - t) * angle2) / sinTotal;
+  var ratioB = Math.sin(t * angle2) / sinTotal;
+  out[0] = ratioA * a[0] + ratioB * b[0];
+  out[1] = ratioA * a[1] + ratioB * b[1];
+  out[2] = ratioA * a[2] + ratioB * b[2];
+  return out;
+}
+function hermite(out, a, b, c, d, t) {
+  var factorTimes2 = t * t;
+  var factor1 = factorTimes2 * (2 * t - 3) + 1;
+  var factor2 = factorTimes2 * (t - 2) + t;
+  var factor3 = factorTimes2 * (t - 1);
+  var factor4 = factorTimes2 * (3 - 2 * t);
+  out[0] = a[0] * factor1 + b[0] * factor2 + c[0] * factor3 + d[0] * factor4;
+  out[1] = a[1] * factor1 + b[1] * factor2 + c[1] * factor3 + d[1] * factor4;
+  out[2] = a[2] * factor1 + b[2] * factor2 + c[2] * factor3 + d[2] * factor4;
+  return out;
+}
+function bezier(out, a, b, c, d, t) {
+  var inverseFactor = 1 - t;
+  var inverseFactorTimesTwo = inverseFactor * inverseFactor;
+  var factorTimes2 = t * t;
+  var factor1 = inverseFactorTimesTwo * inverseFactor;
+  var factor2 = 3 * t * inverseFactorTimesTwo;
+  var factor3 = 3 * factorTimes2 * inverseFactor;
+  var factor4 = factorTimes2 * t;
+  out[0] = a[0] * factor1 + b[0] * factor2 + c[0] * factor3 + d[0] * factor4;
+  out[1] = a[1] * factor1 + b[1] * factor2 + c[1] * factor3 + d[1] * factor4;
+  out[2] = a[2] * factor1 + b[2] * factor2 + c[2] * factor3 + d[2] * factor4;
+  return out;
+}
+function random(out, scale6) {
+  scale6 = scale6 === void 0 ? 1 : scale6;
+  var r = RANDOM() * 2 * Math.PI;
+  var z2 = RANDOM() * 2 - 1;
+  var zScale = Math.sqrt(1 - z2 * z2) * scale6;
+  out[0] = Math.cos(r) * zScale;
+  out[1] = Math.sin(r) * zScale;
+  out[2] = z2 * scale6;
+  return out;
+}
+function transformMat4(out, a, m) {
+  var x = a[0], y = a[1], z2 = a[2];
+  var w = m[3] * x + m[7] * y + m[11] * z2 + m[15];
+  w = w || 1;
+  out[0] = (m[0] * x + m[4] * y + m[8] * z2 + m[12]) / w;
+  out[1] = (m[1] * x + m[5] * y + m[9] * z2 + m[13]) / w;
+  out[2] = (m[2] * x + m[6] * y + m[10] * z2 + m[14]) / w;
+  return out;
+}
+function transformMat3(out, a, m) {
+  var x = a[0], y = a[1], z2 = a[2];
+  out[0] = x * m[0] + y * m[3] + z2 * m[6];
+  out[1] = x * m[1] + y * m[4] + z2 * m[7];
+  out[2] = x * m[2] + y * m[5] + z2 * m[8];
+  return out;
+}
+function transformQuat(out, a, q) {
+  var qx = q[0], qy = q[1], qz = q[2], qw = q[3];
+  var vx = a[0], vy = a[1], vz = a[2];
+  var tx = qy * vz - qz * vy;
+  var ty = qz * vx - qx * vz;
+  var tz = qx * vy - qy * vx;
+  tx = tx + tx;
+  ty = ty + ty;
+  tz = tz + tz;
+  out[0] = vx + qw * tx + qy * tz - qz * ty;
+  out[1] = vy + qw * ty + qz * tx - qx * tz;
+  out[2] = vz + qw * tz + qx * ty - qy * tx;
+  return out;
+}
+function rotateX(out, a, b, rad) {
+  var p = [], r = [];
+  p[0] = a[0] - b[0];
+  p[1] = a[1] - b[1];
+  p[2] = a[2] - b[2];
+  r[0] = p[0];
+  r[1] = p[1] * Math.cos(rad) - p[2] * Math.sin(rad);
+  r[2] = p[1] * Math.sin(rad) + p[2] * Math.cos(rad);
+  out[0] = r[0] + b[0];
+  out[1] = r[1] + b[1];
+  out[2] = r[2] + b[2];
+  return out;
+}
+function rotateY(out, a, b, rad) {
+  var p = [], r = [];
+  p[0] = a[0] - b[0];
+  p[1] = a[1] - b[1];
+  p[2] = a[2] - b[2];
+  r[0] = p[2] * Math.sin(rad) + p[0] * Math.cos(rad);
+  r[1] = p[1];
+  r[2] = p[2] * Math.cos(rad) - p[0] * Math.sin(rad);
+  out[0] = r[0] + b[0];
+  out[1] = r[1] + b[1];
+  out[2] = r[2] + b[2];
+  return out;
+}
+function rotateZ(out, a, b, rad) {
+  var p = [], r = [];
+  p[0] = a[0] - b[0];
+  p[1] = a[1] - b[1];
+  p[2] = a[2] - b[2];
+  r[0] = p[0] * Math.cos(rad) - p[1] * Math.sin(rad);
+  r[1] = p[0] * Math.sin(rad) + p[1] * Math.cos(rad);
+  r[2] = p[2];
+  out[0] = r[0] + b[0];
+  out[1] = r[1] + b[1];
+  out[2] = r[2] + b[2];
+  return out;
+}
+function angle(a, b) {
+  var ax = a[0], ay = a[1], az = a[2], bx = b[0], by = b[1], bz = b[2], mag = Math.sqrt((ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz)), cosine = mag && dot(a, b) / mag;
+  return Math.acos(Math.min(Math.max(cosine, -1), 1));
+}
+function zero(out) {
+  out[0] = 0;
+  out[1] = 0;
+  out[2] = 0;
+  return out;
+}
+function str(a) {
+  return "vec3(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
+}
+function exactEquals(a, b) {
+  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
+}
+function equals(a, b) {
+  var a0 = a[0], a1 = a[1], a2 = a[2];
+  var b0 = b[0], b1 = b[1], b2 = b[2];
+  return Math.abs(a0 - b0) <= EPSILON * Math.max(1, Math.abs(a0), Math.abs(b0)) && Math.abs(a1 - b1) <= EPSILON * Math.max(1, Math.abs(a1), Math.abs(b1)) && Math.abs(a2 - b2) <= EPSILON * Math.max(1, Math.abs(a2), Math.abs(b2));
+}
+var sub = subtract;
+var mul = multiply;
+var div = divide;
+var dist = distance;
+var sqrDist = squaredDistance;
+var len = length;
+var sqrLen = squaredLength;
+var forEach = (function() {
+  var vec = create2();
+  return function(a, stride, offset, count, fn, arg) {
+    var i, l;
+    if (!stride) {
+      stride = 3;
+    }
+    if (!offset) {
+      offset = 0;
+    }
+    if (count) {
+      l = Math.min(count * stride + offset, a.length);
+    } else {
+      l = a.length;
+    }
+    for (i = offset; i < l; i += stride) {
+      vec[0] = a[i];
+      vec[1] = a[i + 1];
+      vec[2] = a[i + 2];
+      fn(vec, vec, arg);
+      a[i] = vec[0];
+      a[i + 1] = vec[1];
+      a[i + 2] = vec[2];
+    }
+    return a;
+  };
+})();
+
+// node_modules/gl-matrix/esm/vec4.js
+function create3() {
+  var out = new ARRAY_TYPE(4);
+  if (ARRAY_TYPE != Float32Array) {
+    out[0] = 0;
+    out[1] = 0;
+    out[2] = 0;
+    out[3] = 0;
+  }
+  return out;
+}
+function clone3(a) {
+  var out = new ARRAY_TYPE(4);
+  out[0] = a[0];
+  out[1] = a[1];
+  out[2] = a[2];
+  out[3] = a[3];
+  return out;
+}
+function fromValues2(x, y, z2, w) {
+  var out = new ARRAY_TYPE(4);
+  out[0] = x;
+  out[1] = y;
+  out[2] = z2;
+  out[3] = w;
+  return out;
+}
+function copy2(out, a) {
+  out[0] = a[0];
+  out[1] = a[1];
+  out[2] = a[2];
+  out[3] = a[3];
+  return out;
+}
+function set3(out, x, y, z2, w) {
+  out[0] = x;
+  out[1] = y;
+  out[2] = z2;
+  out[3] = w;
+  return out;
+}
+function add2(out, a, b) {
+  out[0] = a[0] + b[0];
+  out[1] = a[1] + b[1];
+  out[2] = a[2] + b[2];
+  out[3] = a[3] + b[3];
+  return out;
+}
+function scale2(out, a, b) {
+  out[0] = a[0] * b;
+  out[1] = a[1] * b;
+  out[2] = a[2] * b;
+  out[3] = a[3] * b;
+  return out;
+}
+function length2(a) {
+  var x = a[0];
+  var y = a[1];
+  var z2 = a[2];
+  var w = a[3];
+  return Math.sqrt(x * x + y * y + z2 * z2 + w * w);
+}
+function squaredLength2(a) {
+  var x = a[0];
+  var y = a[1];
+  var z2 = a[2];
+  var w = a[3];
+  return x * x + y * y + z2 * z2 + w * w;
+}
+function normalize2(out, a) {
+  var x = a[0];
+  var y = a[1];
+  var z2 = a[2];
+  var w = a[3];
+  var len3 = x * x + y * y + z2 * z2 + w * w;
+  if (len3 > 0) {
+    len3 = 1 / Math.sqrt(len3);
+  }
+  out[0] = x * len3;
+  out[1] = y * len3;
+  out[2] = z2 * len3;
+  out[3] = w * len3;
+  return out;
+}
+function dot2(a, b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+}
+function lerp2(out, a, b, t) {
+  var ax = a[0];
+  var ay = a[1];
+  var az = a[2];
+  var aw = a[3];
+  out[0] = ax + t * (b[0] - ax);
+  out[1] = ay + t * (b[1] - ay);
+  out[2] = az + t * (b[2] - az);
+  out[3] = aw + t * (b[3] - aw);
+  return out;
+}
+function exactEquals2(a, b) {
+  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
+}
+var forEach2 = (function() {
+  var vec = create3();
+  return function(a, stride, offset, count, fn, arg) {
+    var i, l;
+    if (!stride) {
+      stride = 4;
+    }
+    if (!offset) {
+      offset = 0;
+    }
+    if (count) {
+      l = Math.min(count * stride + offset, a.length);
+    } else {
+      l = a.length;
+    }
+    for (i = offset; i < l; i += stride) {
+      vec[0] = a[i];
+      vec[1] = a[i + 1];
+      vec[2] = a[i + 2];
+      vec[3] = a[i + 3];
+      fn(vec, vec, arg);
+      a[i] = vec[0];
+      a[i + 1] = vec[1];
+      a[i + 2] = vec[2];
+      a[i + 3] = vec[3];
+    }
+    return a;
+  };
+})();
+
+// node_modules/gl-matrix/esm/quat.js
+function create4() {
+  var out = new ARRAY_TYPE(4);
+  if (ARRAY_TYPE != Float32Array) {
+    out[0] = 0;
+    out[1] = 0;
+    out[2] = 0;
+  }
+  out[3] = 1;
+  return out;
+}
+function identity(out) {
+  out[0] = 0;
+  out[1] = 0;
+  out[2] = 0;
+  out[3] = 1;
+  return out;
+}
+function setAxisAngle(out, axis, rad) {
+  rad = rad * 0.5;
+  var s = Math.sin(rad);
+  out[0] = s * axis[0];
+  out[1] = s * axis[1];
+  out[2] = s * axis[2];
+  out[3] = Math.cos(rad);
+  return out;
+}
+function getAxisAngle(out_axis, q) {
+  var rad = Math.acos(q[3]) * 2;
+  var s = Math.sin(rad / 2);
+  if (s > EPSILON) {
+    out_axis[0] = q[0] / s;
+    out_axis[1] = q[1] / s;
+    out_axis[2] = q[2] / s;
+  } else {
+    out_axis[0] = 1;
+    out_axis[1] = 0;
+    out_axis[2] = 0;
+  }
+  return rad;
+}
+function getAngle(a, b) {
+  var dotproduct = dot3(a, b);
+  return Math.acos(2 * dotproduct * dotproduct - 1);
+}
+function multiply2(out, a, b) {
+  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
+  var bx = b[0], by = b[1], bz = b[2], bw = b[3];
+  out[0] = ax * bw + aw * bx + ay * bz - az * by;
+  out[1] = ay * bw + aw * by + az * bx - ax * bz;
+  out[2] = az * bw + aw * bz + ax * by - ay * bx;
+  out[3] = aw * bw - ax * bx - ay * by - az * bz;
+  return out;
+}
+function rotateX2(out, a, rad) {
+  rad *= 0.5;
+  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
+  var bx = Math.sin(rad), bw = Math.cos(rad);
+  out[0] = ax * bw + aw * bx;
+  out[1] = ay * bw + az * bx;
+  out[2] = az * bw - ay * bx;
+  out[3] = aw * bw - ax * bx;
+  return out;
+}
+function rotateY2(out, a, rad) {
+  rad *= 0.5;
+  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
+  var by = Math.sin(rad), bw = Math.cos(rad);
+  out[0] = ax * bw - az * by;
+  out[1] = ay * bw + aw * by;
+  out[2] = az * bw + ax * by;
+  out[3] = aw * bw - ay * by;
+  return out;
+}
+function rotateZ2(out, a, rad) {
+  rad *= 0.5;
+  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
+  var bz = Math.sin(rad), bw = Math.cos(rad);
+  out[0] = ax * bw + ay * bz;
+  out[1] = ay * bw - ax * bz;
+  out[2] = az * bw + aw * bz;
+  out[3] = aw * bw - az * bz;
+  return out;
+}
+function calculateW(out, a) {
+  var x = a[0], y = a[1], z2 = a[2];
+  out[0] = x;
+  out[1] = y;
+  out[2] = z2;
+  out[3] = Math.sqrt(Math.abs(1 - x * x - y * y - z2 * z2));
+  return out;
+}
+function exp(out, a) {
+  var x = a[0], y = a[1], z2 = a[2], w = a[3];
+  var r = Math.sqrt(x * x + y * y + z2 * z2);
+  var et = Math.exp(w);
+  var s = r > 0 ? et * Math.sin(r) / r : 0;
+  out[0] = x * s;
+  out[1] = y * s;
+  out[2] = z2 * s;
+  out[3] = et * Math.cos(r);
+  return out;
+}
+function ln(out, a) {
+  var x = a[0], y = a[1], z2 = a[2], w = a[3];
+  var r = Math.sqrt(x * x + y * y + z2 * z2);
+  var t = r > 0 ? Math.atan2(r, w) / r : 0;
+  out[0] = x * t;
+  out[1] = y * t;
+  out[2] = z2 * t;
+  out[3] = 0.5 * Math.log(x * x + y * y + z2 * z2 + w * w);
+  return out;
+}
+function pow(out, a, b) {
+  ln(out, a);
+  scale3(out, out, b);
+  exp(out, out);
+  return out;
+}
+function slerp2(out, a, b, t) {
+  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
+  var bx = b[0], by = b[1], bz = b[2], bw = b[3];
+  var omega, cosom, sinom, scale0, scale1;
+  cosom = ax * bx + ay * by + az * bz + aw * bw;
+  if (cosom < 0) {
+    cosom = -cosom;
+    bx = -bx;
+    by = -by;
+    bz = -bz;
+    bw = -bw;
+  }
+  if (1 - cosom > EPSILON) {
+    omega = Math.acos(cosom);
+    sinom = Math.sin(omega);
+    scale0 = Math.sin((1 - t) * omega) / sinom;
+    scale1 = Math.sin(t * omega) / sinom;
+  } else {
+    scale0 = 1 - t;
+    scale1 = t;
+  }
+  out[0] = scale0 * ax + scale1 * bx;
+  out[1] = scale0 * ay + scale1 * by;
+  out[2] = scale0 * az + scale1 * bz;
+  out[3] = scale0 * aw + scale1 * bw;
+  return out;
+}
+function random2(out) {
+  var u1 = RANDOM();
+  var u2 = RANDOM();
+  var u3 = RANDOM();
+  var sqrt1MinusU1 = Math.sqrt(1 - u1);
+  var sqrtU1 = Math.sqrt(u1);
+  out[0] = sqrt1MinusU1 * Math.sin(2 * Math.PI * u2);
+  out[1] = sqrt1MinusU1 * Math.cos(2 * Math.PI * u2);
+  out[2] = sqrtU1 * Math.sin(2 * Math.PI * u3);
+  out[3] = sqrtU1 * Math.cos(2 * Math.PI * u3);
+  return out;
+}
+function invert(out, a) {
+  var a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+  var dot6 = a0 * a0 + a1 * a1 + a2 * a2 + a3 * a3;
+  var invDot = dot6 ? 1 / dot6 : 0;
+  out[0] = -a0 * invDot;
+  out[1] = -a1 * invDot;
+  out[2] = -a2 * invDot;
+  out[3] = a3 * invDot;
+  return out;
+}
+function conjugate(out, a) {
+  out[0] = -a[0];
+  out[1] = -a[1];
+  out[2] = -a[2];
+  out[3] = a[3];
+  return out;
+}
+function fromMat3(out, m) {
+  var fTrace = m[0] + m[4] + m[8];
+  var fRoot;
+  if (fTrace > 0) {
+    fRoot = Math.sqrt(fTrace + 1);
+    out[3] = 0.5 * fRoot;
+    fRoot = 0.5 / fRoot;
+    out[0] = (m[5] - m[7]) * fRoot;
+    out[1] = (m[6] - m[2]) * fRoot;
+    out[2] = (m[1] - m[3]) * fRoot;
+  } else {
+    var i = 0;
+    if (m[4] > m[0]) i = 1;
+    if (m[8] > m[i * 3 + i]) i = 2;
+    var j = (i + 1) % 3;
+    var k = (i + 2) % 3;
+    fRoot = Math.sqrt(m[i * 3 + i] - m[j * 3 + j] - m[k * 3 + k] + 1);
+    out[i] = 0.5 * fRoot;
+    fRoot = 0.5 / fRoot;
+    out[3] = (m[j * 3 + k] - m[k * 3 + j]) * fRoot;
+    out[j] = (m[j * 3 + i] + m[i * 3 + j]) * fRoot;
+    out[k] = (m[k * 3 + i] + m[i * 3 + k]) * fRoot;
+  }
+  return out;
+}
+function fromEuler(out, x, y, z2) {
+  var order = arguments.length > 4 && arguments[4] !== void 0 ? arguments[4] : ANGLE_ORDER;
+  var halfToRad = Math.PI / 360;
+  x *= halfToRad;
+  z2 *= halfToRad;
+  y *= halfToRad;
+  var sx = Math.sin(x);
+  var cx = Math.cos(x);
+  var sy = Math.sin(y);
+  var cy = Math.cos(y);
+  var sz = Math.sin(z2);
+  var cz = Math.cos(z2);
+  switch (order) {
+    case "xyz":
+      out[0] = sx * cy * cz + cx * sy * sz;
+      out[1] = cx * sy * cz - sx * cy * sz;
+      out[2] = cx * cy * sz + sx * sy * cz;
+      out[3] = cx * cy * cz - sx * sy * sz;
+      break;
+    case "xzy":
+      out[0] = sx * cy * cz - cx * sy * sz;
+      out[1] = cx * sy * cz - sx * cy * sz;
+      out[2] = cx * cy * sz + sx * sy * cz;
+      out[3] = cx * cy * cz + sx * sy * sz;
+      break;
+    case "yxz":
+      out[0] = sx * cy * cz + cx * sy * sz;
+      out[1] = cx * sy * cz - sx * cy * sz;
+      out[2] = cx * cy * sz - sx * sy * cz;
+      out[3] = cx * cy * cz + sx * sy * sz;
+      break;
+    case "yzx":
+      out[0] = sx * cy * cz + cx * sy * sz;
+      out[1] = cx * sy * cz + sx * cy * sz;
+      out[2] = cx * cy * sz - sx * sy * cz;
+      out[3] = cx * cy * cz - sx * sy * sz;
+      break;
+    case "zxy":
+      out[0] = sx * cy * cz - cx * sy * sz;
+      out[1] = cx * sy * cz + sx * cy * sz;
+      out[2] = cx * cy * sz + sx * sy * cz;
+      out[3] = cx * cy * cz - sx * sy * sz;
+      break;
+    case "zyx":
+      out[0] = sx * cy * cz - cx * sy * sz;
+      out[1] = cx * sy * cz + sx * cy * sz;
+      out[2] = cx * cy * sz - sx * sy * cz;
+      out[3] = cx * cy * cz + sx * sy * sz;
+      break;
+    default:
+      throw new Error("Unknown angle order " + order);
+  }
+  return out;
+}
+function str2(a) {
+  return "quat(" + a[0] + ", " + a[1] + ", " + a[2] + ", " + a[3] + ")";
+}
+var clone4 = clone3;
+var fromValues3 = fromValues2;
+var copy3 = copy2;
+var set4 = set3;
+var add3 = add2;
+var mul2 = multiply2;
+var scale3 = scale2;
+var dot3 = dot2;
+var lerp3 = lerp2;
+var length3 = length2;
+var len2 = length3;
+var squaredLength3 = squaredLength2;
+var sqrLen2 = squaredLength3;
+var normalize3 = normalize2;
+var exactEquals3 = exactEquals2;
+function equals2(a, b) {
+  return Math.abs(dot2(a, b)) >= 1 - EPSILON;
+}
+var rotationTo = (function() {
+  var tmpvec3 = create2();
+  var xUnitVec3 = fromValues(1, 0, 0);
+  var yUnitVec3 = fromValues(0, 1, 0);
+  return function(out, a, b) {
+    var dot6 = dot(a, b);
+    if (dot6 < -0.999999) {
+      cross(tmpvec3, xUnitVec3, a);
+      if (len(tmpvec3) < 1e-6) cross(tmpvec3, yUnitVec3, a);
+      normalize(tmpvec3, tmpvec3);
+      setAxisAngle(out, tmpvec3, Math.PI);
+      return out;
+    } else if (dot6 > 0.999999) {
+      out[0] = 0;
+      out[1] = 0;
+      out[2] = 0;
+      out[3] = 1;
+      return out;
+    } else {
+      cross(tmpvec3, a, b);
+      out[0] = tmpvec3[0];
+      out[1] = tmpvec3[1];
+      out[2] = tmpvec3[2];
+      out[3] = 1 + dot6;
+      return normalize3(out, out);
+    }
+  };
+})();
+var sqlerp = (function() {
+  var temp1 = create4();
+  var temp2 = create4();
+  return function(out, a, b, c, d, t) {
+    slerp2(temp1, a, d, t);
+    slerp2(temp2, b, c, t);
+    slerp2(out, temp1, temp2, 2 * t * (1 - t));
+    return out;
+  };
+})();
+var setAxes = (function() {
+  var matr = create();
+  return function(out, view, right, up) {
+    matr[0] = right[0];
+    matr[3] = right[1];
+    matr[6] = right[2];
+    matr[1] = up[0];
+    matr[4] = up[1];
+    matr[7] = up[2];
+    matr[2] = -view[0];
+    matr[5] = -view[1];
+    matr[8] = -view[2];
+    return normalize3(out, fromMat3(out, matr));
+  };
+})();
+
+// src/core/quat.ts
+var { abs: m_abs, atan2: m_atan2, cos: m_cos, round: m_round, sin: m_sin, sqrt: m_sqrt } = Math;
+var RAD = Math.PI / 180;
+var DEG2RAD = RAD;
+var RAD2DEG = 180 / Math.PI;
+function readQuat(out, arr, i) {
+  const o = 4 * i;
+  out[0] = arr[o];
+  out[1] = arr[o + 1];
+  out[2] = arr[o + 2];
+  out[3] = arr[o + 3];
+  return out;
+}
+function writeQuat(arr, i, q) {
+  const o = 4 * i;
+  arr[o] = q[0];
+  arr[o + 1] = q[1];
+  arr[o + 2] = q[2];
+  arr[o + 3] = q[3];
+}
+function readVec3(out, arr, i) {
+  const o = 3 * i;
+  out[0] = arr[o];
+  out[1] = arr[o + 1];
+  out[2] = arr[o + 2];
+  return out;
+}
+function quat64(x = 0, y = 0, z2 = 0, w = 1) {
+  const q = new Float64Array(4);
+  q[0] = x;
+  q[1] = y;
+  q[2] = z2;
+  q[3] = w;
+  return q;
+}
+function vec64(x = 0, y = 0, z2 = 0) {
+  const v = new Float64Array(3);
+  v[0] = x;
+  v[1] = y;
+  v[2] = z2;
+  return v;
+}
+var tmpD = quat64();
+function fromTo(out, from, to) {
+  const d = from[0] * to[0] + from[1] * to[1] + from[2] * to[2];
+  if (d < -1 + 1e-12) {
+    const ax = m_abs(from[0]);
+    const ay = m_abs(from[1]);
+    const az = m_abs(from[2]);
+    let x2;
+    let y2;
+    let z3;
+    if (ax <= ay && ax <= az) {
+      x2 = 0;
+      y2 = -from[2];
+      z3 = from[1];
+    } else if (ay <= az) {
+      x2 = from[2];
+      y2 = 0;
+      z3 = -from[0];
+    } else {
+      x2 = -from[1];
+      y2 = from[0];
+      z3 = 0;
+    }
+    const l2 = m_sqrt(x2 * x2 + y2 * y2 + z3 * z3);
+    out[0] = x2 / l2;
+    out[1] = y2 / l2;
+    out[2] = z3 / l2;
+    out[3] = 0;
+    return out;
+  }
+  const x = from[1] * to[2] - from[2] * to[1];
+  const y = from[2] * to[0] - from[0] * to[2];
+  const z2 = from[0] * to[1] - from[1] * to[0];
+  const w = 1 + d;
+  const l = m_sqrt(x * x + y * y + z2 * z2 + w * w);
+  out[0] = x / l;
+  out[1] = y / l;
+  out[2] = z2 / l;
+  out[3] = w / l;
+  return out;
+}
+var AXIS_INDEX = { X: 0, Y: 1, Z: 2 };
+function quatFromEuler(out, a0, a1, a2, order) {
+  const i0 = AXIS_INDEX[order[0]];
+  const i1 = AXIS_INDEX[order[1]];
+  const i2 = AXIS_INDEX[order[2]];
+  const s0 = m_sin(a0 / 2);
+  const c0 = m_cos(a0 / 2);
+  const s1 = m_sin(a1 / 2);
+  const c1 = m_cos(a1 / 2);
+  const s2 = m_sin(a2 / 2);
+  const c2 = m_cos(a2 / 2);
+  const v0 = E0;
+  v0[0] = 0;
+  v0[1] = 0;
+  v0[2] = 0;
+  v0[i0] = s0;
+  const v1 = E1;
+  v1[0] = 0;
+  v1[1] = 0;
+  v1[2] = 0;
+  v1[i1] = s1;
+  const x = c0 * v1[0] + c1 * v0[0] + (v0[1] * v1[2] - v0[2] * v1[1]);
+  const y = c0 * v1[1] + c1 * v0[1] + (v0[2] * v1[0] - v0[0] * v1[2]);
+  const z2 = c0 * v1[2] + c1 * v0[2] + (v0[0] * v1[1] - v0[1] * v1[0]);
+  const w = c0 * c1 - (v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2]);
+  const v2 = E2;
+  v2[0] = 0;
+  v2[1] = 0;
+  v2[2] = 0;
+  v2[i2] = s2;
+  out[0] = w * v2[0] + c2 * x + (y * v2[2] - z2 * v2[1]);
+  out[1] = w * v2[1] + c2 * y + (z2 * v2[0] - x * v2[2]);
+  out[2] = w * v2[2] + c2 * z2 + (x * v2[1] - y * v2[0]);
+  out[3] = w * c2 - (x * v2[0] + y * v2[1] + z2 * v2[2]);
+  return out;
+}
+var E0 = [0, 0, 0];
+var E1 = [0, 0, 0];
+var E2 = [0, 0, 0];
+var M = new Float64Array(9);
+
+// src/core/clip.ts
+function readFrame(clip, f, outRot, outPos) {
+  const n = clip.skeleton.boneCount;
+  const r = clip.rotations;
+  const t = clip.translations;
+  const ro = f * n * 4;
+  const to = f * n * 3;
+  for (let k = 0; k < 4 * n; k++) outRot[k] = r[ro + k];
+  for (let k = 0; k < 3 * n; k++) outPos[k] = t[to + k];
+}
+var qa = quat64();
+var qb = quat64();
+var qo = quat64();
+
+// src/core/flat.ts
+function qmul(out, o, a, ao, b, bo) {
+  const ax = a[ao];
+  const ay = a[ao + 1];
+  const az = a[ao + 2];
+  const aw = a[ao + 3];
+  const bx = b[bo];
+  const by = b[bo + 1];
+  const bz = b[bo + 2];
+  const bw = b[bo + 3];
+  out[o] = ax * bw + aw * bx + ay * bz - az * by;
+  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
+  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+function qmulConj(out, o, a, ao, b, bo) {
+  const ax = -a[ao];
+  const ay = -a[ao + 1];
+  const az = -a[ao + 2];
+  const aw = a[ao + 3];
+  const bx = b[bo];
+  const by = b[bo + 1];
+  const bz = b[bo + 2];
+  const bw = b[bo + 3];
+  out[o] = ax * bw + aw * bx + ay * bz - az * by;
+  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
+  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+function qmulByConj(out, o, a, ao, b, bo) {
+  const ax = a[ao];
+  const ay = a[ao + 1];
+  const az = a[ao + 2];
+  const aw = a[ao + 3];
+  const bx = -b[bo];
+  const by = -b[bo + 1];
+  const bz = -b[bo + 2];
+  const bw = b[bo + 3];
+  out[o] = ax * bw + aw * bx + ay * bz - az * by;
+  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
+  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+function qnormalize(out, o) {
+  const x = out[o];
+  const y = out[o + 1];
+  const z2 = out[o + 2];
+  const w = out[o + 3];
+  const l = Math.sqrt(x * x + y * y + z2 * z2 + w * w);
+  if (l > 0) {
+    out[o] = x / l;
+    out[o + 1] = y / l;
+    out[o + 2] = z2 / l;
+    out[o + 3] = w / l;
+  }
+}
+function qcopy(out, o, a, ao) {
+  out[o] = a[ao];
+  out[o + 1] = a[ao + 1];
+  out[o + 2] = a[ao + 2];
+  out[o + 3] = a[ao + 3];
+}
+function rotateSigned(out, o, q, qo2, v, vo, sign) {
+  const qx = sign * q[qo2];
+  const qy = sign * q[qo2 + 1];
+  const qz = sign * q[qo2 + 2];
+  const qw = q[qo2 + 3];
+  const x = v[vo];
+  const y = v[vo + 1];
+  const z2 = v[vo + 2];
+  let uvx = qy * z2 - qz * y;
+  let uvy = qz * x - qx * z2;
+  let uvz = qx * y - qy * x;
+  let uuvx = qy * uvz - qz * uvy;
+  let uuvy = qz * uvx - qx * uvz;
+  let uuvz = qx * uvy - qy * uvx;
+  const w2 = qw * 2;
+  uvx *= w2;
+  uvy *= w2;
+  uvz *= w2;
+  uuvx *= 2;
+  uuvy *= 2;
+  uuvz *= 2;
+  out[o] = x + uvx + uuvx;
+  out[o + 1] = y + uvy + uuvy;
+  out[o + 2] = z2 + uvz + uuvz;
+}
+function vrotate(out, o, q, qo2, v, vo) {
+  rotateSigned(out, o, q, qo2, v, vo, 1);
+}
+function vrotateConj(out, o, q, qo2, v, vo) {
+  rotateSigned(out, o, q, qo2, v, vo, -1);
+}
+
+// src/core/humanBodyBones.ts
+var HUMAN_BONE_NAMES = [
+  "Hips",
+  "LeftUpperLeg",
+  "RightUpperLeg",
+  "LeftLowerLeg",
+  "RightLowerLeg",
+  "LeftFoot",
+  "RightFoot",
+  "Spine",
+  "Chest",
+  "Neck",
+  "Head",
+  "LeftShoulder",
+  "RightShoulder",
+  "LeftUpperArm",
+  "RightUpperArm",
+  "LeftLowerArm",
+  "RightLowerArm",
+  "LeftHand",
+  "RightHand",
+  "LeftToes",
+  "RightToes",
+  "LeftEye",
+  "RightEye",
+  "Jaw",
+  "LeftThumbProximal",
+  "LeftThumbIntermediate",
+  "LeftThumbDistal",
+  "LeftIndexProximal",
+  "LeftIndexIntermediate",
+  "LeftIndexDistal",
+  "LeftMiddleProximal",
+  "LeftMiddleIntermediate",
+  "LeftMiddleDistal",
+  "LeftRingProximal",
+  "LeftRingIntermediate",
+  "LeftRingDistal",
+  "LeftLittleProximal",
+  "LeftLittleIntermediate",
+  "LeftLittleDistal",
+  "RightThumbProximal",
+  "RightThumbIntermediate",
+  "RightThumbDistal",
+  "RightIndexProximal",
+  "RightIndexIntermediate",
+  "RightIndexDistal",
+  "RightMiddleProximal",
+  "RightMiddleIntermediate",
+  "RightMiddleDistal",
+  "RightRingProximal",
+  "RightRingIntermediate",
+  "RightRingDistal",
+  "RightLittleProximal",
+  "RightLittleIntermediate",
+  "RightLittleDistal",
+  "UpperChest"
+];
+var HUMAN_BONE_COUNT = 55;
+var HumanBodyBones = Object.freeze(
+  Object.fromEntries(HUMAN_BONE_NAMES.map((n, i) => [n, i]))
+);
+var H = HumanBodyBones;
+var HUMAN_PARENT = (() => {
+  const p = new Array(HUMAN_BONE_COUNT).fill(-1);
+  p[H.LeftUpperLeg] = H.Hips;
+  p[H.RightUpperLeg] = H.Hips;
+  p[H.LeftLowerLeg] = H.LeftUpperLeg;
+  p[H.RightLowerLeg] = H.RightUpperLeg;
+  p[H.LeftFoot] = H.LeftLowerLeg;
+  p[H.RightFoot] = H.RightLowerLeg;
+  p[H.LeftToes] = H.LeftFoot;
+  p[H.RightToes] = H.RightFoot;
+  p[H.Spine] = H.Hips;
+  p[H.Chest] = H.Spine;
+  p[H.UpperChest] = H.Chest;
+  p[H.Neck] = H.UpperChest;
+  p[H.Head] = H.Neck;
+  p[H.LeftShoulder] = H.UpperChest;
+  p[H.RightShoulder] = H.UpperChest;
+  p[H.LeftUpperArm] = H.LeftShoulder;
+  p[H.RightUpperArm] = H.RightShoulder;
+  p[H.LeftLowerArm] = H.LeftUpperArm;
+  p[H.RightLowerArm] = H.RightUpperArm;
+  p[H.LeftHand] = H.LeftLowerArm;
+  p[H.RightHand] = H.RightLowerArm;
+  p[H.LeftEye] = H.Head;
+  p[H.RightEye] = H.Head;
+  p[H.Jaw] = H.Head;
+  for (const side of ["Left", "Right"]) {
+    for (const finger of ["Thumb", "Index", "Middle", "Ring", "Little"]) {
+      const prox = H[`${side}${finger}Proximal`];
+      const inter = H[`${side}${finger}Intermediate`];
+      const dist2 = H[`${side}${finger}Distal`];
+      p[prox] = H[`${side}Hand`];
+      p[inter] = prox;
+      p[dist2] = inter;
+    }
+  }
+  return p;
+})();
+var REQUIRED_HUMAN_BONES = [
+  H.Hips,
+  H.Spine,
+  H.Head,
+  H.LeftUpperArm,
+  H.RightUpperArm,
+  H.LeftLowerArm,
+  H.RightLowerArm,
+  H.LeftHand,
+  H.RightHand,
+  H.LeftUpperLeg,
+  H.RightUpperLeg,
+  H.LeftLowerLeg,
+  H.RightLowerLeg,
+  H.LeftFoot,
+  H.RightFoot
+];
+var REQUIRED_SET = new Set(REQUIRED_HUMAN_BONES);
+function isRequiredHumanBone(bone) {
+  return REQUIRED_SET.has(bone);
+}
+function humanBoneIndex(name) {
+  return HUMAN_BONE_NAMES.indexOf(name);
+}
+function nearestMappedAncestor(bone, isMapped) {
+  let p = HUMAN_PARENT[bone];
+  while (p >= 0 && !isMapped(p)) p = HUMAN_PARENT[p];
+  return p;
+}
+
+// src/core/oneEuro.ts
+var ONE_EURO_RESET_GAP = 0.5;
+var TWO_PI = 2 * Math.PI;
+function oneEuroAlpha(cutoff, te) {
+  return 1 / (1 + 1 / (TWO_PI * cutoff * te));
+}
+var OneEuroBank = class {
+  constructor(count, kind) {
+    if (!Number.isInteger(count) || count < 0)
+      throw new RangeError(`OneEuroBank: count ${count} is not a count`);
+    this.count = count;
+    this.kind = kind;
+    this.value = new Float64Array((kind === "position" ? 3 : 4) * count);
+    this.speed = new Float64Array((kind === "position" ? 3 : 1) * count);
+    this.ready = new Uint8Array(count);
+  }
+  /** Forget channel `c` (or all): its next sample passes through. */
+  reset(c = -1) {
+    if (c < 0) this.ready.fill(0);
+    else this.ready[c] = 0;
+  }
+  /**
+   * Filter channel `c`: read `x` at `xo` (3 or 4 values), write the output to `out` at `oo` (may be
+   * the same place). `te` seconds since this channel's previous sample. See the module docs.
+   */
+  step(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
+    if (this.kind === "position") this.stepPosition(c, x, xo, out, oo, te, minCutoff, beta, dCutoff);
+    else this.stepRotation(c, x, xo, out, oo, te, minCutoff, beta, dCutoff);
+  }
+  stepPosition(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
+    const v = this.value;
+    const c3 = 3 * c;
+    const x0 = x[xo];
+    const x1 = x[xo + 1];
+    const x2 = x[xo + 2];
+    if (!(minCutoff > 0)) {
+      this.ready[c] = 0;
+      out[oo] = x0;
+      out[oo + 1] = x1;
+      out[oo + 2] = x2;
+      return;
+    }
+    const finite = Number.isFinite(x0) && Number.isFinite(x1) && Number.isFinite(x2);
+    if (this.ready[c] === 0 || !(te <= ONE_EURO_RESET_GAP)) {
+      if (!finite || Number.isNaN(te)) {
+        if (this.ready[c] === 0) {
+          out[oo] = x0;
+          out[oo + 1] = x1;
+          out[oo + 2] = x2;
+          return;
+        }
+      } else {
+        this.ready[c] = 1;
+        v[c3] = x0;
+        v[c3 + 1] = x1;
+        v[c3 + 2] = x2;
+        const s = this.speed;
+        s[c3] = 0;
+        s[c3 + 1] = 0;
+        s[c3 + 2] = 0;
+      }
+    } else if (finite && te > 0) {
+      const aD = oneEuroAlpha(dCutoff, te);
+      const s = this.speed;
+      for (let k = 0; k < 3; k++) {
+        const xi = k === 0 ? x0 : k === 1 ? x1 : x2;
+        const prev = v[c3 + k];
+        const dx = (xi - prev) / te;
+        const edx = s[c3 + k] + aD * (dx - s[c3 + k]);
+        s[c3 + k] = edx;
+        const a = oneEuroAlpha(minCutoff + beta * Math.abs(edx), te);
+        v[c3 + k] = prev + a * (xi - prev);
+      }
+    }
+    out[oo] = v[c3];
+    out[oo + 1] = v[c3 + 1];
+    out[oo + 2] = v[c3 + 2];
+  }
+  stepRotation(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
+    const v = this.value;
+    const c4 = 4 * c;
+    let qx = x[xo];
+    let qy = x[xo + 1];
+    let qz = x[xo + 2];
+    let qw = x[xo + 3];
+    if (!(minCutoff > 0)) {
+      this.ready[c] = 0;
+      out[oo] = qx;
+      out[oo + 1] = qy;
+      out[oo + 2] = qz;
+      out[oo + 3] = qw;
+      return;
+    }
+    const len3 = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+    const good = len3 > 1e-9 && Number.isFinite(len3);
+    if (this.ready[c] === 0 || !(te <= ONE_EURO_RESET_GAP)) {
+      if (!good || Number.isNaN(te)) {
+        if (this.ready[c] === 0) {
+          out[oo] = qx;
+          out[oo + 1] = qy;
+          out[oo + 2] = qz;
+          out[oo + 3] = qw;
+          return;
+        }
+      } else {
+        this.ready[c] = 1;
+        v[c4] = qx / len3;
+        v[c4 + 1] = qy / len3;
+        v[c4 + 2] = qz / len3;
+        v[c4 + 3] = qw / len3;
+        this.speed[c] = 0;
+      }
+    } else if (good && te > 0) {
+      qx /= len3;
+      qy /= len3;
+      qz /= len3;
+      qw /= len3;
+      const px = v[c4];
+      const py = v[c4 + 1];
+      const pz = v[c4 + 2];
+      const pw = v[c4 + 3];
+      let d = qx * px + qy * py + qz * pz + qw * pw;
+      if (d < 0) {
+        qx = -qx;
+        qy = -qy;
+        qz = -qz;
+        qw = -qw;
+        d = -d;
+      }
+      const rate = 2 * Math.acos(Math.min(d, 1)) / te;
+      const s = this.speed;
+      const e = s[c] + oneEuroAlpha(dCutoff, te) * (rate - s[c]);
+      s[c] = e;
+      const a = oneEuroAlpha(minCutoff + beta * e, te);
+      const rx = px + a * (qx - px);
+      const ry = py + a * (qy - py);
+      const rz = pz + a * (qz - pz);
+      const rw = pw + a * (qw - pw);
+      const rl = Math.sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
+      v[c4] = rx / rl;
+      v[c4 + 1] = ry / rl;
+      v[c4 + 2] = rz / rl;
+      v[c4 + 3] = rw / rl;
+    }
+    out[oo] = v[c4];
+    out[oo + 1] = v[c4 + 1];
+    out[oo + 2] = v[c4 + 2];
+    out[oo + 3] = v[c4 + 3];
+  }
+};
+
+// src/core/skeleton.ts
+var SkeletonError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "SkeletonError";
+  }
+};
+function createSkeleton(init) {
+  const n = init.names.length;
+  const check2 = (field, len3, want) => {
+    if (len3 !== want)
+      throw new SkeletonError(`skeleton ${field}: length ${len3}, expected ${want} for ${n} bones`);
+  };
+  check2("parents", init.parents.length, n);
+  check2("restTranslations", init.restTranslations.length, 3 * n);
+  check2("restRotations", init.restRotations.length, 4 * n);
+  const parents = Int32Array.from(init.parents);
+  const restTranslations = Float64Array.from(init.restTranslations);
+  const restRotations = Float64Array.from(init.restRotations);
+  for (let i = 0; i < n; i++) {
+    const p = parents[i];
+    if (p >= i || p < -1) {
+      throw new SkeletonError(
+        `bone ${i} '${init.names[i]}': parent ${p} is not an earlier bone (bones must be in topological order)`
+      );
+    }
+    for (let k = 0; k < 3; k++) {
+      if (!Number.isFinite(restTranslations[3 * i + k])) {
+        throw new SkeletonError(`bone '${init.names[i]}': rest translation[${k}] is not finite`);
+      }
+    }
+    const o = 4 * i;
+    const len3 = Math.hypot(
+      restRotations[o],
+      restRotations[o + 1],
+      restRotations[o + 2],
+      restRotations[o + 3]
+    );
+    if (!Number.isFinite(len3) || len3 < 1e-12) {
+      throw new SkeletonError(`bone '${init.names[i]}': rest rotation is not a valid quaternion`);
+    }
+    for (let k = 0; k < 4; k++) restRotations[o + k] /= len3;
+  }
+  const humanoid = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
+  if (init.humanoid) {
+    check2("humanoid", init.humanoid.length, HUMAN_BONE_COUNT);
+    for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+      const b = init.humanoid[h];
+      if (b < -1 || b >= n || !Number.isInteger(b)) {
+        throw new SkeletonError(`humanoid map: ${HUMAN_BONE_NAMES[h]} -> ${b} is not a bone index`);
+      }
+      humanoid[h] = b;
+    }
+  }
+  return { boneCount: n, names: [...init.names], parents, restTranslations, restRotations, humanoid };
+}
+function forwardKinematics(skeleton, localRot, localPos, outRot, outPos) {
+  const parents = skeleton.parents;
+  const n = skeleton.boneCount;
+  for (let i = 0; i < n; i++) {
+    const p = parents[i];
+    const i4 = 4 * i;
+    const i3 = 3 * i;
+    if (p < 0) {
+      outRot[i4] = localRot[i4];
+      outRot[i4 + 1] = localRot[i4 + 1];
+      outRot[i4 + 2] = localRot[i4 + 2];
+      outRot[i4 + 3] = localRot[i4 + 3];
+      outPos[i3] = localPos[i3];
+      outPos[i3 + 1] = localPos[i3 + 1];
+      outPos[i3 + 2] = localPos[i3 + 2];
+      continue;
+    }
+    const p4 = 4 * p;
+    const p3 = 3 * p;
+    const qx = outRot[p4];
+    const qy = outRot[p4 + 1];
+    const qz = outRot[p4 + 2];
+    const qw = outRot[p4 + 3];
+    const x = localPos[i3];
+    const y = localPos[i3 + 1];
+    const z2 = localPos[i3 + 2];
+    const uvx = qy * z2 - qz * y;
+    const uvy = qz * x - qx * z2;
+    const uvz = qx * y - qy * x;
+    outPos[i3] = outPos[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+    outPos[i3 + 1] = outPos[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+    outPos[i3 + 2] = outPos[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
+    const bx = localRot[i4];
+    const by = localRot[i4 + 1];
+    const bz = localRot[i4 + 2];
+    const bw = localRot[i4 + 3];
+    outRot[i4] = qx * bw + qw * bx + qy * bz - qz * by;
+    outRot[i4 + 1] = qy * bw + qw * by + qz * bx - qx * bz;
+    outRot[i4 + 2] = qz * bw + qw * bz + qx * by - qy * bx;
+    outRot[i4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
+  }
+}
+function restWorld(skeleton) {
+  const rotations = new Float64Array(4 * skeleton.boneCount);
+  const positions = new Float64Array(3 * skeleton.boneCount);
+  forwardKinematics(skeleton, skeleton.restRotations, skeleton.restTranslations, rotations, positions);
+  return { rotations, positions };
+}
+function childrenOf(skeleton) {
+  const c = Array.from({ length: skeleton.boneCount }, () => []);
+  for (let i = 0; i < skeleton.boneCount; i++) if (skeleton.parents[i] >= 0) c[skeleton.parents[i]].push(i);
+  return c;
+}
+function isAncestor(skeleton, ancestor, bone) {
+  for (let b = bone; b >= 0; b = skeleton.parents[b]) if (b === ancestor) return true;
+  return false;
+}
 
 // src/rig/fingers.ts
 var { atan2: m_atan22, cos: m_cos2, sin: m_sin2, sqrt: m_sqrt2 } = Math;
@@ -20547,7 +20547,7 @@ function mirrorRotations(dst, o, src, so, count) {
   }
 }
 
-// src/unity/bridge.ts
+// src/unity/bridgeSetup.ts
 var PACKAGE_VERSION = "0.1.0";
 var BRIDGE_STATE_VERSION = 1;
 function apiVersion() {
@@ -20728,8 +20728,9 @@ function parseSetup(text) {
   }
   return out;
 }
+
+// src/unity/bridgeRegistry.ts
 var hubs = /* @__PURE__ */ new Map();
-var nextHandle = 1;
 function newEntry(handle, setupJson, p, hub) {
   const S2 = p.source.boneCount;
   const T = p.target.boneCount;
@@ -20778,168 +20779,8 @@ function checkNameFree(name, except = -1) {
         `setup.name: "${name}" is already the name of hub ${e.handle} (names address hubs in the remote control)`
       );
 }
-function createHub(setupJson) {
-  const p = parseSetup(setupJson);
-  checkNameFree(p.name);
-  let hub;
-  let pending = null;
-  try {
-    let settings;
-    if (p.settings) {
-      const { rotationOffsets, ...rest } = p.settings;
-      settings = { ...rest, rotationOffsets: /* @__PURE__ */ Object.create(null) };
-      if (Object.keys(rotationOffsets).length > 0) pending = p.settings;
-    }
-    hub = new RetargetHub(p.source, p.target, {
-      hipsMode: p.hipsMode,
-      sourceUp: "+y",
-      ik: p.ik,
-      fingers: p.fingers,
-      settings
-    });
-  } catch (e2) {
-    throw new BridgeError(`setup: ${e2.message}`);
-  }
-  if (pending) {
-    const bad = Object.keys(pending.rotationOffsets).filter((nm) => !p.target.names.includes(nm));
-    if (bad.length > 0)
-      throw new BridgeError(
-        `setup.settings.rotationOffsets: no target transform named ${bad.slice(0, 5).join(", ")}`
-      );
-  }
-  const handle = nextHandle++;
-  const e = newEntry(handle, setupJson, p, hub);
-  e.pendingOffsets = pending;
-  hubs.set(handle, e);
-  return handle;
-}
-function destroyHub(handle) {
-  hubs.delete(handle);
-}
-var TO_STRING = Object.prototype.toString;
-function update(handle, input2, dt) {
-  const e = entryOf(handle, "update");
-  if (TO_STRING.call(input2) !== "[object ArrayBuffer]")
-    throw new BridgeError(`update: input: need an ArrayBuffer of float32, got ${show2(input2)}`);
-  const S2 = e.source.boneCount;
-  const want = inputFloats(S2);
-  if (input2.byteLength !== 4 * want)
-    throw new BridgeError(
-      `update: input length ${input2.byteLength / 4} floats (${input2.byteLength} bytes), expected 4 + 7 x ${S2} = ${want} floats for ${S2} source bones`
-    );
-  let f = e.lastView;
-  if (e.lastInput !== input2 || f === null) {
-    f = new Float32Array(input2);
-    e.lastInput = input2;
-    e.lastView = f;
-  }
-  if (f[H_VERSION] !== LAYOUT_VERSION)
-    throw new BridgeError(`update: input[0] (layout version) is ${f[H_VERSION]}, expected ${LAYOUT_VERSION}`);
-  if (f[H_COUNT] !== S2)
-    throw new BridgeError(`update: input[1] (source bone count) is ${f[H_COUNT]}, expected ${S2}`);
-  if (typeof dt !== "number" || !(dt >= 0) || dt === Number.POSITIVE_INFINITY)
-    throw new BridgeError(`update: dt: need a finite number of seconds >= 0, got ${show2(dt)}`);
-  const out = e.out;
-  let finite = true;
-  for (let i = 4; i < want; i++) {
-    const v = f[i];
-    if (v - v !== 0) {
-      finite = false;
-      break;
-    }
-  }
-  if (!finite) {
-    out[H_STATUS] = STATUS_REJECTED;
-    return out.buffer;
-  }
-  toLocal(e, f);
-  const hub = e.hub;
-  if (!hub.isCalibrated) {
-    hub.calibrate(e.frame);
-    if (e.pendingOffsets) {
-      hub.applySettings(e.pendingOffsets);
-      e.pendingOffsets = null;
-    }
-  }
-  hub.updateLive(e.frame.rotations, e.frame.translations, dt);
-  e.hasFrame = true;
-  writeOutput(e);
-  return out.buffer;
-}
-function toLocal(e, f) {
-  const S2 = e.source.boneCount;
-  const parents = e.source.parents;
-  const W = e.worldRot;
-  const P = e.worldPos;
-  const R = e.frame.rotations;
-  const T = e.frame.translations;
-  mirrorPositions(P, 0, f, 4, S2);
-  mirrorRotations(W, 0, f, inputRotationsOffset(S2), S2);
-  for (let i = 0; i < S2; i++) {
-    const o4 = 4 * i;
-    const x = W[o4];
-    const y = W[o4 + 1];
-    const z2 = W[o4 + 2];
-    const w = W[o4 + 3];
-    const l = Math.sqrt(x * x + y * y + z2 * z2 + w * w);
-    W[o4] = x / l;
-    W[o4 + 1] = y / l;
-    W[o4 + 2] = z2 / l;
-    W[o4 + 3] = w / l;
-  }
-  for (let i = 0; i < S2; i++) {
-    const o4 = 4 * i;
-    const o3 = 3 * i;
-    const p = parents[i];
-    if (p < 0) {
-      R[o4] = W[o4];
-      R[o4 + 1] = W[o4 + 1];
-      R[o4 + 2] = W[o4 + 2];
-      R[o4 + 3] = W[o4 + 3];
-      T[o3] = P[o3];
-      T[o3 + 1] = P[o3 + 1];
-      T[o3 + 2] = P[o3 + 2];
-      continue;
-    }
-    const p4 = 4 * p;
-    const p3 = 3 * p;
-    const ax = -W[p4];
-    const ay = -W[p4 + 1];
-    const az = -W[p4 + 2];
-    const aw = W[p4 + 3];
-    const bx = W[o4];
-    const by = W[o4 + 1];
-    const bz = W[o4 + 2];
-    const bw = W[o4 + 3];
-    R[o4] = aw * bx + ax * bw + ay * bz - az * by;
-    R[o4 + 1] = aw * by + ay * bw + az * bx - ax * bz;
-    R[o4 + 2] = aw * bz + az * bw + ax * by - ay * bx;
-    R[o4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
-    const vx = P[o3] - P[p3];
-    const vy = P[o3 + 1] - P[p3 + 1];
-    const vz = P[o3 + 2] - P[p3 + 2];
-    const cx = ay * vz - az * vy;
-    const cy = az * vx - ax * vz;
-    const cz = ax * vy - ay * vx;
-    T[o3] = vx + 2 * (aw * cx + ay * cz - az * cy);
-    T[o3 + 1] = vy + 2 * (aw * cy + az * cx - ax * cz);
-    T[o3 + 2] = vz + 2 * (aw * cz + ax * cy - ay * cx);
-  }
-}
-function writeOutput(e) {
-  const out = e.out;
-  const T = e.target.boneCount;
-  const hub = e.hub;
-  out[H_VERSION] = LAYOUT_VERSION;
-  out[H_COUNT] = T;
-  out[H_STATUS] = STATUS_OK;
-  out[H_RESERVED] = 0;
-  mirrorRotations(out, outputRotationsOffset(), hub.localRotations, 0, T);
-  mirrorPositions(out, outputHipsPositionOffset(T), hub.localTranslations, 3 * e.hips, 1);
-  const sc = outputScalesOffset(T);
-  out[sc] = hub.outputScales[0];
-  out[sc + 1] = hub.outputScales[1];
-}
+
+// src/unity/bridgeCommand.ts
 function characters(only) {
   const list = () => only ? [only] : [...hubs.values()];
   return {
@@ -20950,18 +20791,6 @@ function characters(only) {
       return e?.hasFrame ? e.frame : void 0;
     }
   };
-}
-var remoteControl = null;
-var SAVING_ACTIONS = ["autoCalibrateAll"];
-var remoteSaves = [];
-function newRemoteControl() {
-  return new RemoteControl(characters(null), {
-    // called after an applied change only (never for an error reply)
-    onChange: (ev) => {
-      if (SAVING_ACTIONS.includes(ev.action) && !remoteSaves.includes(ev.characterName))
-        remoteSaves.push(ev.characterName);
-    }
-  });
 }
 function failReply(action, field, message) {
   return JSON.stringify({
@@ -21250,6 +21079,185 @@ function fourLimbs(limbs) {
   if (!Array.isArray(limbs) || limbs.length !== 4)
     throw new Fail2("limbs", `need 4 entries (leftArm, rightArm, leftLeg, rightLeg), got ${show2(limbs)}`);
   return limbs;
+}
+
+// src/unity/bridgeFrame.ts
+var TO_STRING = Object.prototype.toString;
+function update(handle, input2, dt) {
+  const e = entryOf(handle, "update");
+  if (TO_STRING.call(input2) !== "[object ArrayBuffer]")
+    throw new BridgeError(`update: input: need an ArrayBuffer of float32, got ${show2(input2)}`);
+  const S2 = e.source.boneCount;
+  const want = inputFloats(S2);
+  if (input2.byteLength !== 4 * want)
+    throw new BridgeError(
+      `update: input length ${input2.byteLength / 4} floats (${input2.byteLength} bytes), expected 4 + 7 x ${S2} = ${want} floats for ${S2} source bones`
+    );
+  let f = e.lastView;
+  if (e.lastInput !== input2 || f === null) {
+    f = new Float32Array(input2);
+    e.lastInput = input2;
+    e.lastView = f;
+  }
+  if (f[H_VERSION] !== LAYOUT_VERSION)
+    throw new BridgeError(`update: input[0] (layout version) is ${f[H_VERSION]}, expected ${LAYOUT_VERSION}`);
+  if (f[H_COUNT] !== S2)
+    throw new BridgeError(`update: input[1] (source bone count) is ${f[H_COUNT]}, expected ${S2}`);
+  if (typeof dt !== "number" || !(dt >= 0) || dt === Number.POSITIVE_INFINITY)
+    throw new BridgeError(`update: dt: need a finite number of seconds >= 0, got ${show2(dt)}`);
+  const out = e.out;
+  let finite = true;
+  for (let i = 4; i < want; i++) {
+    const v = f[i];
+    if (v - v !== 0) {
+      finite = false;
+      break;
+    }
+  }
+  if (!finite) {
+    out[H_STATUS] = STATUS_REJECTED;
+    return out.buffer;
+  }
+  toLocal(e, f);
+  const hub = e.hub;
+  if (!hub.isCalibrated) {
+    hub.calibrate(e.frame);
+    if (e.pendingOffsets) {
+      hub.applySettings(e.pendingOffsets);
+      e.pendingOffsets = null;
+    }
+  }
+  hub.updateLive(e.frame.rotations, e.frame.translations, dt);
+  e.hasFrame = true;
+  writeOutput(e);
+  return out.buffer;
+}
+function toLocal(e, f) {
+  const S2 = e.source.boneCount;
+  const parents = e.source.parents;
+  const W = e.worldRot;
+  const P = e.worldPos;
+  const R = e.frame.rotations;
+  const T = e.frame.translations;
+  mirrorPositions(P, 0, f, 4, S2);
+  mirrorRotations(W, 0, f, inputRotationsOffset(S2), S2);
+  for (let i = 0; i < S2; i++) {
+    const o4 = 4 * i;
+    const x = W[o4];
+    const y = W[o4 + 1];
+    const z2 = W[o4 + 2];
+    const w = W[o4 + 3];
+    const l = Math.sqrt(x * x + y * y + z2 * z2 + w * w);
+    W[o4] = x / l;
+    W[o4 + 1] = y / l;
+    W[o4 + 2] = z2 / l;
+    W[o4 + 3] = w / l;
+  }
+  for (let i = 0; i < S2; i++) {
+    const o4 = 4 * i;
+    const o3 = 3 * i;
+    const p = parents[i];
+    if (p < 0) {
+      R[o4] = W[o4];
+      R[o4 + 1] = W[o4 + 1];
+      R[o4 + 2] = W[o4 + 2];
+      R[o4 + 3] = W[o4 + 3];
+      T[o3] = P[o3];
+      T[o3 + 1] = P[o3 + 1];
+      T[o3 + 2] = P[o3 + 2];
+      continue;
+    }
+    const p4 = 4 * p;
+    const p3 = 3 * p;
+    const ax = -W[p4];
+    const ay = -W[p4 + 1];
+    const az = -W[p4 + 2];
+    const aw = W[p4 + 3];
+    const bx = W[o4];
+    const by = W[o4 + 1];
+    const bz = W[o4 + 2];
+    const bw = W[o4 + 3];
+    R[o4] = aw * bx + ax * bw + ay * bz - az * by;
+    R[o4 + 1] = aw * by + ay * bw + az * bx - ax * bz;
+    R[o4 + 2] = aw * bz + az * bw + ax * by - ay * bx;
+    R[o4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
+    const vx = P[o3] - P[p3];
+    const vy = P[o3 + 1] - P[p3 + 1];
+    const vz = P[o3 + 2] - P[p3 + 2];
+    const cx = ay * vz - az * vy;
+    const cy = az * vx - ax * vz;
+    const cz = ax * vy - ay * vx;
+    T[o3] = vx + 2 * (aw * cx + ay * cz - az * cy);
+    T[o3 + 1] = vy + 2 * (aw * cy + az * cx - ax * cz);
+    T[o3 + 2] = vz + 2 * (aw * cz + ax * cy - ay * cx);
+  }
+}
+function writeOutput(e) {
+  const out = e.out;
+  const T = e.target.boneCount;
+  const hub = e.hub;
+  out[H_VERSION] = LAYOUT_VERSION;
+  out[H_COUNT] = T;
+  out[H_STATUS] = STATUS_OK;
+  out[H_RESERVED] = 0;
+  mirrorRotations(out, outputRotationsOffset(), hub.localRotations, 0, T);
+  mirrorPositions(out, outputHipsPositionOffset(T), hub.localTranslations, 3 * e.hips, 1);
+  const sc = outputScalesOffset(T);
+  out[sc] = hub.outputScales[0];
+  out[sc + 1] = hub.outputScales[1];
+}
+
+// src/unity/bridge.ts
+var nextHandle = 1;
+function createHub(setupJson) {
+  const p = parseSetup(setupJson);
+  checkNameFree(p.name);
+  let hub;
+  let pending = null;
+  try {
+    let settings;
+    if (p.settings) {
+      const { rotationOffsets, ...rest } = p.settings;
+      settings = { ...rest, rotationOffsets: /* @__PURE__ */ Object.create(null) };
+      if (Object.keys(rotationOffsets).length > 0) pending = p.settings;
+    }
+    hub = new RetargetHub(p.source, p.target, {
+      hipsMode: p.hipsMode,
+      sourceUp: "+y",
+      ik: p.ik,
+      fingers: p.fingers,
+      settings
+    });
+  } catch (e2) {
+    throw new BridgeError(`setup: ${e2.message}`);
+  }
+  if (pending) {
+    const bad = Object.keys(pending.rotationOffsets).filter((nm) => !p.target.names.includes(nm));
+    if (bad.length > 0)
+      throw new BridgeError(
+        `setup.settings.rotationOffsets: no target transform named ${bad.slice(0, 5).join(", ")}`
+      );
+  }
+  const handle = nextHandle++;
+  const e = newEntry(handle, setupJson, p, hub);
+  e.pendingOffsets = pending;
+  hubs.set(handle, e);
+  return handle;
+}
+function destroyHub(handle) {
+  hubs.delete(handle);
+}
+var remoteControl = null;
+var SAVING_ACTIONS = ["autoCalibrateAll"];
+var remoteSaves = [];
+function newRemoteControl() {
+  return new RemoteControl(characters(null), {
+    // called after an applied change only (never for an error reply)
+    onChange: (ev) => {
+      if (SAVING_ACTIONS.includes(ev.action) && !remoteSaves.includes(ev.characterName))
+        remoteSaves.push(ev.characterName);
+    }
+  });
 }
 var remoteScopeText = null;
 function parseScope(scope) {
