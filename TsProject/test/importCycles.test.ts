@@ -20,11 +20,13 @@ const MAX_LINES = 800;
  * Files allowed over MAX_LINES, each with its reason. Keep it short and say when it can go.
  */
 const LONG_FILES_ALLOWED = new Map<string, string>([
-  // being edited elsewhere (the puppet command) while issue 24's split ran; split it once that work lands
+  // The puppet command: being edited elsewhere while issue 24 item 4 ran; split it once that work lands.
   ['cli/puppet.ts', 'being edited elsewhere (issue 24 item 4 left it alone)'],
-  // not split yet (issue 24 item 4): each split removes its line
-  ['qa/evaluate.ts', 'not split yet'],
-  ['web/puppet/main.ts', 'not split yet'],
+  // The puppet page: some twenty module-level `let`s (the puppet, the pose source, the run) that nearly every
+  // function reads and assigns; an ES module cannot assign another module's `let`, so moving code out gets
+  // it nowhere near 800 lines. Gathering that state into one page object first is a rewrite, left to the
+  // puppet work (issue 22) that edits this page.
+  ['web/puppet/main.ts', 'module-level page state shared by every function; needs a page object first'],
 ]);
 
 /** Every .ts/.tsx file under `dir`, relative to SRC with '/' separators, mapped to its text. */
