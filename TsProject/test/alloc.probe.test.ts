@@ -13,7 +13,8 @@ import { bytesPerCall } from './helpers/alloc';
 import { runAllocProbe } from './helpers/allocProbe';
 import { hubProbe } from './helpers/hubProbe';
 
-const HUB_FILE = path.resolve(__dirname, '../src/rig/hub.ts');
+/** RetargetHub.update lives in the hub's first layer (src/rig/hubRig.ts). */
+const HUB_FILE = path.resolve(__dirname, '../src/rig/hubRig.ts');
 
 const HUB_PROBE = hubProbe(3000);
 

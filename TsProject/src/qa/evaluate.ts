@@ -52,7 +52,6 @@ import {
   HumanBodyBones as H,
   HUMAN_BONE_COUNT,
   HUMAN_BONE_NAMES,
-  humanBoneIndex,
   mirrorHumanBone,
   nearestMappedAncestor,
   qcopy,
@@ -61,135 +60,36 @@ import {
   qmulConj,
   readFrame,
   restWorld,
-  type Skeleton,
   sampleClip,
-  withHumanoid,
 } from '../core';
+import { checkClip, checkSameCharacter, extent, pitchDeg, resolveProfile } from './evaluateInputs';
+import {
+  type EvaluateOptions,
+  QA_CAUSES,
+  type QaCauseCode,
+  type QaClipReport,
+  QaError,
+  type QaMeasure,
+  type QaResult,
+  type QaRun,
+  type QaSeries,
+} from './evaluateReport';
 import { compareRotations, twistVelocity } from './measures';
-import { defaultRigProfile, type RigProfile } from './profile';
+import { defaultRigProfile } from './profile';
 
-export type QaResult = 'Pass' | 'Warning' | 'Error';
-export type QaMeasure = 'rotation' | 'twist' | 'wrist' | 'position' | 'shoulder';
-
-/** Machine-readable cause of a run (the `cause` text is the human form). */
-export type QaCauseCode =
-  | 'mirrored'
-  | 'missing-shoulder'
-  | 'shoulder-overdrive'
-  | 'calibration-offset'
-  | 'forearm-roll'
-  | 'proportion-compensation'
-  | 'end-effector'
-  | 'generic';
-
-/** Cause texts and actions by code. */
-export const QA_CAUSES: Readonly<Record<QaCauseCode, { cause: string; action: string }>> = Object.freeze({
-  mirrored: {
-    cause: 'mirrored clip: the motion matches the golden with left and right swapped',
-    action:
-      'mirrored clip: re-export without mirroring, or set flags.mirrored in the rig profile if intended',
-  },
-  'missing-shoulder': {
-    cause: 'shoulder still while the upper arm over-rotates',
-    action: 'shoulder bone missing or unmapped: map the clavicle (Shoulder) bone in the rig profile',
-  },
-  'shoulder-overdrive': {
-    cause: 'shoulder over-rotates while the upper arm does not',
-    action: 'check the shoulder / upper arm split (shoulder weight) in the retarget settings',
-  },
-  'calibration-offset': {
-    cause: 'constant offset over the whole clip',
-    action: 'T/A-pose calibration offset baked in: re-calibrate with the matching reference pose',
-  },
-  'forearm-roll': {
-    cause: 'twist on the forearm or wrist',
-    action: 'check the forearm roll axis mapping',
-  },
-  'proportion-compensation': {
-    cause: 'upper arm rotation off while the hand position matches',
-    action: 'proportion compensation warning, not an error: review the arm by eye',
-  },
-  'end-effector': {
-    cause: 'end effector off its golden position',
-    action: 'check the limb rotations above it and the proportions / IK settings',
-  },
-  generic: {
-    cause: 'over threshold',
-    action: 'inspect the bone mapping and retarget settings for this bone',
-  },
-});
-
-export interface QaRun {
-  /** HumanBodyBones name, e.g. 'RightLowerArm'. */
-  bone: string;
-  measure: QaMeasure;
-  startFrame: number;
-  /** Inclusive. */
-  endFrame: number;
-  startSeconds: number;
-  endSeconds: number;
-  /** Degrees, or fraction of character height for 'position'. */
-  peak: number;
-  peakFrame: number;
-  threshold: number;
-  level: 'Warning' | 'Error';
-  cause: string;
-  action: string;
-  /** One line, e.g. "RightLowerArm twist over threshold for frames 120-156 -> check the forearm roll axis mapping". */
-  message: string;
-  /** Machine-readable cause. */
-  causeCode: QaCauseCode;
-  /** Peak of `w * max(0, E/T - 1)` over the run (the sort key of `runs`). */
-  severity: number;
-}
-
-export interface QaSeries {
-  bone: string;
-  /** E_rot per observed frame, degrees. */
-  rotDeg: Float32Array;
-  /** Signed E_twist per frame, degrees in (-180, 180] (zeros for bones with no twist axis). */
-  twistDeg: Float32Array;
-  /** Swing angle per frame, degrees. */
-  swingDeg: Float32Array;
-  /** This bone's `w * max(0, E/T - 1)` per frame, summed over its measures. */
-  severity: Float32Array;
-  rotThresholdDeg: number;
-  twistThresholdDeg: number | null;
-  /** V_twist: unwrapped twist velocity, degrees per second (frame 0: 0). */
-  twistVelocityDegPerSec: Float32Array;
-}
-
-export interface QaClipReport {
-  name: string;
-  frames: number;
-  fps: number;
-  durationSeconds: number;
-  result: QaResult;
-  maxScore: number;
-  meanScore: number;
-  /** S per observed frame. */
-  score: Float32Array;
-  /** Sorted by severity, worst first. */
-  runs: QaRun[];
-  series: QaSeries[];
-  warnings: string[];
-}
-
-export interface EvaluateOptions {
-  profile?: RigProfile;
-  name?: string;
-  /** Weight of the hand twist in E_wrist; overrides the profile's `wrist.lambda` (default 0.6). */
-  lambda?: number;
-  sampling?: 'seconds' | 'normalized';
-}
-
-/** Thrown for inputs the comparison cannot use (unmapped Hips, bad values, unknown bone in the profile). */
-export class QaError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'QaError';
-  }
-}
+export {
+  type EvaluateOptions,
+  QA_CAUSES,
+  type QaCauseCode,
+  type QaClipReport,
+  QaError,
+  type QaMeasure,
+  type QaResult,
+  type QaRun,
+  type QaSeries,
+  reportToJson,
+  severityOf,
+} from './evaluateReport';
 
 interface Check {
   k: number; // index into the evaluated bones
@@ -208,137 +108,6 @@ const MEASURE_WORD: Record<QaMeasure, string> = {
   position: 'position',
   shoulder: 'shoulder pitch',
 };
-
-/**
- * QA compares two animations of one character: golden and retargeted on the same rig (or two exports of
- * it). Different proportions mean different characters, whose local rotations cannot be compared bone
- * by bone (every bone would be flagged): an error saying so. Segments: rest-pose lengths between mapped
- * humanoid joints, compared relative to the hips-to-head length (hips-to-neck unless both have a head);
- * the longer over 1.1 times the shorter on any is an error. The test is symmetric: swapping golden and
- * retargeted gives the same decision (a ratio taken one way only, `lo / lg - 1 > 0.1`, refused
- * Soldier-vs-Xbot and accepted Xbot-vs-Soldier, whose upper arms are 1.104 apart).
- * @throws QaError naming the segment and both lengths.
- */
-function checkSameCharacter(g: Skeleton, o: Skeleton): void {
-  const gw = restWorld(g).positions;
-  const ow = restWorld(o).positions;
-  const len = (sk: Skeleton, w: Float64Array, a: number, b: number) => {
-    const i = sk.humanoid[a];
-    const j = sk.humanoid[b];
-    if (i < 0 || j < 0) return Number.NaN;
-    return Math.hypot(w[3 * j] - w[3 * i], w[3 * j + 1] - w[3 * i + 1], w[3 * j + 2] - w[3 * i + 2]);
-  };
-  const top = g.humanoid[H.Head] >= 0 && o.humanoid[H.Head] >= 0 ? H.Head : H.Neck;
-  const ref = (sk: Skeleton, w: Float64Array) => len(sk, w, H.Hips, top);
-  const gr = ref(g, gw);
-  const or = ref(o, ow);
-  if (!(gr > 0 && or > 0)) return;
-  const segs: [string, number, number][] = [
-    ['left upper arm', H.LeftUpperArm, H.LeftLowerArm],
-    ['left forearm', H.LeftLowerArm, H.LeftHand],
-    ['right upper arm', H.RightUpperArm, H.RightLowerArm],
-    ['right forearm', H.RightLowerArm, H.RightHand],
-    ['left thigh', H.LeftUpperLeg, H.LeftLowerLeg],
-    ['left shin', H.LeftLowerLeg, H.LeftFoot],
-    ['right thigh', H.RightUpperLeg, H.RightLowerLeg],
-    ['right shin', H.RightLowerLeg, H.RightFoot],
-  ];
-  for (const [name, a, b] of segs) {
-    const lg = len(g, gw, a, b) / gr;
-    const lo = len(o, ow, a, b) / or;
-    if (!(lg > 0 && lo > 0)) continue;
-    if (Math.max(lg, lo) / Math.min(lg, lo) > 1.1)
-      throw new QaError(
-        `golden and retargeted are different characters: the ${name} is ${(100 * lg).toFixed(1)}% of the hips-to-${top === H.Head ? 'head' : 'neck'} length on the golden, ${(100 * lo).toFixed(1)}% on the retargeted; QA compares two animations of the same rig`,
-      );
-  }
-}
-
-function checkClip(which: string, clip: Clip): void {
-  if (!(clip.frameCount >= 1)) throw new QaError(`${which} clip '${clip.name}': no frames`);
-  if (!(clip.frameTime > 0) || !Number.isFinite(clip.frameTime))
-    throw new QaError(`${which} clip '${clip.name}': frameTime ${clip.frameTime} is not a positive number`);
-  const n = clip.skeleton.boneCount;
-  const r = clip.rotations;
-  const t = clip.translations;
-  if (r.length !== clip.frameCount * n * 4 || t.length !== clip.frameCount * n * 3)
-    throw new QaError(
-      `${which} clip '${clip.name}': rotations/translations length does not match ${clip.frameCount} frames x ${n} bones`,
-    );
-  for (let i = 0; i < r.length; i += 4) {
-    const l = r[i] * r[i] + r[i + 1] * r[i + 1] + r[i + 2] * r[i + 2] + r[i + 3] * r[i + 3];
-    if (!(l > 1e-12) || !Number.isFinite(l)) {
-      const f = Math.floor(i / 4 / n);
-      throw new QaError(
-        `${which} clip '${clip.name}': frame ${f} bone '${clip.skeleton.names[(i / 4) % n]}': rotation is not a valid quaternion`,
-      );
-    }
-  }
-  for (let i = 0; i < t.length; i++) {
-    if (!Number.isFinite(t[i])) {
-      const f = Math.floor(i / 3 / n);
-      throw new QaError(
-        `${which} clip '${clip.name}': frame ${f} bone '${clip.skeleton.names[Math.floor(i / 3) % n]}': translation is not finite`,
-      );
-    }
-  }
-}
-
-function extent(positions: Float64Array): number {
-  let best = 0;
-  for (let c = 0; c < 3; c++) {
-    let lo = Number.POSITIVE_INFINITY;
-    let hi = Number.NEGATIVE_INFINITY;
-    for (let i = c; i < positions.length; i += 3) {
-      if (positions[i] < lo) lo = positions[i];
-      if (positions[i] > hi) hi = positions[i];
-    }
-    if (hi - lo > best) best = hi - lo;
-  }
-  return best;
-}
-
-function pitchDeg(P: ArrayLike<number>, a: number, b: number): number {
-  const dx = P[3 * b] - P[3 * a];
-  const dy = P[3 * b + 1] - P[3 * a + 1];
-  const dz = P[3 * b + 2] - P[3 * a + 2];
-  return (Math.atan2(dy, Math.sqrt(dx * dx + dz * dz)) * 180) / Math.PI;
-}
-
-/** Merge `profile` over the rig's defaults; apply its bone map to the observed skeleton. */
-function resolveProfile(
-  observed: Skeleton,
-  profile: RigProfile | undefined,
-): { skeleton: Skeleton; p: RigProfile } {
-  let skeleton = observed;
-  if (profile && Object.keys(profile.boneMap).length > 0) {
-    const map = Array.from(observed.humanoid);
-    for (const [bone, name] of Object.entries(profile.boneMap)) {
-      const h = humanBoneIndex(bone);
-      if (h < 0) throw new QaError(`rig profile boneMap: '${bone}' is not a HumanBodyBones name`);
-      const b = observed.names.indexOf(name);
-      if (b < 0)
-        throw new QaError(
-          `${profile.boneMapAt?.[bone] ?? 'rig profile'}: boneMap.${bone}: no bone named '${name}' in the retargeted skeleton`,
-        );
-      map[h] = b;
-    }
-    skeleton = withHumanoid(observed, map);
-  }
-  const p = defaultRigProfile(skeleton);
-  if (!profile) return { skeleton, p };
-  for (const [bone, t] of Object.entries(profile.thresholds))
-    p.thresholds[bone] = { ...p.thresholds[bone], ...t };
-  Object.assign(p.weights, profile.weights);
-  Object.assign(p.twistAxes, profile.twistAxes);
-  p.wrist = { ...profile.wrist };
-  p.shoulderPitchDeg = profile.shoulderPitchDeg;
-  p.minRun = { ...profile.minRun };
-  p.flags.mirrored = profile.flags.mirrored;
-  if (profile.flags.noShoulderBones !== null) p.flags.noShoulderBones = profile.flags.noShoulderBones;
-  if (profile.name !== undefined) p.name = profile.name;
-  return { skeleton, p };
-}
 
 /**
  * Compare `golden` and `observed` (see the module docs for every rule) and return the clip report. The
@@ -874,42 +643,4 @@ function rotAbs(v: Float32Array): Float32Array {
 function relRot(out: Float64Array, k: number, R: Float64Array, p: number, b: number): void {
   if (p < 0) qcopy(out, 4 * k, R, 4 * b);
   else qmulConj(out, 4 * k, R, 4 * p, R, 4 * b);
-}
-
-/** Plain-JSON form of a report (typed arrays as number arrays), for files and worker messages. */
-export function reportToJson(r: QaClipReport): object {
-  return {
-    name: r.name,
-    frames: r.frames,
-    fps: r.fps,
-    durationSeconds: r.durationSeconds,
-    result: r.result,
-    maxScore: r.maxScore,
-    meanScore: r.meanScore,
-    severity: severityOf(r),
-    score: Array.from(r.score),
-    runs: r.runs.map((x) => ({ ...x })),
-    series: r.series.map((s) => ({
-      bone: s.bone,
-      rotDeg: Array.from(s.rotDeg),
-      twistDeg: Array.from(s.twistDeg),
-      swingDeg: Array.from(s.swingDeg),
-      severity: Array.from(s.severity),
-      rotThresholdDeg: s.rotThresholdDeg,
-      twistThresholdDeg: s.twistThresholdDeg,
-      twistVelocityDegPerSec: Array.from(s.twistVelocityDegPerSec),
-    })),
-    warnings: [...r.warnings],
-  };
-}
-
-/**
- * Review-queue sort key, larger = worse: `1000 * rank + min(999, integral of S over time)`, rank 2 for
- * Error, 1 for Warning, 0 for Pass; the integral is `sum_f S_f * frameTime` (score-seconds), so among
- * clips of one result the one with more and longer severity comes first.
- */
-export function severityOf(r: QaClipReport): number {
-  const rank = r.result === 'Error' ? 2 : r.result === 'Warning' ? 1 : 0;
-  const integral = r.fps > 0 ? (r.meanScore * r.frames) / r.fps : 0;
-  return 1000 * rank + Math.min(999, integral);
 }

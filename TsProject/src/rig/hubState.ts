@@ -12,7 +12,7 @@
 import type { TwoBoneIKState } from '../ik';
 import type { HipsMode, UpAxis } from '../retarget';
 import type { FingerRigState } from './fingers';
-import type { IKWeightMode } from './hub';
+import type { IKWeightMode } from './hubOptions';
 import type { LimbWeightsState } from './limbWeights';
 import type { PropSystemState } from './props';
 import type { Settings } from './settings';

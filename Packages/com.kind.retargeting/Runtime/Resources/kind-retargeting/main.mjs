@@ -5,1584 +5,6 @@ var __export = (target, all) => {
     __defProp(target, name, { get: all[name], enumerable: true });
 };
 
-// node_modules/gl-matrix/esm/common.js
-var EPSILON = 1e-6;
-var ARRAY_TYPE = typeof Float32Array !== "undefined" ? Float32Array : Array;
-var RANDOM = Math.random;
-var ANGLE_ORDER = "zyx";
-function round(a) {
-  if (a >= 0) return Math.round(a);
-  return a % 0.5 === 0 ? Math.floor(a) : Math.round(a);
-}
-var degree = Math.PI / 180;
-var radian = 180 / Math.PI;
-
-// node_modules/gl-matrix/esm/mat3.js
-function create() {
-  var out = new ARRAY_TYPE(9);
-  if (ARRAY_TYPE != Float32Array) {
-    out[1] = 0;
-    out[2] = 0;
-    out[3] = 0;
-    out[5] = 0;
-    out[6] = 0;
-    out[7] = 0;
-  }
-  out[0] = 1;
-  out[4] = 1;
-  out[8] = 1;
-  return out;
-}
-
-// node_modules/gl-matrix/esm/quat.js
-var quat_exports = {};
-__export(quat_exports, {
-  add: () => add3,
-  calculateW: () => calculateW,
-  clone: () => clone3,
-  conjugate: () => conjugate,
-  copy: () => copy3,
-  create: () => create4,
-  dot: () => dot3,
-  equals: () => equals2,
-  exactEquals: () => exactEquals3,
-  exp: () => exp,
-  fromEuler: () => fromEuler,
-  fromMat3: () => fromMat3,
-  fromValues: () => fromValues3,
-  getAngle: () => getAngle,
-  getAxisAngle: () => getAxisAngle,
-  identity: () => identity,
-  invert: () => invert,
-  len: () => len2,
-  length: () => length3,
-  lerp: () => lerp3,
-  ln: () => ln,
-  mul: () => mul2,
-  multiply: () => multiply2,
-  normalize: () => normalize3,
-  pow: () => pow,
-  random: () => random2,
-  rotateX: () => rotateX2,
-  rotateY: () => rotateY2,
-  rotateZ: () => rotateZ2,
-  rotationTo: () => rotationTo,
-  scale: () => scale3,
-  set: () => set3,
-  setAxes: () => setAxes,
-  setAxisAngle: () => setAxisAngle,
-  slerp: () => slerp2,
-  sqlerp: () => sqlerp,
-  sqrLen: () => sqrLen2,
-  squaredLength: () => squaredLength3,
-  str: () => str2
-});
-
-// node_modules/gl-matrix/esm/vec3.js
-var vec3_exports = {};
-__export(vec3_exports, {
-  add: () => add,
-  angle: () => angle,
-  bezier: () => bezier,
-  ceil: () => ceil,
-  clone: () => clone,
-  copy: () => copy,
-  create: () => create2,
-  cross: () => cross,
-  dist: () => dist,
-  distance: () => distance,
-  div: () => div,
-  divide: () => divide,
-  dot: () => dot,
-  equals: () => equals,
-  exactEquals: () => exactEquals,
-  floor: () => floor,
-  forEach: () => forEach,
-  fromValues: () => fromValues,
-  hermite: () => hermite,
-  inverse: () => inverse,
-  len: () => len,
-  length: () => length,
-  lerp: () => lerp,
-  max: () => max,
-  min: () => min,
-  mul: () => mul,
-  multiply: () => multiply,
-  negate: () => negate,
-  normalize: () => normalize,
-  random: () => random,
-  rotateX: () => rotateX,
-  rotateY: () => rotateY,
-  rotateZ: () => rotateZ,
-  round: () => round2,
-  scale: () => scale,
-  scaleAndAdd: () => scaleAndAdd,
-  set: () => set,
-  slerp: () => slerp,
-  sqrDist: () => sqrDist,
-  sqrLen: () => sqrLen,
-  squaredDistance: () => squaredDistance,
-  squaredLength: () => squaredLength,
-  str: () => str,
-  sub: () => sub,
-  subtract: () => subtract,
-  transformMat3: () => transformMat3,
-  transformMat4: () => transformMat4,
-  transformQuat: () => transformQuat,
-  zero: () => zero
-});
-function create2() {
-  var out = new ARRAY_TYPE(3);
-  if (ARRAY_TYPE != Float32Array) {
-    out[0] = 0;
-    out[1] = 0;
-    out[2] = 0;
-  }
-  return out;
-}
-function clone(a) {
-  var out = new ARRAY_TYPE(3);
-  out[0] = a[0];
-  out[1] = a[1];
-  out[2] = a[2];
-  return out;
-}
-function length(a) {
-  var x = a[0];
-  var y = a[1];
-  var z2 = a[2];
-  return Math.sqrt(x * x + y * y + z2 * z2);
-}
-function fromValues(x, y, z2) {
-  var out = new ARRAY_TYPE(3);
-  out[0] = x;
-  out[1] = y;
-  out[2] = z2;
-  return out;
-}
-function copy(out, a) {
-  out[0] = a[0];
-  out[1] = a[1];
-  out[2] = a[2];
-  return out;
-}
-function set(out, x, y, z2) {
-  out[0] = x;
-  out[1] = y;
-  out[2] = z2;
-  return out;
-}
-function add(out, a, b) {
-  out[0] = a[0] + b[0];
-  out[1] = a[1] + b[1];
-  out[2] = a[2] + b[2];
-  return out;
-}
-function subtract(out, a, b) {
-  out[0] = a[0] - b[0];
-  out[1] = a[1] - b[1];
-  out[2] = a[2] - b[2];
-  return out;
-}
-function multiply(out, a, b) {
-  out[0] = a[0] * b[0];
-  out[1] = a[1] * b[1];
-  out[2] = a[2] * b[2];
-  return out;
-}
-function divide(out, a, b) {
-  out[0] = a[0] / b[0];
-  out[1] = a[1] / b[1];
-  out[2] = a[2] / b[2];
-  return out;
-}
-function ceil(out, a) {
-  out[0] = Math.ceil(a[0]);
-  out[1] = Math.ceil(a[1]);
-  out[2] = Math.ceil(a[2]);
-  return out;
-}
-function floor(out, a) {
-  out[0] = Math.floor(a[0]);
-  out[1] = Math.floor(a[1]);
-  out[2] = Math.floor(a[2]);
-  return out;
-}
-function min(out, a, b) {
-  out[0] = Math.min(a[0], b[0]);
-  out[1] = Math.min(a[1], b[1]);
-  out[2] = Math.min(a[2], b[2]);
-  return out;
-}
-function max(out, a, b) {
-  out[0] = Math.max(a[0], b[0]);
-  out[1] = Math.max(a[1], b[1]);
-  out[2] = Math.max(a[2], b[2]);
-  return out;
-}
-function round2(out, a) {
-  out[0] = round(a[0]);
-  out[1] = round(a[1]);
-  out[2] = round(a[2]);
-  return out;
-}
-function scale(out, a, b) {
-  out[0] = a[0] * b;
-  out[1] = a[1] * b;
-  out[2] = a[2] * b;
-  return out;
-}
-function scaleAndAdd(out, a, b, scale6) {
-  out[0] = a[0] + b[0] * scale6;
-  out[1] = a[1] + b[1] * scale6;
-  out[2] = a[2] + b[2] * scale6;
-  return out;
-}
-function distance(a, b) {
-  var x = b[0] - a[0];
-  var y = b[1] - a[1];
-  var z2 = b[2] - a[2];
-  return Math.sqrt(x * x + y * y + z2 * z2);
-}
-function squaredDistance(a, b) {
-  var x = b[0] - a[0];
-  var y = b[1] - a[1];
-  var z2 = b[2] - a[2];
-  return x * x + y * y + z2 * z2;
-}
-function squaredLength(a) {
-  var x = a[0];
-  var y = a[1];
-  var z2 = a[2];
-  return x * x + y * y + z2 * z2;
-}
-function negate(out, a) {
-  out[0] = -a[0];
-  out[1] = -a[1];
-  out[2] = -a[2];
-  return out;
-}
-function inverse(out, a) {
-  out[0] = 1 / a[0];
-  out[1] = 1 / a[1];
-  out[2] = 1 / a[2];
-  return out;
-}
-function normalize(out, a) {
-  var x = a[0];
-  var y = a[1];
-  var z2 = a[2];
-  var len3 = x * x + y * y + z2 * z2;
-  if (len3 > 0) {
-    len3 = 1 / Math.sqrt(len3);
-  }
-  out[0] = a[0] * len3;
-  out[1] = a[1] * len3;
-  out[2] = a[2] * len3;
-  return out;
-}
-function dot(a, b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-function cross(out, a, b) {
-  var ax = a[0], ay = a[1], az = a[2];
-  var bx = b[0], by = b[1], bz = b[2];
-  out[0] = ay * bz - az * by;
-  out[1] = az * bx - ax * bz;
-  out[2] = ax * by - ay * bx;
-  return out;
-}
-function lerp(out, a, b, t) {
-  var ax = a[0];
-  var ay = a[1];
-  var az = a[2];
-  out[0] = ax + t * (b[0] - ax);
-  out[1] = ay + t * (b[1] - ay);
-  out[2] = az + t * (b[2] - az);
-  return out;
-}
-function slerp(out, a, b, t) {
-  var angle2 = Math.acos(Math.min(Math.max(dot(a, b), -1), 1));
-  var sinTotal = Math.sin(angle2);
-  var ratioA = Math.sin((1 - t) * angle2) / sinTotal;
-  var ratioB = Math.sin(t * angle2) / sinTotal;
-  out[0] = ratioA * a[0] + ratioB * b[0];
-  out[1] = ratioA * a[1] + ratioB * b[1];
-  out[2] = ratioA * a[2] + ratioB * b[2];
-  return out;
-}
-function hermite(out, a, b, c, d, t) {
-  var factorTimes2 = t * t;
-  var factor1 = factorTimes2 * (2 * t - 3) + 1;
-  var factor2 = factorTimes2 * (t - 2) + t;
-  var factor3 = factorTimes2 * (t - 1);
-  var factor4 = factorTimes2 * (3 - 2 * t);
-  out[0] = a[0] * factor1 + b[0] * factor2 + c[0] * factor3 + d[0] * factor4;
-  out[1] = a[1] * factor1 + b[1] * factor2 + c[1] * factor3 + d[1] * factor4;
-  out[2] = a[2] * factor1 + b[2] * factor2 + c[2] * factor3 + d[2] * factor4;
-  return out;
-}
-function bezier(out, a, b, c, d, t) {
-  var inverseFactor = 1 - t;
-  var inverseFactorTimesTwo = inverseFactor * inverseFactor;
-  var factorTimes2 = t * t;
-  var factor1 = inverseFactorTimesTwo * inverseFactor;
-  var factor2 = 3 * t * inverseFactorTimesTwo;
-  var factor3 = 3 * factorTimes2 * inverseFactor;
-  var factor4 = factorTimes2 * t;
-  out[0] = a[0] * factor1 + b[0] * factor2 + c[0] * factor3 + d[0] * factor4;
-  out[1] = a[1] * factor1 + b[1] * factor2 + c[1] * factor3 + d[1] * factor4;
-  out[2] = a[2] * factor1 + b[2] * factor2 + c[2] * factor3 + d[2] * factor4;
-  return out;
-}
-function random(out, scale6) {
-  scale6 = scale6 === void 0 ? 1 : scale6;
-  var r = RANDOM() * 2 * Math.PI;
-  var z2 = RANDOM() * 2 - 1;
-  var zScale = Math.sqrt(1 - z2 * z2) * scale6;
-  out[0] = Math.cos(r) * zScale;
-  out[1] = Math.sin(r) * zScale;
-  out[2] = z2 * scale6;
-  return out;
-}
-function transformMat4(out, a, m) {
-  var x = a[0], y = a[1], z2 = a[2];
-  var w = m[3] * x + m[7] * y + m[11] * z2 + m[15];
-  w = w || 1;
-  out[0] = (m[0] * x + m[4] * y + m[8] * z2 + m[12]) / w;
-  out[1] = (m[1] * x + m[5] * y + m[9] * z2 + m[13]) / w;
-  out[2] = (m[2] * x + m[6] * y + m[10] * z2 + m[14]) / w;
-  return out;
-}
-function transformMat3(out, a, m) {
-  var x = a[0], y = a[1], z2 = a[2];
-  out[0] = x * m[0] + y * m[3] + z2 * m[6];
-  out[1] = x * m[1] + y * m[4] + z2 * m[7];
-  out[2] = x * m[2] + y * m[5] + z2 * m[8];
-  return out;
-}
-function transformQuat(out, a, q) {
-  var qx = q[0], qy = q[1], qz = q[2], qw = q[3];
-  var vx = a[0], vy = a[1], vz = a[2];
-  var tx = qy * vz - qz * vy;
-  var ty = qz * vx - qx * vz;
-  var tz = qx * vy - qy * vx;
-  tx = tx + tx;
-  ty = ty + ty;
-  tz = tz + tz;
-  out[0] = vx + qw * tx + qy * tz - qz * ty;
-  out[1] = vy + qw * ty + qz * tx - qx * tz;
-  out[2] = vz + qw * tz + qx * ty - qy * tx;
-  return out;
-}
-function rotateX(out, a, b, rad) {
-  var p = [], r = [];
-  p[0] = a[0] - b[0];
-  p[1] = a[1] - b[1];
-  p[2] = a[2] - b[2];
-  r[0] = p[0];
-  r[1] = p[1] * Math.cos(rad) - p[2] * Math.sin(rad);
-  r[2] = p[1] * Math.sin(rad) + p[2] * Math.cos(rad);
-  out[0] = r[0] + b[0];
-  out[1] = r[1] + b[1];
-  out[2] = r[2] + b[2];
-  return out;
-}
-function rotateY(out, a, b, rad) {
-  var p = [], r = [];
-  p[0] = a[0] - b[0];
-  p[1] = a[1] - b[1];
-  p[2] = a[2] - b[2];
-  r[0] = p[2] * Math.sin(rad) + p[0] * Math.cos(rad);
-  r[1] = p[1];
-  r[2] = p[2] * Math.cos(rad) - p[0] * Math.sin(rad);
-  out[0] = r[0] + b[0];
-  out[1] = r[1] + b[1];
-  out[2] = r[2] + b[2];
-  return out;
-}
-function rotateZ(out, a, b, rad) {
-  var p = [], r = [];
-  p[0] = a[0] - b[0];
-  p[1] = a[1] - b[1];
-  p[2] = a[2] - b[2];
-  r[0] = p[0] * Math.cos(rad) - p[1] * Math.sin(rad);
-  r[1] = p[0] * Math.sin(rad) + p[1] * Math.cos(rad);
-  r[2] = p[2];
-  out[0] = r[0] + b[0];
-  out[1] = r[1] + b[1];
-  out[2] = r[2] + b[2];
-  return out;
-}
-function angle(a, b) {
-  var ax = a[0], ay = a[1], az = a[2], bx = b[0], by = b[1], bz = b[2], mag = Math.sqrt((ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz)), cosine = mag && dot(a, b) / mag;
-  return Math.acos(Math.min(Math.max(cosine, -1), 1));
-}
-function zero(out) {
-  out[0] = 0;
-  out[1] = 0;
-  out[2] = 0;
-  return out;
-}
-function str(a) {
-  return "vec3(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
-}
-function exactEquals(a, b) {
-  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
-}
-function equals(a, b) {
-  var a0 = a[0], a1 = a[1], a2 = a[2];
-  var b0 = b[0], b1 = b[1], b2 = b[2];
-  return Math.abs(a0 - b0) <= EPSILON * Math.max(1, Math.abs(a0), Math.abs(b0)) && Math.abs(a1 - b1) <= EPSILON * Math.max(1, Math.abs(a1), Math.abs(b1)) && Math.abs(a2 - b2) <= EPSILON * Math.max(1, Math.abs(a2), Math.abs(b2));
-}
-var sub = subtract;
-var mul = multiply;
-var div = divide;
-var dist = distance;
-var sqrDist = squaredDistance;
-var len = length;
-var sqrLen = squaredLength;
-var forEach = (function() {
-  var vec = create2();
-  return function(a, stride, offset, count, fn, arg) {
-    var i, l;
-    if (!stride) {
-      stride = 3;
-    }
-    if (!offset) {
-      offset = 0;
-    }
-    if (count) {
-      l = Math.min(count * stride + offset, a.length);
-    } else {
-      l = a.length;
-    }
-    for (i = offset; i < l; i += stride) {
-      vec[0] = a[i];
-      vec[1] = a[i + 1];
-      vec[2] = a[i + 2];
-      fn(vec, vec, arg);
-      a[i] = vec[0];
-      a[i + 1] = vec[1];
-      a[i + 2] = vec[2];
-    }
-    return a;
-  };
-})();
-
-// node_modules/gl-matrix/esm/vec4.js
-function create3() {
-  var out = new ARRAY_TYPE(4);
-  if (ARRAY_TYPE != Float32Array) {
-    out[0] = 0;
-    out[1] = 0;
-    out[2] = 0;
-    out[3] = 0;
-  }
-  return out;
-}
-function clone2(a) {
-  var out = new ARRAY_TYPE(4);
-  out[0] = a[0];
-  out[1] = a[1];
-  out[2] = a[2];
-  out[3] = a[3];
-  return out;
-}
-function fromValues2(x, y, z2, w) {
-  var out = new ARRAY_TYPE(4);
-  out[0] = x;
-  out[1] = y;
-  out[2] = z2;
-  out[3] = w;
-  return out;
-}
-function copy2(out, a) {
-  out[0] = a[0];
-  out[1] = a[1];
-  out[2] = a[2];
-  out[3] = a[3];
-  return out;
-}
-function set2(out, x, y, z2, w) {
-  out[0] = x;
-  out[1] = y;
-  out[2] = z2;
-  out[3] = w;
-  return out;
-}
-function add2(out, a, b) {
-  out[0] = a[0] + b[0];
-  out[1] = a[1] + b[1];
-  out[2] = a[2] + b[2];
-  out[3] = a[3] + b[3];
-  return out;
-}
-function scale2(out, a, b) {
-  out[0] = a[0] * b;
-  out[1] = a[1] * b;
-  out[2] = a[2] * b;
-  out[3] = a[3] * b;
-  return out;
-}
-function length2(a) {
-  var x = a[0];
-  var y = a[1];
-  var z2 = a[2];
-  var w = a[3];
-  return Math.sqrt(x * x + y * y + z2 * z2 + w * w);
-}
-function squaredLength2(a) {
-  var x = a[0];
-  var y = a[1];
-  var z2 = a[2];
-  var w = a[3];
-  return x * x + y * y + z2 * z2 + w * w;
-}
-function normalize2(out, a) {
-  var x = a[0];
-  var y = a[1];
-  var z2 = a[2];
-  var w = a[3];
-  var len3 = x * x + y * y + z2 * z2 + w * w;
-  if (len3 > 0) {
-    len3 = 1 / Math.sqrt(len3);
-  }
-  out[0] = x * len3;
-  out[1] = y * len3;
-  out[2] = z2 * len3;
-  out[3] = w * len3;
-  return out;
-}
-function dot2(a, b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-}
-function lerp2(out, a, b, t) {
-  var ax = a[0];
-  var ay = a[1];
-  var az = a[2];
-  var aw = a[3];
-  out[0] = ax + t * (b[0] - ax);
-  out[1] = ay + t * (b[1] - ay);
-  out[2] = az + t * (b[2] - az);
-  out[3] = aw + t * (b[3] - aw);
-  return out;
-}
-function exactEquals2(a, b) {
-  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
-}
-var forEach2 = (function() {
-  var vec = create3();
-  return function(a, stride, offset, count, fn, arg) {
-    var i, l;
-    if (!stride) {
-      stride = 4;
-    }
-    if (!offset) {
-      offset = 0;
-    }
-    if (count) {
-      l = Math.min(count * stride + offset, a.length);
-    } else {
-      l = a.length;
-    }
-    for (i = offset; i < l; i += stride) {
-      vec[0] = a[i];
-      vec[1] = a[i + 1];
-      vec[2] = a[i + 2];
-      vec[3] = a[i + 3];
-      fn(vec, vec, arg);
-      a[i] = vec[0];
-      a[i + 1] = vec[1];
-      a[i + 2] = vec[2];
-      a[i + 3] = vec[3];
-    }
-    return a;
-  };
-})();
-
-// node_modules/gl-matrix/esm/quat.js
-function create4() {
-  var out = new ARRAY_TYPE(4);
-  if (ARRAY_TYPE != Float32Array) {
-    out[0] = 0;
-    out[1] = 0;
-    out[2] = 0;
-  }
-  out[3] = 1;
-  return out;
-}
-function identity(out) {
-  out[0] = 0;
-  out[1] = 0;
-  out[2] = 0;
-  out[3] = 1;
-  return out;
-}
-function setAxisAngle(out, axis, rad) {
-  rad = rad * 0.5;
-  var s = Math.sin(rad);
-  out[0] = s * axis[0];
-  out[1] = s * axis[1];
-  out[2] = s * axis[2];
-  out[3] = Math.cos(rad);
-  return out;
-}
-function getAxisAngle(out_axis, q) {
-  var rad = Math.acos(q[3]) * 2;
-  var s = Math.sin(rad / 2);
-  if (s > EPSILON) {
-    out_axis[0] = q[0] / s;
-    out_axis[1] = q[1] / s;
-    out_axis[2] = q[2] / s;
-  } else {
-    out_axis[0] = 1;
-    out_axis[1] = 0;
-    out_axis[2] = 0;
-  }
-  return rad;
-}
-function getAngle(a, b) {
-  var dotproduct = dot3(a, b);
-  return Math.acos(2 * dotproduct * dotproduct - 1);
-}
-function multiply2(out, a, b) {
-  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
-  var bx = b[0], by = b[1], bz = b[2], bw = b[3];
-  out[0] = ax * bw + aw * bx + ay * bz - az * by;
-  out[1] = ay * bw + aw * by + az * bx - ax * bz;
-  out[2] = az * bw + aw * bz + ax * by - ay * bx;
-  out[3] = aw * bw - ax * bx - ay * by - az * bz;
-  return out;
-}
-function rotateX2(out, a, rad) {
-  rad *= 0.5;
-  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
-  var bx = Math.sin(rad), bw = Math.cos(rad);
-  out[0] = ax * bw + aw * bx;
-  out[1] = ay * bw + az * bx;
-  out[2] = az * bw - ay * bx;
-  out[3] = aw * bw - ax * bx;
-  return out;
-}
-function rotateY2(out, a, rad) {
-  rad *= 0.5;
-  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
-  var by = Math.sin(rad), bw = Math.cos(rad);
-  out[0] = ax * bw - az * by;
-  out[1] = ay * bw + aw * by;
-  out[2] = az * bw + ax * by;
-  out[3] = aw * bw - ay * by;
-  return out;
-}
-function rotateZ2(out, a, rad) {
-  rad *= 0.5;
-  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
-  var bz = Math.sin(rad), bw = Math.cos(rad);
-  out[0] = ax * bw + ay * bz;
-  out[1] = ay * bw - ax * bz;
-  out[2] = az * bw + aw * bz;
-  out[3] = aw * bw - az * bz;
-  return out;
-}
-function calculateW(out, a) {
-  var x = a[0], y = a[1], z2 = a[2];
-  out[0] = x;
-  out[1] = y;
-  out[2] = z2;
-  out[3] = Math.sqrt(Math.abs(1 - x * x - y * y - z2 * z2));
-  return out;
-}
-function exp(out, a) {
-  var x = a[0], y = a[1], z2 = a[2], w = a[3];
-  var r = Math.sqrt(x * x + y * y + z2 * z2);
-  var et = Math.exp(w);
-  var s = r > 0 ? et * Math.sin(r) / r : 0;
-  out[0] = x * s;
-  out[1] = y * s;
-  out[2] = z2 * s;
-  out[3] = et * Math.cos(r);
-  return out;
-}
-function ln(out, a) {
-  var x = a[0], y = a[1], z2 = a[2], w = a[3];
-  var r = Math.sqrt(x * x + y * y + z2 * z2);
-  var t = r > 0 ? Math.atan2(r, w) / r : 0;
-  out[0] = x * t;
-  out[1] = y * t;
-  out[2] = z2 * t;
-  out[3] = 0.5 * Math.log(x * x + y * y + z2 * z2 + w * w);
-  return out;
-}
-function pow(out, a, b) {
-  ln(out, a);
-  scale3(out, out, b);
-  exp(out, out);
-  return out;
-}
-function slerp2(out, a, b, t) {
-  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
-  var bx = b[0], by = b[1], bz = b[2], bw = b[3];
-  var omega, cosom, sinom, scale0, scale1;
-  cosom = ax * bx + ay * by + az * bz + aw * bw;
-  if (cosom < 0) {
-    cosom = -cosom;
-    bx = -bx;
-    by = -by;
-    bz = -bz;
-    bw = -bw;
-  }
-  if (1 - cosom > EPSILON) {
-    omega = Math.acos(cosom);
-    sinom = Math.sin(omega);
-    scale0 = Math.sin((1 - t) * omega) / sinom;
-    scale1 = Math.sin(t * omega) / sinom;
-  } else {
-    scale0 = 1 - t;
-    scale1 = t;
-  }
-  out[0] = scale0 * ax + scale1 * bx;
-  out[1] = scale0 * ay + scale1 * by;
-  out[2] = scale0 * az + scale1 * bz;
-  out[3] = scale0 * aw + scale1 * bw;
-  return out;
-}
-function random2(out) {
-  var u1 = RANDOM();
-  var u2 = RANDOM();
-  var u3 = RANDOM();
-  var sqrt1MinusU1 = Math.sqrt(1 - u1);
-  var sqrtU1 = Math.sqrt(u1);
-  out[0] = sqrt1MinusU1 * Math.sin(2 * Math.PI * u2);
-  out[1] = sqrt1MinusU1 * Math.cos(2 * Math.PI * u2);
-  out[2] = sqrtU1 * Math.sin(2 * Math.PI * u3);
-  out[3] = sqrtU1 * Math.cos(2 * Math.PI * u3);
-  return out;
-}
-function invert(out, a) {
-  var a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-  var dot6 = a0 * a0 + a1 * a1 + a2 * a2 + a3 * a3;
-  var invDot = dot6 ? 1 / dot6 : 0;
-  out[0] = -a0 * invDot;
-  out[1] = -a1 * invDot;
-  out[2] = -a2 * invDot;
-  out[3] = a3 * invDot;
-  return out;
-}
-function conjugate(out, a) {
-  out[0] = -a[0];
-  out[1] = -a[1];
-  out[2] = -a[2];
-  out[3] = a[3];
-  return out;
-}
-function fromMat3(out, m) {
-  var fTrace = m[0] + m[4] + m[8];
-  var fRoot;
-  if (fTrace > 0) {
-    fRoot = Math.sqrt(fTrace + 1);
-    out[3] = 0.5 * fRoot;
-    fRoot = 0.5 / fRoot;
-    out[0] = (m[5] - m[7]) * fRoot;
-    out[1] = (m[6] - m[2]) * fRoot;
-    out[2] = (m[1] - m[3]) * fRoot;
-  } else {
-    var i = 0;
-    if (m[4] > m[0]) i = 1;
-    if (m[8] > m[i * 3 + i]) i = 2;
-    var j = (i + 1) % 3;
-    var k = (i + 2) % 3;
-    fRoot = Math.sqrt(m[i * 3 + i] - m[j * 3 + j] - m[k * 3 + k] + 1);
-    out[i] = 0.5 * fRoot;
-    fRoot = 0.5 / fRoot;
-    out[3] = (m[j * 3 + k] - m[k * 3 + j]) * fRoot;
-    out[j] = (m[j * 3 + i] + m[i * 3 + j]) * fRoot;
-    out[k] = (m[k * 3 + i] + m[i * 3 + k]) * fRoot;
-  }
-  return out;
-}
-function fromEuler(out, x, y, z2) {
-  var order = arguments.length > 4 && arguments[4] !== void 0 ? arguments[4] : ANGLE_ORDER;
-  var halfToRad = Math.PI / 360;
-  x *= halfToRad;
-  z2 *= halfToRad;
-  y *= halfToRad;
-  var sx = Math.sin(x);
-  var cx = Math.cos(x);
-  var sy = Math.sin(y);
-  var cy = Math.cos(y);
-  var sz = Math.sin(z2);
-  var cz = Math.cos(z2);
-  switch (order) {
-    case "xyz":
-      out[0] = sx * cy * cz + cx * sy * sz;
-      out[1] = cx * sy * cz - sx * cy * sz;
-      out[2] = cx * cy * sz + sx * sy * cz;
-      out[3] = cx * cy * cz - sx * sy * sz;
-      break;
-    case "xzy":
-      out[0] = sx * cy * cz - cx * sy * sz;
-      out[1] = cx * sy * cz - sx * cy * sz;
-      out[2] = cx * cy * sz + sx * sy * cz;
-      out[3] = cx * cy * cz + sx * sy * sz;
-      break;
-    case "yxz":
-      out[0] = sx * cy * cz + cx * sy * sz;
-      out[1] = cx * sy * cz - sx * cy * sz;
-      out[2] = cx * cy * sz - sx * sy * cz;
-      out[3] = cx * cy * cz + sx * sy * sz;
-      break;
-    case "yzx":
-      out[0] = sx * cy * cz + cx * sy * sz;
-      out[1] = cx * sy * cz + sx * cy * sz;
-      out[2] = cx * cy * sz - sx * sy * cz;
-      out[3] = cx * cy * cz - sx * sy * sz;
-      break;
-    case "zxy":
-      out[0] = sx * cy * cz - cx * sy * sz;
-      out[1] = cx * sy * cz + sx * cy * sz;
-      out[2] = cx * cy * sz + sx * sy * cz;
-      out[3] = cx * cy * cz - sx * sy * sz;
-      break;
-    case "zyx":
-      out[0] = sx * cy * cz - cx * sy * sz;
-      out[1] = cx * sy * cz + sx * cy * sz;
-      out[2] = cx * cy * sz - sx * sy * cz;
-      out[3] = cx * cy * cz + sx * sy * sz;
-      break;
-    default:
-      throw new Error("Unknown angle order " + order);
-  }
-  return out;
-}
-function str2(a) {
-  return "quat(" + a[0] + ", " + a[1] + ", " + a[2] + ", " + a[3] + ")";
-}
-var clone3 = clone2;
-var fromValues3 = fromValues2;
-var copy3 = copy2;
-var set3 = set2;
-var add3 = add2;
-var mul2 = multiply2;
-var scale3 = scale2;
-var dot3 = dot2;
-var lerp3 = lerp2;
-var length3 = length2;
-var len2 = length3;
-var squaredLength3 = squaredLength2;
-var sqrLen2 = squaredLength3;
-var normalize3 = normalize2;
-var exactEquals3 = exactEquals2;
-function equals2(a, b) {
-  return Math.abs(dot2(a, b)) >= 1 - EPSILON;
-}
-var rotationTo = (function() {
-  var tmpvec3 = create2();
-  var xUnitVec3 = fromValues(1, 0, 0);
-  var yUnitVec3 = fromValues(0, 1, 0);
-  return function(out, a, b) {
-    var dot6 = dot(a, b);
-    if (dot6 < -0.999999) {
-      cross(tmpvec3, xUnitVec3, a);
-      if (len(tmpvec3) < 1e-6) cross(tmpvec3, yUnitVec3, a);
-      normalize(tmpvec3, tmpvec3);
-      setAxisAngle(out, tmpvec3, Math.PI);
-      return out;
-    } else if (dot6 > 0.999999) {
-      out[0] = 0;
-      out[1] = 0;
-      out[2] = 0;
-      out[3] = 1;
-      return out;
-    } else {
-      cross(tmpvec3, a, b);
-      out[0] = tmpvec3[0];
-      out[1] = tmpvec3[1];
-      out[2] = tmpvec3[2];
-      out[3] = 1 + dot6;
-      return normalize3(out, out);
-    }
-  };
-})();
-var sqlerp = (function() {
-  var temp1 = create4();
-  var temp2 = create4();
-  return function(out, a, b, c, d, t) {
-    slerp2(temp1, a, d, t);
-    slerp2(temp2, b, c, t);
-    slerp2(out, temp1, temp2, 2 * t * (1 - t));
-    return out;
-  };
-})();
-var setAxes = (function() {
-  var matr = create();
-  return function(out, view, right, up) {
-    matr[0] = right[0];
-    matr[3] = right[1];
-    matr[6] = right[2];
-    matr[1] = up[0];
-    matr[4] = up[1];
-    matr[7] = up[2];
-    matr[2] = -view[0];
-    matr[5] = -view[1];
-    matr[8] = -view[2];
-    return normalize3(out, fromMat3(out, matr));
-  };
-})();
-
-// src/core/quat.ts
-var { abs: m_abs, atan2: m_atan2, cos: m_cos, round: m_round, sin: m_sin, sqrt: m_sqrt } = Math;
-var RAD = Math.PI / 180;
-var DEG2RAD = RAD;
-var RAD2DEG = 180 / Math.PI;
-function readQuat(out, arr, i) {
-  const o = 4 * i;
-  out[0] = arr[o];
-  out[1] = arr[o + 1];
-  out[2] = arr[o + 2];
-  out[3] = arr[o + 3];
-  return out;
-}
-function writeQuat(arr, i, q) {
-  const o = 4 * i;
-  arr[o] = q[0];
-  arr[o + 1] = q[1];
-  arr[o + 2] = q[2];
-  arr[o + 3] = q[3];
-}
-function readVec3(out, arr, i) {
-  const o = 3 * i;
-  out[0] = arr[o];
-  out[1] = arr[o + 1];
-  out[2] = arr[o + 2];
-  return out;
-}
-function quat64(x = 0, y = 0, z2 = 0, w = 1) {
-  const q = new Float64Array(4);
-  q[0] = x;
-  q[1] = y;
-  q[2] = z2;
-  q[3] = w;
-  return q;
-}
-function vec64(x = 0, y = 0, z2 = 0) {
-  const v = new Float64Array(3);
-  v[0] = x;
-  v[1] = y;
-  v[2] = z2;
-  return v;
-}
-var tmpD = quat64();
-function fromTo(out, from, to) {
-  const d = from[0] * to[0] + from[1] * to[1] + from[2] * to[2];
-  if (d < -1 + 1e-12) {
-    const ax = m_abs(from[0]);
-    const ay = m_abs(from[1]);
-    const az = m_abs(from[2]);
-    let x2;
-    let y2;
-    let z3;
-    if (ax <= ay && ax <= az) {
-      x2 = 0;
-      y2 = -from[2];
-      z3 = from[1];
-    } else if (ay <= az) {
-      x2 = from[2];
-      y2 = 0;
-      z3 = -from[0];
-    } else {
-      x2 = -from[1];
-      y2 = from[0];
-      z3 = 0;
-    }
-    const l2 = m_sqrt(x2 * x2 + y2 * y2 + z3 * z3);
-    out[0] = x2 / l2;
-    out[1] = y2 / l2;
-    out[2] = z3 / l2;
-    out[3] = 0;
-    return out;
-  }
-  const x = from[1] * to[2] - from[2] * to[1];
-  const y = from[2] * to[0] - from[0] * to[2];
-  const z2 = from[0] * to[1] - from[1] * to[0];
-  const w = 1 + d;
-  const l = m_sqrt(x * x + y * y + z2 * z2 + w * w);
-  out[0] = x / l;
-  out[1] = y / l;
-  out[2] = z2 / l;
-  out[3] = w / l;
-  return out;
-}
-var AXIS_INDEX = { X: 0, Y: 1, Z: 2 };
-function quatFromEuler(out, a0, a1, a2, order) {
-  const i0 = AXIS_INDEX[order[0]];
-  const i1 = AXIS_INDEX[order[1]];
-  const i2 = AXIS_INDEX[order[2]];
-  const s0 = m_sin(a0 / 2);
-  const c0 = m_cos(a0 / 2);
-  const s1 = m_sin(a1 / 2);
-  const c1 = m_cos(a1 / 2);
-  const s2 = m_sin(a2 / 2);
-  const c2 = m_cos(a2 / 2);
-  const v0 = E0;
-  v0[0] = 0;
-  v0[1] = 0;
-  v0[2] = 0;
-  v0[i0] = s0;
-  const v1 = E1;
-  v1[0] = 0;
-  v1[1] = 0;
-  v1[2] = 0;
-  v1[i1] = s1;
-  const x = c0 * v1[0] + c1 * v0[0] + (v0[1] * v1[2] - v0[2] * v1[1]);
-  const y = c0 * v1[1] + c1 * v0[1] + (v0[2] * v1[0] - v0[0] * v1[2]);
-  const z2 = c0 * v1[2] + c1 * v0[2] + (v0[0] * v1[1] - v0[1] * v1[0]);
-  const w = c0 * c1 - (v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2]);
-  const v2 = E2;
-  v2[0] = 0;
-  v2[1] = 0;
-  v2[2] = 0;
-  v2[i2] = s2;
-  out[0] = w * v2[0] + c2 * x + (y * v2[2] - z2 * v2[1]);
-  out[1] = w * v2[1] + c2 * y + (z2 * v2[0] - x * v2[2]);
-  out[2] = w * v2[2] + c2 * z2 + (x * v2[1] - y * v2[0]);
-  out[3] = w * c2 - (x * v2[0] + y * v2[1] + z2 * v2[2]);
-  return out;
-}
-var E0 = [0, 0, 0];
-var E1 = [0, 0, 0];
-var E2 = [0, 0, 0];
-var M = new Float64Array(9);
-
-// src/core/clip.ts
-function readFrame(clip, f, outRot, outPos) {
-  const n = clip.skeleton.boneCount;
-  const r = clip.rotations;
-  const t = clip.translations;
-  const ro = f * n * 4;
-  const to = f * n * 3;
-  for (let k = 0; k < 4 * n; k++) outRot[k] = r[ro + k];
-  for (let k = 0; k < 3 * n; k++) outPos[k] = t[to + k];
-}
-var qa = quat64();
-var qb = quat64();
-var qo = quat64();
-
-// src/core/flat.ts
-function qmul(out, o, a, ao, b, bo) {
-  const ax = a[ao];
-  const ay = a[ao + 1];
-  const az = a[ao + 2];
-  const aw = a[ao + 3];
-  const bx = b[bo];
-  const by = b[bo + 1];
-  const bz = b[bo + 2];
-  const bw = b[bo + 3];
-  out[o] = ax * bw + aw * bx + ay * bz - az * by;
-  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
-  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-function qmulConj(out, o, a, ao, b, bo) {
-  const ax = -a[ao];
-  const ay = -a[ao + 1];
-  const az = -a[ao + 2];
-  const aw = a[ao + 3];
-  const bx = b[bo];
-  const by = b[bo + 1];
-  const bz = b[bo + 2];
-  const bw = b[bo + 3];
-  out[o] = ax * bw + aw * bx + ay * bz - az * by;
-  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
-  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-function qmulByConj(out, o, a, ao, b, bo) {
-  const ax = a[ao];
-  const ay = a[ao + 1];
-  const az = a[ao + 2];
-  const aw = a[ao + 3];
-  const bx = -b[bo];
-  const by = -b[bo + 1];
-  const bz = -b[bo + 2];
-  const bw = b[bo + 3];
-  out[o] = ax * bw + aw * bx + ay * bz - az * by;
-  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
-  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-function qnormalize(out, o) {
-  const x = out[o];
-  const y = out[o + 1];
-  const z2 = out[o + 2];
-  const w = out[o + 3];
-  const l = Math.sqrt(x * x + y * y + z2 * z2 + w * w);
-  if (l > 0) {
-    out[o] = x / l;
-    out[o + 1] = y / l;
-    out[o + 2] = z2 / l;
-    out[o + 3] = w / l;
-  }
-}
-function qcopy(out, o, a, ao) {
-  out[o] = a[ao];
-  out[o + 1] = a[ao + 1];
-  out[o + 2] = a[ao + 2];
-  out[o + 3] = a[ao + 3];
-}
-function rotateSigned(out, o, q, qo2, v, vo, sign) {
-  const qx = sign * q[qo2];
-  const qy = sign * q[qo2 + 1];
-  const qz = sign * q[qo2 + 2];
-  const qw = q[qo2 + 3];
-  const x = v[vo];
-  const y = v[vo + 1];
-  const z2 = v[vo + 2];
-  let uvx = qy * z2 - qz * y;
-  let uvy = qz * x - qx * z2;
-  let uvz = qx * y - qy * x;
-  let uuvx = qy * uvz - qz * uvy;
-  let uuvy = qz * uvx - qx * uvz;
-  let uuvz = qx * uvy - qy * uvx;
-  const w2 = qw * 2;
-  uvx *= w2;
-  uvy *= w2;
-  uvz *= w2;
-  uuvx *= 2;
-  uuvy *= 2;
-  uuvz *= 2;
-  out[o] = x + uvx + uuvx;
-  out[o + 1] = y + uvy + uuvy;
-  out[o + 2] = z2 + uvz + uuvz;
-}
-function vrotate(out, o, q, qo2, v, vo) {
-  rotateSigned(out, o, q, qo2, v, vo, 1);
-}
-function vrotateConj(out, o, q, qo2, v, vo) {
-  rotateSigned(out, o, q, qo2, v, vo, -1);
-}
-
-// src/core/humanBodyBones.ts
-var HUMAN_BONE_NAMES = [
-  "Hips",
-  "LeftUpperLeg",
-  "RightUpperLeg",
-  "LeftLowerLeg",
-  "RightLowerLeg",
-  "LeftFoot",
-  "RightFoot",
-  "Spine",
-  "Chest",
-  "Neck",
-  "Head",
-  "LeftShoulder",
-  "RightShoulder",
-  "LeftUpperArm",
-  "RightUpperArm",
-  "LeftLowerArm",
-  "RightLowerArm",
-  "LeftHand",
-  "RightHand",
-  "LeftToes",
-  "RightToes",
-  "LeftEye",
-  "RightEye",
-  "Jaw",
-  "LeftThumbProximal",
-  "LeftThumbIntermediate",
-  "LeftThumbDistal",
-  "LeftIndexProximal",
-  "LeftIndexIntermediate",
-  "LeftIndexDistal",
-  "LeftMiddleProximal",
-  "LeftMiddleIntermediate",
-  "LeftMiddleDistal",
-  "LeftRingProximal",
-  "LeftRingIntermediate",
-  "LeftRingDistal",
-  "LeftLittleProximal",
-  "LeftLittleIntermediate",
-  "LeftLittleDistal",
-  "RightThumbProximal",
-  "RightThumbIntermediate",
-  "RightThumbDistal",
-  "RightIndexProximal",
-  "RightIndexIntermediate",
-  "RightIndexDistal",
-  "RightMiddleProximal",
-  "RightMiddleIntermediate",
-  "RightMiddleDistal",
-  "RightRingProximal",
-  "RightRingIntermediate",
-  "RightRingDistal",
-  "RightLittleProximal",
-  "RightLittleIntermediate",
-  "RightLittleDistal",
-  "UpperChest"
-];
-var HUMAN_BONE_COUNT = 55;
-var HumanBodyBones = Object.freeze(
-  Object.fromEntries(HUMAN_BONE_NAMES.map((n, i) => [n, i]))
-);
-var H = HumanBodyBones;
-var HUMAN_PARENT = (() => {
-  const p = new Array(HUMAN_BONE_COUNT).fill(-1);
-  p[H.LeftUpperLeg] = H.Hips;
-  p[H.RightUpperLeg] = H.Hips;
-  p[H.LeftLowerLeg] = H.LeftUpperLeg;
-  p[H.RightLowerLeg] = H.RightUpperLeg;
-  p[H.LeftFoot] = H.LeftLowerLeg;
-  p[H.RightFoot] = H.RightLowerLeg;
-  p[H.LeftToes] = H.LeftFoot;
-  p[H.RightToes] = H.RightFoot;
-  p[H.Spine] = H.Hips;
-  p[H.Chest] = H.Spine;
-  p[H.UpperChest] = H.Chest;
-  p[H.Neck] = H.UpperChest;
-  p[H.Head] = H.Neck;
-  p[H.LeftShoulder] = H.UpperChest;
-  p[H.RightShoulder] = H.UpperChest;
-  p[H.LeftUpperArm] = H.LeftShoulder;
-  p[H.RightUpperArm] = H.RightShoulder;
-  p[H.LeftLowerArm] = H.LeftUpperArm;
-  p[H.RightLowerArm] = H.RightUpperArm;
-  p[H.LeftHand] = H.LeftLowerArm;
-  p[H.RightHand] = H.RightLowerArm;
-  p[H.LeftEye] = H.Head;
-  p[H.RightEye] = H.Head;
-  p[H.Jaw] = H.Head;
-  for (const side of ["Left", "Right"]) {
-    for (const finger of ["Thumb", "Index", "Middle", "Ring", "Little"]) {
-      const prox = H[`${side}${finger}Proximal`];
-      const inter = H[`${side}${finger}Intermediate`];
-      const dist2 = H[`${side}${finger}Distal`];
-      p[prox] = H[`${side}Hand`];
-      p[inter] = prox;
-      p[dist2] = inter;
-    }
-  }
-  return p;
-})();
-var REQUIRED_HUMAN_BONES = [
-  H.Hips,
-  H.Spine,
-  H.Head,
-  H.LeftUpperArm,
-  H.RightUpperArm,
-  H.LeftLowerArm,
-  H.RightLowerArm,
-  H.LeftHand,
-  H.RightHand,
-  H.LeftUpperLeg,
-  H.RightUpperLeg,
-  H.LeftLowerLeg,
-  H.RightLowerLeg,
-  H.LeftFoot,
-  H.RightFoot
-];
-var REQUIRED_SET = new Set(REQUIRED_HUMAN_BONES);
-function isRequiredHumanBone(bone) {
-  return REQUIRED_SET.has(bone);
-}
-function humanBoneIndex(name) {
-  return HUMAN_BONE_NAMES.indexOf(name);
-}
-function nearestMappedAncestor(bone, isMapped) {
-  let p = HUMAN_PARENT[bone];
-  while (p >= 0 && !isMapped(p)) p = HUMAN_PARENT[p];
-  return p;
-}
-
-// src/core/json.ts
-var JsonFieldError = class extends Error {
-  constructor(fileName, path, detail, line = 0, column = 0) {
-    const where = line > 0 ? `${fileName}:${line}:${column}` : fileName;
-    super(`${where}: ${path ? `${path}: ` : ""}${detail}`);
-    this.name = "JsonFieldError";
-    this.fileName = fileName;
-    this.path = path;
-    this.line = line;
-    this.column = column;
-  }
-};
-var MAX_DEPTH = 64;
-function lineColumn(text, at) {
-  let line = 1;
-  let start = 0;
-  for (let i = 0; i < at && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      start = i + 1;
-    }
-  }
-  return { line, column: at - start + 1 };
-}
-
-// src/core/oneEuro.ts
-var ONE_EURO_RESET_GAP = 0.5;
-var TWO_PI = 2 * Math.PI;
-function oneEuroAlpha(cutoff, te) {
-  return 1 / (1 + 1 / (TWO_PI * cutoff * te));
-}
-var OneEuroBank = class {
-  constructor(count, kind) {
-    if (!Number.isInteger(count) || count < 0)
-      throw new RangeError(`OneEuroBank: count ${count} is not a count`);
-    this.count = count;
-    this.kind = kind;
-    this.value = new Float64Array((kind === "position" ? 3 : 4) * count);
-    this.speed = new Float64Array((kind === "position" ? 3 : 1) * count);
-    this.ready = new Uint8Array(count);
-  }
-  /** Forget channel `c` (or all): its next sample passes through. */
-  reset(c = -1) {
-    if (c < 0) this.ready.fill(0);
-    else this.ready[c] = 0;
-  }
-  /**
-   * Filter channel `c`: read `x` at `xo` (3 or 4 values), write the output to `out` at `oo` (may be
-   * the same place). `te` seconds since this channel's previous sample. See the module docs.
-   */
-  step(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
-    if (this.kind === "position") this.stepPosition(c, x, xo, out, oo, te, minCutoff, beta, dCutoff);
-    else this.stepRotation(c, x, xo, out, oo, te, minCutoff, beta, dCutoff);
-  }
-  stepPosition(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
-    const v = this.value;
-    const c3 = 3 * c;
-    const x0 = x[xo];
-    const x1 = x[xo + 1];
-    const x2 = x[xo + 2];
-    if (!(minCutoff > 0)) {
-      this.ready[c] = 0;
-      out[oo] = x0;
-      out[oo + 1] = x1;
-      out[oo + 2] = x2;
-      return;
-    }
-    const finite = Number.isFinite(x0) && Number.isFinite(x1) && Number.isFinite(x2);
-    if (this.ready[c] === 0 || !(te <= ONE_EURO_RESET_GAP)) {
-      if (!finite || Number.isNaN(te)) {
-        if (this.ready[c] === 0) {
-          out[oo] = x0;
-          out[oo + 1] = x1;
-          out[oo + 2] = x2;
-          return;
-        }
-      } else {
-        this.ready[c] = 1;
-        v[c3] = x0;
-        v[c3 + 1] = x1;
-        v[c3 + 2] = x2;
-        const s = this.speed;
-        s[c3] = 0;
-        s[c3 + 1] = 0;
-        s[c3 + 2] = 0;
-      }
-    } else if (finite && te > 0) {
-      const aD = oneEuroAlpha(dCutoff, te);
-      const s = this.speed;
-      for (let k = 0; k < 3; k++) {
-        const xi = k === 0 ? x0 : k === 1 ? x1 : x2;
-        const prev = v[c3 + k];
-        const dx = (xi - prev) / te;
-        const edx = s[c3 + k] + aD * (dx - s[c3 + k]);
-        s[c3 + k] = edx;
-        const a = oneEuroAlpha(minCutoff + beta * Math.abs(edx), te);
-        v[c3 + k] = prev + a * (xi - prev);
-      }
-    }
-    out[oo] = v[c3];
-    out[oo + 1] = v[c3 + 1];
-    out[oo + 2] = v[c3 + 2];
-  }
-  stepRotation(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
-    const v = this.value;
-    const c4 = 4 * c;
-    let qx = x[xo];
-    let qy = x[xo + 1];
-    let qz = x[xo + 2];
-    let qw = x[xo + 3];
-    if (!(minCutoff > 0)) {
-      this.ready[c] = 0;
-      out[oo] = qx;
-      out[oo + 1] = qy;
-      out[oo + 2] = qz;
-      out[oo + 3] = qw;
-      return;
-    }
-    const len3 = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
-    const good = len3 > 1e-9 && Number.isFinite(len3);
-    if (this.ready[c] === 0 || !(te <= ONE_EURO_RESET_GAP)) {
-      if (!good || Number.isNaN(te)) {
-        if (this.ready[c] === 0) {
-          out[oo] = qx;
-          out[oo + 1] = qy;
-          out[oo + 2] = qz;
-          out[oo + 3] = qw;
-          return;
-        }
-      } else {
-        this.ready[c] = 1;
-        v[c4] = qx / len3;
-        v[c4 + 1] = qy / len3;
-        v[c4 + 2] = qz / len3;
-        v[c4 + 3] = qw / len3;
-        this.speed[c] = 0;
-      }
-    } else if (good && te > 0) {
-      qx /= len3;
-      qy /= len3;
-      qz /= len3;
-      qw /= len3;
-      const px = v[c4];
-      const py = v[c4 + 1];
-      const pz = v[c4 + 2];
-      const pw = v[c4 + 3];
-      let d = qx * px + qy * py + qz * pz + qw * pw;
-      if (d < 0) {
-        qx = -qx;
-        qy = -qy;
-        qz = -qz;
-        qw = -qw;
-        d = -d;
-      }
-      const rate = 2 * Math.acos(Math.min(d, 1)) / te;
-      const s = this.speed;
-      const e = s[c] + oneEuroAlpha(dCutoff, te) * (rate - s[c]);
-      s[c] = e;
-      const a = oneEuroAlpha(minCutoff + beta * e, te);
-      const rx = px + a * (qx - px);
-      const ry = py + a * (qy - py);
-      const rz = pz + a * (qz - pz);
-      const rw = pw + a * (qw - pw);
-      const rl = Math.sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
-      v[c4] = rx / rl;
-      v[c4 + 1] = ry / rl;
-      v[c4 + 2] = rz / rl;
-      v[c4 + 3] = rw / rl;
-    }
-    out[oo] = v[c4];
-    out[oo + 1] = v[c4 + 1];
-    out[oo + 2] = v[c4 + 2];
-    out[oo + 3] = v[c4 + 3];
-  }
-};
-
-// src/core/skeleton.ts
-var SkeletonError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "SkeletonError";
-  }
-};
-function createSkeleton(init) {
-  const n = init.names.length;
-  const check2 = (field, len3, want) => {
-    if (len3 !== want)
-      throw new SkeletonError(`skeleton ${field}: length ${len3}, expected ${want} for ${n} bones`);
-  };
-  check2("parents", init.parents.length, n);
-  check2("restTranslations", init.restTranslations.length, 3 * n);
-  check2("restRotations", init.restRotations.length, 4 * n);
-  const parents = Int32Array.from(init.parents);
-  const restTranslations = Float64Array.from(init.restTranslations);
-  const restRotations = Float64Array.from(init.restRotations);
-  for (let i = 0; i < n; i++) {
-    const p = parents[i];
-    if (p >= i || p < -1) {
-      throw new SkeletonError(
-        `bone ${i} '${init.names[i]}': parent ${p} is not an earlier bone (bones must be in topological order)`
-      );
-    }
-    for (let k = 0; k < 3; k++) {
-      if (!Number.isFinite(restTranslations[3 * i + k])) {
-        throw new SkeletonError(`bone '${init.names[i]}': rest translation[${k}] is not finite`);
-      }
-    }
-    const o = 4 * i;
-    const len3 = Math.hypot(
-      restRotations[o],
-      restRotations[o + 1],
-      restRotations[o + 2],
-      restRotations[o + 3]
-    );
-    if (!Number.isFinite(len3) || len3 < 1e-12) {
-      throw new SkeletonError(`bone '${init.names[i]}': rest rotation is not a valid quaternion`);
-    }
-    for (let k = 0; k < 4; k++) restRotations[o + k] /= len3;
-  }
-  const humanoid = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
-  if (init.humanoid) {
-    check2("humanoid", init.humanoid.length, HUMAN_BONE_COUNT);
-    for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
-      const b = init.humanoid[h];
-      if (b < -1 || b >= n || !Number.isInteger(b)) {
-        throw new SkeletonError(`humanoid map: ${HUMAN_BONE_NAMES[h]} -> ${b} is not a bone index`);
-      }
-      humanoid[h] = b;
-    }
-  }
-  return { boneCount: n, names: [...init.names], parents, restTranslations, restRotations, humanoid };
-}
-function forwardKinematics(skeleton, localRot, localPos, outRot, outPos) {
-  const parents = skeleton.parents;
-  const n = skeleton.boneCount;
-  for (let i = 0; i < n; i++) {
-    const p = parents[i];
-    const i4 = 4 * i;
-    const i3 = 3 * i;
-    if (p < 0) {
-      outRot[i4] = localRot[i4];
-      outRot[i4 + 1] = localRot[i4 + 1];
-      outRot[i4 + 2] = localRot[i4 + 2];
-      outRot[i4 + 3] = localRot[i4 + 3];
-      outPos[i3] = localPos[i3];
-      outPos[i3 + 1] = localPos[i3 + 1];
-      outPos[i3 + 2] = localPos[i3 + 2];
-      continue;
-    }
-    const p4 = 4 * p;
-    const p3 = 3 * p;
-    const qx = outRot[p4];
-    const qy = outRot[p4 + 1];
-    const qz = outRot[p4 + 2];
-    const qw = outRot[p4 + 3];
-    const x = localPos[i3];
-    const y = localPos[i3 + 1];
-    const z2 = localPos[i3 + 2];
-    const uvx = qy * z2 - qz * y;
-    const uvy = qz * x - qx * z2;
-    const uvz = qx * y - qy * x;
-    outPos[i3] = outPos[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
-    outPos[i3 + 1] = outPos[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
-    outPos[i3 + 2] = outPos[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
-    const bx = localRot[i4];
-    const by = localRot[i4 + 1];
-    const bz = localRot[i4 + 2];
-    const bw = localRot[i4 + 3];
-    outRot[i4] = qx * bw + qw * bx + qy * bz - qz * by;
-    outRot[i4 + 1] = qy * bw + qw * by + qz * bx - qx * bz;
-    outRot[i4 + 2] = qz * bw + qw * bz + qx * by - qy * bx;
-    outRot[i4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
-  }
-}
-function restWorld(skeleton) {
-  const rotations = new Float64Array(4 * skeleton.boneCount);
-  const positions = new Float64Array(3 * skeleton.boneCount);
-  forwardKinematics(skeleton, skeleton.restRotations, skeleton.restTranslations, rotations, positions);
-  return { rotations, positions };
-}
-function childrenOf(skeleton) {
-  const c = Array.from({ length: skeleton.boneCount }, () => []);
-  for (let i = 0; i < skeleton.boneCount; i++) if (skeleton.parents[i] >= 0) c[skeleton.parents[i]].push(i);
-  return c;
-}
-function isAncestor(skeleton, ancestor, bone) {
-  for (let b = bone; b >= 0; b = skeleton.parents[b]) if (b === ancestor) return true;
-  return false;
-}
-
 // src/rig/fingersTable.ts
 var FINGER_HANDS = ["left", "right"];
 var FINGER_NAMES = ["thumb", "index", "middle", "ring", "little"];
@@ -1721,6 +143,31 @@ function presetValues(name) {
   if (!FINGER_PRESET_NAMES.includes(name))
     throw new FingerRigError(`fingers: preset ${nameOf(name)} is not one of ${listOf(FINGER_PRESET_NAMES)}`);
   return FINGER_PRESETS[name];
+}
+
+// src/core/json.ts
+var JsonFieldError = class extends Error {
+  constructor(fileName, path, detail, line = 0, column = 0) {
+    const where = line > 0 ? `${fileName}:${line}:${column}` : fileName;
+    super(`${where}: ${path ? `${path}: ` : ""}${detail}`);
+    this.name = "JsonFieldError";
+    this.fileName = fileName;
+    this.path = path;
+    this.line = line;
+    this.column = column;
+  }
+};
+var MAX_DEPTH = 64;
+function lineColumn(text, at) {
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i < at && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      start = i + 1;
+    }
+  }
+  return { line, column: at - start + 1 };
 }
 
 // src/rig/settings.ts
@@ -2446,7 +893,7 @@ __export(external_exports, {
   check: () => check,
   cidrv4: () => cidrv42,
   cidrv6: () => cidrv62,
-  clone: () => clone4,
+  clone: () => clone,
   codec: () => codec,
   coerce: () => coerce_exports,
   compile: () => compile,
@@ -2563,7 +1010,7 @@ __export(external_exports, {
   safeEncodeAsync: () => safeEncodeAsync2,
   safeParse: () => safeParse2,
   safeParseAsync: () => safeParseAsync2,
-  set: () => set4,
+  set: () => set,
   setErrorMap: () => setErrorMap,
   size: () => _size,
   slugify: () => _slugify,
@@ -2859,7 +1306,7 @@ __export(core_exports2, {
   base64Charset: () => base64Charset,
   base64urlCharset: () => base64urlCharset,
   canParseURL: () => canParseURL,
-  clone: () => clone4,
+  clone: () => clone,
   compile: () => compile,
   compileFn: () => compileFn,
   config: () => config,
@@ -2944,7 +1391,7 @@ __export(util_exports, {
   captureStackTrace: () => captureStackTrace,
   cleanEnum: () => cleanEnum,
   cleanRegex: () => cleanRegex,
-  clone: () => clone4,
+  clone: () => clone,
   cloneDef: () => cloneDef,
   codePointLength: () => codePointLength,
   constantCatch: () => constantCatch,
@@ -3301,7 +1748,7 @@ var primitiveTypes = /* @__PURE__ */ new Set([
 function escapeRegex(str3) {
   return str3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
-function clone4(inst, def, params) {
+function clone(inst, def, params) {
   const cl = new inst._zod.constr(def ?? inst._zod.def);
   if (!def || params?.parent)
     cl._zod.parent = inst;
@@ -3388,7 +1835,7 @@ function pick(schema, mask) {
   }
   const newShape = {};
   mirrorShape(newShape, schema, maskedKeys(schema, mask));
-  return clone4(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
+  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
 function maskedKeys(schema, mask) {
   const raw = sourceShape(schema);
@@ -3412,7 +1859,7 @@ function omit(schema, mask) {
   const omitted = new Set(maskedKeys(schema, mask));
   const newShape = {};
   mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key) => !omitted.has(key)));
-  return clone4(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
+  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
 function extend(schema, shape) {
   if (!isPlainObject(shape)) {
@@ -3428,7 +1875,7 @@ function extend(schema, shape) {
       }
     }
   }
-  return clone4(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
+  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
 }
 function extended(schema, shape) {
   const newShape = {};
@@ -3440,7 +1887,7 @@ function safeExtend(schema, shape) {
   if (!isPlainObject(shape)) {
     throw new Error("Invalid input to safeExtend: expected a plain object");
   }
-  return clone4(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
+  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
 }
 function merge(a, b) {
   if (!b?._zod?.def) {
@@ -3459,7 +1906,7 @@ function merge(a, b) {
     },
     checks: b._zod.def.checks ?? []
   });
-  return clone4(a, def);
+  return clone(a, def);
 }
 function partial(Class2, schema, mask, name = "partial") {
   const currDef = schema._zod.def;
@@ -3471,7 +1918,7 @@ function partial(Class2, schema, mask, name = "partial") {
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
   mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key) => selected && !selected.has(key) ? value : new Class2({ type: "optional", innerType: value })));
-  return clone4(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
+  return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
 }
 function required(Class2, schema, mask) {
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
@@ -3480,7 +1927,7 @@ function required(Class2, schema, mask) {
     // overwrite with non-optional
     selected && !selected.has(key) ? value : new Class2({ type: "nonoptional", innerType: value })
   ));
-  return clone4(schema, mergeDefs(schema._zod.def, { shape: newShape }));
+  return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
 function aborted(x, startIndex = 0) {
   if (x.aborted === true)
@@ -7887,7 +6334,7 @@ function withParser(schema, parser) {
   if (isRecursiveSchema(schema)) {
     throw new ZodCompileUnsupportedError("a schema whose subtree contains a reference cycle");
   }
-  const clone5 = clone4(schema);
+  const clone5 = clone(schema);
   const liveRun = schema._zod.run;
   const originalRun = liveRun.__originalRun ?? liveRun;
   const wrapped = (payload, ctx) => {
@@ -12030,7 +10477,7 @@ __export(schemas_exports2, {
   readonly: () => readonly,
   record: () => record,
   refine: () => refine,
-  set: () => set4,
+  set: () => set,
   strictObject: () => strictObject,
   string: () => string2,
   stringFormat: () => stringFormat,
@@ -12181,7 +10628,7 @@ var ZodType = /* @__PURE__ */ $constructor("ZodType", (inst, def) => {
     return this.check(...chks);
   },
   clone(def, params) {
-    return clone4(this, def, params);
+    return clone(this, def, params);
   },
   brand() {
     return this;
@@ -13194,7 +11641,7 @@ var ZodSet = /* @__PURE__ */ $constructor("ZodSet", (inst, def) => {
   inst.max = (...args) => inst.check(_maxSize(...args));
   inst.size = (...args) => inst.check(_size(...args));
 });
-function set4(valueType, params) {
+function set(valueType, params) {
   return new ZodSet({
     type: "set",
     valueType,
@@ -14446,11 +12893,11 @@ function visit(schema, fnOrHandlers) {
           if (newCatchall !== def.catchall)
             changed = true;
         }
-        return changed ? clone4(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
+        return changed ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
         const mapped = run(def.element);
-        return mapped === def.element ? s : clone4(s, { ...def, element: mapped });
+        return mapped === def.element ? s : clone(s, { ...def, element: mapped });
       }
       case "tuple": {
         const oldItems = def.items;
@@ -14468,17 +12915,17 @@ function visit(schema, fnOrHandlers) {
           if (newRest !== def.rest)
             changed = true;
         }
-        return changed ? clone4(s, { ...def, items: newItems, rest: newRest }) : s;
+        return changed ? clone(s, { ...def, items: newItems, rest: newRest }) : s;
       }
       case "record":
       case "map": {
         const newKey = run(def.keyType);
         const newVal = run(def.valueType);
-        return newKey === def.keyType && newVal === def.valueType ? s : clone4(s, { ...def, keyType: newKey, valueType: newVal });
+        return newKey === def.keyType && newVal === def.valueType ? s : clone(s, { ...def, keyType: newKey, valueType: newVal });
       }
       case "set": {
         const newVal = run(def.valueType);
-        return newVal === def.valueType ? s : clone4(s, { ...def, valueType: newVal });
+        return newVal === def.valueType ? s : clone(s, { ...def, valueType: newVal });
       }
       case "union": {
         const oldOptions = def.options;
@@ -14490,12 +12937,12 @@ function visit(schema, fnOrHandlers) {
             changed = true;
           newOptions.push(mapped);
         }
-        return changed ? clone4(s, { ...def, options: newOptions }) : s;
+        return changed ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
         const newLeft = run(def.left);
         const newRight = run(def.right);
-        return newLeft === def.left && newRight === def.right ? s : clone4(s, { ...def, left: newLeft, right: newRight });
+        return newLeft === def.left && newRight === def.right ? s : clone(s, { ...def, left: newLeft, right: newRight });
       }
       case "optional":
       case "nullable":
@@ -14507,22 +12954,22 @@ function visit(schema, fnOrHandlers) {
       case "promise":
       case "success": {
         const newInner = run(def.innerType);
-        return newInner === def.innerType ? s : clone4(s, { ...def, innerType: newInner });
+        return newInner === def.innerType ? s : clone(s, { ...def, innerType: newInner });
       }
       case "pipe": {
         const newIn = run(def.in);
         const newOut = run(def.out);
-        return newIn === def.in && newOut === def.out ? s : clone4(s, { ...def, in: newIn, out: newOut });
+        return newIn === def.in && newOut === def.out ? s : clone(s, { ...def, in: newIn, out: newOut });
       }
       case "function": {
         const newInput = run(def.input);
         const newOutput = run(def.output);
-        return newInput === def.input && newOutput === def.output ? s : clone4(s, { ...def, input: newInput, output: newOutput });
+        return newInput === def.input && newOutput === def.output ? s : clone(s, { ...def, input: newInput, output: newOutput });
       }
       case "lazy": {
         const original = def.getter;
         const { _cachedInner, ...rest } = def;
-        return clone4(s, { ...rest, getter: () => run(original()) });
+        return clone(s, { ...rest, getter: () => run(original()) });
       }
       // A leaf by choice: `parts` are regex fragments, not data positions.
       case "template_literal":
@@ -14573,7 +13020,7 @@ function withChecks(side, checks) {
   if (!checks?.length)
     return side;
   const def = side._zod.def;
-  return clone4(side, mergeDefs(def, { checks: [...def.checks ?? [], ...checks] }), { parent: true });
+  return clone(side, mergeDefs(def, { checks: [...def.checks ?? [], ...checks] }), { parent: true });
 }
 function outSide(def) {
   return withChecks(def.out, def.checks);
@@ -15020,6 +13467,1559 @@ var RemoteControl = class {
     }
   }
 };
+
+// node_modules/gl-matrix/esm/common.js
+var EPSILON = 1e-6;
+var ARRAY_TYPE = typeof Float32Array !== "undefined" ? Float32Array : Array;
+var RANDOM = Math.random;
+var ANGLE_ORDER = "zyx";
+function round(a) {
+  if (a >= 0) return Math.round(a);
+  return a % 0.5 === 0 ? Math.floor(a) : Math.round(a);
+}
+var degree = Math.PI / 180;
+var radian = 180 / Math.PI;
+
+// node_modules/gl-matrix/esm/mat3.js
+function create() {
+  var out = new ARRAY_TYPE(9);
+  if (ARRAY_TYPE != Float32Array) {
+    out[1] = 0;
+    out[2] = 0;
+    out[3] = 0;
+    out[5] = 0;
+    out[6] = 0;
+    out[7] = 0;
+  }
+  out[0] = 1;
+  out[4] = 1;
+  out[8] = 1;
+  return out;
+}
+
+// node_modules/gl-matrix/esm/quat.js
+var quat_exports = {};
+__export(quat_exports, {
+  add: () => add3,
+  calculateW: () => calculateW,
+  clone: () => clone4,
+  conjugate: () => conjugate,
+  copy: () => copy3,
+  create: () => create4,
+  dot: () => dot3,
+  equals: () => equals2,
+  exactEquals: () => exactEquals3,
+  exp: () => exp,
+  fromEuler: () => fromEuler,
+  fromMat3: () => fromMat3,
+  fromValues: () => fromValues3,
+  getAngle: () => getAngle,
+  getAxisAngle: () => getAxisAngle,
+  identity: () => identity,
+  invert: () => invert,
+  len: () => len2,
+  length: () => length3,
+  lerp: () => lerp3,
+  ln: () => ln,
+  mul: () => mul2,
+  multiply: () => multiply2,
+  normalize: () => normalize3,
+  pow: () => pow,
+  random: () => random2,
+  rotateX: () => rotateX2,
+  rotateY: () => rotateY2,
+  rotateZ: () => rotateZ2,
+  rotationTo: () => rotationTo,
+  scale: () => scale3,
+  set: () => set4,
+  setAxes: () => setAxes,
+  setAxisAngle: () => setAxisAngle,
+  slerp: () => slerp2,
+  sqlerp: () => sqlerp,
+  sqrLen: () => sqrLen2,
+  squaredLength: () => squaredLength3,
+  str: () => str2
+});
+
+// node_modules/gl-matrix/esm/vec3.js
+var vec3_exports = {};
+__export(vec3_exports, {
+  add: () => add,
+  angle: () => angle,
+  bezier: () => bezier,
+  ceil: () => ceil,
+  clone: () => clone2,
+  copy: () => copy,
+  create: () => create2,
+  cross: () => cross,
+  dist: () => dist,
+  distance: () => distance,
+  div: () => div,
+  divide: () => divide,
+  dot: () => dot,
+  equals: () => equals,
+  exactEquals: () => exactEquals,
+  floor: () => floor,
+  forEach: () => forEach,
+  fromValues: () => fromValues,
+  hermite: () => hermite,
+  inverse: () => inverse,
+  len: () => len,
+  length: () => length,
+  lerp: () => lerp,
+  max: () => max,
+  min: () => min,
+  mul: () => mul,
+  multiply: () => multiply,
+  negate: () => negate,
+  normalize: () => normalize,
+  random: () => random,
+  rotateX: () => rotateX,
+  rotateY: () => rotateY,
+  rotateZ: () => rotateZ,
+  round: () => round2,
+  scale: () => scale,
+  scaleAndAdd: () => scaleAndAdd,
+  set: () => set2,
+  slerp: () => slerp,
+  sqrDist: () => sqrDist,
+  sqrLen: () => sqrLen,
+  squaredDistance: () => squaredDistance,
+  squaredLength: () => squaredLength,
+  str: () => str,
+  sub: () => sub,
+  subtract: () => subtract,
+  transformMat3: () => transformMat3,
+  transformMat4: () => transformMat4,
+  transformQuat: () => transformQuat,
+  zero: () => zero
+});
+function create2() {
+  var out = new ARRAY_TYPE(3);
+  if (ARRAY_TYPE != Float32Array) {
+    out[0] = 0;
+    out[1] = 0;
+    out[2] = 0;
+  }
+  return out;
+}
+function clone2(a) {
+  var out = new ARRAY_TYPE(3);
+  out[0] = a[0];
+  out[1] = a[1];
+  out[2] = a[2];
+  return out;
+}
+function length(a) {
+  var x = a[0];
+  var y = a[1];
+  var z2 = a[2];
+  return Math.sqrt(x * x + y * y + z2 * z2);
+}
+function fromValues(x, y, z2) {
+  var out = new ARRAY_TYPE(3);
+  out[0] = x;
+  out[1] = y;
+  out[2] = z2;
+  return out;
+}
+function copy(out, a) {
+  out[0] = a[0];
+  out[1] = a[1];
+  out[2] = a[2];
+  return out;
+}
+function set2(out, x, y, z2) {
+  out[0] = x;
+  out[1] = y;
+  out[2] = z2;
+  return out;
+}
+function add(out, a, b) {
+  out[0] = a[0] + b[0];
+  out[1] = a[1] + b[1];
+  out[2] = a[2] + b[2];
+  return out;
+}
+function subtract(out, a, b) {
+  out[0] = a[0] - b[0];
+  out[1] = a[1] - b[1];
+  out[2] = a[2] - b[2];
+  return out;
+}
+function multiply(out, a, b) {
+  out[0] = a[0] * b[0];
+  out[1] = a[1] * b[1];
+  out[2] = a[2] * b[2];
+  return out;
+}
+function divide(out, a, b) {
+  out[0] = a[0] / b[0];
+  out[1] = a[1] / b[1];
+  out[2] = a[2] / b[2];
+  return out;
+}
+function ceil(out, a) {
+  out[0] = Math.ceil(a[0]);
+  out[1] = Math.ceil(a[1]);
+  out[2] = Math.ceil(a[2]);
+  return out;
+}
+function floor(out, a) {
+  out[0] = Math.floor(a[0]);
+  out[1] = Math.floor(a[1]);
+  out[2] = Math.floor(a[2]);
+  return out;
+}
+function min(out, a, b) {
+  out[0] = Math.min(a[0], b[0]);
+  out[1] = Math.min(a[1], b[1]);
+  out[2] = Math.min(a[2], b[2]);
+  return out;
+}
+function max(out, a, b) {
+  out[0] = Math.max(a[0], b[0]);
+  out[1] = Math.max(a[1], b[1]);
+  out[2] = Math.max(a[2], b[2]);
+  return out;
+}
+function round2(out, a) {
+  out[0] = round(a[0]);
+  out[1] = round(a[1]);
+  out[2] = round(a[2]);
+  return out;
+}
+function scale(out, a, b) {
+  out[0] = a[0] * b;
+  out[1] = a[1] * b;
+  out[2] = a[2] * b;
+  return out;
+}
+function scaleAndAdd(out, a, b, scale6) {
+  out[0] = a[0] + b[0] * scale6;
+  out[1] = a[1] + b[1] * scale6;
+  out[2] = a[2] + b[2] * scale6;
+  return out;
+}
+function distance(a, b) {
+  var x = b[0] - a[0];
+  var y = b[1] - a[1];
+  var z2 = b[2] - a[2];
+  return Math.sqrt(x * x + y * y + z2 * z2);
+}
+function squaredDistance(a, b) {
+  var x = b[0] - a[0];
+  var y = b[1] - a[1];
+  var z2 = b[2] - a[2];
+  return x * x + y * y + z2 * z2;
+}
+function squaredLength(a) {
+  var x = a[0];
+  var y = a[1];
+  var z2 = a[2];
+  return x * x + y * y + z2 * z2;
+}
+function negate(out, a) {
+  out[0] = -a[0];
+  out[1] = -a[1];
+  out[2] = -a[2];
+  return out;
+}
+function inverse(out, a) {
+  out[0] = 1 / a[0];
+  out[1] = 1 / a[1];
+  out[2] = 1 / a[2];
+  return out;
+}
+function normalize(out, a) {
+  var x = a[0];
+  var y = a[1];
+  var z2 = a[2];
+  var len3 = x * x + y * y + z2 * z2;
+  if (len3 > 0) {
+    len3 = 1 / Math.sqrt(len3);
+  }
+  out[0] = a[0] * len3;
+  out[1] = a[1] * len3;
+  out[2] = a[2] * len3;
+  return out;
+}
+function dot(a, b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+function cross(out, a, b) {
+  var ax = a[0], ay = a[1], az = a[2];
+  var bx = b[0], by = b[1], bz = b[2];
+  out[0] = ay * bz - az * by;
+  out[1] = az * bx - ax * bz;
+  out[2] = ax * by - ay * bx;
+  return out;
+}
+function lerp(out, a, b, t) {
+  var ax = a[0];
+  var ay = a[1];
+  var az = a[2];
+  out[0] = ax + t * (b[0] - ax);
+  out[1] = ay + t * (b[1] - ay);
+  out[2] = az + t * (b[2] - az);
+  return out;
+}
+function slerp(out, a, b, t) {
+  var angle2 = Math.acos(Math.min(Math.max(dot(a, b), -1), 1));
+  var sinTotal = Math.sin(angle2);
+  var ratioA = Math.sin((1 - t) * angle2) / sinTotal;
+  var ratioB = Math.sin(t * angle2) / sinTotal;
+  out[0] = ratioA * a[0] + ratioB * b[0];
+  out[1] = ratioA * a[1] + ratioB * b[1];
+  out[2] = ratioA * a[2] + ratioB * b[2];
+  return out;
+}
+function hermite(out, a, b, c, d, t) {
+  var factorTimes2 = t * t;
+  var factor1 = factorTimes2 * (2 * t - 3) + 1;
+  var factor2 = factorTimes2 * (t - 2) + t;
+  var factor3 = factorTimes2 * (t - 1);
+  var factor4 = factorTimes2 * (3 - 2 * t);
+  out[0] = a[0] * factor1 + b[0] * factor2 + c[0] * factor3 + d[0] * factor4;
+  out[1] = a[1] * factor1 + b[1] * factor2 + c[1] * factor3 + d[1] * factor4;
+  out[2] = a[2] * factor1 + b[2] * factor2 + c[2] * factor3 + d[2] * factor4;
+  return out;
+}
+function bezier(out, a, b, c, d, t) {
+  var inverseFactor = 1 - t;
+  var inverseFactorTimesTwo = inverseFactor * inverseFactor;
+  var factorTimes2 = t * t;
+  var factor1 = inverseFactorTimesTwo * inverseFactor;
+  var factor2 = 3 * t * inverseFactorTimesTwo;
+  var factor3 = 3 * factorTimes2 * inverseFactor;
+  var factor4 = factorTimes2 * t;
+  out[0] = a[0] * factor1 + b[0] * factor2 + c[0] * factor3 + d[0] * factor4;
+  out[1] = a[1] * factor1 + b[1] * factor2 + c[1] * factor3 + d[1] * factor4;
+  out[2] = a[2] * factor1 + b[2] * factor2 + c[2] * factor3 + d[2] * factor4;
+  return out;
+}
+function random(out, scale6) {
+  scale6 = scale6 === void 0 ? 1 : scale6;
+  var r = RANDOM() * 2 * Math.PI;
+  var z2 = RANDOM() * 2 - 1;
+  var zScale = Math.sqrt(1 - z2 * z2) * scale6;
+  out[0] = Math.cos(r) * zScale;
+  out[1] = Math.sin(r) * zScale;
+  out[2] = z2 * scale6;
+  return out;
+}
+function transformMat4(out, a, m) {
+  var x = a[0], y = a[1], z2 = a[2];
+  var w = m[3] * x + m[7] * y + m[11] * z2 + m[15];
+  w = w || 1;
+  out[0] = (m[0] * x + m[4] * y + m[8] * z2 + m[12]) / w;
+  out[1] = (m[1] * x + m[5] * y + m[9] * z2 + m[13]) / w;
+  out[2] = (m[2] * x + m[6] * y + m[10] * z2 + m[14]) / w;
+  return out;
+}
+function transformMat3(out, a, m) {
+  var x = a[0], y = a[1], z2 = a[2];
+  out[0] = x * m[0] + y * m[3] + z2 * m[6];
+  out[1] = x * m[1] + y * m[4] + z2 * m[7];
+  out[2] = x * m[2] + y * m[5] + z2 * m[8];
+  return out;
+}
+function transformQuat(out, a, q) {
+  var qx = q[0], qy = q[1], qz = q[2], qw = q[3];
+  var vx = a[0], vy = a[1], vz = a[2];
+  var tx = qy * vz - qz * vy;
+  var ty = qz * vx - qx * vz;
+  var tz = qx * vy - qy * vx;
+  tx = tx + tx;
+  ty = ty + ty;
+  tz = tz + tz;
+  out[0] = vx + qw * tx + qy * tz - qz * ty;
+  out[1] = vy + qw * ty + qz * tx - qx * tz;
+  out[2] = vz + qw * tz + qx * ty - qy * tx;
+  return out;
+}
+function rotateX(out, a, b, rad) {
+  var p = [], r = [];
+  p[0] = a[0] - b[0];
+  p[1] = a[1] - b[1];
+  p[2] = a[2] - b[2];
+  r[0] = p[0];
+  r[1] = p[1] * Math.cos(rad) - p[2] * Math.sin(rad);
+  r[2] = p[1] * Math.sin(rad) + p[2] * Math.cos(rad);
+  out[0] = r[0] + b[0];
+  out[1] = r[1] + b[1];
+  out[2] = r[2] + b[2];
+  return out;
+}
+function rotateY(out, a, b, rad) {
+  var p = [], r = [];
+  p[0] = a[0] - b[0];
+  p[1] = a[1] - b[1];
+  p[2] = a[2] - b[2];
+  r[0] = p[2] * Math.sin(rad) + p[0] * Math.cos(rad);
+  r[1] = p[1];
+  r[2] = p[2] * Math.cos(rad) - p[0] * Math.sin(rad);
+  out[0] = r[0] + b[0];
+  out[1] = r[1] + b[1];
+  out[2] = r[2] + b[2];
+  return out;
+}
+function rotateZ(out, a, b, rad) {
+  var p = [], r = [];
+  p[0] = a[0] - b[0];
+  p[1] = a[1] - b[1];
+  p[2] = a[2] - b[2];
+  r[0] = p[0] * Math.cos(rad) - p[1] * Math.sin(rad);
+  r[1] = p[0] * Math.sin(rad) + p[1] * Math.cos(rad);
+  r[2] = p[2];
+  out[0] = r[0] + b[0];
+  out[1] = r[1] + b[1];
+  out[2] = r[2] + b[2];
+  return out;
+}
+function angle(a, b) {
+  var ax = a[0], ay = a[1], az = a[2], bx = b[0], by = b[1], bz = b[2], mag = Math.sqrt((ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz)), cosine = mag && dot(a, b) / mag;
+  return Math.acos(Math.min(Math.max(cosine, -1), 1));
+}
+function zero(out) {
+  out[0] = 0;
+  out[1] = 0;
+  out[2] = 0;
+  return out;
+}
+function str(a) {
+  return "vec3(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
+}
+function exactEquals(a, b) {
+  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
+}
+function equals(a, b) {
+  var a0 = a[0], a1 = a[1], a2 = a[2];
+  var b0 = b[0], b1 = b[1], b2 = b[2];
+  return Math.abs(a0 - b0) <= EPSILON * Math.max(1, Math.abs(a0), Math.abs(b0)) && Math.abs(a1 - b1) <= EPSILON * Math.max(1, Math.abs(a1), Math.abs(b1)) && Math.abs(a2 - b2) <= EPSILON * Math.max(1, Math.abs(a2), Math.abs(b2));
+}
+var sub = subtract;
+var mul = multiply;
+var div = divide;
+var dist = distance;
+var sqrDist = squaredDistance;
+var len = length;
+var sqrLen = squaredLength;
+var forEach = (function() {
+  var vec = create2();
+  return function(a, stride, offset, count, fn, arg) {
+    var i, l;
+    if (!stride) {
+      stride = 3;
+    }
+    if (!offset) {
+      offset = 0;
+    }
+    if (count) {
+      l = Math.min(count * stride + offset, a.length);
+    } else {
+      l = a.length;
+    }
+    for (i = offset; i < l; i += stride) {
+      vec[0] = a[i];
+      vec[1] = a[i + 1];
+      vec[2] = a[i + 2];
+      fn(vec, vec, arg);
+      a[i] = vec[0];
+      a[i + 1] = vec[1];
+      a[i + 2] = vec[2];
+    }
+    return a;
+  };
+})();
+
+// node_modules/gl-matrix/esm/vec4.js
+function create3() {
+  var out = new ARRAY_TYPE(4);
+  if (ARRAY_TYPE != Float32Array) {
+    out[0] = 0;
+    out[1] = 0;
+    out[2] = 0;
+    out[3] = 0;
+  }
+  return out;
+}
+function clone3(a) {
+  var out = new ARRAY_TYPE(4);
+  out[0] = a[0];
+  out[1] = a[1];
+  out[2] = a[2];
+  out[3] = a[3];
+  return out;
+}
+function fromValues2(x, y, z2, w) {
+  var out = new ARRAY_TYPE(4);
+  out[0] = x;
+  out[1] = y;
+  out[2] = z2;
+  out[3] = w;
+  return out;
+}
+function copy2(out, a) {
+  out[0] = a[0];
+  out[1] = a[1];
+  out[2] = a[2];
+  out[3] = a[3];
+  return out;
+}
+function set3(out, x, y, z2, w) {
+  out[0] = x;
+  out[1] = y;
+  out[2] = z2;
+  out[3] = w;
+  return out;
+}
+function add2(out, a, b) {
+  out[0] = a[0] + b[0];
+  out[1] = a[1] + b[1];
+  out[2] = a[2] + b[2];
+  out[3] = a[3] + b[3];
+  return out;
+}
+function scale2(out, a, b) {
+  out[0] = a[0] * b;
+  out[1] = a[1] * b;
+  out[2] = a[2] * b;
+  out[3] = a[3] * b;
+  return out;
+}
+function length2(a) {
+  var x = a[0];
+  var y = a[1];
+  var z2 = a[2];
+  var w = a[3];
+  return Math.sqrt(x * x + y * y + z2 * z2 + w * w);
+}
+function squaredLength2(a) {
+  var x = a[0];
+  var y = a[1];
+  var z2 = a[2];
+  var w = a[3];
+  return x * x + y * y + z2 * z2 + w * w;
+}
+function normalize2(out, a) {
+  var x = a[0];
+  var y = a[1];
+  var z2 = a[2];
+  var w = a[3];
+  var len3 = x * x + y * y + z2 * z2 + w * w;
+  if (len3 > 0) {
+    len3 = 1 / Math.sqrt(len3);
+  }
+  out[0] = x * len3;
+  out[1] = y * len3;
+  out[2] = z2 * len3;
+  out[3] = w * len3;
+  return out;
+}
+function dot2(a, b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+}
+function lerp2(out, a, b, t) {
+  var ax = a[0];
+  var ay = a[1];
+  var az = a[2];
+  var aw = a[3];
+  out[0] = ax + t * (b[0] - ax);
+  out[1] = ay + t * (b[1] - ay);
+  out[2] = az + t * (b[2] - az);
+  out[3] = aw + t * (b[3] - aw);
+  return out;
+}
+function exactEquals2(a, b) {
+  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
+}
+var forEach2 = (function() {
+  var vec = create3();
+  return function(a, stride, offset, count, fn, arg) {
+    var i, l;
+    if (!stride) {
+      stride = 4;
+    }
+    if (!offset) {
+      offset = 0;
+    }
+    if (count) {
+      l = Math.min(count * stride + offset, a.length);
+    } else {
+      l = a.length;
+    }
+    for (i = offset; i < l; i += stride) {
+      vec[0] = a[i];
+      vec[1] = a[i + 1];
+      vec[2] = a[i + 2];
+      vec[3] = a[i + 3];
+      fn(vec, vec, arg);
+      a[i] = vec[0];
+      a[i + 1] = vec[1];
+      a[i + 2] = vec[2];
+      a[i + 3] = vec[3];
+    }
+    return a;
+  };
+})();
+
+// node_modules/gl-matrix/esm/quat.js
+function create4() {
+  var out = new ARRAY_TYPE(4);
+  if (ARRAY_TYPE != Float32Array) {
+    out[0] = 0;
+    out[1] = 0;
+    out[2] = 0;
+  }
+  out[3] = 1;
+  return out;
+}
+function identity(out) {
+  out[0] = 0;
+  out[1] = 0;
+  out[2] = 0;
+  out[3] = 1;
+  return out;
+}
+function setAxisAngle(out, axis, rad) {
+  rad = rad * 0.5;
+  var s = Math.sin(rad);
+  out[0] = s * axis[0];
+  out[1] = s * axis[1];
+  out[2] = s * axis[2];
+  out[3] = Math.cos(rad);
+  return out;
+}
+function getAxisAngle(out_axis, q) {
+  var rad = Math.acos(q[3]) * 2;
+  var s = Math.sin(rad / 2);
+  if (s > EPSILON) {
+    out_axis[0] = q[0] / s;
+    out_axis[1] = q[1] / s;
+    out_axis[2] = q[2] / s;
+  } else {
+    out_axis[0] = 1;
+    out_axis[1] = 0;
+    out_axis[2] = 0;
+  }
+  return rad;
+}
+function getAngle(a, b) {
+  var dotproduct = dot3(a, b);
+  return Math.acos(2 * dotproduct * dotproduct - 1);
+}
+function multiply2(out, a, b) {
+  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
+  var bx = b[0], by = b[1], bz = b[2], bw = b[3];
+  out[0] = ax * bw + aw * bx + ay * bz - az * by;
+  out[1] = ay * bw + aw * by + az * bx - ax * bz;
+  out[2] = az * bw + aw * bz + ax * by - ay * bx;
+  out[3] = aw * bw - ax * bx - ay * by - az * bz;
+  return out;
+}
+function rotateX2(out, a, rad) {
+  rad *= 0.5;
+  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
+  var bx = Math.sin(rad), bw = Math.cos(rad);
+  out[0] = ax * bw + aw * bx;
+  out[1] = ay * bw + az * bx;
+  out[2] = az * bw - ay * bx;
+  out[3] = aw * bw - ax * bx;
+  return out;
+}
+function rotateY2(out, a, rad) {
+  rad *= 0.5;
+  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
+  var by = Math.sin(rad), bw = Math.cos(rad);
+  out[0] = ax * bw - az * by;
+  out[1] = ay * bw + aw * by;
+  out[2] = az * bw + ax * by;
+  out[3] = aw * bw - ay * by;
+  return out;
+}
+function rotateZ2(out, a, rad) {
+  rad *= 0.5;
+  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
+  var bz = Math.sin(rad), bw = Math.cos(rad);
+  out[0] = ax * bw + ay * bz;
+  out[1] = ay * bw - ax * bz;
+  out[2] = az * bw + aw * bz;
+  out[3] = aw * bw - az * bz;
+  return out;
+}
+function calculateW(out, a) {
+  var x = a[0], y = a[1], z2 = a[2];
+  out[0] = x;
+  out[1] = y;
+  out[2] = z2;
+  out[3] = Math.sqrt(Math.abs(1 - x * x - y * y - z2 * z2));
+  return out;
+}
+function exp(out, a) {
+  var x = a[0], y = a[1], z2 = a[2], w = a[3];
+  var r = Math.sqrt(x * x + y * y + z2 * z2);
+  var et = Math.exp(w);
+  var s = r > 0 ? et * Math.sin(r) / r : 0;
+  out[0] = x * s;
+  out[1] = y * s;
+  out[2] = z2 * s;
+  out[3] = et * Math.cos(r);
+  return out;
+}
+function ln(out, a) {
+  var x = a[0], y = a[1], z2 = a[2], w = a[3];
+  var r = Math.sqrt(x * x + y * y + z2 * z2);
+  var t = r > 0 ? Math.atan2(r, w) / r : 0;
+  out[0] = x * t;
+  out[1] = y * t;
+  out[2] = z2 * t;
+  out[3] = 0.5 * Math.log(x * x + y * y + z2 * z2 + w * w);
+  return out;
+}
+function pow(out, a, b) {
+  ln(out, a);
+  scale3(out, out, b);
+  exp(out, out);
+  return out;
+}
+function slerp2(out, a, b, t) {
+  var ax = a[0], ay = a[1], az = a[2], aw = a[3];
+  var bx = b[0], by = b[1], bz = b[2], bw = b[3];
+  var omega, cosom, sinom, scale0, scale1;
+  cosom = ax * bx + ay * by + az * bz + aw * bw;
+  if (cosom < 0) {
+    cosom = -cosom;
+    bx = -bx;
+    by = -by;
+    bz = -bz;
+    bw = -bw;
+  }
+  if (1 - cosom > EPSILON) {
+    omega = Math.acos(cosom);
+    sinom = Math.sin(omega);
+    scale0 = Math.sin((1 - t) * omega) / sinom;
+    scale1 = Math.sin(t * omega) / sinom;
+  } else {
+    scale0 = 1 - t;
+    scale1 = t;
+  }
+  out[0] = scale0 * ax + scale1 * bx;
+  out[1] = scale0 * ay + scale1 * by;
+  out[2] = scale0 * az + scale1 * bz;
+  out[3] = scale0 * aw + scale1 * bw;
+  return out;
+}
+function random2(out) {
+  var u1 = RANDOM();
+  var u2 = RANDOM();
+  var u3 = RANDOM();
+  var sqrt1MinusU1 = Math.sqrt(1 - u1);
+  var sqrtU1 = Math.sqrt(u1);
+  out[0] = sqrt1MinusU1 * Math.sin(2 * Math.PI * u2);
+  out[1] = sqrt1MinusU1 * Math.cos(2 * Math.PI * u2);
+  out[2] = sqrtU1 * Math.sin(2 * Math.PI * u3);
+  out[3] = sqrtU1 * Math.cos(2 * Math.PI * u3);
+  return out;
+}
+function invert(out, a) {
+  var a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+  var dot6 = a0 * a0 + a1 * a1 + a2 * a2 + a3 * a3;
+  var invDot = dot6 ? 1 / dot6 : 0;
+  out[0] = -a0 * invDot;
+  out[1] = -a1 * invDot;
+  out[2] = -a2 * invDot;
+  out[3] = a3 * invDot;
+  return out;
+}
+function conjugate(out, a) {
+  out[0] = -a[0];
+  out[1] = -a[1];
+  out[2] = -a[2];
+  out[3] = a[3];
+  return out;
+}
+function fromMat3(out, m) {
+  var fTrace = m[0] + m[4] + m[8];
+  var fRoot;
+  if (fTrace > 0) {
+    fRoot = Math.sqrt(fTrace + 1);
+    out[3] = 0.5 * fRoot;
+    fRoot = 0.5 / fRoot;
+    out[0] = (m[5] - m[7]) * fRoot;
+    out[1] = (m[6] - m[2]) * fRoot;
+    out[2] = (m[1] - m[3]) * fRoot;
+  } else {
+    var i = 0;
+    if (m[4] > m[0]) i = 1;
+    if (m[8] > m[i * 3 + i]) i = 2;
+    var j = (i + 1) % 3;
+    var k = (i + 2) % 3;
+    fRoot = Math.sqrt(m[i * 3 + i] - m[j * 3 + j] - m[k * 3 + k] + 1);
+    out[i] = 0.5 * fRoot;
+    fRoot = 0.5 / fRoot;
+    out[3] = (m[j * 3 + k] - m[k * 3 + j]) * fRoot;
+    out[j] = (m[j * 3 + i] + m[i * 3 + j]) * fRoot;
+    out[k] = (m[k * 3 + i] + m[i * 3 + k]) * fRoot;
+  }
+  return out;
+}
+function fromEuler(out, x, y, z2) {
+  var order = arguments.length > 4 && arguments[4] !== void 0 ? arguments[4] : ANGLE_ORDER;
+  var halfToRad = Math.PI / 360;
+  x *= halfToRad;
+  z2 *= halfToRad;
+  y *= halfToRad;
+  var sx = Math.sin(x);
+  var cx = Math.cos(x);
+  var sy = Math.sin(y);
+  var cy = Math.cos(y);
+  var sz = Math.sin(z2);
+  var cz = Math.cos(z2);
+  switch (order) {
+    case "xyz":
+      out[0] = sx * cy * cz + cx * sy * sz;
+      out[1] = cx * sy * cz - sx * cy * sz;
+      out[2] = cx * cy * sz + sx * sy * cz;
+      out[3] = cx * cy * cz - sx * sy * sz;
+      break;
+    case "xzy":
+      out[0] = sx * cy * cz - cx * sy * sz;
+      out[1] = cx * sy * cz - sx * cy * sz;
+      out[2] = cx * cy * sz + sx * sy * cz;
+      out[3] = cx * cy * cz + sx * sy * sz;
+      break;
+    case "yxz":
+      out[0] = sx * cy * cz + cx * sy * sz;
+      out[1] = cx * sy * cz - sx * cy * sz;
+      out[2] = cx * cy * sz - sx * sy * cz;
+      out[3] = cx * cy * cz + sx * sy * sz;
+      break;
+    case "yzx":
+      out[0] = sx * cy * cz + cx * sy * sz;
+      out[1] = cx * sy * cz + sx * cy * sz;
+      out[2] = cx * cy * sz - sx * sy * cz;
+      out[3] = cx * cy * cz - sx * sy * sz;
+      break;
+    case "zxy":
+      out[0] = sx * cy * cz - cx * sy * sz;
+      out[1] = cx * sy * cz + sx * cy * sz;
+      out[2] = cx * cy * sz + sx * sy * cz;
+      out[3] = cx * cy * cz - sx * sy * sz;
+      break;
+    case "zyx":
+      out[0] = sx * cy * cz - cx * sy * sz;
+      out[1] = cx * sy * cz + sx * cy * sz;
+      out[2] = cx * cy * sz - sx * sy * cz;
+      out[3] = cx * cy * cz + sx * sy * sz;
+      break;
+    default:
+      throw new Error("Unknown angle order " + order);
+  }
+  return out;
+}
+function str2(a) {
+  return "quat(" + a[0] + ", " + a[1] + ", " + a[2] + ", " + a[3] + ")";
+}
+var clone4 = clone3;
+var fromValues3 = fromValues2;
+var copy3 = copy2;
+var set4 = set3;
+var add3 = add2;
+var mul2 = multiply2;
+var scale3 = scale2;
+var dot3 = dot2;
+var lerp3 = lerp2;
+var length3 = length2;
+var len2 = length3;
+var squaredLength3 = squaredLength2;
+var sqrLen2 = squaredLength3;
+var normalize3 = normalize2;
+var exactEquals3 = exactEquals2;
+function equals2(a, b) {
+  return Math.abs(dot2(a, b)) >= 1 - EPSILON;
+}
+var rotationTo = (function() {
+  var tmpvec3 = create2();
+  var xUnitVec3 = fromValues(1, 0, 0);
+  var yUnitVec3 = fromValues(0, 1, 0);
+  return function(out, a, b) {
+    var dot6 = dot(a, b);
+    if (dot6 < -0.999999) {
+      cross(tmpvec3, xUnitVec3, a);
+      if (len(tmpvec3) < 1e-6) cross(tmpvec3, yUnitVec3, a);
+      normalize(tmpvec3, tmpvec3);
+      setAxisAngle(out, tmpvec3, Math.PI);
+      return out;
+    } else if (dot6 > 0.999999) {
+      out[0] = 0;
+      out[1] = 0;
+      out[2] = 0;
+      out[3] = 1;
+      return out;
+    } else {
+      cross(tmpvec3, a, b);
+      out[0] = tmpvec3[0];
+      out[1] = tmpvec3[1];
+      out[2] = tmpvec3[2];
+      out[3] = 1 + dot6;
+      return normalize3(out, out);
+    }
+  };
+})();
+var sqlerp = (function() {
+  var temp1 = create4();
+  var temp2 = create4();
+  return function(out, a, b, c, d, t) {
+    slerp2(temp1, a, d, t);
+    slerp2(temp2, b, c, t);
+    slerp2(out, temp1, temp2, 2 * t * (1 - t));
+    return out;
+  };
+})();
+var setAxes = (function() {
+  var matr = create();
+  return function(out, view, right, up) {
+    matr[0] = right[0];
+    matr[3] = right[1];
+    matr[6] = right[2];
+    matr[1] = up[0];
+    matr[4] = up[1];
+    matr[7] = up[2];
+    matr[2] = -view[0];
+    matr[5] = -view[1];
+    matr[8] = -view[2];
+    return normalize3(out, fromMat3(out, matr));
+  };
+})();
+
+// src/core/quat.ts
+var { abs: m_abs, atan2: m_atan2, cos: m_cos, round: m_round, sin: m_sin, sqrt: m_sqrt } = Math;
+var RAD = Math.PI / 180;
+var DEG2RAD = RAD;
+var RAD2DEG = 180 / Math.PI;
+function readQuat(out, arr, i) {
+  const o = 4 * i;
+  out[0] = arr[o];
+  out[1] = arr[o + 1];
+  out[2] = arr[o + 2];
+  out[3] = arr[o + 3];
+  return out;
+}
+function writeQuat(arr, i, q) {
+  const o = 4 * i;
+  arr[o] = q[0];
+  arr[o + 1] = q[1];
+  arr[o + 2] = q[2];
+  arr[o + 3] = q[3];
+}
+function readVec3(out, arr, i) {
+  const o = 3 * i;
+  out[0] = arr[o];
+  out[1] = arr[o + 1];
+  out[2] = arr[o + 2];
+  return out;
+}
+function quat64(x = 0, y = 0, z2 = 0, w = 1) {
+  const q = new Float64Array(4);
+  q[0] = x;
+  q[1] = y;
+  q[2] = z2;
+  q[3] = w;
+  return q;
+}
+function vec64(x = 0, y = 0, z2 = 0) {
+  const v = new Float64Array(3);
+  v[0] = x;
+  v[1] = y;
+  v[2] = z2;
+  return v;
+}
+var tmpD = quat64();
+function fromTo(out, from, to) {
+  const d = from[0] * to[0] + from[1] * to[1] + from[2] * to[2];
+  if (d < -1 + 1e-12) {
+    const ax = m_abs(from[0]);
+    const ay = m_abs(from[1]);
+    const az = m_abs(from[2]);
+    let x2;
+    let y2;
+    let z3;
+    if (ax <= ay && ax <= az) {
+      x2 = 0;
+      y2 = -from[2];
+      z3 = from[1];
+    } else if (ay <= az) {
+      x2 = from[2];
+      y2 = 0;
+      z3 = -from[0];
+    } else {
+      x2 = -from[1];
+      y2 = from[0];
+      z3 = 0;
+    }
+    const l2 = m_sqrt(x2 * x2 + y2 * y2 + z3 * z3);
+    out[0] = x2 / l2;
+    out[1] = y2 / l2;
+    out[2] = z3 / l2;
+    out[3] = 0;
+    return out;
+  }
+  const x = from[1] * to[2] - from[2] * to[1];
+  const y = from[2] * to[0] - from[0] * to[2];
+  const z2 = from[0] * to[1] - from[1] * to[0];
+  const w = 1 + d;
+  const l = m_sqrt(x * x + y * y + z2 * z2 + w * w);
+  out[0] = x / l;
+  out[1] = y / l;
+  out[2] = z2 / l;
+  out[3] = w / l;
+  return out;
+}
+var AXIS_INDEX = { X: 0, Y: 1, Z: 2 };
+function quatFromEuler(out, a0, a1, a2, order) {
+  const i0 = AXIS_INDEX[order[0]];
+  const i1 = AXIS_INDEX[order[1]];
+  const i2 = AXIS_INDEX[order[2]];
+  const s0 = m_sin(a0 / 2);
+  const c0 = m_cos(a0 / 2);
+  const s1 = m_sin(a1 / 2);
+  const c1 = m_cos(a1 / 2);
+  const s2 = m_sin(a2 / 2);
+  const c2 = m_cos(a2 / 2);
+  const v0 = E0;
+  v0[0] = 0;
+  v0[1] = 0;
+  v0[2] = 0;
+  v0[i0] = s0;
+  const v1 = E1;
+  v1[0] = 0;
+  v1[1] = 0;
+  v1[2] = 0;
+  v1[i1] = s1;
+  const x = c0 * v1[0] + c1 * v0[0] + (v0[1] * v1[2] - v0[2] * v1[1]);
+  const y = c0 * v1[1] + c1 * v0[1] + (v0[2] * v1[0] - v0[0] * v1[2]);
+  const z2 = c0 * v1[2] + c1 * v0[2] + (v0[0] * v1[1] - v0[1] * v1[0]);
+  const w = c0 * c1 - (v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2]);
+  const v2 = E2;
+  v2[0] = 0;
+  v2[1] = 0;
+  v2[2] = 0;
+  v2[i2] = s2;
+  out[0] = w * v2[0] + c2 * x + (y * v2[2] - z2 * v2[1]);
+  out[1] = w * v2[1] + c2 * y + (z2 * v2[0] - x * v2[2]);
+  out[2] = w * v2[2] + c2 * z2 + (x * v2[1] - y * v2[0]);
+  out[3] = w * c2 - (x * v2[0] + y * v2[1] + z2 * v2[2]);
+  return out;
+}
+var E0 = [0, 0, 0];
+var E1 = [0, 0, 0];
+var E2 = [0, 0, 0];
+var M = new Float64Array(9);
+
+// src/core/clip.ts
+function readFrame(clip, f, outRot, outPos) {
+  const n = clip.skeleton.boneCount;
+  const r = clip.rotations;
+  const t = clip.translations;
+  const ro = f * n * 4;
+  const to = f * n * 3;
+  for (let k = 0; k < 4 * n; k++) outRot[k] = r[ro + k];
+  for (let k = 0; k < 3 * n; k++) outPos[k] = t[to + k];
+}
+var qa = quat64();
+var qb = quat64();
+var qo = quat64();
+
+// src/core/flat.ts
+function qmul(out, o, a, ao, b, bo) {
+  const ax = a[ao];
+  const ay = a[ao + 1];
+  const az = a[ao + 2];
+  const aw = a[ao + 3];
+  const bx = b[bo];
+  const by = b[bo + 1];
+  const bz = b[bo + 2];
+  const bw = b[bo + 3];
+  out[o] = ax * bw + aw * bx + ay * bz - az * by;
+  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
+  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+function qmulConj(out, o, a, ao, b, bo) {
+  const ax = -a[ao];
+  const ay = -a[ao + 1];
+  const az = -a[ao + 2];
+  const aw = a[ao + 3];
+  const bx = b[bo];
+  const by = b[bo + 1];
+  const bz = b[bo + 2];
+  const bw = b[bo + 3];
+  out[o] = ax * bw + aw * bx + ay * bz - az * by;
+  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
+  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+function qmulByConj(out, o, a, ao, b, bo) {
+  const ax = a[ao];
+  const ay = a[ao + 1];
+  const az = a[ao + 2];
+  const aw = a[ao + 3];
+  const bx = -b[bo];
+  const by = -b[bo + 1];
+  const bz = -b[bo + 2];
+  const bw = b[bo + 3];
+  out[o] = ax * bw + aw * bx + ay * bz - az * by;
+  out[o + 1] = ay * bw + aw * by + az * bx - ax * bz;
+  out[o + 2] = az * bw + aw * bz + ax * by - ay * bx;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+function qnormalize(out, o) {
+  const x = out[o];
+  const y = out[o + 1];
+  const z2 = out[o + 2];
+  const w = out[o + 3];
+  const l = Math.sqrt(x * x + y * y + z2 * z2 + w * w);
+  if (l > 0) {
+    out[o] = x / l;
+    out[o + 1] = y / l;
+    out[o + 2] = z2 / l;
+    out[o + 3] = w / l;
+  }
+}
+function qcopy(out, o, a, ao) {
+  out[o] = a[ao];
+  out[o + 1] = a[ao + 1];
+  out[o + 2] = a[ao + 2];
+  out[o + 3] = a[ao + 3];
+}
+function rotateSigned(out, o, q, qo2, v, vo, sign) {
+  const qx = sign * q[qo2];
+  const qy = sign * q[qo2 + 1];
+  const qz = sign * q[qo2 + 2];
+  const qw = q[qo2 + 3];
+  const x = v[vo];
+  const y = v[vo + 1];
+  const z2 = v[vo + 2];
+  let uvx = qy * z2 - qz * y;
+  let uvy = qz * x - qx * z2;
+  let uvz = qx * y - qy * x;
+  let uuvx = qy * uvz - qz * uvy;
+  let uuvy = qz * uvx - qx * uvz;
+  let uuvz = qx * uvy - qy * uvx;
+  const w2 = qw * 2;
+  uvx *= w2;
+  uvy *= w2;
+  uvz *= w2;
+  uuvx *= 2;
+  uuvy *= 2;
+  uuvz *= 2;
+  out[o] = x + uvx + uuvx;
+  out[o + 1] = y + uvy + uuvy;
+  out[o + 2] = z2 + uvz + uuvz;
+}
+function vrotate(out, o, q, qo2, v, vo) {
+  rotateSigned(out, o, q, qo2, v, vo, 1);
+}
+function vrotateConj(out, o, q, qo2, v, vo) {
+  rotateSigned(out, o, q, qo2, v, vo, -1);
+}
+
+// src/core/humanBodyBones.ts
+var HUMAN_BONE_NAMES = [
+  "Hips",
+  "LeftUpperLeg",
+  "RightUpperLeg",
+  "LeftLowerLeg",
+  "RightLowerLeg",
+  "LeftFoot",
+  "RightFoot",
+  "Spine",
+  "Chest",
+  "Neck",
+  "Head",
+  "LeftShoulder",
+  "RightShoulder",
+  "LeftUpperArm",
+  "RightUpperArm",
+  "LeftLowerArm",
+  "RightLowerArm",
+  "LeftHand",
+  "RightHand",
+  "LeftToes",
+  "RightToes",
+  "LeftEye",
+  "RightEye",
+  "Jaw",
+  "LeftThumbProximal",
+  "LeftThumbIntermediate",
+  "LeftThumbDistal",
+  "LeftIndexProximal",
+  "LeftIndexIntermediate",
+  "LeftIndexDistal",
+  "LeftMiddleProximal",
+  "LeftMiddleIntermediate",
+  "LeftMiddleDistal",
+  "LeftRingProximal",
+  "LeftRingIntermediate",
+  "LeftRingDistal",
+  "LeftLittleProximal",
+  "LeftLittleIntermediate",
+  "LeftLittleDistal",
+  "RightThumbProximal",
+  "RightThumbIntermediate",
+  "RightThumbDistal",
+  "RightIndexProximal",
+  "RightIndexIntermediate",
+  "RightIndexDistal",
+  "RightMiddleProximal",
+  "RightMiddleIntermediate",
+  "RightMiddleDistal",
+  "RightRingProximal",
+  "RightRingIntermediate",
+  "RightRingDistal",
+  "RightLittleProximal",
+  "RightLittleIntermediate",
+  "RightLittleDistal",
+  "UpperChest"
+];
+var HUMAN_BONE_COUNT = 55;
+var HumanBodyBones = Object.freeze(
+  Object.fromEntries(HUMAN_BONE_NAMES.map((n, i) => [n, i]))
+);
+var H = HumanBodyBones;
+var HUMAN_PARENT = (() => {
+  const p = new Array(HUMAN_BONE_COUNT).fill(-1);
+  p[H.LeftUpperLeg] = H.Hips;
+  p[H.RightUpperLeg] = H.Hips;
+  p[H.LeftLowerLeg] = H.LeftUpperLeg;
+  p[H.RightLowerLeg] = H.RightUpperLeg;
+  p[H.LeftFoot] = H.LeftLowerLeg;
+  p[H.RightFoot] = H.RightLowerLeg;
+  p[H.LeftToes] = H.LeftFoot;
+  p[H.RightToes] = H.RightFoot;
+  p[H.Spine] = H.Hips;
+  p[H.Chest] = H.Spine;
+  p[H.UpperChest] = H.Chest;
+  p[H.Neck] = H.UpperChest;
+  p[H.Head] = H.Neck;
+  p[H.LeftShoulder] = H.UpperChest;
+  p[H.RightShoulder] = H.UpperChest;
+  p[H.LeftUpperArm] = H.LeftShoulder;
+  p[H.RightUpperArm] = H.RightShoulder;
+  p[H.LeftLowerArm] = H.LeftUpperArm;
+  p[H.RightLowerArm] = H.RightUpperArm;
+  p[H.LeftHand] = H.LeftLowerArm;
+  p[H.RightHand] = H.RightLowerArm;
+  p[H.LeftEye] = H.Head;
+  p[H.RightEye] = H.Head;
+  p[H.Jaw] = H.Head;
+  for (const side of ["Left", "Right"]) {
+    for (const finger of ["Thumb", "Index", "Middle", "Ring", "Little"]) {
+      const prox = H[`${side}${finger}Proximal`];
+      const inter = H[`${side}${finger}Intermediate`];
+      const dist2 = H[`${side}${finger}Distal`];
+      p[prox] = H[`${side}Hand`];
+      p[inter] = prox;
+      p[dist2] = inter;
+    }
+  }
+  return p;
+})();
+var REQUIRED_HUMAN_BONES = [
+  H.Hips,
+  H.Spine,
+  H.Head,
+  H.LeftUpperArm,
+  H.RightUpperArm,
+  H.LeftLowerArm,
+  H.RightLowerArm,
+  H.LeftHand,
+  H.RightHand,
+  H.LeftUpperLeg,
+  H.RightUpperLeg,
+  H.LeftLowerLeg,
+  H.RightLowerLeg,
+  H.LeftFoot,
+  H.RightFoot
+];
+var REQUIRED_SET = new Set(REQUIRED_HUMAN_BONES);
+function isRequiredHumanBone(bone) {
+  return REQUIRED_SET.has(bone);
+}
+function humanBoneIndex(name) {
+  return HUMAN_BONE_NAMES.indexOf(name);
+}
+function nearestMappedAncestor(bone, isMapped) {
+  let p = HUMAN_PARENT[bone];
+  while (p >= 0 && !isMapped(p)) p = HUMAN_PARENT[p];
+  return p;
+}
+
+// src/core/oneEuro.ts
+var ONE_EURO_RESET_GAP = 0.5;
+var TWO_PI = 2 * Math.PI;
+function oneEuroAlpha(cutoff, te) {
+  return 1 / (1 + 1 / (TWO_PI * cutoff * te));
+}
+var OneEuroBank = class {
+  constructor(count, kind) {
+    if (!Number.isInteger(count) || count < 0)
+      throw new RangeError(`OneEuroBank: count ${count} is not a count`);
+    this.count = count;
+    this.kind = kind;
+    this.value = new Float64Array((kind === "position" ? 3 : 4) * count);
+    this.speed = new Float64Array((kind === "position" ? 3 : 1) * count);
+    this.ready = new Uint8Array(count);
+  }
+  /** Forget channel `c` (or all): its next sample passes through. */
+  reset(c = -1) {
+    if (c < 0) this.ready.fill(0);
+    else this.ready[c] = 0;
+  }
+  /**
+   * Filter channel `c`: read `x` at `xo` (3 or 4 values), write the output to `out` at `oo` (may be
+   * the same place). `te` seconds since this channel's previous sample. See the module docs.
+   */
+  step(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
+    if (this.kind === "position") this.stepPosition(c, x, xo, out, oo, te, minCutoff, beta, dCutoff);
+    else this.stepRotation(c, x, xo, out, oo, te, minCutoff, beta, dCutoff);
+  }
+  stepPosition(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
+    const v = this.value;
+    const c3 = 3 * c;
+    const x0 = x[xo];
+    const x1 = x[xo + 1];
+    const x2 = x[xo + 2];
+    if (!(minCutoff > 0)) {
+      this.ready[c] = 0;
+      out[oo] = x0;
+      out[oo + 1] = x1;
+      out[oo + 2] = x2;
+      return;
+    }
+    const finite = Number.isFinite(x0) && Number.isFinite(x1) && Number.isFinite(x2);
+    if (this.ready[c] === 0 || !(te <= ONE_EURO_RESET_GAP)) {
+      if (!finite || Number.isNaN(te)) {
+        if (this.ready[c] === 0) {
+          out[oo] = x0;
+          out[oo + 1] = x1;
+          out[oo + 2] = x2;
+          return;
+        }
+      } else {
+        this.ready[c] = 1;
+        v[c3] = x0;
+        v[c3 + 1] = x1;
+        v[c3 + 2] = x2;
+        const s = this.speed;
+        s[c3] = 0;
+        s[c3 + 1] = 0;
+        s[c3 + 2] = 0;
+      }
+    } else if (finite && te > 0) {
+      const aD = oneEuroAlpha(dCutoff, te);
+      const s = this.speed;
+      for (let k = 0; k < 3; k++) {
+        const xi = k === 0 ? x0 : k === 1 ? x1 : x2;
+        const prev = v[c3 + k];
+        const dx = (xi - prev) / te;
+        const edx = s[c3 + k] + aD * (dx - s[c3 + k]);
+        s[c3 + k] = edx;
+        const a = oneEuroAlpha(minCutoff + beta * Math.abs(edx), te);
+        v[c3 + k] = prev + a * (xi - prev);
+      }
+    }
+    out[oo] = v[c3];
+    out[oo + 1] = v[c3 + 1];
+    out[oo + 2] = v[c3 + 2];
+  }
+  stepRotation(c, x, xo, out, oo, te, minCutoff, beta, dCutoff) {
+    const v = this.value;
+    const c4 = 4 * c;
+    let qx = x[xo];
+    let qy = x[xo + 1];
+    let qz = x[xo + 2];
+    let qw = x[xo + 3];
+    if (!(minCutoff > 0)) {
+      this.ready[c] = 0;
+      out[oo] = qx;
+      out[oo + 1] = qy;
+      out[oo + 2] = qz;
+      out[oo + 3] = qw;
+      return;
+    }
+    const len3 = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+    const good = len3 > 1e-9 && Number.isFinite(len3);
+    if (this.ready[c] === 0 || !(te <= ONE_EURO_RESET_GAP)) {
+      if (!good || Number.isNaN(te)) {
+        if (this.ready[c] === 0) {
+          out[oo] = qx;
+          out[oo + 1] = qy;
+          out[oo + 2] = qz;
+          out[oo + 3] = qw;
+          return;
+        }
+      } else {
+        this.ready[c] = 1;
+        v[c4] = qx / len3;
+        v[c4 + 1] = qy / len3;
+        v[c4 + 2] = qz / len3;
+        v[c4 + 3] = qw / len3;
+        this.speed[c] = 0;
+      }
+    } else if (good && te > 0) {
+      qx /= len3;
+      qy /= len3;
+      qz /= len3;
+      qw /= len3;
+      const px = v[c4];
+      const py = v[c4 + 1];
+      const pz = v[c4 + 2];
+      const pw = v[c4 + 3];
+      let d = qx * px + qy * py + qz * pz + qw * pw;
+      if (d < 0) {
+        qx = -qx;
+        qy = -qy;
+        qz = -qz;
+        qw = -qw;
+        d = -d;
+      }
+      const rate = 2 * Math.acos(Math.min(d, 1)) / te;
+      const s = this.speed;
+      const e = s[c] + oneEuroAlpha(dCutoff, te) * (rate - s[c]);
+      s[c] = e;
+      const a = oneEuroAlpha(minCutoff + beta * e, te);
+      const rx = px + a * (qx - px);
+      const ry = py + a * (qy - py);
+      const rz = pz + a * (qz - pz);
+      const rw = pw + a * (qw - pw);
+      const rl = Math.sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
+      v[c4] = rx / rl;
+      v[c4 + 1] = ry / rl;
+      v[c4 + 2] = rz / rl;
+      v[c4 + 3] = rw / rl;
+    }
+    out[oo] = v[c4];
+    out[oo + 1] = v[c4 + 1];
+    out[oo + 2] = v[c4 + 2];
+    out[oo + 3] = v[c4 + 3];
+  }
+};
+
+// src/core/skeleton.ts
+var SkeletonError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "SkeletonError";
+  }
+};
+function createSkeleton(init) {
+  const n = init.names.length;
+  const check2 = (field, len3, want) => {
+    if (len3 !== want)
+      throw new SkeletonError(`skeleton ${field}: length ${len3}, expected ${want} for ${n} bones`);
+  };
+  check2("parents", init.parents.length, n);
+  check2("restTranslations", init.restTranslations.length, 3 * n);
+  check2("restRotations", init.restRotations.length, 4 * n);
+  const parents = Int32Array.from(init.parents);
+  const restTranslations = Float64Array.from(init.restTranslations);
+  const restRotations = Float64Array.from(init.restRotations);
+  for (let i = 0; i < n; i++) {
+    const p = parents[i];
+    if (p >= i || p < -1) {
+      throw new SkeletonError(
+        `bone ${i} '${init.names[i]}': parent ${p} is not an earlier bone (bones must be in topological order)`
+      );
+    }
+    for (let k = 0; k < 3; k++) {
+      if (!Number.isFinite(restTranslations[3 * i + k])) {
+        throw new SkeletonError(`bone '${init.names[i]}': rest translation[${k}] is not finite`);
+      }
+    }
+    const o = 4 * i;
+    const len3 = Math.hypot(
+      restRotations[o],
+      restRotations[o + 1],
+      restRotations[o + 2],
+      restRotations[o + 3]
+    );
+    if (!Number.isFinite(len3) || len3 < 1e-12) {
+      throw new SkeletonError(`bone '${init.names[i]}': rest rotation is not a valid quaternion`);
+    }
+    for (let k = 0; k < 4; k++) restRotations[o + k] /= len3;
+  }
+  const humanoid = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
+  if (init.humanoid) {
+    check2("humanoid", init.humanoid.length, HUMAN_BONE_COUNT);
+    for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+      const b = init.humanoid[h];
+      if (b < -1 || b >= n || !Number.isInteger(b)) {
+        throw new SkeletonError(`humanoid map: ${HUMAN_BONE_NAMES[h]} -> ${b} is not a bone index`);
+      }
+      humanoid[h] = b;
+    }
+  }
+  return { boneCount: n, names: [...init.names], parents, restTranslations, restRotations, humanoid };
+}
+function forwardKinematics(skeleton, localRot, localPos, outRot, outPos) {
+  const parents = skeleton.parents;
+  const n = skeleton.boneCount;
+  for (let i = 0; i < n; i++) {
+    const p = parents[i];
+    const i4 = 4 * i;
+    const i3 = 3 * i;
+    if (p < 0) {
+      outRot[i4] = localRot[i4];
+      outRot[i4 + 1] = localRot[i4 + 1];
+      outRot[i4 + 2] = localRot[i4 + 2];
+      outRot[i4 + 3] = localRot[i4 + 3];
+      outPos[i3] = localPos[i3];
+      outPos[i3 + 1] = localPos[i3 + 1];
+      outPos[i3 + 2] = localPos[i3 + 2];
+      continue;
+    }
+    const p4 = 4 * p;
+    const p3 = 3 * p;
+    const qx = outRot[p4];
+    const qy = outRot[p4 + 1];
+    const qz = outRot[p4 + 2];
+    const qw = outRot[p4 + 3];
+    const x = localPos[i3];
+    const y = localPos[i3 + 1];
+    const z2 = localPos[i3 + 2];
+    const uvx = qy * z2 - qz * y;
+    const uvy = qz * x - qx * z2;
+    const uvz = qx * y - qy * x;
+    outPos[i3] = outPos[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+    outPos[i3 + 1] = outPos[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+    outPos[i3 + 2] = outPos[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
+    const bx = localRot[i4];
+    const by = localRot[i4 + 1];
+    const bz = localRot[i4 + 2];
+    const bw = localRot[i4 + 3];
+    outRot[i4] = qx * bw + qw * bx + qy * bz - qz * by;
+    outRot[i4 + 1] = qy * bw + qw * by + qz * bx - qx * bz;
+    outRot[i4 + 2] = qz * bw + qw * bz + qx * by - qy * bx;
+    outRot[i4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
+  }
+}
+function restWorld(skeleton) {
+  const rotations = new Float64Array(4 * skeleton.boneCount);
+  const positions = new Float64Array(3 * skeleton.boneCount);
+  forwardKinematics(skeleton, skeleton.restRotations, skeleton.restTranslations, rotations, positions);
+  return { rotations, positions };
+}
+function childrenOf(skeleton) {
+  const c = Array.from({ length: skeleton.boneCount }, () => []);
+  for (let i = 0; i < skeleton.boneCount; i++) if (skeleton.parents[i] >= 0) c[skeleton.parents[i]].push(i);
+  return c;
+}
+function isAncestor(skeleton, ancestor, bone) {
+  for (let b = bone; b >= 0; b = skeleton.parents[b]) if (b === ancestor) return true;
+  return false;
+}
 
 // src/rig/fingers.ts
 var { atan2: m_atan22, cos: m_cos2, sin: m_sin2, sqrt: m_sqrt2 } = Math;
@@ -15541,6 +15541,1424 @@ function unit(a) {
 }
 function perp(a, u) {
   return sub2(a, scale4(u, dot4(a, u)));
+}
+
+// src/retarget/referencePose.ts
+var ReferencePoseError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ReferencePoseError";
+  }
+};
+function poseGeometry(skeleton, localRot, localPos) {
+  const rotations = new Float64Array(4 * skeleton.boneCount);
+  const positions = new Float64Array(3 * skeleton.boneCount);
+  forwardKinematics(skeleton, localRot, localPos, rotations, positions);
+  return { rotations, positions };
+}
+function bonePos(g, skeleton, h) {
+  const b = skeleton.humanoid[h];
+  return readVec3(vec64(), g.positions, b);
+}
+function requireBones(skeleton, bones, what) {
+  for (const h of bones) {
+    if (skeleton.humanoid[h] < 0) {
+      const name = Object.keys(HumanBodyBones).find((k) => HumanBodyBones[k] === h);
+      throw new ReferencePoseError(
+        `${what} needs the humanoid bone ${name}, which the skeleton does not map`
+      );
+    }
+  }
+}
+function bodyFrame(skeleton, g) {
+  requireBones(
+    skeleton,
+    [HumanBodyBones.Hips, HumanBodyBones.Head, HumanBodyBones.LeftUpperArm, HumanBodyBones.RightUpperArm, HumanBodyBones.LeftUpperLeg, HumanBodyBones.RightUpperLeg],
+    "the body frame"
+  );
+  const up = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.Head), bonePos(g, skeleton, HumanBodyBones.Hips));
+  const lu = vec3_exports.length(up);
+  if (!(lu > 1e-9)) throw new ReferencePoseError("the body frame: head and hips are at the same place");
+  vec3_exports.scale(up, up, 1 / lu);
+  const left = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.LeftUpperArm), bonePos(g, skeleton, HumanBodyBones.RightUpperArm));
+  const legs = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.LeftUpperLeg), bonePos(g, skeleton, HumanBodyBones.RightUpperLeg));
+  vec3_exports.add(left, left, legs);
+  vec3_exports.scaleAndAdd(left, left, up, -vec3_exports.dot(left, up));
+  const ll = vec3_exports.length(left);
+  if (!(ll > 1e-9)) {
+    throw new ReferencePoseError(
+      "the body frame: left and right limbs coincide, so left/right cannot be told apart"
+    );
+  }
+  vec3_exports.scale(left, left, 1 / ll);
+  const forward = vec3_exports.cross(vec64(), left, up);
+  return { left, up, forward };
+}
+function bodyToCanonical(frame) {
+  const m = new Float64Array(9);
+  for (let c = 0; c < 3; c++) {
+    m[3 * c + 0] = frame.left[c];
+    m[3 * c + 1] = frame.up[c];
+    m[3 * c + 2] = frame.forward[c];
+  }
+  const q = quat64();
+  quat_exports.fromMat3(q, m);
+  return quat_exports.normalize(q, q);
+}
+function isStandingPose(skeleton, g) {
+  const m = skeleton.humanoid;
+  if ([HumanBodyBones.Hips, HumanBodyBones.Head, HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot, HumanBodyBones.LeftUpperArm, HumanBodyBones.RightUpperArm].some((h) => m[h] < 0))
+    return false;
+  const hips = bonePos(g, skeleton, HumanBodyBones.Hips);
+  const up = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.Head), hips);
+  const feet = vec3_exports.add(vec64(), bonePos(g, skeleton, HumanBodyBones.LeftFoot), bonePos(g, skeleton, HumanBodyBones.RightFoot));
+  vec3_exports.scale(feet, feet, 0.5);
+  vec3_exports.sub(feet, feet, hips);
+  if (vec3_exports.length(up) < 1e-9 || vec3_exports.length(feet) < 1e-9) return false;
+  if (vec3_exports.angle(up, feet) < 120 * Math.PI / 180) return false;
+  try {
+    bodyFrame(skeleton, g);
+  } catch {
+    return false;
+  }
+  const lr = vec3_exports.dist(bonePos(g, skeleton, HumanBodyBones.LeftUpperArm), bonePos(g, skeleton, HumanBodyBones.RightUpperArm));
+  if (!(lr > 0.05 * vec3_exports.length(up))) return false;
+  const down = vec3_exports.scale(vec64(), up, -1);
+  for (const [u, f] of [
+    [HumanBodyBones.LeftUpperLeg, HumanBodyBones.LeftFoot],
+    [HumanBodyBones.RightUpperLeg, HumanBodyBones.RightFoot]
+  ]) {
+    if (m[u] < 0) continue;
+    const leg = vec3_exports.sub(vec64(), bonePos(g, skeleton, f), bonePos(g, skeleton, u));
+    if (vec3_exports.length(leg) < 1e-9 || vec3_exports.angle(leg, down) > 60 * Math.PI / 180) return false;
+  }
+  if (m[HumanBodyBones.LeftUpperLeg] >= 0 && m[HumanBodyBones.RightUpperLeg] >= 0) {
+    const legs = vec3_exports.sub(
+      vec64(),
+      bonePos(g, skeleton, HumanBodyBones.LeftUpperLeg),
+      bonePos(g, skeleton, HumanBodyBones.RightUpperLeg)
+    );
+    const arms = vec3_exports.sub(
+      vec64(),
+      bonePos(g, skeleton, HumanBodyBones.LeftUpperArm),
+      bonePos(g, skeleton, HumanBodyBones.RightUpperArm)
+    );
+    const u = vec3_exports.normalize(vec64(), up);
+    vec3_exports.scaleAndAdd(legs, legs, u, -vec3_exports.dot(legs, u));
+    vec3_exports.scaleAndAdd(arms, arms, u, -vec3_exports.dot(arms, u));
+    if (vec3_exports.length(legs) > 1e-9 && vec3_exports.length(arms) > 1e-9 && vec3_exports.angle(legs, arms) > 30 * Math.PI / 180)
+      return false;
+  }
+  return true;
+}
+function chainBetween(skeleton, top, bottom) {
+  const out = [];
+  for (let b = bottom; b >= 0; b = skeleton.parents[b]) {
+    out.push(b);
+    if (b === top) return out.reverse();
+  }
+  return [];
+}
+var X = vec64(1, 0, 0);
+var Y = vec64(0, 1, 0);
+var Z = vec64(0, 0, 1);
+function canonicalPose(skeleton, options = {}) {
+  const kind = options.kind ?? "T";
+  const n = skeleton.boneCount;
+  const local = Float64Array.from(options.baseRotations ?? skeleton.restRotations);
+  const trans = Float64Array.from(options.baseTranslations ?? skeleton.restTranslations);
+  if (local.length !== 4 * n || trans.length !== 3 * n) {
+    throw new ReferencePoseError(`base pose: expected ${4 * n} rotations and ${3 * n} translations`);
+  }
+  const m = skeleton.humanoid;
+  const g = poseGeometry(skeleton, local, trans);
+  const frame = bodyFrame(skeleton, g);
+  const G = bodyToCanonical(frame);
+  const tmp = quat64();
+  for (let i = 0; i < n; i++) {
+    if (skeleton.parents[i] >= 0) continue;
+    readQuat(tmp, local, i);
+    quat_exports.multiply(tmp, G, tmp);
+    writeQuat(local, i, tmp);
+    const p = readVec3(vec64(), trans, i);
+    vec3_exports.transformQuat(p, p, G);
+    trans.set(p, 3 * i);
+  }
+  const geo = poseGeometry(skeleton, local, trans);
+  const refresh = () => forwardKinematics(skeleton, local, trans, geo.rotations, geo.positions);
+  const cur = vec64();
+  const delta = quat64();
+  const w = quat64();
+  const aim = (b, child, dir) => {
+    if (b < 0 || child < 0) return;
+    vec3_exports.sub(cur, readVec3(vec64(), geo.positions, child), readVec3(vec64(), geo.positions, b));
+    const len3 = vec3_exports.length(cur);
+    if (len3 < 1e-9) return;
+    vec3_exports.scale(cur, cur, 1 / len3);
+    fromTo(delta, cur, dir);
+    readQuat(w, geo.rotations, b);
+    quat_exports.multiply(w, delta, w);
+    setWorldRotation(b, w);
+  };
+  const setWorldRotation = (b, world) => {
+    const p = skeleton.parents[b];
+    if (p < 0) {
+      writeQuat(local, b, world);
+    } else {
+      const pw = readQuat(quat64(), geo.rotations, p);
+      quat_exports.invert(pw, pw);
+      quat_exports.multiply(pw, pw, world);
+      quat_exports.normalize(pw, pw);
+      writeQuat(local, b, pw);
+    }
+    refresh();
+  };
+  const neckOrHead = m[HumanBodyBones.Neck] >= 0 ? m[HumanBodyBones.Neck] : m[HumanBodyBones.Head];
+  const torso = chainBetween(skeleton, m[HumanBodyBones.Hips], neckOrHead);
+  if (torso.length >= 3) {
+    const p0 = readVec3(vec64(), geo.positions, torso[0]);
+    const p1 = readVec3(vec64(), geo.positions, torso[1]);
+    const o = vec3_exports.sub(vec64(), p1, p0);
+    let L = 0;
+    for (let k = 2; k < torso.length; k++) {
+      const b = torso[k];
+      L += Math.hypot(trans[3 * b], trans[3 * b + 1], trans[3 * b + 2]);
+    }
+    const horiz = o[0] * o[0] + o[2] * o[2];
+    const u = L * L > horiz ? vec64(-o[0] / L, Math.sqrt(L * L - horiz) / L, -o[2] / L) : Y;
+    for (let k = 1; k + 1 < torso.length; k++) aim(torso[k], torso[k + 1], u);
+  }
+  if (m[HumanBodyBones.Neck] >= 0) {
+    const neckChain = chainBetween(skeleton, m[HumanBodyBones.Neck], m[HumanBodyBones.Head]);
+    for (let k = 0; k + 1 < neckChain.length; k++) aim(neckChain[k], neckChain[k + 1], Y);
+  }
+  const downY = vec64(0, -1, 0);
+  for (const side of ["Left", "Right"]) {
+    const upper = m[HumanBodyBones[`${side}UpperLeg`]];
+    const lower = m[HumanBodyBones[`${side}LowerLeg`]];
+    const foot = m[HumanBodyBones[`${side}Foot`]];
+    const toes = m[HumanBodyBones[`${side}Toes`]];
+    const footWorld = foot >= 0 ? readQuat(quat64(), geo.rotations, foot) : null;
+    aim(upper, lower, downY);
+    aim(lower, foot, downY);
+    if (footWorld) setWorldRotation(foot, footWorld);
+    if (toes >= 0) aim(foot, toes, Z);
+  }
+  for (const side of ["Left", "Right"]) {
+    const lateral = side === "Left" ? X : vec64(-1, 0, 0);
+    const out = kind === "I" ? downY : lateral;
+    const upper = m[HumanBodyBones[`${side}UpperArm`]];
+    const lower = m[HumanBodyBones[`${side}LowerArm`]];
+    const hand = m[HumanBodyBones[`${side}Hand`]];
+    const shoulder = m[HumanBodyBones[`${side}Shoulder`]];
+    if (shoulder >= 0) aim(shoulder, upper, lateral);
+    aim(upper, lower, out);
+    aim(lower, hand, out);
+    const finger = [
+      HumanBodyBones[`${side}MiddleProximal`],
+      HumanBodyBones[`${side}IndexProximal`],
+      HumanBodyBones[`${side}RingProximal`],
+      HumanBodyBones[`${side}LittleProximal`]
+    ].map((h) => m[h]).find((b) => b >= 0);
+    if (finger !== void 0) aim(hand, finger, out);
+  }
+  refresh();
+  return {
+    kind,
+    localRotations: local,
+    world: geo,
+    bodyToCanonical: G,
+    hipsHeight: hipsHeightOf(skeleton, geo)
+  };
+}
+function hipsHeightOf(skeleton, g) {
+  const m = skeleton.humanoid;
+  const hipsY = g.positions[3 * m[HumanBodyBones.Hips] + 1];
+  let lowest = Number.POSITIVE_INFINITY;
+  for (const h of [HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot]) {
+    if (m[h] >= 0) lowest = Math.min(lowest, g.positions[3 * m[h] + 1]);
+  }
+  return hipsY - lowest;
+}
+
+// src/retarget/chainFit.ts
+function cumulative(s, chain) {
+  const out = new Float64Array(chain.length);
+  let total = 0;
+  for (let i = 1; i < chain.length; i++) {
+    const b = chain[i];
+    total += Math.hypot(
+      s.restTranslations[3 * b],
+      s.restTranslations[3 * b + 1],
+      s.restTranslations[3 * b + 2]
+    );
+    out[i] = total;
+  }
+  if (total > 0) for (let i = 0; i < out.length; i++) out[i] /= total;
+  return { fractions: out, length: total };
+}
+function buildChainFits(vs, vt) {
+  const S2 = vs.skeleton;
+  const fits = [];
+  const sm = S2.humanoid;
+  const tm = vt.humanoid;
+  const make = (tChain, sChain) => {
+    if (tChain.length < 3 || sChain.length < 2) return;
+    const tCum = cumulative(vt, tChain);
+    const sCum = cumulative(S2, sChain);
+    const scale6 = sCum.length > 0 ? tCum.length / sCum.length : 1;
+    fits.push({
+      targetBones: tChain.slice(1, -1),
+      targetNext: tChain.slice(2),
+      targetCum: tCum.fractions.slice(1),
+      sourcePoints: sChain.map((b) => vs.realOf[b]),
+      sourceCum: sCum.fractions,
+      targetStart: tChain[0],
+      scale: scale6
+    });
+  };
+  const tEnd = tm[HumanBodyBones.Neck] >= 0 ? tm[HumanBodyBones.Neck] : tm[HumanBodyBones.Head];
+  const sEnd = sm[HumanBodyBones.Neck] >= 0 ? sm[HumanBodyBones.Neck] : sm[HumanBodyBones.Head];
+  make(chainBetween(vt, tm[HumanBodyBones.Hips], tEnd), chainBetween(S2, sm[HumanBodyBones.Hips], sEnd));
+  if (tm[HumanBodyBones.Neck] >= 0 && sm[HumanBodyBones.Neck] >= 0) {
+    make(chainBetween(vt, tm[HumanBodyBones.Neck], tm[HumanBodyBones.Head]), chainBetween(S2, sm[HumanBodyBones.Neck], sm[HumanBodyBones.Head]));
+  }
+  return fits;
+}
+function toVirtualPose(vh, real, rot, pos) {
+  if (vh.identity) return { rotations: rot, translations: pos };
+  const g = poseGeometry(real, rot, pos);
+  const vs = vh.skeleton;
+  const n = vs.boneCount;
+  const rotations = new Float64Array(4 * n);
+  const translations = new Float64Array(3 * n);
+  const q = quat64();
+  const pq = quat64();
+  const v = vec64();
+  for (let i = 0; i < n; i++) {
+    const r = vh.realOf[i];
+    const p = vs.parents[i];
+    readQuat(q, g.rotations, r);
+    v[0] = g.positions[3 * r];
+    v[1] = g.positions[3 * r + 1];
+    v[2] = g.positions[3 * r + 2];
+    if (p >= 0) {
+      const pr = vh.realOf[p];
+      readQuat(pq, g.rotations, pr);
+      quat_exports.invert(pq, pq);
+      quat_exports.multiply(q, pq, q);
+      v[0] -= g.positions[3 * pr];
+      v[1] -= g.positions[3 * pr + 1];
+      v[2] -= g.positions[3 * pr + 2];
+      vec3_exports.transformQuat(v, v, pq);
+    }
+    writeQuat(rotations, i, q);
+    translations.set(v, 3 * i);
+  }
+  return { rotations, translations };
+}
+
+// src/retarget/retargetOptions.ts
+var RetargetError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "RetargetError";
+  }
+};
+
+// src/retarget/retargetSetup.ts
+var AXES = {
+  "+x": [1, 0, 0],
+  "-x": [-1, 0, 0],
+  "+y": [0, 1, 0],
+  "-y": [0, -1, 0],
+  "+z": [0, 0, 1],
+  "-z": [0, 0, -1]
+};
+function nearestAxis(v) {
+  let best = "+y";
+  let bestDot = Number.NEGATIVE_INFINITY;
+  for (const [name, a] of Object.entries(AXES)) {
+    const d = a[0] * v[0] + a[1] * v[1] + a[2] * v[2];
+    if (d > bestDot) {
+      bestDot = d;
+      best = name;
+    }
+  }
+  return best;
+}
+function upAxisRotation(axis) {
+  const q = quat64();
+  if (axis === "-y") return quat_exports.setAxisAngle(q, [1, 0, 0], Math.PI);
+  return fromTo(q, AXES[axis], [0, 1, 0]);
+}
+function lowestFootJointHeight(s, g) {
+  let lowest = Number.POSITIVE_INFINITY;
+  for (const h of [HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot]) {
+    const b = s.humanoid[h];
+    if (b >= 0) lowest = Math.min(lowest, g.positions[3 * b + 1]);
+  }
+  return Number.isFinite(lowest) ? lowest : 0;
+}
+function alignRoots(skeleton, rot, pos, alignment) {
+  const p = skeleton.parents;
+  for (let i = 0; i < skeleton.boneCount; i++) {
+    if (p[i] >= 0) continue;
+    qmul(rot, 4 * i, alignment, 0, rot, 4 * i);
+    vrotate(pos, 3 * i, alignment, 0, pos, 3 * i);
+  }
+}
+function innerChain(s, end) {
+  const c = chainBetween(s, s.humanoid[HumanBodyBones.Hips], end);
+  return c.slice(1, -1);
+}
+function distribute(target, source, out) {
+  const k = target.length;
+  const m = source.length;
+  if (m === 0) return;
+  for (let j = 0; j < k; j++) out[target[j]] = source[Math.ceil((j + 1) * m / k) - 1];
+}
+var CHAIN_BONES = /* @__PURE__ */ new Set([HumanBodyBones.Spine, HumanBodyBones.Chest, HumanBodyBones.UpperChest, HumanBodyBones.Neck]);
+function computeDrivers(source, target) {
+  const drivers = new Int32Array(target.boneCount).fill(-1);
+  const sm = source.humanoid;
+  const tm = target.humanoid;
+  for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+    if (CHAIN_BONES.has(h)) continue;
+    if (tm[h] >= 0 && sm[h] >= 0) drivers[tm[h]] = sm[h];
+  }
+  const tNeck = tm[HumanBodyBones.Neck];
+  const sNeck = sm[HumanBodyBones.Neck];
+  const tHead = tm[HumanBodyBones.Head];
+  const sHead = sm[HumanBodyBones.Head];
+  distribute(
+    innerChain(target, tNeck >= 0 ? tNeck : tHead),
+    innerChain(source, sNeck >= 0 ? sNeck : sHead),
+    drivers
+  );
+  if (tNeck >= 0 && sNeck >= 0) {
+    distribute(
+      chainBetween(target, tNeck, tHead).slice(0, -1),
+      chainBetween(source, sNeck, sHead).slice(0, -1),
+      drivers
+    );
+  }
+  const mappedT = new Set(Array.from(tm).filter((b) => b >= 0));
+  const mappedS = new Set(Array.from(sm).filter((b) => b >= 0));
+  const byName = /* @__PURE__ */ new Map();
+  source.names.forEach((nm, i) => {
+    if (!mappedS.has(i)) byName.set(nm, i);
+  });
+  for (let t = 0; t < target.boneCount; t++) {
+    if (drivers[t] >= 0 || mappedT.has(t)) continue;
+    const s = byName.get(target.names[t]);
+    if (s === void 0) continue;
+    const tp = target.parents[t];
+    const sp = source.parents[s];
+    const sameParent = tp < 0 && sp < 0 || tp >= 0 && sp >= 0 && target.names[tp] === source.names[sp];
+    if (sameParent) drivers[t] = s;
+  }
+  return drivers;
+}
+
+// src/retarget/virtualHierarchy.ts
+function virtualizeHumanoid(skeleton) {
+  const n = skeleton.boneCount;
+  const m = skeleton.humanoid;
+  const newParent = Int32Array.from(skeleton.parents);
+  const detached = [];
+  for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+    const t = m[h];
+    if (t < 0) continue;
+    const hp = nearestMappedAncestor(h, (x) => m[x] >= 0);
+    if (hp < 0) continue;
+    const pt = m[hp];
+    if (pt === t || isAncestor(skeleton, pt, t) || isAncestor(skeleton, t, pt)) continue;
+    newParent[t] = pt;
+    detached.push(t);
+  }
+  if (detached.length === 0) {
+    const id = Int32Array.from({ length: n }, (_, i) => i);
+    return { skeleton, realOf: id, virtualOf: Int32Array.from(id), detached, identity: true };
+  }
+  const children = Array.from({ length: n }, () => []);
+  const roots = [];
+  for (let i = 0; i < n; i++) (newParent[i] < 0 ? roots : children[newParent[i]]).push(i);
+  const order = [];
+  const visit2 = (b) => {
+    order.push(b);
+    for (const c of children[b]) visit2(c);
+  };
+  for (const r of roots) visit2(r);
+  const realOf = Int32Array.from(order);
+  const virtualOf = new Int32Array(n);
+  order.forEach((real, v2) => {
+    virtualOf[real] = v2;
+  });
+  const rest = restWorld(skeleton);
+  const rot = new Float64Array(4 * n);
+  const tr = new Float64Array(3 * n);
+  const q = quat64();
+  const pq = quat64();
+  const v = vec64();
+  const pv = vec64();
+  for (let vi = 0; vi < n; vi++) {
+    const r = realOf[vi];
+    const p = newParent[r];
+    if (p === skeleton.parents[r]) {
+      rot.set(skeleton.restRotations.subarray(4 * r, 4 * r + 4), 4 * vi);
+      tr.set(skeleton.restTranslations.subarray(3 * r, 3 * r + 3), 3 * vi);
+      continue;
+    }
+    readQuat(pq, rest.rotations, p);
+    quat_exports.invert(pq, pq);
+    readQuat(q, rest.rotations, r);
+    quat_exports.multiply(q, pq, q);
+    rot.set(q, 4 * vi);
+    readVec3(v, rest.positions, r);
+    readVec3(pv, rest.positions, p);
+    vec3_exports.sub(v, v, pv);
+    vec3_exports.transformQuat(v, v, pq);
+    tr.set(v, 3 * vi);
+  }
+  const humanoid = Int32Array.from(m, (b) => b >= 0 ? virtualOf[b] : -1);
+  const skel = createSkeleton({
+    names: order.map((r) => skeleton.names[r]),
+    parents: order.map((r) => newParent[r] >= 0 ? virtualOf[newParent[r]] : -1),
+    restTranslations: tr,
+    restRotations: rot,
+    humanoid
+  });
+  return { skeleton: skel, realOf, virtualOf, detached, identity: false };
+}
+
+// src/retarget/retargeterCalibration.ts
+var RetargeterCalibration = class {
+  constructor(source, target, options = {}) {
+    /** Target reference-pose local rotations `4n` (undriven bones keep these). */
+    this.targetReference = null;
+    this.sourceReference = null;
+    this.info = null;
+    this.q2 = quat64();
+    this.v3 = vec64();
+    this.headOffset = quat64();
+    /** Per shoulder (left, right): virtual bone index, or -1 when twist is kept or the bone is absent. */
+    this.shoulderBones = new Int32Array([-1, -1]);
+    /** Per shoulder: reference local rotation (4) and the unit bone axis in its own frame (3), 8 values. */
+    this.shoulderData = new Float64Array(16);
+    /** Scratch for dropShoulderTwist: D (4) and the twist (4). */
+    this.twistScratch = new Float64Array(8);
+    this.alignSource = new Float64Array([0, 0, 0, 1]);
+    this.hipsScale = 1;
+    this.roomLift = 0;
+    this.sourceContact = 0;
+    this.targetContact = 0;
+    this.srcHipsHeight = 1;
+    this.tgtHipsHeight = 1;
+    this.tgtRestContact = 0;
+    this.calibrated = false;
+    /** Incremented by every calibration (callers caching calibration-dependent values compare it). */
+    this.calibrationSerial = 0;
+    this.q0 = quat64();
+    this.q1 = quat64();
+    this.v1 = vec64();
+    for (const [sk, which] of [
+      [source, "source"],
+      [target, "target"]
+    ]) {
+      const missing = [HumanBodyBones.Hips, HumanBodyBones.Head, HumanBodyBones.LeftUpperLeg, HumanBodyBones.RightUpperLeg, HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot].filter(
+        (h) => sk.humanoid[h] < 0
+      );
+      if (missing.length > 0) {
+        const names = missing.map((h) => Object.keys(HumanBodyBones).find((k) => HumanBodyBones[k] === h));
+        throw new RetargetError(`${which} skeleton has no ${names.join(", ")} in its humanoid map`);
+      }
+    }
+    this.source = source;
+    this.target = target;
+    const avatarScale = options.avatarScale ?? 1;
+    if (!(avatarScale > 0) || !Number.isFinite(avatarScale)) {
+      throw new RetargetError(`avatarScale ${avatarScale}: need a positive number`);
+    }
+    const headScale = options.headScale ?? 1;
+    if (!(headScale > 0) || !Number.isFinite(headScale))
+      throw new RetargetError(`headScale ${headScale}: need a positive number`);
+    const head = options.headRotationOffset ?? [0, 0, 0];
+    if (head.length !== 3 || !head.every(Number.isFinite)) {
+      throw new RetargetError("headRotationOffset: need three finite angles in degrees");
+    }
+    this.options = {
+      hipsMode: options.hipsMode ?? "scaled",
+      referencePose: options.referencePose ?? "T",
+      sourceReference: options.sourceReference ?? "auto",
+      sourceUp: options.sourceUp ?? "auto",
+      avatarScale,
+      headRotationOffset: [head[0], head[1], head[2]],
+      headScale,
+      sourceContactHeight: options.sourceContactHeight,
+      shoulderTwist: options.shoulderTwist ?? "keep"
+    };
+    if (this.options.shoulderTwist !== "drop" && this.options.shoulderTwist !== "keep")
+      throw new RetargetError(`shoulderTwist: ${String(this.options.shoulderTwist)} is not 'drop' or 'keep'`);
+    this.vt = virtualizeHumanoid(target);
+    this.vs = virtualizeHumanoid(source);
+    const vdrivers = computeDrivers(this.vs.skeleton, this.vt.skeleton);
+    this.vDrivers = vdrivers.map((s) => s >= 0 ? this.vs.realOf[s] : -1);
+    this.drivers = new Int32Array(target.boneCount).fill(-1);
+    this.vDrivers.forEach((s, v) => {
+      this.drivers[this.vt.realOf[v]] = s;
+    });
+    const nt = target.boneCount;
+    const ns = source.boneCount;
+    this.fits = buildChainFits(this.vs, this.vt.skeleton);
+    this.fitOf = new Int32Array(nt).fill(-1);
+    this.fitSegment = new Int32Array(nt).fill(-1);
+    this.fits.forEach((fit, k) => {
+      fit.targetBones.forEach((b, j) => {
+        this.fitOf[b] = k;
+        this.fitSegment[b] = j;
+      });
+    });
+    this.offsets = new Float64Array(4 * nt);
+    this.undrivenLocal = new Float64Array(4 * nt);
+    this.sRot = new Float64Array(4 * ns);
+    this.sWorldRot = new Float64Array(4 * ns);
+    this.sWorldPos = new Float64Array(3 * ns);
+    this.vWorldRot = new Float64Array(4 * nt);
+    this.vWorldPos = new Float64Array(3 * nt);
+    this.tWorldRot = this.vt.identity ? this.vWorldRot : new Float64Array(4 * nt);
+    this.tWorldPos = this.vt.identity ? this.vWorldPos : new Float64Array(3 * nt);
+    this.movedReal = new Uint8Array(nt);
+    for (const b of this.vt.detached) this.movedReal[b] = 1;
+    this.translationScale = new Float64Array(nt).fill(1);
+    this.updateTranslationScale();
+    const vtk = this.vt.skeleton;
+    this.worldNeeded = new Uint8Array(nt);
+    const body = [
+      HumanBodyBones.Hips,
+      HumanBodyBones.Spine,
+      HumanBodyBones.Chest,
+      HumanBodyBones.UpperChest,
+      HumanBodyBones.Neck,
+      HumanBodyBones.Head,
+      HumanBodyBones.LeftShoulder,
+      HumanBodyBones.RightShoulder,
+      HumanBodyBones.LeftUpperArm,
+      HumanBodyBones.RightUpperArm,
+      HumanBodyBones.LeftLowerArm,
+      HumanBodyBones.RightLowerArm,
+      HumanBodyBones.LeftHand,
+      HumanBodyBones.RightHand,
+      HumanBodyBones.LeftUpperLeg,
+      HumanBodyBones.RightUpperLeg,
+      HumanBodyBones.LeftLowerLeg,
+      HumanBodyBones.RightLowerLeg,
+      HumanBodyBones.LeftFoot,
+      HumanBodyBones.RightFoot,
+      HumanBodyBones.LeftToes,
+      HumanBodyBones.RightToes
+    ];
+    const mark = (b) => {
+      for (let a = b; a >= 0 && this.worldNeeded[a] === 0; a = vtk.parents[a]) this.worldNeeded[a] = 1;
+    };
+    for (const h of body) if (vtk.humanoid[h] >= 0) mark(vtk.humanoid[h]);
+    this.vDrivers.forEach((src, t) => {
+      if (src >= 0) mark(t);
+    });
+    for (const b of this.vt.detached) mark(this.vt.virtualOf[b]);
+    const all = Array.from({ length: nt }, (_, t) => t);
+    this.allBones = Int32Array.from(all);
+    this.neededBones = Int32Array.from(all.filter((t) => this.worldNeeded[t] === 1));
+    this.unneededBones = Int32Array.from(all.filter((t) => this.worldNeeded[t] === 0));
+  }
+  /**
+   * World positions below the hips scale with the avatar (the hips node carries the avatar scale),
+   * and below the head also with the head scale (the head node carries it).
+   */
+  updateTranslationScale() {
+    const vtk = this.vt.skeleton;
+    const vh = vtk.humanoid[HumanBodyBones.Hips];
+    const vhead = vtk.humanoid[HumanBodyBones.Head];
+    for (let t = 0; t < vtk.boneCount; t++) {
+      let f = 1;
+      for (let a = vtk.parents[t]; a >= 0; a = vtk.parents[a]) {
+        if (a === vh) f *= this.options.avatarScale;
+        if (a === vhead) f *= this.options.headScale;
+      }
+      this.translationScale[t] = f;
+    }
+  }
+  /** Hips scale, room lift and target contact level from the calibrated heights and the current scale. */
+  updateScaleTerms() {
+    const scale6 = this.options.avatarScale;
+    this.hipsScale = scale6 * this.tgtHipsHeight / this.srcHipsHeight;
+    this.targetContact = scale6 * this.tgtRestContact;
+    this.roomLift = scale6 * this.tgtHipsHeight + this.targetContact - (this.srcHipsHeight + this.sourceContact);
+    if (this.info) {
+      this.info.hipsScale = this.hipsScale;
+      this.info.roomLift = this.roomLift;
+      this.info.targetHipsHeight = scale6 * this.tgtHipsHeight;
+      this.info.targetContactHeight = this.targetContact;
+    }
+  }
+  /**
+   * Change the avatar scale (0.1..3 live; any positive value here) without recalibrating: the hips
+   * height terms and world positions below the hips follow from the next pose on. Set-up cost, not
+   * per frame.
+   * @throws RetargetError on a non-positive or non-finite scale.
+   */
+  setAvatarScale(scale6) {
+    if (!(scale6 > 0) || !Number.isFinite(scale6))
+      throw new RetargetError(`avatarScale ${scale6}: need a positive number`);
+    this.options.avatarScale = scale6;
+    this.updateTranslationScale();
+    if (this.calibrated) this.updateScaleTerms();
+  }
+  /** Change the head scale (world positions below the head follow). @throws RetargetError on a bad value. */
+  setHeadScale(scale6) {
+    if (!(scale6 > 0) || !Number.isFinite(scale6))
+      throw new RetargetError(`headScale ${scale6}: need a positive number`);
+    this.options.headScale = scale6;
+    this.updateTranslationScale();
+  }
+  /**
+   * Change the head rotation offset (degrees, as Unity's Quaternion.Euler, about the head's reference
+   * axes) without recalibrating. @throws RetargetError on non-finite angles.
+   */
+  setHeadRotationOffset(x, y, z2) {
+    if (![x, y, z2].every(Number.isFinite))
+      throw new RetargetError("headRotationOffset: need three finite angles in degrees");
+    this.options.headRotationOffset = [x, y, z2];
+    if (this.calibrated) this.updateHeadOffset();
+  }
+  updateHeadOffset() {
+    const [hx, hy, hz] = this.options.headRotationOffset;
+    quatFromEuler(this.headOffset, hy * DEG2RAD, hx * DEG2RAD, hz * DEG2RAD, "YXZ");
+    const ref = this.targetReference;
+    const refHead = readQuat(quat64(), ref.world.rotations, this.vt.skeleton.humanoid[HumanBodyBones.Head]);
+    const inv = quat_exports.invert(quat64(), refHead);
+    quat_exports.multiply(this.headOffset, inv, quat_exports.multiply(quat64(), this.headOffset, refHead));
+  }
+  /** The head rotation offset as a quaternion in the head's local frame (`W_head * q`), into `out`. */
+  headOffsetQuat(out) {
+    qcopy(out, 0, this.headOffset, 0);
+  }
+  /** Local rotations `4 * sourceBones` of the last source pose (normalised; roots as given, not turned upright). */
+  get lastSourceLocalRotations() {
+    return this.sRot;
+  }
+  /** Factor on each virtual bone's rest translation for world positions (avatar and head scale). */
+  get translationScales() {
+    return this.translationScale;
+  }
+  /** The calibrated offset (quaternion) of real target bone `bone` into `out`; identity for undriven bones. */
+  getOffset(bone, out) {
+    qcopy(out, 0, this.offsets, 4 * this.vt.virtualOf[bone]);
+  }
+  /**
+   * Replace the calibrated offset of real target bone `bone` (e.g. from saved settings or a hot-reload
+   * state). A quaternion already unit to rounding (`|q|^2` within 1e-12 of 1, as {@link getOffset}
+   * gives) is kept bit for bit, so export -> import restores the offsets exactly (renormalising a
+   * unit-to-rounding quaternion moves its last bits); any other is normalised.
+   */
+  setOffset(bone, q) {
+    const o = 4 * this.vt.virtualOf[bone];
+    for (let k = 0; k < 4; k++) this.offsets[o + k] = q[k];
+    const d = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!(Math.abs(d - 1) <= 1e-12)) qnormalize(this.offsets, o);
+  }
+  /** True once calibrate() has run. */
+  get isCalibrated() {
+    return this.calibrated;
+  }
+  /** The skeleton the retargeter poses internally (IK-style bones re-parented), and its bone maps. */
+  get virtual() {
+    return this.vt;
+  }
+  /**
+   * The internal world pose of the last `computeVirtualPose` / `retargetPose`: rotations `4n` and
+   * positions `3n` in the virtual skeleton's bone order. Callers (the hub) may edit them and then call
+   * {@link Retargeter.writeOutput}.
+   */
+  get virtualWorldRotations() {
+    return this.vWorldRot;
+  }
+  get virtualWorldPositions() {
+    return this.vWorldPos;
+  }
+  /**
+   * Calibrate. `firstFrame` (source local rotations `4n` and translations `3n`, metres) is the frame
+   * used to detect the source's up axis, and the base of the source reference pose when the source
+   * reference is 'first-frame', 'auto' with a non-standing rest pose, or `{ asIs: true }` (then it is
+   * the performer's T/I-pose as is). Without it, the rest pose stands in.
+   * @throws RetargetError when no usable reference pose can be built (the message says why).
+   */
+  calibrate(firstFrame) {
+    const src = this.source;
+    const tgt = this.target;
+    const vsk = this.vs.skeleton;
+    const vtk = this.vt.skeleton;
+    const kind = this.options.referencePose;
+    const mode = this.options.sourceReference;
+    const asIs = typeof mode === "object";
+    const frame = firstFrame ?? { rotations: src.restRotations, translations: src.restTranslations };
+    if (frame.rotations.length !== 4 * src.boneCount || frame.translations.length !== 3 * src.boneCount) {
+      throw new RetargetError(
+        `calibration frame: expected ${4 * src.boneCount} rotations and ${3 * src.boneCount} translations for ${src.boneCount} source bones`
+      );
+    }
+    const frameGeo = poseGeometry(src, frame.rotations, frame.translations);
+    const hb = 3 * src.humanoid[HumanBodyBones.Hips];
+    const hd = 3 * src.humanoid[HumanBodyBones.Head];
+    const fp = frameGeo.positions;
+    const detectedUp = nearestAxis([fp[hd] - fp[hb], fp[hd + 1] - fp[hb + 1], fp[hd + 2] - fp[hb + 2]]);
+    const up = this.options.sourceUp === "auto" ? detectedUp : this.options.sourceUp;
+    this.alignSource.set(upAxisRotation(up));
+    let which = "rest";
+    let baseRot = src.restRotations;
+    let baseTrans = src.restTranslations;
+    const restStanding = isStandingPose(vsk, poseGeometry(vsk, vsk.restRotations, vsk.restTranslations));
+    if (asIs || mode === "first-frame" || mode === "auto" && !restStanding) {
+      if (!firstFrame && !restStanding) {
+        throw new RetargetError(
+          "the source rest pose is not a standing humanoid and no frame was given to calibrate on"
+        );
+      }
+      baseRot = frame.rotations;
+      baseTrans = frame.translations;
+      which = asIs ? "frame-as-is" : "first-frame";
+    }
+    const alignedRot = Float64Array.from(baseRot);
+    const alignedTrans = Float64Array.from(baseTrans);
+    this.alignRoots(alignedRot, alignedTrans);
+    const vbase = toVirtualPose(this.vs, src, alignedRot, alignedTrans);
+    let srcRefWorldV;
+    let srcHips;
+    let tgtRef;
+    let failing = "target";
+    try {
+      tgtRef = canonicalPose(vtk, { kind });
+      failing = "source";
+      if (asIs) {
+        const g = poseGeometry(vsk, vbase.rotations, vbase.translations);
+        srcRefWorldV = g.rotations;
+        srcHips = canonicalPose(vsk, {
+          kind,
+          baseRotations: vbase.rotations,
+          baseTranslations: vbase.translations
+        }).hipsHeight;
+        const Ginv = quat_exports.invert(quat64(), bodyToCanonical(bodyFrame(vsk, g)));
+        const w = tgtRef.world.rotations;
+        for (let i = 0; i < vtk.boneCount; i++) {
+          readQuat(this.q0, w, i);
+          quat_exports.multiply(this.q0, Ginv, this.q0);
+          writeQuat(w, i, this.q0);
+        }
+        this.sourceReference = null;
+      } else {
+        const sref = canonicalPose(vsk, {
+          kind,
+          baseRotations: vbase.rotations,
+          baseTranslations: vbase.translations
+        });
+        this.sourceReference = sref;
+        srcRefWorldV = sref.world.rotations;
+        srcHips = sref.hipsHeight;
+      }
+    } catch (e) {
+      if (e instanceof ReferencePoseError)
+        throw new RetargetError(`calibration of the ${failing} skeleton: ${e.message}`);
+      throw e;
+    }
+    this.targetReference = tgtRef;
+    this.setUpShoulderTwist(tgtRef);
+    const tgtHips = tgtRef.hipsHeight;
+    if (!(srcHips > 1e-6)) {
+      throw new RetargetError(
+        `calibration: the source hips are not above its feet in the reference pose (hips height ${srcHips} m); cannot scale the hips path`
+      );
+    }
+    if (!(tgtHips > 1e-6)) {
+      throw new RetargetError(
+        `calibration: the target hips are not above its feet (hips height ${tgtHips} m)`
+      );
+    }
+    for (let t = 0; t < vtk.boneCount; t++) {
+      const s = this.vDrivers[t];
+      if (s >= 0) {
+        readQuat(this.q0, srcRefWorldV, this.vs.virtualOf[s]);
+        quat_exports.invert(this.q0, this.q0);
+        readQuat(this.q1, tgtRef.world.rotations, t);
+        quat_exports.multiply(this.q0, this.q0, this.q1);
+        quat_exports.normalize(this.q0, this.q0);
+        writeQuat(this.offsets, t, this.q0);
+      }
+      const from = vtk.parents[t] < 0 ? vtk.restRotations : tgtRef.localRotations;
+      for (let k = 0; k < 4; k++) this.undrivenLocal[4 * t + k] = from[4 * t + k];
+    }
+    this.updateHeadOffset();
+    this.srcHipsHeight = srcHips;
+    this.tgtHipsHeight = tgtHips;
+    this.tgtRestContact = this.options.sourceContactHeight !== void 0 ? lowestFootJointHeight(tgt, poseGeometry(tgt, tgt.restRotations, tgt.restTranslations)) : 0;
+    this.sourceContact = this.options.sourceContactHeight ?? 0;
+    this.updateScaleTerms();
+    const scale6 = this.options.avatarScale;
+    this.calibrated = true;
+    this.calibrationSerial++;
+    const drivers = {};
+    this.drivers.forEach((s, t) => {
+      if (s >= 0) drivers[tgt.names[t]] = src.names[s];
+    });
+    this.info = {
+      sourceReference: which,
+      sourceUp: up,
+      detectedSourceUp: detectedUp,
+      sourceHipsHeight: srcHips,
+      targetHipsHeight: scale6 * tgtHips,
+      sourceContactHeight: this.sourceContact,
+      targetContactHeight: this.targetContact,
+      hipsScale: this.hipsScale,
+      roomLift: this.roomLift,
+      drivers,
+      detachedTargetBones: this.vt.detached.map((b) => tgt.names[b]),
+      fittedChains: this.fits.map(
+        (f) => `${f.targetBones.length} target bones on ${f.sourcePoints.length - 1} source segments`
+      )
+    };
+    return this.info;
+  }
+  /** Rotate the source roots by the up-axis alignment (rotations and translations, in place). */
+  alignRoots(rot, pos) {
+    alignRoots(this.source, rot, pos, this.alignSource);
+  }
+  /**
+   * Point along a fitted chain's source polyline (source world) at the arc fraction of target chain
+   * segment end `joint` (`fit.targetCum[joint]`), into `out`. Takes an index, not the fraction: a double
+   * argument to a call V8 does not inline is boxed (allocates). A call rather than inline code: without
+   * a JIT the inline version measured about 10% slower per hub frame.
+   */
+  chainPoint(fit, joint, out) {
+    const u = fit.targetCum[joint];
+    const pts = fit.sourcePoints;
+    const cum = fit.sourceCum;
+    const P = this.sWorldPos;
+    let i = 0;
+    while (i < pts.length - 2 && cum[i + 1] < u) i++;
+    const span = cum[i + 1] - cum[i];
+    const f = span > 0 ? (u - cum[i]) / span : 0;
+    const a = 3 * pts[i];
+    const b = 3 * pts[i + 1];
+    out[0] = P[a] + (P[b] - P[a]) * f;
+    out[1] = P[a + 1] + (P[b + 1] - P[a + 1]) * f;
+    out[2] = P[a + 2] + (P[b + 2] - P[a + 2]) * f;
+  }
+  /**
+   * The shoulders whose twist is dropped (RetargetOptions.shoulderTwist): reference local rotation and
+   * the unit direction to the upper arm in the shoulder's own frame, from the target reference pose.
+   */
+  setUpShoulderTwist(ref) {
+    const vtk = this.vt.skeleton;
+    this.shoulderBones.fill(-1);
+    if (this.options.shoulderTwist !== "drop") return;
+    const pairs = [
+      [HumanBodyBones.LeftShoulder, HumanBodyBones.LeftUpperArm],
+      [HumanBodyBones.RightShoulder, HumanBodyBones.RightUpperArm]
+    ];
+    const W = ref.world.rotations;
+    const P = ref.world.positions;
+    for (let k = 0; k < 2; k++) {
+      const t = vtk.humanoid[pairs[k][0]];
+      const u = vtk.humanoid[pairs[k][1]];
+      if (t < 0 || u < 0 || vtk.parents[t] < 0) continue;
+      const d = vec64();
+      d[0] = P[3 * u] - P[3 * t];
+      d[1] = P[3 * u + 1] - P[3 * t + 1];
+      d[2] = P[3 * u + 2] - P[3 * t + 2];
+      const q = readQuat(quat64(), W, t);
+      vec3_exports.transformQuat(d, d, quat_exports.invert(quat64(), q));
+      const l = Math.hypot(d[0], d[1], d[2]);
+      if (!(l > 1e-9)) continue;
+      const o = 8 * k;
+      for (let c = 0; c < 4; c++) this.shoulderData[o + c] = ref.localRotations[4 * t + c];
+      this.shoulderData[o + 4] = d[0] / l;
+      this.shoulderData[o + 5] = d[1] / l;
+      this.shoulderData[o + 6] = d[2] / l;
+      this.shoulderBones[k] = t;
+    }
+  }
+};
+
+// src/retarget/retargeter.ts
+var Retargeter = class extends RetargeterCalibration {
+  /**
+   * Retarget one pose. Inputs: source local rotations `4 * sourceBones` and translations
+   * `3 * sourceBones` (metres, source file frame). Outputs: target local rotations `4 * targetBones`
+   * and translations `3 * targetBones` (metres; rest translations except the hips and re-parented IK
+   * bones). Allocates nothing.
+   * @throws RetargetError when called before calibrate().
+   */
+  retargetPose(srcLocalRot, srcLocalPos, outLocalRot, outLocalPos) {
+    this.computeVirtualPose(srcLocalRot, srcLocalPos);
+    this.writeRealPose(outLocalRot, outLocalPos);
+  }
+  /**
+   * Drop shoulder `k`'s twist in place on world rotation `W[4t]` (parent `p`): with the local rotation
+   * relative to the reference `D = inverse(R) * inverse(W_p) * W = swing * twist` (twist about the bone
+   * axis a, swing-twist decomposition as in core/quat.ts), `W <- W * inverse(twist)`. The bone's
+   * direction is unchanged (a twist about a leaves a fixed). Allocates nothing.
+   */
+  dropShoulderTwist(W, t, p, k) {
+    const S2 = this.shoulderData;
+    const o = 8 * k;
+    const D2 = this.twistScratch;
+    qmulConj(D2, 0, W, 4 * p, W, 4 * t);
+    qmulConj(D2, 0, S2, o, D2, 0);
+    const pr = D2[0] * S2[o + 4] + D2[1] * S2[o + 5] + D2[2] * S2[o + 6];
+    const n = Math.sqrt(pr * pr + D2[3] * D2[3]);
+    if (!(n > 1e-12)) return;
+    D2[4] = pr * S2[o + 4] / n;
+    D2[5] = pr * S2[o + 5] / n;
+    D2[6] = pr * S2[o + 6] / n;
+    D2[7] = D2[3] / n;
+    qmulByConj(W, 4 * t, W, 4 * t, D2, 4);
+  }
+  /**
+   * Write the local rotations of the bones outside {@link Retargeter.worldNeeded} (undriven and unread
+   * by IK: their reference local rotations, constant between calibrations) into `outLocal`
+   * (`Float64Array(4n)`, virtual order); other bones are left alone. For callers of
+   * `computeVirtualPose(..., outLocal, true)`. Allocates nothing.
+   * @throws RetargetError when called before calibrate().
+   */
+  writeUnneededLocal(outLocal) {
+    if (!this.calibrated) throw new RetargetError("writeUnneededLocal called before calibrate()");
+    const un = this.unneededBones;
+    const undriven = this.undrivenLocal;
+    for (let i = 0; i < un.length; i++) {
+      const o4 = 4 * un[i];
+      outLocal[o4] = undriven[o4];
+      outLocal[o4 + 1] = undriven[o4 + 1];
+      outLocal[o4 + 2] = undriven[o4 + 2];
+      outLocal[o4 + 3] = undriven[o4 + 3];
+    }
+  }
+  /**
+   * Source forward kinematics for computeVirtualPose: normalised local rotations into sRot, world
+   * rotations and positions into sWorldRot/sWorldPos. A separate method: without a JIT the split
+   * measured a few percent faster than one long function. Allocates nothing.
+   */
+  sourceForward(srcLocalRot, srcLocalPos) {
+    const src = this.source;
+    const sRot = this.sRot;
+    const SW = this.sWorldRot;
+    const SP = this.sWorldPos;
+    const sParents = src.parents;
+    const A = this.alignSource;
+    const Ax = A[0];
+    const Ay = A[1];
+    const Az = A[2];
+    const Aw = A[3];
+    for (let i = 0; i < src.boneCount; i++) {
+      const o4 = 4 * i;
+      const o3 = 3 * i;
+      let bx = srcLocalRot[o4];
+      let by = srcLocalRot[o4 + 1];
+      let bz = srcLocalRot[o4 + 2];
+      let bw = srcLocalRot[o4 + 3];
+      const l = Math.sqrt(bx * bx + by * by + bz * bz + bw * bw);
+      bx /= l;
+      by /= l;
+      bz /= l;
+      bw /= l;
+      sRot[o4] = bx;
+      sRot[o4 + 1] = by;
+      sRot[o4 + 2] = bz;
+      sRot[o4 + 3] = bw;
+      const x = srcLocalPos[o3];
+      const y = srcLocalPos[o3 + 1];
+      const z2 = srcLocalPos[o3 + 2];
+      const p = sParents[i];
+      let qx;
+      let qy;
+      let qz;
+      let qw;
+      let ox;
+      let oy;
+      let oz;
+      if (p < 0) {
+        qx = Ax;
+        qy = Ay;
+        qz = Az;
+        qw = Aw;
+        ox = 0;
+        oy = 0;
+        oz = 0;
+      } else {
+        const p4 = 4 * p;
+        const p3 = 3 * p;
+        qx = SW[p4];
+        qy = SW[p4 + 1];
+        qz = SW[p4 + 2];
+        qw = SW[p4 + 3];
+        ox = SP[p3];
+        oy = SP[p3 + 1];
+        oz = SP[p3 + 2];
+      }
+      const uvx = qy * z2 - qz * y;
+      const uvy = qz * x - qx * z2;
+      const uvz = qx * y - qy * x;
+      SP[o3] = ox + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+      SP[o3 + 1] = oy + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+      SP[o3 + 2] = oz + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
+      SW[o4] = qx * bw + qw * bx + qy * bz - qz * by;
+      SW[o4 + 1] = qy * bw + qw * by + qz * bx - qx * bz;
+      SW[o4 + 2] = qz * bw + qw * bz + qx * by - qy * bx;
+      SW[o4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
+    }
+  }
+  /**
+   * The first half of {@link Retargeter.retargetPose}: pose the internal (virtual) skeleton's world
+   * rotations and positions from a source pose, without writing outputs; with `outLocal`
+   * (`Float64Array(4n)`, virtual order) also its local rotations. With `skipUnneeded` (only with
+   * `outLocal`), bones outside {@link Retargeter.worldNeeded} are not touched at all: their world pose
+   * is left as it was and their local rotation, a constant per calibration, is the caller's to write
+   * with {@link Retargeter.writeUnneededLocal} (after each calibration, and whenever the caller itself
+   * overwrote them); for callers that output the local rotations (the hub), not for
+   * {@link Retargeter.writeOutput}. Allocates nothing.
+   * @throws RetargetError when called before calibrate().
+   */
+  computeVirtualPose(srcLocalRot, srcLocalPos, outLocal, skipUnneeded = false) {
+    if (!this.calibrated) throw new RetargetError("retargetPose called before calibrate()");
+    this.sourceForward(srcLocalRot, srcLocalPos);
+    const src = this.source;
+    const vtk = this.vt.skeleton;
+    const SW = this.sWorldRot;
+    const SP = this.sWorldPos;
+    const W = this.vWorldRot;
+    const P = this.vWorldPos;
+    const parents = vtk.parents;
+    const drivers = this.vDrivers;
+    const offsets = this.offsets;
+    const undriven = this.undrivenLocal;
+    const tscale = this.translationScale;
+    const hips = vtk.humanoid[HumanBodyBones.Hips];
+    const head = vtk.humanoid[HumanBodyBones.Head];
+    const headOffset2 = this.headOffset;
+    const shoulderL = this.shoulderBones[0];
+    const shoulderR = this.shoulderBones[1];
+    const rest = vtk.restTranslations;
+    const d = this.v1;
+    const c = this.v3;
+    const q2 = this.q2;
+    const fitOf = this.fitOf;
+    const scaled = this.options.hipsMode === "scaled";
+    const sh = 3 * src.humanoid[HumanBodyBones.Hips];
+    const order = skipUnneeded && outLocal !== void 0 ? this.neededBones : this.allBones;
+    for (let i = 0; i < order.length; i++) {
+      const t = order[i];
+      const p = parents[t];
+      const s = drivers[t];
+      const o4 = 4 * t;
+      const o3 = 3 * t;
+      let ax;
+      let ay;
+      let az;
+      let aw;
+      let bo;
+      let B;
+      if (s >= 0) {
+        const s4 = 4 * s;
+        ax = SW[s4];
+        ay = SW[s4 + 1];
+        az = SW[s4 + 2];
+        aw = SW[s4 + 3];
+        B = offsets;
+        bo = o4;
+      } else if (p >= 0) {
+        const p4 = 4 * p;
+        ax = W[p4];
+        ay = W[p4 + 1];
+        az = W[p4 + 2];
+        aw = W[p4 + 3];
+        B = undriven;
+        bo = o4;
+      } else {
+        ax = 0;
+        ay = 0;
+        az = 0;
+        aw = 1;
+        B = undriven;
+        bo = o4;
+      }
+      const bx = B[bo];
+      const by = B[bo + 1];
+      const bz = B[bo + 2];
+      const bw = B[bo + 3];
+      W[o4] = ax * bw + aw * bx + ay * bz - az * by;
+      W[o4 + 1] = ay * bw + aw * by + az * bx - ax * bz;
+      W[o4 + 2] = az * bw + aw * bz + ax * by - ay * bx;
+      W[o4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
+      if (t === head) {
+        qmul(W, o4, W, o4, headOffset2, 0);
+        qnormalize(W, o4);
+      } else if (p >= 0 && (t === shoulderL || t === shoulderR)) {
+        this.dropShoulderTwist(W, t, p, t === shoulderL ? 0 : 1);
+      }
+      if (t === hips) {
+        if (scaled) {
+          const k2 = this.hipsScale;
+          P[o3] = SP[sh] * k2;
+          P[o3 + 1] = (SP[sh + 1] - this.sourceContact) * k2 + this.targetContact;
+          P[o3 + 2] = SP[sh + 2] * k2;
+        } else {
+          P[o3] = SP[sh];
+          P[o3 + 1] = SP[sh + 1] + this.roomLift;
+          P[o3 + 2] = SP[sh + 2];
+        }
+      } else if (p >= 0) {
+        const p4 = 4 * p;
+        const p3 = 3 * p;
+        const qx = W[p4];
+        const qy = W[p4 + 1];
+        const qz = W[p4 + 2];
+        const qw = W[p4 + 3];
+        const f = tscale[t];
+        const x = rest[o3] * f;
+        const y = rest[o3 + 1] * f;
+        const z2 = rest[o3 + 2] * f;
+        const uvx = qy * z2 - qz * y;
+        const uvy = qz * x - qx * z2;
+        const uvz = qx * y - qy * x;
+        P[o3] = P[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+        P[o3 + 1] = P[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+        P[o3 + 2] = P[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
+      } else {
+        P[o3] = rest[o3];
+        P[o3 + 1] = rest[o3 + 1];
+        P[o3 + 2] = rest[o3 + 2];
+      }
+      const k = fitOf[t];
+      if (k >= 0) {
+        const fit = this.fits[k];
+        const j = this.fitSegment[t];
+        this.chainPoint(fit, j + 1, d);
+        const s0 = 3 * fit.sourcePoints[0];
+        const t0 = 3 * fit.targetStart;
+        const fs = fit.scale * tscale[fit.targetNext[j]];
+        d[0] = P[t0] + (d[0] - SP[s0]) * fs - P[o3];
+        d[1] = P[t0 + 1] + (d[1] - SP[s0 + 1]) * fs - P[o3 + 1];
+        d[2] = P[t0 + 2] + (d[2] - SP[s0 + 2]) * fs - P[o3 + 2];
+        vrotate(c, 0, W, o4, rest, 3 * fit.targetNext[j]);
+        const l1 = Math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        const l3 = Math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+        if (l1 > 1e-12 && l3 > 1e-12) {
+          d[0] /= l1;
+          d[1] /= l1;
+          d[2] /= l1;
+          c[0] /= l3;
+          c[1] /= l3;
+          c[2] /= l3;
+          fromTo(q2, c, d);
+          qmul(W, o4, q2, 0, W, o4);
+          qnormalize(W, o4);
+        }
+      }
+      if (outLocal) {
+        if (p < 0) {
+          outLocal[o4] = W[o4];
+          outLocal[o4 + 1] = W[o4 + 1];
+          outLocal[o4 + 2] = W[o4 + 2];
+          outLocal[o4 + 3] = W[o4 + 3];
+        } else if (s < 0 && t !== head && k < 0) {
+          outLocal[o4] = undriven[o4];
+          outLocal[o4 + 1] = undriven[o4 + 1];
+          outLocal[o4 + 2] = undriven[o4 + 2];
+          outLocal[o4 + 3] = undriven[o4 + 3];
+        } else {
+          const p4 = 4 * p;
+          const ax2 = -W[p4];
+          const ay2 = -W[p4 + 1];
+          const az2 = -W[p4 + 2];
+          const aw2 = W[p4 + 3];
+          const bx2 = W[o4];
+          const by2 = W[o4 + 1];
+          const bz2 = W[o4 + 2];
+          const bw2 = W[o4 + 3];
+          outLocal[o4] = ax2 * bw2 + aw2 * bx2 + ay2 * bz2 - az2 * by2;
+          outLocal[o4 + 1] = ay2 * bw2 + aw2 * by2 + az2 * bx2 - ax2 * bz2;
+          outLocal[o4 + 2] = az2 * bw2 + aw2 * bz2 + ax2 * by2 - ay2 * bx2;
+          outLocal[o4 + 3] = aw2 * bw2 - ax2 * bx2 - ay2 * by2 - az2 * bz2;
+        }
+      }
+    }
+  }
+  /**
+   * The second half of {@link Retargeter.retargetPose}: real local rotations `4n` and translations `3n`
+   * from the internal world pose (as left by computeVirtualPose and any edits). Allocates nothing.
+   */
+  writeOutput(outLocalRot, outLocalPos) {
+    this.writeRealPose(outLocalRot, outLocalPos);
+  }
+  /** Convert the virtual world pose to real local rotations/translations (and real-order world arrays). */
+  writeRealPose(outLocalRot, outLocalPos) {
+    const tgt = this.target;
+    const virtualOf = this.vt.virtualOf;
+    const W = this.vWorldRot;
+    const P = this.vWorldPos;
+    const RW = this.tWorldRot;
+    const RP = this.tWorldPos;
+    const hipsReal = tgt.humanoid[HumanBodyBones.Hips];
+    const moved = this.movedReal;
+    const restT = tgt.restTranslations;
+    const parents = tgt.parents;
+    const n = tgt.boneCount;
+    if (RW !== W) {
+      for (let r = 0; r < n; r++) {
+        const v4 = 4 * virtualOf[r];
+        const v3 = 3 * virtualOf[r];
+        RW[4 * r] = W[v4];
+        RW[4 * r + 1] = W[v4 + 1];
+        RW[4 * r + 2] = W[v4 + 2];
+        RW[4 * r + 3] = W[v4 + 3];
+        RP[3 * r] = P[v3];
+        RP[3 * r + 1] = P[v3 + 1];
+        RP[3 * r + 2] = P[v3 + 2];
+      }
+    }
+    for (let r = 0; r < n; r++) {
+      const p = parents[r];
+      const r4 = 4 * r;
+      const o3 = 3 * r;
+      const bx = RW[r4];
+      const by = RW[r4 + 1];
+      const bz = RW[r4 + 2];
+      const bw = RW[r4 + 3];
+      if (p < 0) {
+        outLocalRot[r4] = bx;
+        outLocalRot[r4 + 1] = by;
+        outLocalRot[r4 + 2] = bz;
+        outLocalRot[r4 + 3] = bw;
+      } else {
+        const p4 = 4 * p;
+        const ax = -RW[p4];
+        const ay = -RW[p4 + 1];
+        const az = -RW[p4 + 2];
+        const aw = RW[p4 + 3];
+        outLocalRot[r4] = ax * bw + aw * bx + ay * bz - az * by;
+        outLocalRot[r4 + 1] = ay * bw + aw * by + az * bx - ax * bz;
+        outLocalRot[r4 + 2] = az * bw + aw * bz + ax * by - ay * bx;
+        outLocalRot[r4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
+      }
+      if (r === hipsReal || moved[r] === 1) {
+        if (p >= 0) {
+          const p4 = 4 * p;
+          const p3 = 3 * p;
+          const qx = -RW[p4];
+          const qy = -RW[p4 + 1];
+          const qz = -RW[p4 + 2];
+          const qw = RW[p4 + 3];
+          const x = RP[o3] - RP[p3];
+          const y = RP[o3 + 1] - RP[p3 + 1];
+          const z2 = RP[o3 + 2] - RP[p3 + 2];
+          const uvx = qy * z2 - qz * y;
+          const uvy = qz * x - qx * z2;
+          const uvz = qx * y - qy * x;
+          outLocalPos[o3] = x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+          outLocalPos[o3 + 1] = y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+          outLocalPos[o3 + 2] = z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
+        } else {
+          outLocalPos[o3] = RP[o3];
+          outLocalPos[o3 + 1] = RP[o3 + 1];
+          outLocalPos[o3 + 2] = RP[o3 + 2];
+        }
+      } else {
+        outLocalPos[o3] = restT[o3];
+        outLocalPos[o3 + 1] = restT[o3 + 1];
+        outLocalPos[o3 + 2] = restT[o3 + 2];
+      }
+    }
+  }
+  /** World rotations `4 * sourceBones` of the last source pose (after up-axis alignment). */
+  get lastSourceWorldRotations() {
+    return this.sWorldRot;
+  }
+  /** World positions `3 * sourceBones` of the last source pose (after up-axis alignment), metres. */
+  get lastSourceWorldPositions() {
+    return this.sWorldPos;
+  }
+  /** World rotations `4 * targetBones` of the last output pose (real bone order). */
+  get lastTargetWorldRotations() {
+    return this.tWorldRot;
+  }
+  /** World positions `3 * targetBones` of the last output pose, metres (real bone order). */
+  get lastTargetWorldPositions() {
+    return this.tWorldPos;
+  }
+};
+
+// src/retarget/quality.ts
+var SPEED_SPAN = 1 / 30;
+var SEGMENTS = [];
+for (const side of ["left", "right"]) {
+  const S2 = side === "left" ? "Left" : "Right";
+  SEGMENTS.push(
+    { name: `${side}UpperArm`, from: HumanBodyBones[`${S2}UpperArm`], to: [HumanBodyBones[`${S2}LowerArm`]] },
+    { name: `${side}Forearm`, from: HumanBodyBones[`${S2}LowerArm`], to: [HumanBodyBones[`${S2}Hand`]] },
+    {
+      name: `${side}Hand`,
+      from: HumanBodyBones[`${S2}Hand`],
+      to: [HumanBodyBones[`${S2}MiddleProximal`], HumanBodyBones[`${S2}IndexProximal`], HumanBodyBones[`${S2}RingProximal`], HumanBodyBones[`${S2}LittleProximal`]]
+    },
+    { name: `${side}Thigh`, from: HumanBodyBones[`${S2}UpperLeg`], to: [HumanBodyBones[`${S2}LowerLeg`]] },
+    { name: `${side}Shin`, from: HumanBodyBones[`${S2}LowerLeg`], to: [HumanBodyBones[`${S2}Foot`]] },
+    { name: `${side}Foot`, from: HumanBodyBones[`${S2}Foot`], to: [HumanBodyBones[`${S2}Toes`]] }
+  );
+}
+SEGMENTS.push({ name: "hipsToNeck", from: HumanBodyBones.Hips, to: [HumanBodyBones.Neck, HumanBodyBones.Head] });
+var HUMAN_NAME = Object.fromEntries(Object.entries(HumanBodyBones).map(([k, v]) => [v, k]));
+
+// src/rig/hubOptions.ts
+var HubError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "HubError";
+  }
+};
+function describe3(v) {
+  return typeof v === "string" ? `the text '${v}'` : String(v);
+}
+function checkRange(field, v, min2, max2, unit2 = "") {
+  if (typeof v !== "number" || !Number.isFinite(v))
+    throw new HubError(`${field}: need a finite number, got ${describe3(v)}`);
+  if (v < min2 || v > max2) throw new HubError(`${field}: ${v} is outside ${min2}..${max2}${unit2}`);
+  return v;
+}
+function checkChoice(field, v, choices) {
+  if (!choices.includes(v))
+    throw new HubError(`${field}: ${describe3(v)} is not one of ${choices.map((c) => `'${c}'`).join(", ")}`);
+  return v;
+}
+function checkFrame(what, frame, source) {
+  if (!frame || typeof frame !== "object")
+    throw new HubError(`${what}: need a frame { rotations, translations }, got ${describe3(frame)}`);
+  const n = source.boneCount;
+  for (const [field, arr, k] of [
+    ["rotations", frame.rotations, 4],
+    ["translations", frame.translations, 3]
+  ]) {
+    if (!arr || typeof arr.length !== "number" || arr.length !== k * n)
+      throw new HubError(
+        `${what}: frame.${field} has length ${arr?.length}, expected ${k * n} (${k} x ${n} source bones)`
+      );
+    for (let i = 0; i < arr.length; i++) {
+      const v = arr[i];
+      if (typeof v !== "number" || !Number.isFinite(v)) {
+        const b = Math.floor(i / k);
+        throw new HubError(
+          `${what}: frame.${field}[${source.names[b]}].${"xyzw"[i % k]} is ${describe3(v)} (need a finite number)`
+        );
+      }
+    }
+  }
 }
 
 // src/ik/kernels.ts
@@ -17082,1404 +18500,6 @@ var LegIK = class extends TwoBoneIK {
   }
 };
 
-// src/retarget/referencePose.ts
-var ReferencePoseError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "ReferencePoseError";
-  }
-};
-function poseGeometry(skeleton, localRot, localPos) {
-  const rotations = new Float64Array(4 * skeleton.boneCount);
-  const positions = new Float64Array(3 * skeleton.boneCount);
-  forwardKinematics(skeleton, localRot, localPos, rotations, positions);
-  return { rotations, positions };
-}
-function bonePos(g, skeleton, h) {
-  const b = skeleton.humanoid[h];
-  return readVec3(vec64(), g.positions, b);
-}
-function requireBones(skeleton, bones, what) {
-  for (const h of bones) {
-    if (skeleton.humanoid[h] < 0) {
-      const name = Object.keys(HumanBodyBones).find((k) => HumanBodyBones[k] === h);
-      throw new ReferencePoseError(
-        `${what} needs the humanoid bone ${name}, which the skeleton does not map`
-      );
-    }
-  }
-}
-function bodyFrame(skeleton, g) {
-  requireBones(
-    skeleton,
-    [HumanBodyBones.Hips, HumanBodyBones.Head, HumanBodyBones.LeftUpperArm, HumanBodyBones.RightUpperArm, HumanBodyBones.LeftUpperLeg, HumanBodyBones.RightUpperLeg],
-    "the body frame"
-  );
-  const up = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.Head), bonePos(g, skeleton, HumanBodyBones.Hips));
-  const lu = vec3_exports.length(up);
-  if (!(lu > 1e-9)) throw new ReferencePoseError("the body frame: head and hips are at the same place");
-  vec3_exports.scale(up, up, 1 / lu);
-  const left = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.LeftUpperArm), bonePos(g, skeleton, HumanBodyBones.RightUpperArm));
-  const legs = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.LeftUpperLeg), bonePos(g, skeleton, HumanBodyBones.RightUpperLeg));
-  vec3_exports.add(left, left, legs);
-  vec3_exports.scaleAndAdd(left, left, up, -vec3_exports.dot(left, up));
-  const ll = vec3_exports.length(left);
-  if (!(ll > 1e-9)) {
-    throw new ReferencePoseError(
-      "the body frame: left and right limbs coincide, so left/right cannot be told apart"
-    );
-  }
-  vec3_exports.scale(left, left, 1 / ll);
-  const forward = vec3_exports.cross(vec64(), left, up);
-  return { left, up, forward };
-}
-function bodyToCanonical(frame) {
-  const m = new Float64Array(9);
-  for (let c = 0; c < 3; c++) {
-    m[3 * c + 0] = frame.left[c];
-    m[3 * c + 1] = frame.up[c];
-    m[3 * c + 2] = frame.forward[c];
-  }
-  const q = quat64();
-  quat_exports.fromMat3(q, m);
-  return quat_exports.normalize(q, q);
-}
-function isStandingPose(skeleton, g) {
-  const m = skeleton.humanoid;
-  if ([HumanBodyBones.Hips, HumanBodyBones.Head, HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot, HumanBodyBones.LeftUpperArm, HumanBodyBones.RightUpperArm].some((h) => m[h] < 0))
-    return false;
-  const hips = bonePos(g, skeleton, HumanBodyBones.Hips);
-  const up = vec3_exports.sub(vec64(), bonePos(g, skeleton, HumanBodyBones.Head), hips);
-  const feet = vec3_exports.add(vec64(), bonePos(g, skeleton, HumanBodyBones.LeftFoot), bonePos(g, skeleton, HumanBodyBones.RightFoot));
-  vec3_exports.scale(feet, feet, 0.5);
-  vec3_exports.sub(feet, feet, hips);
-  if (vec3_exports.length(up) < 1e-9 || vec3_exports.length(feet) < 1e-9) return false;
-  if (vec3_exports.angle(up, feet) < 120 * Math.PI / 180) return false;
-  try {
-    bodyFrame(skeleton, g);
-  } catch {
-    return false;
-  }
-  const lr = vec3_exports.dist(bonePos(g, skeleton, HumanBodyBones.LeftUpperArm), bonePos(g, skeleton, HumanBodyBones.RightUpperArm));
-  if (!(lr > 0.05 * vec3_exports.length(up))) return false;
-  const down = vec3_exports.scale(vec64(), up, -1);
-  for (const [u, f] of [
-    [HumanBodyBones.LeftUpperLeg, HumanBodyBones.LeftFoot],
-    [HumanBodyBones.RightUpperLeg, HumanBodyBones.RightFoot]
-  ]) {
-    if (m[u] < 0) continue;
-    const leg = vec3_exports.sub(vec64(), bonePos(g, skeleton, f), bonePos(g, skeleton, u));
-    if (vec3_exports.length(leg) < 1e-9 || vec3_exports.angle(leg, down) > 60 * Math.PI / 180) return false;
-  }
-  if (m[HumanBodyBones.LeftUpperLeg] >= 0 && m[HumanBodyBones.RightUpperLeg] >= 0) {
-    const legs = vec3_exports.sub(
-      vec64(),
-      bonePos(g, skeleton, HumanBodyBones.LeftUpperLeg),
-      bonePos(g, skeleton, HumanBodyBones.RightUpperLeg)
-    );
-    const arms = vec3_exports.sub(
-      vec64(),
-      bonePos(g, skeleton, HumanBodyBones.LeftUpperArm),
-      bonePos(g, skeleton, HumanBodyBones.RightUpperArm)
-    );
-    const u = vec3_exports.normalize(vec64(), up);
-    vec3_exports.scaleAndAdd(legs, legs, u, -vec3_exports.dot(legs, u));
-    vec3_exports.scaleAndAdd(arms, arms, u, -vec3_exports.dot(arms, u));
-    if (vec3_exports.length(legs) > 1e-9 && vec3_exports.length(arms) > 1e-9 && vec3_exports.angle(legs, arms) > 30 * Math.PI / 180)
-      return false;
-  }
-  return true;
-}
-function chainBetween(skeleton, top, bottom) {
-  const out = [];
-  for (let b = bottom; b >= 0; b = skeleton.parents[b]) {
-    out.push(b);
-    if (b === top) return out.reverse();
-  }
-  return [];
-}
-var X = vec64(1, 0, 0);
-var Y = vec64(0, 1, 0);
-var Z = vec64(0, 0, 1);
-function canonicalPose(skeleton, options = {}) {
-  const kind = options.kind ?? "T";
-  const n = skeleton.boneCount;
-  const local = Float64Array.from(options.baseRotations ?? skeleton.restRotations);
-  const trans = Float64Array.from(options.baseTranslations ?? skeleton.restTranslations);
-  if (local.length !== 4 * n || trans.length !== 3 * n) {
-    throw new ReferencePoseError(`base pose: expected ${4 * n} rotations and ${3 * n} translations`);
-  }
-  const m = skeleton.humanoid;
-  const g = poseGeometry(skeleton, local, trans);
-  const frame = bodyFrame(skeleton, g);
-  const G = bodyToCanonical(frame);
-  const tmp = quat64();
-  for (let i = 0; i < n; i++) {
-    if (skeleton.parents[i] >= 0) continue;
-    readQuat(tmp, local, i);
-    quat_exports.multiply(tmp, G, tmp);
-    writeQuat(local, i, tmp);
-    const p = readVec3(vec64(), trans, i);
-    vec3_exports.transformQuat(p, p, G);
-    trans.set(p, 3 * i);
-  }
-  const geo = poseGeometry(skeleton, local, trans);
-  const refresh = () => forwardKinematics(skeleton, local, trans, geo.rotations, geo.positions);
-  const cur = vec64();
-  const delta = quat64();
-  const w = quat64();
-  const aim = (b, child, dir) => {
-    if (b < 0 || child < 0) return;
-    vec3_exports.sub(cur, readVec3(vec64(), geo.positions, child), readVec3(vec64(), geo.positions, b));
-    const len3 = vec3_exports.length(cur);
-    if (len3 < 1e-9) return;
-    vec3_exports.scale(cur, cur, 1 / len3);
-    fromTo(delta, cur, dir);
-    readQuat(w, geo.rotations, b);
-    quat_exports.multiply(w, delta, w);
-    setWorldRotation(b, w);
-  };
-  const setWorldRotation = (b, world) => {
-    const p = skeleton.parents[b];
-    if (p < 0) {
-      writeQuat(local, b, world);
-    } else {
-      const pw = readQuat(quat64(), geo.rotations, p);
-      quat_exports.invert(pw, pw);
-      quat_exports.multiply(pw, pw, world);
-      quat_exports.normalize(pw, pw);
-      writeQuat(local, b, pw);
-    }
-    refresh();
-  };
-  const neckOrHead = m[HumanBodyBones.Neck] >= 0 ? m[HumanBodyBones.Neck] : m[HumanBodyBones.Head];
-  const torso = chainBetween(skeleton, m[HumanBodyBones.Hips], neckOrHead);
-  if (torso.length >= 3) {
-    const p0 = readVec3(vec64(), geo.positions, torso[0]);
-    const p1 = readVec3(vec64(), geo.positions, torso[1]);
-    const o = vec3_exports.sub(vec64(), p1, p0);
-    let L = 0;
-    for (let k = 2; k < torso.length; k++) {
-      const b = torso[k];
-      L += Math.hypot(trans[3 * b], trans[3 * b + 1], trans[3 * b + 2]);
-    }
-    const horiz = o[0] * o[0] + o[2] * o[2];
-    const u = L * L > horiz ? vec64(-o[0] / L, Math.sqrt(L * L - horiz) / L, -o[2] / L) : Y;
-    for (let k = 1; k + 1 < torso.length; k++) aim(torso[k], torso[k + 1], u);
-  }
-  if (m[HumanBodyBones.Neck] >= 0) {
-    const neckChain = chainBetween(skeleton, m[HumanBodyBones.Neck], m[HumanBodyBones.Head]);
-    for (let k = 0; k + 1 < neckChain.length; k++) aim(neckChain[k], neckChain[k + 1], Y);
-  }
-  const downY = vec64(0, -1, 0);
-  for (const side of ["Left", "Right"]) {
-    const upper = m[HumanBodyBones[`${side}UpperLeg`]];
-    const lower = m[HumanBodyBones[`${side}LowerLeg`]];
-    const foot = m[HumanBodyBones[`${side}Foot`]];
-    const toes = m[HumanBodyBones[`${side}Toes`]];
-    const footWorld = foot >= 0 ? readQuat(quat64(), geo.rotations, foot) : null;
-    aim(upper, lower, downY);
-    aim(lower, foot, downY);
-    if (footWorld) setWorldRotation(foot, footWorld);
-    if (toes >= 0) aim(foot, toes, Z);
-  }
-  for (const side of ["Left", "Right"]) {
-    const lateral = side === "Left" ? X : vec64(-1, 0, 0);
-    const out = kind === "I" ? downY : lateral;
-    const upper = m[HumanBodyBones[`${side}UpperArm`]];
-    const lower = m[HumanBodyBones[`${side}LowerArm`]];
-    const hand = m[HumanBodyBones[`${side}Hand`]];
-    const shoulder = m[HumanBodyBones[`${side}Shoulder`]];
-    if (shoulder >= 0) aim(shoulder, upper, lateral);
-    aim(upper, lower, out);
-    aim(lower, hand, out);
-    const finger = [
-      HumanBodyBones[`${side}MiddleProximal`],
-      HumanBodyBones[`${side}IndexProximal`],
-      HumanBodyBones[`${side}RingProximal`],
-      HumanBodyBones[`${side}LittleProximal`]
-    ].map((h) => m[h]).find((b) => b >= 0);
-    if (finger !== void 0) aim(hand, finger, out);
-  }
-  refresh();
-  return {
-    kind,
-    localRotations: local,
-    world: geo,
-    bodyToCanonical: G,
-    hipsHeight: hipsHeightOf(skeleton, geo)
-  };
-}
-function hipsHeightOf(skeleton, g) {
-  const m = skeleton.humanoid;
-  const hipsY = g.positions[3 * m[HumanBodyBones.Hips] + 1];
-  let lowest = Number.POSITIVE_INFINITY;
-  for (const h of [HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot]) {
-    if (m[h] >= 0) lowest = Math.min(lowest, g.positions[3 * m[h] + 1]);
-  }
-  return hipsY - lowest;
-}
-
-// src/retarget/virtualHierarchy.ts
-function virtualizeHumanoid(skeleton) {
-  const n = skeleton.boneCount;
-  const m = skeleton.humanoid;
-  const newParent = Int32Array.from(skeleton.parents);
-  const detached = [];
-  for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
-    const t = m[h];
-    if (t < 0) continue;
-    const hp = nearestMappedAncestor(h, (x) => m[x] >= 0);
-    if (hp < 0) continue;
-    const pt = m[hp];
-    if (pt === t || isAncestor(skeleton, pt, t) || isAncestor(skeleton, t, pt)) continue;
-    newParent[t] = pt;
-    detached.push(t);
-  }
-  if (detached.length === 0) {
-    const id = Int32Array.from({ length: n }, (_, i) => i);
-    return { skeleton, realOf: id, virtualOf: Int32Array.from(id), detached, identity: true };
-  }
-  const children = Array.from({ length: n }, () => []);
-  const roots = [];
-  for (let i = 0; i < n; i++) (newParent[i] < 0 ? roots : children[newParent[i]]).push(i);
-  const order = [];
-  const visit2 = (b) => {
-    order.push(b);
-    for (const c of children[b]) visit2(c);
-  };
-  for (const r of roots) visit2(r);
-  const realOf = Int32Array.from(order);
-  const virtualOf = new Int32Array(n);
-  order.forEach((real, v2) => {
-    virtualOf[real] = v2;
-  });
-  const rest = restWorld(skeleton);
-  const rot = new Float64Array(4 * n);
-  const tr = new Float64Array(3 * n);
-  const q = quat64();
-  const pq = quat64();
-  const v = vec64();
-  const pv = vec64();
-  for (let vi = 0; vi < n; vi++) {
-    const r = realOf[vi];
-    const p = newParent[r];
-    if (p === skeleton.parents[r]) {
-      rot.set(skeleton.restRotations.subarray(4 * r, 4 * r + 4), 4 * vi);
-      tr.set(skeleton.restTranslations.subarray(3 * r, 3 * r + 3), 3 * vi);
-      continue;
-    }
-    readQuat(pq, rest.rotations, p);
-    quat_exports.invert(pq, pq);
-    readQuat(q, rest.rotations, r);
-    quat_exports.multiply(q, pq, q);
-    rot.set(q, 4 * vi);
-    readVec3(v, rest.positions, r);
-    readVec3(pv, rest.positions, p);
-    vec3_exports.sub(v, v, pv);
-    vec3_exports.transformQuat(v, v, pq);
-    tr.set(v, 3 * vi);
-  }
-  const humanoid = Int32Array.from(m, (b) => b >= 0 ? virtualOf[b] : -1);
-  const skel = createSkeleton({
-    names: order.map((r) => skeleton.names[r]),
-    parents: order.map((r) => newParent[r] >= 0 ? virtualOf[newParent[r]] : -1),
-    restTranslations: tr,
-    restRotations: rot,
-    humanoid
-  });
-  return { skeleton: skel, realOf, virtualOf, detached, identity: false };
-}
-
-// src/retarget/retargeter.ts
-var RetargetError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "RetargetError";
-  }
-};
-var AXES = {
-  "+x": [1, 0, 0],
-  "-x": [-1, 0, 0],
-  "+y": [0, 1, 0],
-  "-y": [0, -1, 0],
-  "+z": [0, 0, 1],
-  "-z": [0, 0, -1]
-};
-function nearestAxis(v) {
-  let best = "+y";
-  let bestDot = Number.NEGATIVE_INFINITY;
-  for (const [name, a] of Object.entries(AXES)) {
-    const d = a[0] * v[0] + a[1] * v[1] + a[2] * v[2];
-    if (d > bestDot) {
-      bestDot = d;
-      best = name;
-    }
-  }
-  return best;
-}
-function upAxisRotation(axis) {
-  const q = quat64();
-  if (axis === "-y") return quat_exports.setAxisAngle(q, [1, 0, 0], Math.PI);
-  return fromTo(q, AXES[axis], [0, 1, 0]);
-}
-function lowestFootJointHeight(s, g) {
-  let lowest = Number.POSITIVE_INFINITY;
-  for (const h of [HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot]) {
-    const b = s.humanoid[h];
-    if (b >= 0) lowest = Math.min(lowest, g.positions[3 * b + 1]);
-  }
-  return Number.isFinite(lowest) ? lowest : 0;
-}
-function alignRoots(skeleton, rot, pos, alignment) {
-  const p = skeleton.parents;
-  for (let i = 0; i < skeleton.boneCount; i++) {
-    if (p[i] >= 0) continue;
-    qmul(rot, 4 * i, alignment, 0, rot, 4 * i);
-    vrotate(pos, 3 * i, alignment, 0, pos, 3 * i);
-  }
-}
-function innerChain(s, end) {
-  const c = chainBetween(s, s.humanoid[HumanBodyBones.Hips], end);
-  return c.slice(1, -1);
-}
-function distribute(target, source, out) {
-  const k = target.length;
-  const m = source.length;
-  if (m === 0) return;
-  for (let j = 0; j < k; j++) out[target[j]] = source[Math.ceil((j + 1) * m / k) - 1];
-}
-var CHAIN_BONES = /* @__PURE__ */ new Set([HumanBodyBones.Spine, HumanBodyBones.Chest, HumanBodyBones.UpperChest, HumanBodyBones.Neck]);
-function computeDrivers(source, target) {
-  const drivers = new Int32Array(target.boneCount).fill(-1);
-  const sm = source.humanoid;
-  const tm = target.humanoid;
-  for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
-    if (CHAIN_BONES.has(h)) continue;
-    if (tm[h] >= 0 && sm[h] >= 0) drivers[tm[h]] = sm[h];
-  }
-  const tNeck = tm[HumanBodyBones.Neck];
-  const sNeck = sm[HumanBodyBones.Neck];
-  const tHead = tm[HumanBodyBones.Head];
-  const sHead = sm[HumanBodyBones.Head];
-  distribute(
-    innerChain(target, tNeck >= 0 ? tNeck : tHead),
-    innerChain(source, sNeck >= 0 ? sNeck : sHead),
-    drivers
-  );
-  if (tNeck >= 0 && sNeck >= 0) {
-    distribute(
-      chainBetween(target, tNeck, tHead).slice(0, -1),
-      chainBetween(source, sNeck, sHead).slice(0, -1),
-      drivers
-    );
-  }
-  const mappedT = new Set(Array.from(tm).filter((b) => b >= 0));
-  const mappedS = new Set(Array.from(sm).filter((b) => b >= 0));
-  const byName = /* @__PURE__ */ new Map();
-  source.names.forEach((nm, i) => {
-    if (!mappedS.has(i)) byName.set(nm, i);
-  });
-  for (let t = 0; t < target.boneCount; t++) {
-    if (drivers[t] >= 0 || mappedT.has(t)) continue;
-    const s = byName.get(target.names[t]);
-    if (s === void 0) continue;
-    const tp = target.parents[t];
-    const sp = source.parents[s];
-    const sameParent = tp < 0 && sp < 0 || tp >= 0 && sp >= 0 && target.names[tp] === source.names[sp];
-    if (sameParent) drivers[t] = s;
-  }
-  return drivers;
-}
-var Retargeter = class {
-  constructor(source, target, options = {}) {
-    /** Target reference-pose local rotations `4n` (undriven bones keep these). */
-    this.targetReference = null;
-    this.sourceReference = null;
-    this.info = null;
-    this.q2 = quat64();
-    this.v3 = vec64();
-    this.headOffset = quat64();
-    /** Per shoulder (left, right): virtual bone index, or -1 when twist is kept or the bone is absent. */
-    this.shoulderBones = new Int32Array([-1, -1]);
-    /** Per shoulder: reference local rotation (4) and the unit bone axis in its own frame (3), 8 values. */
-    this.shoulderData = new Float64Array(16);
-    /** Scratch for dropShoulderTwist: D (4) and the twist (4). */
-    this.twistScratch = new Float64Array(8);
-    this.alignSource = new Float64Array([0, 0, 0, 1]);
-    this.hipsScale = 1;
-    this.roomLift = 0;
-    this.sourceContact = 0;
-    this.targetContact = 0;
-    this.srcHipsHeight = 1;
-    this.tgtHipsHeight = 1;
-    this.tgtRestContact = 0;
-    this.calibrated = false;
-    /** Incremented by every calibration (callers caching calibration-dependent values compare it). */
-    this.calibrationSerial = 0;
-    this.q0 = quat64();
-    this.q1 = quat64();
-    this.v1 = vec64();
-    for (const [sk, which] of [
-      [source, "source"],
-      [target, "target"]
-    ]) {
-      const missing = [HumanBodyBones.Hips, HumanBodyBones.Head, HumanBodyBones.LeftUpperLeg, HumanBodyBones.RightUpperLeg, HumanBodyBones.LeftFoot, HumanBodyBones.RightFoot].filter(
-        (h) => sk.humanoid[h] < 0
-      );
-      if (missing.length > 0) {
-        const names = missing.map((h) => Object.keys(HumanBodyBones).find((k) => HumanBodyBones[k] === h));
-        throw new RetargetError(`${which} skeleton has no ${names.join(", ")} in its humanoid map`);
-      }
-    }
-    this.source = source;
-    this.target = target;
-    const avatarScale = options.avatarScale ?? 1;
-    if (!(avatarScale > 0) || !Number.isFinite(avatarScale)) {
-      throw new RetargetError(`avatarScale ${avatarScale}: need a positive number`);
-    }
-    const headScale = options.headScale ?? 1;
-    if (!(headScale > 0) || !Number.isFinite(headScale))
-      throw new RetargetError(`headScale ${headScale}: need a positive number`);
-    const head = options.headRotationOffset ?? [0, 0, 0];
-    if (head.length !== 3 || !head.every(Number.isFinite)) {
-      throw new RetargetError("headRotationOffset: need three finite angles in degrees");
-    }
-    this.options = {
-      hipsMode: options.hipsMode ?? "scaled",
-      referencePose: options.referencePose ?? "T",
-      sourceReference: options.sourceReference ?? "auto",
-      sourceUp: options.sourceUp ?? "auto",
-      avatarScale,
-      headRotationOffset: [head[0], head[1], head[2]],
-      headScale,
-      sourceContactHeight: options.sourceContactHeight,
-      shoulderTwist: options.shoulderTwist ?? "keep"
-    };
-    if (this.options.shoulderTwist !== "drop" && this.options.shoulderTwist !== "keep")
-      throw new RetargetError(`shoulderTwist: ${String(this.options.shoulderTwist)} is not 'drop' or 'keep'`);
-    this.vt = virtualizeHumanoid(target);
-    this.vs = virtualizeHumanoid(source);
-    const vdrivers = computeDrivers(this.vs.skeleton, this.vt.skeleton);
-    this.vDrivers = vdrivers.map((s) => s >= 0 ? this.vs.realOf[s] : -1);
-    this.drivers = new Int32Array(target.boneCount).fill(-1);
-    this.vDrivers.forEach((s, v) => {
-      this.drivers[this.vt.realOf[v]] = s;
-    });
-    const nt = target.boneCount;
-    const ns = source.boneCount;
-    this.fits = buildChainFits(this.vs, this.vt.skeleton);
-    this.fitOf = new Int32Array(nt).fill(-1);
-    this.fitSegment = new Int32Array(nt).fill(-1);
-    this.fits.forEach((fit, k) => {
-      fit.targetBones.forEach((b, j) => {
-        this.fitOf[b] = k;
-        this.fitSegment[b] = j;
-      });
-    });
-    this.offsets = new Float64Array(4 * nt);
-    this.undrivenLocal = new Float64Array(4 * nt);
-    this.sRot = new Float64Array(4 * ns);
-    this.sWorldRot = new Float64Array(4 * ns);
-    this.sWorldPos = new Float64Array(3 * ns);
-    this.vWorldRot = new Float64Array(4 * nt);
-    this.vWorldPos = new Float64Array(3 * nt);
-    this.tWorldRot = this.vt.identity ? this.vWorldRot : new Float64Array(4 * nt);
-    this.tWorldPos = this.vt.identity ? this.vWorldPos : new Float64Array(3 * nt);
-    this.movedReal = new Uint8Array(nt);
-    for (const b of this.vt.detached) this.movedReal[b] = 1;
-    this.translationScale = new Float64Array(nt).fill(1);
-    this.updateTranslationScale();
-    const vtk = this.vt.skeleton;
-    this.worldNeeded = new Uint8Array(nt);
-    const body = [
-      HumanBodyBones.Hips,
-      HumanBodyBones.Spine,
-      HumanBodyBones.Chest,
-      HumanBodyBones.UpperChest,
-      HumanBodyBones.Neck,
-      HumanBodyBones.Head,
-      HumanBodyBones.LeftShoulder,
-      HumanBodyBones.RightShoulder,
-      HumanBodyBones.LeftUpperArm,
-      HumanBodyBones.RightUpperArm,
-      HumanBodyBones.LeftLowerArm,
-      HumanBodyBones.RightLowerArm,
-      HumanBodyBones.LeftHand,
-      HumanBodyBones.RightHand,
-      HumanBodyBones.LeftUpperLeg,
-      HumanBodyBones.RightUpperLeg,
-      HumanBodyBones.LeftLowerLeg,
-      HumanBodyBones.RightLowerLeg,
-      HumanBodyBones.LeftFoot,
-      HumanBodyBones.RightFoot,
-      HumanBodyBones.LeftToes,
-      HumanBodyBones.RightToes
-    ];
-    const mark = (b) => {
-      for (let a = b; a >= 0 && this.worldNeeded[a] === 0; a = vtk.parents[a]) this.worldNeeded[a] = 1;
-    };
-    for (const h of body) if (vtk.humanoid[h] >= 0) mark(vtk.humanoid[h]);
-    this.vDrivers.forEach((src, t) => {
-      if (src >= 0) mark(t);
-    });
-    for (const b of this.vt.detached) mark(this.vt.virtualOf[b]);
-    const all = Array.from({ length: nt }, (_, t) => t);
-    this.allBones = Int32Array.from(all);
-    this.neededBones = Int32Array.from(all.filter((t) => this.worldNeeded[t] === 1));
-    this.unneededBones = Int32Array.from(all.filter((t) => this.worldNeeded[t] === 0));
-  }
-  /**
-   * World positions below the hips scale with the avatar (the hips node carries the avatar scale),
-   * and below the head also with the head scale (the head node carries it).
-   */
-  updateTranslationScale() {
-    const vtk = this.vt.skeleton;
-    const vh = vtk.humanoid[HumanBodyBones.Hips];
-    const vhead = vtk.humanoid[HumanBodyBones.Head];
-    for (let t = 0; t < vtk.boneCount; t++) {
-      let f = 1;
-      for (let a = vtk.parents[t]; a >= 0; a = vtk.parents[a]) {
-        if (a === vh) f *= this.options.avatarScale;
-        if (a === vhead) f *= this.options.headScale;
-      }
-      this.translationScale[t] = f;
-    }
-  }
-  /** Hips scale, room lift and target contact level from the calibrated heights and the current scale. */
-  updateScaleTerms() {
-    const scale6 = this.options.avatarScale;
-    this.hipsScale = scale6 * this.tgtHipsHeight / this.srcHipsHeight;
-    this.targetContact = scale6 * this.tgtRestContact;
-    this.roomLift = scale6 * this.tgtHipsHeight + this.targetContact - (this.srcHipsHeight + this.sourceContact);
-    if (this.info) {
-      this.info.hipsScale = this.hipsScale;
-      this.info.roomLift = this.roomLift;
-      this.info.targetHipsHeight = scale6 * this.tgtHipsHeight;
-      this.info.targetContactHeight = this.targetContact;
-    }
-  }
-  /**
-   * Change the avatar scale (0.1..3 live; any positive value here) without recalibrating: the hips
-   * height terms and world positions below the hips follow from the next pose on. Set-up cost, not
-   * per frame.
-   * @throws RetargetError on a non-positive or non-finite scale.
-   */
-  setAvatarScale(scale6) {
-    if (!(scale6 > 0) || !Number.isFinite(scale6))
-      throw new RetargetError(`avatarScale ${scale6}: need a positive number`);
-    this.options.avatarScale = scale6;
-    this.updateTranslationScale();
-    if (this.calibrated) this.updateScaleTerms();
-  }
-  /** Change the head scale (world positions below the head follow). @throws RetargetError on a bad value. */
-  setHeadScale(scale6) {
-    if (!(scale6 > 0) || !Number.isFinite(scale6))
-      throw new RetargetError(`headScale ${scale6}: need a positive number`);
-    this.options.headScale = scale6;
-    this.updateTranslationScale();
-  }
-  /**
-   * Change the head rotation offset (degrees, as Unity's Quaternion.Euler, about the head's reference
-   * axes) without recalibrating. @throws RetargetError on non-finite angles.
-   */
-  setHeadRotationOffset(x, y, z2) {
-    if (![x, y, z2].every(Number.isFinite))
-      throw new RetargetError("headRotationOffset: need three finite angles in degrees");
-    this.options.headRotationOffset = [x, y, z2];
-    if (this.calibrated) this.updateHeadOffset();
-  }
-  updateHeadOffset() {
-    const [hx, hy, hz] = this.options.headRotationOffset;
-    quatFromEuler(this.headOffset, hy * DEG2RAD, hx * DEG2RAD, hz * DEG2RAD, "YXZ");
-    const ref = this.targetReference;
-    const refHead = readQuat(quat64(), ref.world.rotations, this.vt.skeleton.humanoid[HumanBodyBones.Head]);
-    const inv = quat_exports.invert(quat64(), refHead);
-    quat_exports.multiply(this.headOffset, inv, quat_exports.multiply(quat64(), this.headOffset, refHead));
-  }
-  /** The head rotation offset as a quaternion in the head's local frame (`W_head * q`), into `out`. */
-  headOffsetQuat(out) {
-    qcopy(out, 0, this.headOffset, 0);
-  }
-  /** Local rotations `4 * sourceBones` of the last source pose (normalised; roots as given, not turned upright). */
-  get lastSourceLocalRotations() {
-    return this.sRot;
-  }
-  /** Factor on each virtual bone's rest translation for world positions (avatar and head scale). */
-  get translationScales() {
-    return this.translationScale;
-  }
-  /** The calibrated offset (quaternion) of real target bone `bone` into `out`; identity for undriven bones. */
-  getOffset(bone, out) {
-    qcopy(out, 0, this.offsets, 4 * this.vt.virtualOf[bone]);
-  }
-  /**
-   * Replace the calibrated offset of real target bone `bone` (e.g. from saved settings or a hot-reload
-   * state). A quaternion already unit to rounding (`|q|^2` within 1e-12 of 1, as {@link getOffset}
-   * gives) is kept bit for bit, so export -> import restores the offsets exactly (renormalising a
-   * unit-to-rounding quaternion moves its last bits); any other is normalised.
-   */
-  setOffset(bone, q) {
-    const o = 4 * this.vt.virtualOf[bone];
-    for (let k = 0; k < 4; k++) this.offsets[o + k] = q[k];
-    const d = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-    if (!(Math.abs(d - 1) <= 1e-12)) qnormalize(this.offsets, o);
-  }
-  /** True once calibrate() has run. */
-  get isCalibrated() {
-    return this.calibrated;
-  }
-  /** The skeleton the retargeter poses internally (IK-style bones re-parented), and its bone maps. */
-  get virtual() {
-    return this.vt;
-  }
-  /**
-   * The internal world pose of the last `computeVirtualPose` / `retargetPose`: rotations `4n` and
-   * positions `3n` in the virtual skeleton's bone order. Callers (the hub) may edit them and then call
-   * {@link Retargeter.writeOutput}.
-   */
-  get virtualWorldRotations() {
-    return this.vWorldRot;
-  }
-  get virtualWorldPositions() {
-    return this.vWorldPos;
-  }
-  /**
-   * Calibrate. `firstFrame` (source local rotations `4n` and translations `3n`, metres) is the frame
-   * used to detect the source's up axis, and the base of the source reference pose when the source
-   * reference is 'first-frame', 'auto' with a non-standing rest pose, or `{ asIs: true }` (then it is
-   * the performer's T/I-pose as is). Without it, the rest pose stands in.
-   * @throws RetargetError when no usable reference pose can be built (the message says why).
-   */
-  calibrate(firstFrame) {
-    const src = this.source;
-    const tgt = this.target;
-    const vsk = this.vs.skeleton;
-    const vtk = this.vt.skeleton;
-    const kind = this.options.referencePose;
-    const mode = this.options.sourceReference;
-    const asIs = typeof mode === "object";
-    const frame = firstFrame ?? { rotations: src.restRotations, translations: src.restTranslations };
-    if (frame.rotations.length !== 4 * src.boneCount || frame.translations.length !== 3 * src.boneCount) {
-      throw new RetargetError(
-        `calibration frame: expected ${4 * src.boneCount} rotations and ${3 * src.boneCount} translations for ${src.boneCount} source bones`
-      );
-    }
-    const frameGeo = poseGeometry(src, frame.rotations, frame.translations);
-    const hb = 3 * src.humanoid[HumanBodyBones.Hips];
-    const hd = 3 * src.humanoid[HumanBodyBones.Head];
-    const fp = frameGeo.positions;
-    const detectedUp = nearestAxis([fp[hd] - fp[hb], fp[hd + 1] - fp[hb + 1], fp[hd + 2] - fp[hb + 2]]);
-    const up = this.options.sourceUp === "auto" ? detectedUp : this.options.sourceUp;
-    this.alignSource.set(upAxisRotation(up));
-    let which = "rest";
-    let baseRot = src.restRotations;
-    let baseTrans = src.restTranslations;
-    const restStanding = isStandingPose(vsk, poseGeometry(vsk, vsk.restRotations, vsk.restTranslations));
-    if (asIs || mode === "first-frame" || mode === "auto" && !restStanding) {
-      if (!firstFrame && !restStanding) {
-        throw new RetargetError(
-          "the source rest pose is not a standing humanoid and no frame was given to calibrate on"
-        );
-      }
-      baseRot = frame.rotations;
-      baseTrans = frame.translations;
-      which = asIs ? "frame-as-is" : "first-frame";
-    }
-    const alignedRot = Float64Array.from(baseRot);
-    const alignedTrans = Float64Array.from(baseTrans);
-    this.alignRoots(alignedRot, alignedTrans);
-    const vbase = toVirtualPose(this.vs, src, alignedRot, alignedTrans);
-    let srcRefWorldV;
-    let srcHips;
-    let tgtRef;
-    let failing = "target";
-    try {
-      tgtRef = canonicalPose(vtk, { kind });
-      failing = "source";
-      if (asIs) {
-        const g = poseGeometry(vsk, vbase.rotations, vbase.translations);
-        srcRefWorldV = g.rotations;
-        srcHips = canonicalPose(vsk, {
-          kind,
-          baseRotations: vbase.rotations,
-          baseTranslations: vbase.translations
-        }).hipsHeight;
-        const Ginv = quat_exports.invert(quat64(), bodyToCanonical(bodyFrame(vsk, g)));
-        const w = tgtRef.world.rotations;
-        for (let i = 0; i < vtk.boneCount; i++) {
-          readQuat(this.q0, w, i);
-          quat_exports.multiply(this.q0, Ginv, this.q0);
-          writeQuat(w, i, this.q0);
-        }
-        this.sourceReference = null;
-      } else {
-        const sref = canonicalPose(vsk, {
-          kind,
-          baseRotations: vbase.rotations,
-          baseTranslations: vbase.translations
-        });
-        this.sourceReference = sref;
-        srcRefWorldV = sref.world.rotations;
-        srcHips = sref.hipsHeight;
-      }
-    } catch (e) {
-      if (e instanceof ReferencePoseError)
-        throw new RetargetError(`calibration of the ${failing} skeleton: ${e.message}`);
-      throw e;
-    }
-    this.targetReference = tgtRef;
-    this.setUpShoulderTwist(tgtRef);
-    const tgtHips = tgtRef.hipsHeight;
-    if (!(srcHips > 1e-6)) {
-      throw new RetargetError(
-        `calibration: the source hips are not above its feet in the reference pose (hips height ${srcHips} m); cannot scale the hips path`
-      );
-    }
-    if (!(tgtHips > 1e-6)) {
-      throw new RetargetError(
-        `calibration: the target hips are not above its feet (hips height ${tgtHips} m)`
-      );
-    }
-    for (let t = 0; t < vtk.boneCount; t++) {
-      const s = this.vDrivers[t];
-      if (s >= 0) {
-        readQuat(this.q0, srcRefWorldV, this.vs.virtualOf[s]);
-        quat_exports.invert(this.q0, this.q0);
-        readQuat(this.q1, tgtRef.world.rotations, t);
-        quat_exports.multiply(this.q0, this.q0, this.q1);
-        quat_exports.normalize(this.q0, this.q0);
-        writeQuat(this.offsets, t, this.q0);
-      }
-      const from = vtk.parents[t] < 0 ? vtk.restRotations : tgtRef.localRotations;
-      for (let k = 0; k < 4; k++) this.undrivenLocal[4 * t + k] = from[4 * t + k];
-    }
-    this.updateHeadOffset();
-    this.srcHipsHeight = srcHips;
-    this.tgtHipsHeight = tgtHips;
-    this.tgtRestContact = this.options.sourceContactHeight !== void 0 ? lowestFootJointHeight(tgt, poseGeometry(tgt, tgt.restRotations, tgt.restTranslations)) : 0;
-    this.sourceContact = this.options.sourceContactHeight ?? 0;
-    this.updateScaleTerms();
-    const scale6 = this.options.avatarScale;
-    this.calibrated = true;
-    this.calibrationSerial++;
-    const drivers = {};
-    this.drivers.forEach((s, t) => {
-      if (s >= 0) drivers[tgt.names[t]] = src.names[s];
-    });
-    this.info = {
-      sourceReference: which,
-      sourceUp: up,
-      detectedSourceUp: detectedUp,
-      sourceHipsHeight: srcHips,
-      targetHipsHeight: scale6 * tgtHips,
-      sourceContactHeight: this.sourceContact,
-      targetContactHeight: this.targetContact,
-      hipsScale: this.hipsScale,
-      roomLift: this.roomLift,
-      drivers,
-      detachedTargetBones: this.vt.detached.map((b) => tgt.names[b]),
-      fittedChains: this.fits.map(
-        (f) => `${f.targetBones.length} target bones on ${f.sourcePoints.length - 1} source segments`
-      )
-    };
-    return this.info;
-  }
-  /** Rotate the source roots by the up-axis alignment (rotations and translations, in place). */
-  alignRoots(rot, pos) {
-    alignRoots(this.source, rot, pos, this.alignSource);
-  }
-  /**
-   * Point along a fitted chain's source polyline (source world) at the arc fraction of target chain
-   * segment end `joint` (`fit.targetCum[joint]`), into `out`. Takes an index, not the fraction: a double
-   * argument to a call V8 does not inline is boxed (allocates). A call rather than inline code: without
-   * a JIT the inline version measured about 10% slower per hub frame.
-   */
-  chainPoint(fit, joint, out) {
-    const u = fit.targetCum[joint];
-    const pts = fit.sourcePoints;
-    const cum = fit.sourceCum;
-    const P = this.sWorldPos;
-    let i = 0;
-    while (i < pts.length - 2 && cum[i + 1] < u) i++;
-    const span = cum[i + 1] - cum[i];
-    const f = span > 0 ? (u - cum[i]) / span : 0;
-    const a = 3 * pts[i];
-    const b = 3 * pts[i + 1];
-    out[0] = P[a] + (P[b] - P[a]) * f;
-    out[1] = P[a + 1] + (P[b + 1] - P[a + 1]) * f;
-    out[2] = P[a + 2] + (P[b + 2] - P[a + 2]) * f;
-  }
-  /**
-   * Retarget one pose. Inputs: source local rotations `4 * sourceBones` and translations
-   * `3 * sourceBones` (metres, source file frame). Outputs: target local rotations `4 * targetBones`
-   * and translations `3 * targetBones` (metres; rest translations except the hips and re-parented IK
-   * bones). Allocates nothing.
-   * @throws RetargetError when called before calibrate().
-   */
-  retargetPose(srcLocalRot, srcLocalPos, outLocalRot, outLocalPos) {
-    this.computeVirtualPose(srcLocalRot, srcLocalPos);
-    this.writeRealPose(outLocalRot, outLocalPos);
-  }
-  /**
-   * The shoulders whose twist is dropped (RetargetOptions.shoulderTwist): reference local rotation and
-   * the unit direction to the upper arm in the shoulder's own frame, from the target reference pose.
-   */
-  setUpShoulderTwist(ref) {
-    const vtk = this.vt.skeleton;
-    this.shoulderBones.fill(-1);
-    if (this.options.shoulderTwist !== "drop") return;
-    const pairs = [
-      [HumanBodyBones.LeftShoulder, HumanBodyBones.LeftUpperArm],
-      [HumanBodyBones.RightShoulder, HumanBodyBones.RightUpperArm]
-    ];
-    const W = ref.world.rotations;
-    const P = ref.world.positions;
-    for (let k = 0; k < 2; k++) {
-      const t = vtk.humanoid[pairs[k][0]];
-      const u = vtk.humanoid[pairs[k][1]];
-      if (t < 0 || u < 0 || vtk.parents[t] < 0) continue;
-      const d = vec64();
-      d[0] = P[3 * u] - P[3 * t];
-      d[1] = P[3 * u + 1] - P[3 * t + 1];
-      d[2] = P[3 * u + 2] - P[3 * t + 2];
-      const q = readQuat(quat64(), W, t);
-      vec3_exports.transformQuat(d, d, quat_exports.invert(quat64(), q));
-      const l = Math.hypot(d[0], d[1], d[2]);
-      if (!(l > 1e-9)) continue;
-      const o = 8 * k;
-      for (let c = 0; c < 4; c++) this.shoulderData[o + c] = ref.localRotations[4 * t + c];
-      this.shoulderData[o + 4] = d[0] / l;
-      this.shoulderData[o + 5] = d[1] / l;
-      this.shoulderData[o + 6] = d[2] / l;
-      this.shoulderBones[k] = t;
-    }
-  }
-  /**
-   * Drop shoulder `k`'s twist in place on world rotation `W[4t]` (parent `p`): with the local rotation
-   * relative to the reference `D = inverse(R) * inverse(W_p) * W = swing * twist` (twist about the bone
-   * axis a, swing-twist decomposition as in core/quat.ts), `W <- W * inverse(twist)`. The bone's
-   * direction is unchanged (a twist about a leaves a fixed). Allocates nothing.
-   */
-  dropShoulderTwist(W, t, p, k) {
-    const S2 = this.shoulderData;
-    const o = 8 * k;
-    const D2 = this.twistScratch;
-    qmulConj(D2, 0, W, 4 * p, W, 4 * t);
-    qmulConj(D2, 0, S2, o, D2, 0);
-    const pr = D2[0] * S2[o + 4] + D2[1] * S2[o + 5] + D2[2] * S2[o + 6];
-    const n = Math.sqrt(pr * pr + D2[3] * D2[3]);
-    if (!(n > 1e-12)) return;
-    D2[4] = pr * S2[o + 4] / n;
-    D2[5] = pr * S2[o + 5] / n;
-    D2[6] = pr * S2[o + 6] / n;
-    D2[7] = D2[3] / n;
-    qmulByConj(W, 4 * t, W, 4 * t, D2, 4);
-  }
-  /**
-   * Write the local rotations of the bones outside {@link Retargeter.worldNeeded} (undriven and unread
-   * by IK: their reference local rotations, constant between calibrations) into `outLocal`
-   * (`Float64Array(4n)`, virtual order); other bones are left alone. For callers of
-   * `computeVirtualPose(..., outLocal, true)`. Allocates nothing.
-   * @throws RetargetError when called before calibrate().
-   */
-  writeUnneededLocal(outLocal) {
-    if (!this.calibrated) throw new RetargetError("writeUnneededLocal called before calibrate()");
-    const un = this.unneededBones;
-    const undriven = this.undrivenLocal;
-    for (let i = 0; i < un.length; i++) {
-      const o4 = 4 * un[i];
-      outLocal[o4] = undriven[o4];
-      outLocal[o4 + 1] = undriven[o4 + 1];
-      outLocal[o4 + 2] = undriven[o4 + 2];
-      outLocal[o4 + 3] = undriven[o4 + 3];
-    }
-  }
-  /**
-   * Source forward kinematics for computeVirtualPose: normalised local rotations into sRot, world
-   * rotations and positions into sWorldRot/sWorldPos. A separate method: without a JIT the split
-   * measured a few percent faster than one long function. Allocates nothing.
-   */
-  sourceForward(srcLocalRot, srcLocalPos) {
-    const src = this.source;
-    const sRot = this.sRot;
-    const SW = this.sWorldRot;
-    const SP = this.sWorldPos;
-    const sParents = src.parents;
-    const A = this.alignSource;
-    const Ax = A[0];
-    const Ay = A[1];
-    const Az = A[2];
-    const Aw = A[3];
-    for (let i = 0; i < src.boneCount; i++) {
-      const o4 = 4 * i;
-      const o3 = 3 * i;
-      let bx = srcLocalRot[o4];
-      let by = srcLocalRot[o4 + 1];
-      let bz = srcLocalRot[o4 + 2];
-      let bw = srcLocalRot[o4 + 3];
-      const l = Math.sqrt(bx * bx + by * by + bz * bz + bw * bw);
-      bx /= l;
-      by /= l;
-      bz /= l;
-      bw /= l;
-      sRot[o4] = bx;
-      sRot[o4 + 1] = by;
-      sRot[o4 + 2] = bz;
-      sRot[o4 + 3] = bw;
-      const x = srcLocalPos[o3];
-      const y = srcLocalPos[o3 + 1];
-      const z2 = srcLocalPos[o3 + 2];
-      const p = sParents[i];
-      let qx;
-      let qy;
-      let qz;
-      let qw;
-      let ox;
-      let oy;
-      let oz;
-      if (p < 0) {
-        qx = Ax;
-        qy = Ay;
-        qz = Az;
-        qw = Aw;
-        ox = 0;
-        oy = 0;
-        oz = 0;
-      } else {
-        const p4 = 4 * p;
-        const p3 = 3 * p;
-        qx = SW[p4];
-        qy = SW[p4 + 1];
-        qz = SW[p4 + 2];
-        qw = SW[p4 + 3];
-        ox = SP[p3];
-        oy = SP[p3 + 1];
-        oz = SP[p3 + 2];
-      }
-      const uvx = qy * z2 - qz * y;
-      const uvy = qz * x - qx * z2;
-      const uvz = qx * y - qy * x;
-      SP[o3] = ox + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
-      SP[o3 + 1] = oy + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
-      SP[o3 + 2] = oz + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
-      SW[o4] = qx * bw + qw * bx + qy * bz - qz * by;
-      SW[o4 + 1] = qy * bw + qw * by + qz * bx - qx * bz;
-      SW[o4 + 2] = qz * bw + qw * bz + qx * by - qy * bx;
-      SW[o4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
-    }
-  }
-  /**
-   * The first half of {@link Retargeter.retargetPose}: pose the internal (virtual) skeleton's world
-   * rotations and positions from a source pose, without writing outputs; with `outLocal`
-   * (`Float64Array(4n)`, virtual order) also its local rotations. With `skipUnneeded` (only with
-   * `outLocal`), bones outside {@link Retargeter.worldNeeded} are not touched at all: their world pose
-   * is left as it was and their local rotation, a constant per calibration, is the caller's to write
-   * with {@link Retargeter.writeUnneededLocal} (after each calibration, and whenever the caller itself
-   * overwrote them); for callers that output the local rotations (the hub), not for
-   * {@link Retargeter.writeOutput}. Allocates nothing.
-   * @throws RetargetError when called before calibrate().
-   */
-  computeVirtualPose(srcLocalRot, srcLocalPos, outLocal, skipUnneeded = false) {
-    if (!this.calibrated) throw new RetargetError("retargetPose called before calibrate()");
-    this.sourceForward(srcLocalRot, srcLocalPos);
-    const src = this.source;
-    const vtk = this.vt.skeleton;
-    const SW = this.sWorldRot;
-    const SP = this.sWorldPos;
-    const W = this.vWorldRot;
-    const P = this.vWorldPos;
-    const parents = vtk.parents;
-    const drivers = this.vDrivers;
-    const offsets = this.offsets;
-    const undriven = this.undrivenLocal;
-    const tscale = this.translationScale;
-    const hips = vtk.humanoid[HumanBodyBones.Hips];
-    const head = vtk.humanoid[HumanBodyBones.Head];
-    const headOffset2 = this.headOffset;
-    const shoulderL = this.shoulderBones[0];
-    const shoulderR = this.shoulderBones[1];
-    const rest = vtk.restTranslations;
-    const d = this.v1;
-    const c = this.v3;
-    const q2 = this.q2;
-    const fitOf = this.fitOf;
-    const scaled = this.options.hipsMode === "scaled";
-    const sh = 3 * src.humanoid[HumanBodyBones.Hips];
-    const order = skipUnneeded && outLocal !== void 0 ? this.neededBones : this.allBones;
-    for (let i = 0; i < order.length; i++) {
-      const t = order[i];
-      const p = parents[t];
-      const s = drivers[t];
-      const o4 = 4 * t;
-      const o3 = 3 * t;
-      let ax;
-      let ay;
-      let az;
-      let aw;
-      let bo;
-      let B;
-      if (s >= 0) {
-        const s4 = 4 * s;
-        ax = SW[s4];
-        ay = SW[s4 + 1];
-        az = SW[s4 + 2];
-        aw = SW[s4 + 3];
-        B = offsets;
-        bo = o4;
-      } else if (p >= 0) {
-        const p4 = 4 * p;
-        ax = W[p4];
-        ay = W[p4 + 1];
-        az = W[p4 + 2];
-        aw = W[p4 + 3];
-        B = undriven;
-        bo = o4;
-      } else {
-        ax = 0;
-        ay = 0;
-        az = 0;
-        aw = 1;
-        B = undriven;
-        bo = o4;
-      }
-      const bx = B[bo];
-      const by = B[bo + 1];
-      const bz = B[bo + 2];
-      const bw = B[bo + 3];
-      W[o4] = ax * bw + aw * bx + ay * bz - az * by;
-      W[o4 + 1] = ay * bw + aw * by + az * bx - ax * bz;
-      W[o4 + 2] = az * bw + aw * bz + ax * by - ay * bx;
-      W[o4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
-      if (t === head) {
-        qmul(W, o4, W, o4, headOffset2, 0);
-        qnormalize(W, o4);
-      } else if (p >= 0 && (t === shoulderL || t === shoulderR)) {
-        this.dropShoulderTwist(W, t, p, t === shoulderL ? 0 : 1);
-      }
-      if (t === hips) {
-        if (scaled) {
-          const k2 = this.hipsScale;
-          P[o3] = SP[sh] * k2;
-          P[o3 + 1] = (SP[sh + 1] - this.sourceContact) * k2 + this.targetContact;
-          P[o3 + 2] = SP[sh + 2] * k2;
-        } else {
-          P[o3] = SP[sh];
-          P[o3 + 1] = SP[sh + 1] + this.roomLift;
-          P[o3 + 2] = SP[sh + 2];
-        }
-      } else if (p >= 0) {
-        const p4 = 4 * p;
-        const p3 = 3 * p;
-        const qx = W[p4];
-        const qy = W[p4 + 1];
-        const qz = W[p4 + 2];
-        const qw = W[p4 + 3];
-        const f = tscale[t];
-        const x = rest[o3] * f;
-        const y = rest[o3 + 1] * f;
-        const z2 = rest[o3 + 2] * f;
-        const uvx = qy * z2 - qz * y;
-        const uvy = qz * x - qx * z2;
-        const uvz = qx * y - qy * x;
-        P[o3] = P[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
-        P[o3 + 1] = P[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
-        P[o3 + 2] = P[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
-      } else {
-        P[o3] = rest[o3];
-        P[o3 + 1] = rest[o3 + 1];
-        P[o3 + 2] = rest[o3 + 2];
-      }
-      const k = fitOf[t];
-      if (k >= 0) {
-        const fit = this.fits[k];
-        const j = this.fitSegment[t];
-        this.chainPoint(fit, j + 1, d);
-        const s0 = 3 * fit.sourcePoints[0];
-        const t0 = 3 * fit.targetStart;
-        const fs = fit.scale * tscale[fit.targetNext[j]];
-        d[0] = P[t0] + (d[0] - SP[s0]) * fs - P[o3];
-        d[1] = P[t0 + 1] + (d[1] - SP[s0 + 1]) * fs - P[o3 + 1];
-        d[2] = P[t0 + 2] + (d[2] - SP[s0 + 2]) * fs - P[o3 + 2];
-        vrotate(c, 0, W, o4, rest, 3 * fit.targetNext[j]);
-        const l1 = Math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-        const l3 = Math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
-        if (l1 > 1e-12 && l3 > 1e-12) {
-          d[0] /= l1;
-          d[1] /= l1;
-          d[2] /= l1;
-          c[0] /= l3;
-          c[1] /= l3;
-          c[2] /= l3;
-          fromTo(q2, c, d);
-          qmul(W, o4, q2, 0, W, o4);
-          qnormalize(W, o4);
-        }
-      }
-      if (outLocal) {
-        if (p < 0) {
-          outLocal[o4] = W[o4];
-          outLocal[o4 + 1] = W[o4 + 1];
-          outLocal[o4 + 2] = W[o4 + 2];
-          outLocal[o4 + 3] = W[o4 + 3];
-        } else if (s < 0 && t !== head && k < 0) {
-          outLocal[o4] = undriven[o4];
-          outLocal[o4 + 1] = undriven[o4 + 1];
-          outLocal[o4 + 2] = undriven[o4 + 2];
-          outLocal[o4 + 3] = undriven[o4 + 3];
-        } else {
-          const p4 = 4 * p;
-          const ax2 = -W[p4];
-          const ay2 = -W[p4 + 1];
-          const az2 = -W[p4 + 2];
-          const aw2 = W[p4 + 3];
-          const bx2 = W[o4];
-          const by2 = W[o4 + 1];
-          const bz2 = W[o4 + 2];
-          const bw2 = W[o4 + 3];
-          outLocal[o4] = ax2 * bw2 + aw2 * bx2 + ay2 * bz2 - az2 * by2;
-          outLocal[o4 + 1] = ay2 * bw2 + aw2 * by2 + az2 * bx2 - ax2 * bz2;
-          outLocal[o4 + 2] = az2 * bw2 + aw2 * bz2 + ax2 * by2 - ay2 * bx2;
-          outLocal[o4 + 3] = aw2 * bw2 - ax2 * bx2 - ay2 * by2 - az2 * bz2;
-        }
-      }
-    }
-  }
-  /**
-   * The second half of {@link Retargeter.retargetPose}: real local rotations `4n` and translations `3n`
-   * from the internal world pose (as left by computeVirtualPose and any edits). Allocates nothing.
-   */
-  writeOutput(outLocalRot, outLocalPos) {
-    this.writeRealPose(outLocalRot, outLocalPos);
-  }
-  /** Convert the virtual world pose to real local rotations/translations (and real-order world arrays). */
-  writeRealPose(outLocalRot, outLocalPos) {
-    const tgt = this.target;
-    const virtualOf = this.vt.virtualOf;
-    const W = this.vWorldRot;
-    const P = this.vWorldPos;
-    const RW = this.tWorldRot;
-    const RP = this.tWorldPos;
-    const hipsReal = tgt.humanoid[HumanBodyBones.Hips];
-    const moved = this.movedReal;
-    const restT = tgt.restTranslations;
-    const parents = tgt.parents;
-    const n = tgt.boneCount;
-    if (RW !== W) {
-      for (let r = 0; r < n; r++) {
-        const v4 = 4 * virtualOf[r];
-        const v3 = 3 * virtualOf[r];
-        RW[4 * r] = W[v4];
-        RW[4 * r + 1] = W[v4 + 1];
-        RW[4 * r + 2] = W[v4 + 2];
-        RW[4 * r + 3] = W[v4 + 3];
-        RP[3 * r] = P[v3];
-        RP[3 * r + 1] = P[v3 + 1];
-        RP[3 * r + 2] = P[v3 + 2];
-      }
-    }
-    for (let r = 0; r < n; r++) {
-      const p = parents[r];
-      const r4 = 4 * r;
-      const o3 = 3 * r;
-      const bx = RW[r4];
-      const by = RW[r4 + 1];
-      const bz = RW[r4 + 2];
-      const bw = RW[r4 + 3];
-      if (p < 0) {
-        outLocalRot[r4] = bx;
-        outLocalRot[r4 + 1] = by;
-        outLocalRot[r4 + 2] = bz;
-        outLocalRot[r4 + 3] = bw;
-      } else {
-        const p4 = 4 * p;
-        const ax = -RW[p4];
-        const ay = -RW[p4 + 1];
-        const az = -RW[p4 + 2];
-        const aw = RW[p4 + 3];
-        outLocalRot[r4] = ax * bw + aw * bx + ay * bz - az * by;
-        outLocalRot[r4 + 1] = ay * bw + aw * by + az * bx - ax * bz;
-        outLocalRot[r4 + 2] = az * bw + aw * bz + ax * by - ay * bx;
-        outLocalRot[r4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
-      }
-      if (r === hipsReal || moved[r] === 1) {
-        if (p >= 0) {
-          const p4 = 4 * p;
-          const p3 = 3 * p;
-          const qx = -RW[p4];
-          const qy = -RW[p4 + 1];
-          const qz = -RW[p4 + 2];
-          const qw = RW[p4 + 3];
-          const x = RP[o3] - RP[p3];
-          const y = RP[o3 + 1] - RP[p3 + 1];
-          const z2 = RP[o3 + 2] - RP[p3 + 2];
-          const uvx = qy * z2 - qz * y;
-          const uvy = qz * x - qx * z2;
-          const uvz = qx * y - qy * x;
-          outLocalPos[o3] = x + 2 * (qw * uvx + qy * uvz - qz * uvy);
-          outLocalPos[o3 + 1] = y + 2 * (qw * uvy + qz * uvx - qx * uvz);
-          outLocalPos[o3 + 2] = z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
-        } else {
-          outLocalPos[o3] = RP[o3];
-          outLocalPos[o3 + 1] = RP[o3 + 1];
-          outLocalPos[o3 + 2] = RP[o3 + 2];
-        }
-      } else {
-        outLocalPos[o3] = restT[o3];
-        outLocalPos[o3 + 1] = restT[o3 + 1];
-        outLocalPos[o3 + 2] = restT[o3 + 2];
-      }
-    }
-  }
-  /** World rotations `4 * sourceBones` of the last source pose (after up-axis alignment). */
-  get lastSourceWorldRotations() {
-    return this.sWorldRot;
-  }
-  /** World positions `3 * sourceBones` of the last source pose (after up-axis alignment), metres. */
-  get lastSourceWorldPositions() {
-    return this.sWorldPos;
-  }
-  /** World rotations `4 * targetBones` of the last output pose (real bone order). */
-  get lastTargetWorldRotations() {
-    return this.tWorldRot;
-  }
-  /** World positions `3 * targetBones` of the last output pose, metres (real bone order). */
-  get lastTargetWorldPositions() {
-    return this.tWorldPos;
-  }
-};
-function cumulative(s, chain) {
-  const out = new Float64Array(chain.length);
-  let total = 0;
-  for (let i = 1; i < chain.length; i++) {
-    const b = chain[i];
-    total += Math.hypot(
-      s.restTranslations[3 * b],
-      s.restTranslations[3 * b + 1],
-      s.restTranslations[3 * b + 2]
-    );
-    out[i] = total;
-  }
-  if (total > 0) for (let i = 0; i < out.length; i++) out[i] /= total;
-  return { fractions: out, length: total };
-}
-function buildChainFits(vs, vt) {
-  const S2 = vs.skeleton;
-  const fits = [];
-  const sm = S2.humanoid;
-  const tm = vt.humanoid;
-  const make = (tChain, sChain) => {
-    if (tChain.length < 3 || sChain.length < 2) return;
-    const tCum = cumulative(vt, tChain);
-    const sCum = cumulative(S2, sChain);
-    const scale6 = sCum.length > 0 ? tCum.length / sCum.length : 1;
-    fits.push({
-      targetBones: tChain.slice(1, -1),
-      targetNext: tChain.slice(2),
-      targetCum: tCum.fractions.slice(1),
-      sourcePoints: sChain.map((b) => vs.realOf[b]),
-      sourceCum: sCum.fractions,
-      targetStart: tChain[0],
-      scale: scale6
-    });
-  };
-  const tEnd = tm[HumanBodyBones.Neck] >= 0 ? tm[HumanBodyBones.Neck] : tm[HumanBodyBones.Head];
-  const sEnd = sm[HumanBodyBones.Neck] >= 0 ? sm[HumanBodyBones.Neck] : sm[HumanBodyBones.Head];
-  make(chainBetween(vt, tm[HumanBodyBones.Hips], tEnd), chainBetween(S2, sm[HumanBodyBones.Hips], sEnd));
-  if (tm[HumanBodyBones.Neck] >= 0 && sm[HumanBodyBones.Neck] >= 0) {
-    make(chainBetween(vt, tm[HumanBodyBones.Neck], tm[HumanBodyBones.Head]), chainBetween(S2, sm[HumanBodyBones.Neck], sm[HumanBodyBones.Head]));
-  }
-  return fits;
-}
-function toVirtualPose(vh, real, rot, pos) {
-  if (vh.identity) return { rotations: rot, translations: pos };
-  const g = poseGeometry(real, rot, pos);
-  const vs = vh.skeleton;
-  const n = vs.boneCount;
-  const rotations = new Float64Array(4 * n);
-  const translations = new Float64Array(3 * n);
-  const q = quat64();
-  const pq = quat64();
-  const v = vec64();
-  for (let i = 0; i < n; i++) {
-    const r = vh.realOf[i];
-    const p = vs.parents[i];
-    readQuat(q, g.rotations, r);
-    v[0] = g.positions[3 * r];
-    v[1] = g.positions[3 * r + 1];
-    v[2] = g.positions[3 * r + 2];
-    if (p >= 0) {
-      const pr = vh.realOf[p];
-      readQuat(pq, g.rotations, pr);
-      quat_exports.invert(pq, pq);
-      quat_exports.multiply(q, pq, q);
-      v[0] -= g.positions[3 * pr];
-      v[1] -= g.positions[3 * pr + 1];
-      v[2] -= g.positions[3 * pr + 2];
-      vec3_exports.transformQuat(v, v, pq);
-    }
-    writeQuat(rotations, i, q);
-    translations.set(v, 3 * i);
-  }
-  return { rotations, translations };
-}
-
-// src/retarget/quality.ts
-var SPEED_SPAN = 1 / 30;
-var SEGMENTS = [];
-for (const side of ["left", "right"]) {
-  const S2 = side === "left" ? "Left" : "Right";
-  SEGMENTS.push(
-    { name: `${side}UpperArm`, from: HumanBodyBones[`${S2}UpperArm`], to: [HumanBodyBones[`${S2}LowerArm`]] },
-    { name: `${side}Forearm`, from: HumanBodyBones[`${S2}LowerArm`], to: [HumanBodyBones[`${S2}Hand`]] },
-    {
-      name: `${side}Hand`,
-      from: HumanBodyBones[`${S2}Hand`],
-      to: [HumanBodyBones[`${S2}MiddleProximal`], HumanBodyBones[`${S2}IndexProximal`], HumanBodyBones[`${S2}RingProximal`], HumanBodyBones[`${S2}LittleProximal`]]
-    },
-    { name: `${side}Thigh`, from: HumanBodyBones[`${S2}UpperLeg`], to: [HumanBodyBones[`${S2}LowerLeg`]] },
-    { name: `${side}Shin`, from: HumanBodyBones[`${S2}LowerLeg`], to: [HumanBodyBones[`${S2}Foot`]] },
-    { name: `${side}Foot`, from: HumanBodyBones[`${S2}Foot`], to: [HumanBodyBones[`${S2}Toes`]] }
-  );
-}
-SEGMENTS.push({ name: "hipsToNeck", from: HumanBodyBones.Hips, to: [HumanBodyBones.Neck, HumanBodyBones.Head] });
-var HUMAN_NAME = Object.fromEntries(Object.entries(HumanBodyBones).map(([k, v]) => [v, k]));
-
-// src/rig/hubState.ts
-var HUB_STATE_VERSION = 1;
-function encodeStateNumbers(value) {
-  if (typeof value === "number") {
-    if (Number.isFinite(value) && !(value === 0 && 1 / value < 0)) return value;
-    return { $num: value === 0 ? "-0" : String(value) };
-  }
-  if (Array.isArray(value)) return value.map(encodeStateNumbers);
-  if (value !== null && typeof value === "object") {
-    const out = {};
-    for (const [k, v] of Object.entries(value)) if (v !== void 0) out[k] = encodeStateNumbers(v);
-    return out;
-  }
-  return value;
-}
-var SPECIAL = {
-  NaN: Number.NaN,
-  Infinity: Number.POSITIVE_INFINITY,
-  "-Infinity": Number.NEGATIVE_INFINITY,
-  "-0": -0
-};
-function decodeStateNumbers(value) {
-  if (Array.isArray(value)) return value.map(decodeStateNumbers);
-  if (value !== null && typeof value === "object") {
-    const keys = Object.keys(value);
-    const o = value;
-    if (keys.length === 1 && keys[0] === "$num" && typeof o.$num === "string" && o.$num in SPECIAL)
-      return SPECIAL[o.$num];
-    const out = {};
-    for (const k of keys) out[k] = decodeStateNumbers(o[k]);
-    return out;
-  }
-  return value;
-}
-
 // src/rig/props.ts
 var PROP_TYPE_NAMES = ["None", "Object", "Chair", "Hand"];
 var PropType = { None: 0, Object: 1, Chair: 2, Hand: 3 };
@@ -19422,50 +19442,7 @@ var SourceStage = class {
   }
 };
 
-// src/rig/hub.ts
-var HubError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "HubError";
-  }
-};
-function describe3(v) {
-  return typeof v === "string" ? `the text '${v}'` : String(v);
-}
-function checkRange(field, v, min2, max2, unit2 = "") {
-  if (typeof v !== "number" || !Number.isFinite(v))
-    throw new HubError(`${field}: need a finite number, got ${describe3(v)}`);
-  if (v < min2 || v > max2) throw new HubError(`${field}: ${v} is outside ${min2}..${max2}${unit2}`);
-  return v;
-}
-function checkChoice(field, v, choices) {
-  if (!choices.includes(v))
-    throw new HubError(`${field}: ${describe3(v)} is not one of ${choices.map((c) => `'${c}'`).join(", ")}`);
-  return v;
-}
-function checkFrame(what, frame, source) {
-  if (!frame || typeof frame !== "object")
-    throw new HubError(`${what}: need a frame { rotations, translations }, got ${describe3(frame)}`);
-  const n = source.boneCount;
-  for (const [field, arr, k] of [
-    ["rotations", frame.rotations, 4],
-    ["translations", frame.translations, 3]
-  ]) {
-    if (!arr || typeof arr.length !== "number" || arr.length !== k * n)
-      throw new HubError(
-        `${what}: frame.${field} has length ${arr?.length}, expected ${k * n} (${k} x ${n} source bones)`
-      );
-    for (let i = 0; i < arr.length; i++) {
-      const v = arr[i];
-      if (typeof v !== "number" || !Number.isFinite(v)) {
-        const b = Math.floor(i / k);
-        throw new HubError(
-          `${what}: frame.${field}[${source.names[b]}].${"xyzw"[i % k]} is ${describe3(v)} (need a finite number)`
-        );
-      }
-    }
-  }
-}
+// src/rig/hubRig.ts
 var LIMBS = [
   { name: "leftArm", arm: true, bones: [HumanBodyBones.LeftUpperArm, HumanBodyBones.LeftLowerArm, HumanBodyBones.LeftHand], weight: Limb.LeftArm },
   {
@@ -19482,7 +19459,7 @@ var LIMBS = [
     weight: Limb.RightLeg
   }
 ];
-var RetargetHub = class _RetargetHub {
+var HubRig = class {
   constructor(source, target, options = {}) {
     /** Output: `[hips scale, head scale]` for the host to put on those nodes. */
     this.outputScales = new Float64Array([1, 1]);
@@ -19635,251 +19612,6 @@ var RetargetHub = class _RetargetHub {
     );
     this.updateHeadOffset();
   }
-  /** The current settings (a copy). */
-  get settings() {
-    return structuredCloneSettings(this.settingsValue);
-  }
-  /** True once calibrated. */
-  get isCalibrated() {
-    return this.calibrated;
-  }
-  /**
-   * Calibrate in the canonical T-pose (automatic reference pose; `frame` is used when the source's rest
-   * pose is not a standing one, and for the up axis). Also calibrates the IK on the avatar's reference
-   * pose and snaps the limb weights on the next update.
-   */
-  calibrate(frame) {
-    if (frame !== void 0) checkFrame("calibrate", frame, this.source);
-    const r = this.retargeter;
-    r.options.referencePose = "T";
-    r.options.sourceReference = "auto";
-    const record2 = calibrationRecord("calibrate", "T", frame);
-    this.doCalibrate(frame);
-    this.lastCalibration = record2;
-  }
-  /**
-   * I-pose calibration, as live performers do: `frame` is the performer standing in an I-pose (arms
-   * down), taken as is; the avatar's canonical I-pose is matched to it. The current finger calibration
-   * is kept (a performer's fingers in an I-pose are not a reference).
-   */
-  calibrateIPose(frame) {
-    checkFrame("calibrateIPose", frame, this.source);
-    this.calibrateOnFrame(frame, "I");
-  }
-  /**
-   * Calibrate on a frame taken as is as the performer's T- or I-pose (the avatar is put in its
-   * canonical pose of that kind, facing the way the performer faces). Finger calibration is kept when
-   * there was one.
-   */
-  calibrateOnFrame(frame, kind) {
-    checkFrame("calibrateOnFrame", frame, this.source);
-    checkChoice("calibrateOnFrame kind", kind, ["T", "I"]);
-    const r = this.retargeter;
-    const keep = this.calibrated ? this.fingerOffsets() : null;
-    r.options.referencePose = kind;
-    r.options.sourceReference = { asIs: true };
-    const record2 = calibrationRecord("onFrame", kind, frame);
-    this.doCalibrate(frame);
-    this.lastCalibration = record2;
-    if (keep) this.restoreFingerOffsets(keep);
-  }
-  /**
-   * The hub's state for hot reload ({@link HubState}, src/rig/hubState.ts): constructor options kept by
-   * the retargeter, how it was last calibrated (kind and frame; re-run on import), the settings with
-   * the calibrated rotation offsets, IK mode, head-forward fix, finger mode/enabled/muscles, props,
-   * limb weights (settings, smoothed values, targets, nearest props), the IK solvers' memory, the
-   * snap-weights flag and the last calibration frame. JSON-able: non-finite numbers and -0 are encoded
-   * (`{"$num": ...}`), so `JSON.parse(JSON.stringify(state))` imports to the same bits. Allocates
-   * (control time, not per frame).
-   */
-  exportState() {
-    const r = this.retargeter;
-    const state = {
-      version: HUB_STATE_VERSION,
-      options: {
-        hipsMode: r.options.hipsMode,
-        sourceUp: r.options.sourceUp,
-        sourceContactHeight: r.options.sourceContactHeight ?? null
-      },
-      calibration: this.calibrated ? this.lastCalibration : null,
-      settings: this.exportSettings(),
-      ikMode: this.ikMode,
-      headForward: Array.from(this.headForward),
-      headCopyLocal: Array.from(this.headCopyLocal),
-      fingers: this.fingers.exportState(),
-      props: this.props.exportState(),
-      weights: this.weights.exportState(),
-      ik: this.limbs.map((l) => l.ik.exportState()),
-      snapWeights: this.snapWeights,
-      ikWeightOverride: Array.from(this.ikWeightOverride),
-      ikGoalOverride: Array.from(this.ikGoalOverride),
-      ikRotationOverride: Array.from(this.ikRotationOverride),
-      lastFrame: { rotations: Array.from(this.lastFrameRot), translations: Array.from(this.lastFramePos) },
-      source: this.sourceStage.exportState()
-    };
-    return encodeStateNumbers(state);
-  }
-  /**
-   * A hub on `source` and `target` (the same skeletons the exporting hub had) in the state `state`
-   * from {@link RetargetHub.exportState} (possibly through JSON): runs on exactly as the exporting hub
-   * would have.
-   * @throws HubError naming the bad field (wrong version, a calibration that fails, bad settings,
-   * props, weights or IK memory).
-   */
-  static fromState(source, target, state) {
-    const st = decodeStateNumbers(state);
-    if (st === null || typeof st !== "object")
-      throw new HubError(`hub state: need an object, got ${describe3(st)}`);
-    if (st.version !== HUB_STATE_VERSION)
-      throw new HubError(`hub state.version: ${describe3(st.version)}, expected ${HUB_STATE_VERSION}`);
-    const o = st.options ?? {};
-    const { rotationOffsets: _offsets, ...plain } = st.settings ?? {};
-    const hub = new _RetargetHub(source, target, {
-      hipsMode: o.hipsMode,
-      sourceUp: o.sourceUp,
-      sourceContactHeight: o.sourceContactHeight ?? void 0,
-      ik: st.ikMode,
-      fingers: st.fingers?.mode,
-      settings: { ...plain, initialHipsHeight: plain.initialHipsHeight ?? null }
-    });
-    hub.importState(st);
-    return hub;
-  }
-  /**
-   * Put this hub into a state from {@link RetargetHub.exportState} (same source and target skeletons):
-   * re-runs the recorded calibration, then sets settings, offsets and every carried value.
-   * @throws HubError naming the bad field.
-   */
-  importState(state) {
-    const st = decodeStateNumbers(state);
-    const field = (f, e) => new HubError(`hub state.${f}: ${e?.message ?? String(e)}`);
-    if (st === null || typeof st !== "object")
-      throw new HubError(`hub state: need an object, got ${describe3(st)}`);
-    if (st.version !== HUB_STATE_VERSION)
-      throw new HubError(`hub state.version: ${describe3(st.version)}, expected ${HUB_STATE_VERSION}`);
-    checkChoice("hub state.ikMode", st.ikMode, ["auto", "on", "off"]);
-    const frameOf = (f, fr) => {
-      const x = fr;
-      checkFrame(`hub state.${f}`, x, this.source);
-      return { rotations: Float64Array.from(x.rotations), translations: Float64Array.from(x.translations) };
-    };
-    const last = frameOf("lastFrame", st.lastFrame);
-    const c = st.calibration;
-    if (c !== null && c !== void 0) {
-      if (typeof c !== "object") throw new HubError("hub state.calibration: need an object or null");
-      checkChoice("hub state.calibration.method", c.method, ["calibrate", "onFrame"]);
-      checkChoice("hub state.calibration.kind", c.kind, ["T", "I"]);
-      const frame = c.frame === null ? void 0 : frameOf("calibration.frame", c.frame);
-      if (c.method === "calibrate") this.calibrate(frame);
-      else {
-        if (!frame) throw new HubError("hub state.calibration.frame: calibrateOnFrame needs a frame");
-        this.calibrateOnFrame(frame, c.kind);
-      }
-    }
-    this.lastFrameRot.set(last.rotations);
-    this.lastFramePos.set(last.translations);
-    this.applySettings(st.settings);
-    this.ikMode = st.ikMode;
-    for (const [f, q] of [
-      ["headForward", this.headForward],
-      ["headCopyLocal", this.headCopyLocal]
-    ]) {
-      const v = st[f];
-      if (!Array.isArray(v) || v.length !== 4 || v.some((x) => typeof x !== "number"))
-        throw new HubError(`hub state.${f}: need 4 numbers [x, y, z, w]`);
-      qcopy(q, 0, v, 0);
-    }
-    try {
-      this.setFingerMode(st.fingers?.mode);
-      this.fingers.importState(st.fingers);
-    } catch (e) {
-      throw field("fingers", e);
-    }
-    try {
-      this.props.importState(st.props);
-    } catch (e) {
-      throw field("props", e);
-    }
-    try {
-      this.weights.importState(st.weights);
-    } catch (e) {
-      throw field("weights", e);
-    }
-    if (!Array.isArray(st.ik) || st.ik.length !== 4)
-      throw new HubError("hub state.ik: need 4 limbs (left arm, right arm, left leg, right leg)");
-    this.limbs.forEach((l, i) => {
-      try {
-        l.ik.importState(st.ik[i]);
-      } catch (e) {
-        throw field(`ik[${i}]`, e);
-      }
-    });
-    if (typeof st.snapWeights !== "boolean") throw new HubError("hub state.snapWeights: need true or false");
-    this.snapWeights = st.snapWeights;
-    if (st.ikWeightOverride !== void 0) {
-      const o = st.ikWeightOverride;
-      if (!Array.isArray(o) || o.length !== 12 || o.some((v) => typeof v !== "number" || !(Number.isNaN(v) || v >= 0 && v <= 1)))
-        throw new HubError("hub state.ikWeightOverride: need 12 numbers in [0, 1] or NaN");
-      this.ikWeightOverride.set(o);
-    }
-    if (st.ikGoalOverride !== void 0) {
-      const o = st.ikGoalOverride;
-      if (!Array.isArray(o) || o.length !== 24 || o.some((v) => typeof v !== "number"))
-        throw new HubError("hub state.ikGoalOverride: need 24 numbers (NaN: none)");
-      this.ikGoalOverride.set(o);
-    }
-    if (st.ikRotationOverride !== void 0) {
-      const o = st.ikRotationOverride;
-      if (!Array.isArray(o) || o.length !== 16 || o.some((v) => typeof v !== "number"))
-        throw new HubError("hub state.ikRotationOverride: need 16 numbers (NaN: none)");
-      this.ikRotationOverride.set(o);
-    }
-    if (st.source !== void 0) {
-      try {
-        this.sourceStage.importState(st.source);
-      } catch (e) {
-        throw new HubError(`hub state.${e.message}`);
-      }
-    }
-  }
-  /** Drop the calibration cache and recalibrate from the canonical T-pose (head-forward fix cleared). */
-  resetCalibration() {
-    quat_exports.identity(this.headForward);
-    this.calibrate({ rotations: this.lastFrameRot, translations: this.lastFramePos });
-  }
-  doCalibrate(frame) {
-    const r = this.retargeter;
-    try {
-      r.calibrate(frame);
-    } catch (e) {
-      if (e instanceof RetargetError) throw new HubError(e.message);
-      throw e;
-    }
-    if (frame) {
-      this.lastFrameRot.set(frame.rotations);
-      this.lastFramePos.set(frame.translations);
-    }
-    const ref = r.targetReference;
-    for (const l of this.limbs) l.ik.calibrate(ref.world.rotations, ref.world.positions);
-    this.updateHeadOffset();
-    this.calibrated = true;
-    this.snapWeights = true;
-  }
-  fingerOffsets() {
-    const out = /* @__PURE__ */ new Map();
-    const t = this.target;
-    for (let h = HumanBodyBones.LeftThumbProximal; h <= HumanBodyBones.RightLittleDistal; h++) {
-      const b = t.humanoid[h];
-      if (b < 0) continue;
-      const q = new Float64Array(4);
-      this.retargeter.getOffset(b, q);
-      out.set(b, q);
-    }
-    return out;
-  }
-  restoreFingerOffsets(offsets) {
-    for (const [b, q] of offsets) this.retargeter.setOffset(b, q);
-  }
   /** Head rotation offset in the head's reference frame (Retargeter docs), combined with the head-forward fix. */
   updateHeadOffset() {
     const [x, y, z2] = this.settingsValue.headRotationOffset;
@@ -19891,169 +19623,6 @@ var RetargetHub = class _RetargetHub {
     } else {
       quat_exports.identity(this.headOffsetLocal);
     }
-  }
-  /** Head rotation offset, degrees per axis in -180..180 (Unity's Quaternion.Euler order). */
-  setHeadRotationOffset(x, y, z2) {
-    for (const [k, v] of [x, y, z2].entries())
-      checkRange(`headRotationOffset.${"xyz"[k]}`, v, -180, 180, " degrees");
-    this.settingsValue.headRotationOffset = [x, y, z2];
-    this.updateHeadOffset();
-  }
-  /** Avatar scale 0.1..3, applied at once without recalibration. */
-  setAvatarScale(scale6) {
-    checkRange("avatarScale", scale6, 0.1, 3);
-    this.settingsValue.avatarScale = scale6;
-    this.retargeter.setAvatarScale(scale6);
-    this.props.scale = scale6;
-  }
-  /** Head scale 0.1..3. */
-  setHeadScale(scale6) {
-    checkRange("headScale", scale6, 0.1, 3);
-    this.settingsValue.headScale = scale6;
-    this.retargeter.setHeadScale(scale6);
-  }
-  /** Floor height, metres (added to the hips and the foot IK targets). */
-  setFloorHeight(h) {
-    checkRange("floorHeight", h, -10, 10, " m");
-    this.settingsValue.floorHeight = h;
-  }
-  /** Chair seat offset, metres (-1..1): added to a chair prop's seat height when seated. */
-  setChairSeatOffset(m) {
-    checkRange("chairSeatOffset", m, -1, 1, " m");
-    this.settingsValue.chairSeatOffset = m;
-    this.weights.configure({ chairSeatOffset: m });
-  }
-  /**
-   * The source stage's One-Euro parameters for one bone group (`body`, `hands` = hands and fingers,
-   * `feet` = feet and toes); ranges as the settings file's (`SETTINGS_LIMITS.filter*`); `minCutoff` 0
-   * turns the group's filter off (raw pass-through). Applies from the next {@link RetargetHub.updateLive}.
-   * @throws HubError naming the group and field.
-   */
-  setSourceFilter(group, minCutoff, beta, dCutoff) {
-    checkChoice("sourceFilter group", group, ["body", "hands", "feet"]);
-    const L = SETTINGS_LIMITS;
-    checkRange(
-      `sourceFilter.${group}.minCutoff`,
-      minCutoff,
-      L.filterMinCutoff[0],
-      L.filterMinCutoff[1],
-      " Hz"
-    );
-    checkRange(`sourceFilter.${group}.beta`, beta, L.filterBeta[0], L.filterBeta[1]);
-    checkRange(`sourceFilter.${group}.dCutoff`, dCutoff, L.filterDCutoff[0], L.filterDCutoff[1], " Hz");
-    this.settingsValue.sourceFilter[group] = { minCutoff, beta, dCutoff };
-    this.sourceStage.configure(this.settingsValue.sourceFilter);
-  }
-  /** Foot offsets, metres: front/back (toward the toes positive) and in/out (outward positive). */
-  setFootOffset(side, frontBack, inOut) {
-    checkChoice("footOffsets side", side, ["left", "right"]);
-    checkRange(`footOffsets.${side}.frontBack`, frontBack, -0.5, 0.5, " m");
-    checkRange(`footOffsets.${side}.inOut`, inOut, -0.5, 0.5, " m");
-    this.settingsValue.footOffsets[side] = { frontBack, inOut };
-  }
-  /**
-   * Automatic floor height: the floor level at which the avatar's legs, in the last updated pose, would
-   * be extended to `comfortRatio` of their length (hips height minus comfortRatio times thigh + shin,
-   * minus the standing ankle height). Returns and sets it. Needs one update first.
-   */
-  autoFloorHeight(comfortRatio = 0.98) {
-    checkRange("comfortRatio", comfortRatio, 0, 1);
-    if (comfortRatio === 0) throw new HubError("comfortRatio: 0 is outside (0, 1]");
-    const P = this.retargeter.virtualWorldPositions;
-    const vt = this.retargeter.virtual.skeleton;
-    const leg = this.limbs[2];
-    const len3 = (a, b) => Math.hypot(P[3 * b] - P[3 * a], P[3 * b + 1] - P[3 * a + 1], P[3 * b + 2] - P[3 * a + 2]);
-    const legLength = len3(leg.limb.upper, leg.limb.lower) + len3(leg.limb.lower, leg.limb.end);
-    const ankle = this.retargeter.info?.targetContactHeight ?? 0;
-    const hipsY = P[3 * vt.humanoid[HumanBodyBones.Hips] + 1] - this.settingsValue.floorHeight;
-    const floor3 = hipsY - comfortRatio * legLength - ankle;
-    this.setFloorHeight(Math.max(-10, Math.min(10, floor3)));
-    return this.settingsValue.floorHeight;
-  }
-  /**
-   * Calibrate head to forward: the head's current direction (last update, before offsets) becomes the
-   * reference (T-pose) forward from now on.
-   */
-  calibrateHeadForward() {
-    if (!this.calibrated) throw new HubError("calibrateHeadForward: calibrate first");
-    const ref = this.retargeter.targetReference;
-    const refLocal = quat64(
-      ...Array.from(ref.localRotations.subarray(4 * this.vHead, 4 * this.vHead + 4))
-    );
-    quat_exports.invert(this.headForward, this.headCopyLocal);
-    quat_exports.multiply(this.headForward, this.headForward, refLocal);
-    quat_exports.normalize(this.headForward, this.headForward);
-  }
-  /**
-   * Auto-calibrate all: reset the avatar scale, set it to source neck height / avatar neck height
-   * (clamped to 0.1..3; heights above the ankles: the performer standing in `frame`, the avatar in its
-   * reference pose), update on `frame`, calibrate the head forward, and return the settings to save.
-   */
-  autoCalibrateAll(frame) {
-    checkFrame("autoCalibrateAll", frame, this.source);
-    this.setAvatarScale(1);
-    if (!this.calibrated) this.calibrate(frame);
-    this.update(frame.rotations, frame.translations, 0);
-    const vt = this.retargeter.virtual.skeleton;
-    const sP = this.retargeter.lastSourceWorldPositions;
-    const tRest = this.retargeter.targetReference.world.positions;
-    const sNeck = this.source.humanoid[HumanBodyBones.Neck] >= 0 ? this.source.humanoid[HumanBodyBones.Neck] : this.source.humanoid[HumanBodyBones.Head];
-    const tNeck = vt.humanoid[HumanBodyBones.Neck] >= 0 ? vt.humanoid[HumanBodyBones.Neck] : vt.humanoid[HumanBodyBones.Head];
-    const sf = Math.min(
-      sP[3 * this.source.humanoid[HumanBodyBones.LeftFoot] + 1],
-      sP[3 * this.source.humanoid[HumanBodyBones.RightFoot] + 1]
-    );
-    const sourceNeck = sP[3 * sNeck + 1] - sf;
-    const tf = Math.min(tRest[3 * vt.humanoid[HumanBodyBones.LeftFoot] + 1], tRest[3 * vt.humanoid[HumanBodyBones.RightFoot] + 1]);
-    const targetNeck = tRest[3 * tNeck + 1] - tf;
-    const scale6 = Math.max(0.1, Math.min(3, targetNeck > 1e-6 ? sourceNeck / targetNeck : 1));
-    this.setAvatarScale(scale6);
-    this.update(frame.rotations, frame.translations, 0);
-    this.calibrateHeadForward();
-    return this.settings;
-  }
-  /** Apply saved settings (validated first; on error nothing changes). Rotation offsets need a calibration first. */
-  applySettings(s) {
-    try {
-      validateSettings(s, "settings");
-    } catch (e) {
-      throw new HubError(e.message);
-    }
-    const names = Object.keys(s.rotationOffsets);
-    const bones = names.map((nm) => this.target.names.indexOf(nm));
-    const missing = names.filter((_, i) => bones[i] < 0);
-    if (missing.length > 0)
-      throw new HubError(
-        `settings.rotationOffsets: no bone named ${missing.slice(0, 5).join(", ")} on this avatar`
-      );
-    if (names.length > 0 && !this.calibrated)
-      throw new HubError("settings.rotationOffsets: calibrate before applying saved offsets");
-    this.settingsValue = structuredCloneSettings(s);
-    this.retargeter.setAvatarScale(s.avatarScale);
-    this.props.scale = s.avatarScale;
-    this.retargeter.setHeadScale(s.headScale);
-    this.weights.configure({ chairSeatOffset: s.chairSeatOffset });
-    this.sourceStage.configure(this.settingsValue.sourceFilter);
-    bones.forEach((b, i) => {
-      this.retargeter.setOffset(b, s.rotationOffsets[names[i]]);
-    });
-    this.updateHeadOffset();
-  }
-  /** The settings to save, with the calibrated rotation offsets of every driven bone. */
-  exportSettings() {
-    const s = structuredCloneSettings(this.settingsValue);
-    s.rotationOffsets = /* @__PURE__ */ Object.create(null);
-    if (this.calibrated) {
-      const q = new Float64Array(4);
-      this.retargeter.drivers.forEach((src, b) => {
-        if (src < 0) return;
-        this.retargeter.getOffset(b, q);
-        s.rotationOffsets[this.target.names[b]] = [q[0], q[1], q[2], q[3]];
-      });
-      s.initialHipsHeight = this.retargeter.info?.targetHipsHeight ?? null;
-    }
-    s.chairSeatOffset = this.weights.settings.chairSeatOffset;
-    return s;
   }
   /**
    * One live frame: the source stage ({@link RetargetHub.sourceStage}: raw pose kept, One-Euro
@@ -20387,6 +19956,488 @@ var RetargetHub = class _RetargetHub {
       P[t3 + 2] = P[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
     }
   }
+};
+var FWD = new Float64Array(3);
+function copyJoint(J, o, P, b) {
+  J[o] = P[3 * b];
+  J[o + 1] = P[3 * b + 1];
+  J[o + 2] = P[3 * b + 2];
+}
+var Z_AXIS = new Float64Array([0, 0, 1]);
+
+// src/rig/hubSettings.ts
+var HubSettings = class extends HubRig {
+  /** The current settings (a copy). */
+  get settings() {
+    return structuredCloneSettings(this.settingsValue);
+  }
+  /** Head rotation offset, degrees per axis in -180..180 (Unity's Quaternion.Euler order). */
+  setHeadRotationOffset(x, y, z2) {
+    for (const [k, v] of [x, y, z2].entries())
+      checkRange(`headRotationOffset.${"xyz"[k]}`, v, -180, 180, " degrees");
+    this.settingsValue.headRotationOffset = [x, y, z2];
+    this.updateHeadOffset();
+  }
+  /** Avatar scale 0.1..3, applied at once without recalibration. */
+  setAvatarScale(scale6) {
+    checkRange("avatarScale", scale6, 0.1, 3);
+    this.settingsValue.avatarScale = scale6;
+    this.retargeter.setAvatarScale(scale6);
+    this.props.scale = scale6;
+  }
+  /** Head scale 0.1..3. */
+  setHeadScale(scale6) {
+    checkRange("headScale", scale6, 0.1, 3);
+    this.settingsValue.headScale = scale6;
+    this.retargeter.setHeadScale(scale6);
+  }
+  /** Floor height, metres (added to the hips and the foot IK targets). */
+  setFloorHeight(h) {
+    checkRange("floorHeight", h, -10, 10, " m");
+    this.settingsValue.floorHeight = h;
+  }
+  /** Chair seat offset, metres (-1..1): added to a chair prop's seat height when seated. */
+  setChairSeatOffset(m) {
+    checkRange("chairSeatOffset", m, -1, 1, " m");
+    this.settingsValue.chairSeatOffset = m;
+    this.weights.configure({ chairSeatOffset: m });
+  }
+  /**
+   * The source stage's One-Euro parameters for one bone group (`body`, `hands` = hands and fingers,
+   * `feet` = feet and toes); ranges as the settings file's (`SETTINGS_LIMITS.filter*`); `minCutoff` 0
+   * turns the group's filter off (raw pass-through). Applies from the next {@link RetargetHub.updateLive}.
+   * @throws HubError naming the group and field.
+   */
+  setSourceFilter(group, minCutoff, beta, dCutoff) {
+    checkChoice("sourceFilter group", group, ["body", "hands", "feet"]);
+    const L = SETTINGS_LIMITS;
+    checkRange(
+      `sourceFilter.${group}.minCutoff`,
+      minCutoff,
+      L.filterMinCutoff[0],
+      L.filterMinCutoff[1],
+      " Hz"
+    );
+    checkRange(`sourceFilter.${group}.beta`, beta, L.filterBeta[0], L.filterBeta[1]);
+    checkRange(`sourceFilter.${group}.dCutoff`, dCutoff, L.filterDCutoff[0], L.filterDCutoff[1], " Hz");
+    this.settingsValue.sourceFilter[group] = { minCutoff, beta, dCutoff };
+    this.sourceStage.configure(this.settingsValue.sourceFilter);
+  }
+  /** Foot offsets, metres: front/back (toward the toes positive) and in/out (outward positive). */
+  setFootOffset(side, frontBack, inOut) {
+    checkChoice("footOffsets side", side, ["left", "right"]);
+    checkRange(`footOffsets.${side}.frontBack`, frontBack, -0.5, 0.5, " m");
+    checkRange(`footOffsets.${side}.inOut`, inOut, -0.5, 0.5, " m");
+    this.settingsValue.footOffsets[side] = { frontBack, inOut };
+  }
+  /** Apply saved settings (validated first; on error nothing changes). Rotation offsets need a calibration first. */
+  applySettings(s) {
+    try {
+      validateSettings(s, "settings");
+    } catch (e) {
+      throw new HubError(e.message);
+    }
+    const names = Object.keys(s.rotationOffsets);
+    const bones = names.map((nm) => this.target.names.indexOf(nm));
+    const missing = names.filter((_, i) => bones[i] < 0);
+    if (missing.length > 0)
+      throw new HubError(
+        `settings.rotationOffsets: no bone named ${missing.slice(0, 5).join(", ")} on this avatar`
+      );
+    if (names.length > 0 && !this.calibrated)
+      throw new HubError("settings.rotationOffsets: calibrate before applying saved offsets");
+    this.settingsValue = structuredCloneSettings(s);
+    this.retargeter.setAvatarScale(s.avatarScale);
+    this.props.scale = s.avatarScale;
+    this.retargeter.setHeadScale(s.headScale);
+    this.weights.configure({ chairSeatOffset: s.chairSeatOffset });
+    this.sourceStage.configure(this.settingsValue.sourceFilter);
+    bones.forEach((b, i) => {
+      this.retargeter.setOffset(b, s.rotationOffsets[names[i]]);
+    });
+    this.updateHeadOffset();
+  }
+  /** The settings to save, with the calibrated rotation offsets of every driven bone. */
+  exportSettings() {
+    const s = structuredCloneSettings(this.settingsValue);
+    s.rotationOffsets = /* @__PURE__ */ Object.create(null);
+    if (this.calibrated) {
+      const q = new Float64Array(4);
+      this.retargeter.drivers.forEach((src, b) => {
+        if (src < 0) return;
+        this.retargeter.getOffset(b, q);
+        s.rotationOffsets[this.target.names[b]] = [q[0], q[1], q[2], q[3]];
+      });
+      s.initialHipsHeight = this.retargeter.info?.targetHipsHeight ?? null;
+    }
+    s.chairSeatOffset = this.weights.settings.chairSeatOffset;
+    return s;
+  }
+};
+function structuredCloneSettings(s) {
+  return {
+    ...s,
+    headRotationOffset: [s.headRotationOffset[0], s.headRotationOffset[1], s.headRotationOffset[2]],
+    footOffsets: { left: { ...s.footOffsets.left }, right: { ...s.footOffsets.right } },
+    rotationOffsets: Object.assign(/* @__PURE__ */ Object.create(null), s.rotationOffsets),
+    sourceFilter: {
+      body: { ...s.sourceFilter.body },
+      hands: { ...s.sourceFilter.hands },
+      feet: { ...s.sourceFilter.feet }
+    }
+  };
+}
+
+// src/rig/hubCalibration.ts
+var HubCalibration = class extends HubSettings {
+  /** True once calibrated. */
+  get isCalibrated() {
+    return this.calibrated;
+  }
+  /**
+   * Calibrate in the canonical T-pose (automatic reference pose; `frame` is used when the source's rest
+   * pose is not a standing one, and for the up axis). Also calibrates the IK on the avatar's reference
+   * pose and snaps the limb weights on the next update.
+   */
+  calibrate(frame) {
+    if (frame !== void 0) checkFrame("calibrate", frame, this.source);
+    const r = this.retargeter;
+    r.options.referencePose = "T";
+    r.options.sourceReference = "auto";
+    const record2 = calibrationRecord("calibrate", "T", frame);
+    this.doCalibrate(frame);
+    this.lastCalibration = record2;
+  }
+  /**
+   * I-pose calibration, as live performers do: `frame` is the performer standing in an I-pose (arms
+   * down), taken as is; the avatar's canonical I-pose is matched to it. The current finger calibration
+   * is kept (a performer's fingers in an I-pose are not a reference).
+   */
+  calibrateIPose(frame) {
+    checkFrame("calibrateIPose", frame, this.source);
+    this.calibrateOnFrame(frame, "I");
+  }
+  /**
+   * Calibrate on a frame taken as is as the performer's T- or I-pose (the avatar is put in its
+   * canonical pose of that kind, facing the way the performer faces). Finger calibration is kept when
+   * there was one.
+   */
+  calibrateOnFrame(frame, kind) {
+    checkFrame("calibrateOnFrame", frame, this.source);
+    checkChoice("calibrateOnFrame kind", kind, ["T", "I"]);
+    const r = this.retargeter;
+    const keep = this.calibrated ? this.fingerOffsets() : null;
+    r.options.referencePose = kind;
+    r.options.sourceReference = { asIs: true };
+    const record2 = calibrationRecord("onFrame", kind, frame);
+    this.doCalibrate(frame);
+    this.lastCalibration = record2;
+    if (keep) this.restoreFingerOffsets(keep);
+  }
+  /** Drop the calibration cache and recalibrate from the canonical T-pose (head-forward fix cleared). */
+  resetCalibration() {
+    quat_exports.identity(this.headForward);
+    this.calibrate({ rotations: this.lastFrameRot, translations: this.lastFramePos });
+  }
+  doCalibrate(frame) {
+    const r = this.retargeter;
+    try {
+      r.calibrate(frame);
+    } catch (e) {
+      if (e instanceof RetargetError) throw new HubError(e.message);
+      throw e;
+    }
+    if (frame) {
+      this.lastFrameRot.set(frame.rotations);
+      this.lastFramePos.set(frame.translations);
+    }
+    const ref = r.targetReference;
+    for (const l of this.limbs) l.ik.calibrate(ref.world.rotations, ref.world.positions);
+    this.updateHeadOffset();
+    this.calibrated = true;
+    this.snapWeights = true;
+  }
+  fingerOffsets() {
+    const out = /* @__PURE__ */ new Map();
+    const t = this.target;
+    for (let h = HumanBodyBones.LeftThumbProximal; h <= HumanBodyBones.RightLittleDistal; h++) {
+      const b = t.humanoid[h];
+      if (b < 0) continue;
+      const q = new Float64Array(4);
+      this.retargeter.getOffset(b, q);
+      out.set(b, q);
+    }
+    return out;
+  }
+  restoreFingerOffsets(offsets) {
+    for (const [b, q] of offsets) this.retargeter.setOffset(b, q);
+  }
+  /**
+   * Automatic floor height: the floor level at which the avatar's legs, in the last updated pose, would
+   * be extended to `comfortRatio` of their length (hips height minus comfortRatio times thigh + shin,
+   * minus the standing ankle height). Returns and sets it. Needs one update first.
+   */
+  autoFloorHeight(comfortRatio = 0.98) {
+    checkRange("comfortRatio", comfortRatio, 0, 1);
+    if (comfortRatio === 0) throw new HubError("comfortRatio: 0 is outside (0, 1]");
+    const P = this.retargeter.virtualWorldPositions;
+    const vt = this.retargeter.virtual.skeleton;
+    const leg = this.limbs[2];
+    const len3 = (a, b) => Math.hypot(P[3 * b] - P[3 * a], P[3 * b + 1] - P[3 * a + 1], P[3 * b + 2] - P[3 * a + 2]);
+    const legLength = len3(leg.limb.upper, leg.limb.lower) + len3(leg.limb.lower, leg.limb.end);
+    const ankle = this.retargeter.info?.targetContactHeight ?? 0;
+    const hipsY = P[3 * vt.humanoid[HumanBodyBones.Hips] + 1] - this.settingsValue.floorHeight;
+    const floor3 = hipsY - comfortRatio * legLength - ankle;
+    this.setFloorHeight(Math.max(-10, Math.min(10, floor3)));
+    return this.settingsValue.floorHeight;
+  }
+  /**
+   * Calibrate head to forward: the head's current direction (last update, before offsets) becomes the
+   * reference (T-pose) forward from now on.
+   */
+  calibrateHeadForward() {
+    if (!this.calibrated) throw new HubError("calibrateHeadForward: calibrate first");
+    const ref = this.retargeter.targetReference;
+    const refLocal = quat64(
+      ...Array.from(ref.localRotations.subarray(4 * this.vHead, 4 * this.vHead + 4))
+    );
+    quat_exports.invert(this.headForward, this.headCopyLocal);
+    quat_exports.multiply(this.headForward, this.headForward, refLocal);
+    quat_exports.normalize(this.headForward, this.headForward);
+  }
+  /**
+   * Auto-calibrate all: reset the avatar scale, set it to source neck height / avatar neck height
+   * (clamped to 0.1..3; heights above the ankles: the performer standing in `frame`, the avatar in its
+   * reference pose), update on `frame`, calibrate the head forward, and return the settings to save.
+   */
+  autoCalibrateAll(frame) {
+    checkFrame("autoCalibrateAll", frame, this.source);
+    this.setAvatarScale(1);
+    if (!this.calibrated) this.calibrate(frame);
+    this.update(frame.rotations, frame.translations, 0);
+    const vt = this.retargeter.virtual.skeleton;
+    const sP = this.retargeter.lastSourceWorldPositions;
+    const tRest = this.retargeter.targetReference.world.positions;
+    const sNeck = this.source.humanoid[HumanBodyBones.Neck] >= 0 ? this.source.humanoid[HumanBodyBones.Neck] : this.source.humanoid[HumanBodyBones.Head];
+    const tNeck = vt.humanoid[HumanBodyBones.Neck] >= 0 ? vt.humanoid[HumanBodyBones.Neck] : vt.humanoid[HumanBodyBones.Head];
+    const sf = Math.min(
+      sP[3 * this.source.humanoid[HumanBodyBones.LeftFoot] + 1],
+      sP[3 * this.source.humanoid[HumanBodyBones.RightFoot] + 1]
+    );
+    const sourceNeck = sP[3 * sNeck + 1] - sf;
+    const tf = Math.min(tRest[3 * vt.humanoid[HumanBodyBones.LeftFoot] + 1], tRest[3 * vt.humanoid[HumanBodyBones.RightFoot] + 1]);
+    const targetNeck = tRest[3 * tNeck + 1] - tf;
+    const scale6 = Math.max(0.1, Math.min(3, targetNeck > 1e-6 ? sourceNeck / targetNeck : 1));
+    this.setAvatarScale(scale6);
+    this.update(frame.rotations, frame.translations, 0);
+    this.calibrateHeadForward();
+    return this.settings;
+  }
+};
+function calibrationRecord(method, kind, frame) {
+  return {
+    method,
+    kind,
+    frame: frame ? { rotations: Array.from(frame.rotations), translations: Array.from(frame.translations) } : null
+  };
+}
+
+// src/rig/hubState.ts
+var HUB_STATE_VERSION = 1;
+function encodeStateNumbers(value) {
+  if (typeof value === "number") {
+    if (Number.isFinite(value) && !(value === 0 && 1 / value < 0)) return value;
+    return { $num: value === 0 ? "-0" : String(value) };
+  }
+  if (Array.isArray(value)) return value.map(encodeStateNumbers);
+  if (value !== null && typeof value === "object") {
+    const out = {};
+    for (const [k, v] of Object.entries(value)) if (v !== void 0) out[k] = encodeStateNumbers(v);
+    return out;
+  }
+  return value;
+}
+var SPECIAL = {
+  NaN: Number.NaN,
+  Infinity: Number.POSITIVE_INFINITY,
+  "-Infinity": Number.NEGATIVE_INFINITY,
+  "-0": -0
+};
+function decodeStateNumbers(value) {
+  if (Array.isArray(value)) return value.map(decodeStateNumbers);
+  if (value !== null && typeof value === "object") {
+    const keys = Object.keys(value);
+    const o = value;
+    if (keys.length === 1 && keys[0] === "$num" && typeof o.$num === "string" && o.$num in SPECIAL)
+      return SPECIAL[o.$num];
+    const out = {};
+    for (const k of keys) out[k] = decodeStateNumbers(o[k]);
+    return out;
+  }
+  return value;
+}
+
+// src/rig/hub.ts
+var RetargetHub = class _RetargetHub extends HubCalibration {
+  /**
+   * The hub's state for hot reload ({@link HubState}, src/rig/hubState.ts): constructor options kept by
+   * the retargeter, how it was last calibrated (kind and frame; re-run on import), the settings with
+   * the calibrated rotation offsets, IK mode, head-forward fix, finger mode/enabled/muscles, props,
+   * limb weights (settings, smoothed values, targets, nearest props), the IK solvers' memory, the
+   * snap-weights flag and the last calibration frame. JSON-able: non-finite numbers and -0 are encoded
+   * (`{"$num": ...}`), so `JSON.parse(JSON.stringify(state))` imports to the same bits. Allocates
+   * (control time, not per frame).
+   */
+  exportState() {
+    const r = this.retargeter;
+    const state = {
+      version: HUB_STATE_VERSION,
+      options: {
+        hipsMode: r.options.hipsMode,
+        sourceUp: r.options.sourceUp,
+        sourceContactHeight: r.options.sourceContactHeight ?? null
+      },
+      calibration: this.calibrated ? this.lastCalibration : null,
+      settings: this.exportSettings(),
+      ikMode: this.ikMode,
+      headForward: Array.from(this.headForward),
+      headCopyLocal: Array.from(this.headCopyLocal),
+      fingers: this.fingers.exportState(),
+      props: this.props.exportState(),
+      weights: this.weights.exportState(),
+      ik: this.limbs.map((l) => l.ik.exportState()),
+      snapWeights: this.snapWeights,
+      ikWeightOverride: Array.from(this.ikWeightOverride),
+      ikGoalOverride: Array.from(this.ikGoalOverride),
+      ikRotationOverride: Array.from(this.ikRotationOverride),
+      lastFrame: { rotations: Array.from(this.lastFrameRot), translations: Array.from(this.lastFramePos) },
+      source: this.sourceStage.exportState()
+    };
+    return encodeStateNumbers(state);
+  }
+  /**
+   * A hub on `source` and `target` (the same skeletons the exporting hub had) in the state `state`
+   * from {@link RetargetHub.exportState} (possibly through JSON): runs on exactly as the exporting hub
+   * would have.
+   * @throws HubError naming the bad field (wrong version, a calibration that fails, bad settings,
+   * props, weights or IK memory).
+   */
+  static fromState(source, target, state) {
+    const st = decodeStateNumbers(state);
+    if (st === null || typeof st !== "object")
+      throw new HubError(`hub state: need an object, got ${describe3(st)}`);
+    if (st.version !== HUB_STATE_VERSION)
+      throw new HubError(`hub state.version: ${describe3(st.version)}, expected ${HUB_STATE_VERSION}`);
+    const o = st.options ?? {};
+    const { rotationOffsets: _offsets, ...plain } = st.settings ?? {};
+    const hub = new _RetargetHub(source, target, {
+      hipsMode: o.hipsMode,
+      sourceUp: o.sourceUp,
+      sourceContactHeight: o.sourceContactHeight ?? void 0,
+      ik: st.ikMode,
+      fingers: st.fingers?.mode,
+      settings: { ...plain, initialHipsHeight: plain.initialHipsHeight ?? null }
+    });
+    hub.importState(st);
+    return hub;
+  }
+  /**
+   * Put this hub into a state from {@link RetargetHub.exportState} (same source and target skeletons):
+   * re-runs the recorded calibration, then sets settings, offsets and every carried value.
+   * @throws HubError naming the bad field.
+   */
+  importState(state) {
+    const st = decodeStateNumbers(state);
+    const field = (f, e) => new HubError(`hub state.${f}: ${e?.message ?? String(e)}`);
+    if (st === null || typeof st !== "object")
+      throw new HubError(`hub state: need an object, got ${describe3(st)}`);
+    if (st.version !== HUB_STATE_VERSION)
+      throw new HubError(`hub state.version: ${describe3(st.version)}, expected ${HUB_STATE_VERSION}`);
+    checkChoice("hub state.ikMode", st.ikMode, ["auto", "on", "off"]);
+    const frameOf = (f, fr) => {
+      const x = fr;
+      checkFrame(`hub state.${f}`, x, this.source);
+      return { rotations: Float64Array.from(x.rotations), translations: Float64Array.from(x.translations) };
+    };
+    const last = frameOf("lastFrame", st.lastFrame);
+    const c = st.calibration;
+    if (c !== null && c !== void 0) {
+      if (typeof c !== "object") throw new HubError("hub state.calibration: need an object or null");
+      checkChoice("hub state.calibration.method", c.method, ["calibrate", "onFrame"]);
+      checkChoice("hub state.calibration.kind", c.kind, ["T", "I"]);
+      const frame = c.frame === null ? void 0 : frameOf("calibration.frame", c.frame);
+      if (c.method === "calibrate") this.calibrate(frame);
+      else {
+        if (!frame) throw new HubError("hub state.calibration.frame: calibrateOnFrame needs a frame");
+        this.calibrateOnFrame(frame, c.kind);
+      }
+    }
+    this.lastFrameRot.set(last.rotations);
+    this.lastFramePos.set(last.translations);
+    this.applySettings(st.settings);
+    this.ikMode = st.ikMode;
+    for (const [f, q] of [
+      ["headForward", this.headForward],
+      ["headCopyLocal", this.headCopyLocal]
+    ]) {
+      const v = st[f];
+      if (!Array.isArray(v) || v.length !== 4 || v.some((x) => typeof x !== "number"))
+        throw new HubError(`hub state.${f}: need 4 numbers [x, y, z, w]`);
+      qcopy(q, 0, v, 0);
+    }
+    try {
+      this.setFingerMode(st.fingers?.mode);
+      this.fingers.importState(st.fingers);
+    } catch (e) {
+      throw field("fingers", e);
+    }
+    try {
+      this.props.importState(st.props);
+    } catch (e) {
+      throw field("props", e);
+    }
+    try {
+      this.weights.importState(st.weights);
+    } catch (e) {
+      throw field("weights", e);
+    }
+    if (!Array.isArray(st.ik) || st.ik.length !== 4)
+      throw new HubError("hub state.ik: need 4 limbs (left arm, right arm, left leg, right leg)");
+    this.limbs.forEach((l, i) => {
+      try {
+        l.ik.importState(st.ik[i]);
+      } catch (e) {
+        throw field(`ik[${i}]`, e);
+      }
+    });
+    if (typeof st.snapWeights !== "boolean") throw new HubError("hub state.snapWeights: need true or false");
+    this.snapWeights = st.snapWeights;
+    if (st.ikWeightOverride !== void 0) {
+      const o = st.ikWeightOverride;
+      if (!Array.isArray(o) || o.length !== 12 || o.some((v) => typeof v !== "number" || !(Number.isNaN(v) || v >= 0 && v <= 1)))
+        throw new HubError("hub state.ikWeightOverride: need 12 numbers in [0, 1] or NaN");
+      this.ikWeightOverride.set(o);
+    }
+    if (st.ikGoalOverride !== void 0) {
+      const o = st.ikGoalOverride;
+      if (!Array.isArray(o) || o.length !== 24 || o.some((v) => typeof v !== "number"))
+        throw new HubError("hub state.ikGoalOverride: need 24 numbers (NaN: none)");
+      this.ikGoalOverride.set(o);
+    }
+    if (st.ikRotationOverride !== void 0) {
+      const o = st.ikRotationOverride;
+      if (!Array.isArray(o) || o.length !== 16 || o.some((v) => typeof v !== "number"))
+        throw new HubError("hub state.ikRotationOverride: need 16 numbers (NaN: none)");
+      this.ikRotationOverride.set(o);
+    }
+    if (st.source !== void 0) {
+      try {
+        this.sourceStage.importState(st.source);
+      } catch (e) {
+        throw new HubError(`hub state.${e.message}`);
+      }
+    }
+  }
   /**
    * The bend goal (pole: where the elbow is aimed) arm `l` (0 left arm, 1 right arm) used this frame,
    * world metres, written to `out[0..2]` (for gizmos; allocation-free). Returns false, writing
@@ -20426,33 +20477,6 @@ var RetargetHub = class _RetargetHub {
     return { rotations, translations };
   }
 };
-var FWD = new Float64Array(3);
-function copyJoint(J, o, P, b) {
-  J[o] = P[3 * b];
-  J[o + 1] = P[3 * b + 1];
-  J[o + 2] = P[3 * b + 2];
-}
-var Z_AXIS = new Float64Array([0, 0, 1]);
-function structuredCloneSettings(s) {
-  return {
-    ...s,
-    headRotationOffset: [s.headRotationOffset[0], s.headRotationOffset[1], s.headRotationOffset[2]],
-    footOffsets: { left: { ...s.footOffsets.left }, right: { ...s.footOffsets.right } },
-    rotationOffsets: Object.assign(/* @__PURE__ */ Object.create(null), s.rotationOffsets),
-    sourceFilter: {
-      body: { ...s.sourceFilter.body },
-      hands: { ...s.sourceFilter.hands },
-      feet: { ...s.sourceFilter.feet }
-    }
-  };
-}
-function calibrationRecord(method, kind, frame) {
-  return {
-    method,
-    kind,
-    frame: frame ? { rotations: Array.from(frame.rotations), translations: Array.from(frame.translations) } : null
-  };
-}
 
 // src/rig/ikQuality.ts
 var HUMAN = [
@@ -20523,7 +20547,7 @@ function mirrorRotations(dst, o, src, so, count) {
   }
 }
 
-// src/unity/bridge.ts
+// src/unity/bridgeSetup.ts
 var PACKAGE_VERSION = "0.1.0";
 var BRIDGE_STATE_VERSION = 1;
 function apiVersion() {
@@ -20704,8 +20728,9 @@ function parseSetup(text) {
   }
   return out;
 }
+
+// src/unity/bridgeRegistry.ts
 var hubs = /* @__PURE__ */ new Map();
-var nextHandle = 1;
 function newEntry(handle, setupJson, p, hub) {
   const S2 = p.source.boneCount;
   const T = p.target.boneCount;
@@ -20754,168 +20779,8 @@ function checkNameFree(name, except = -1) {
         `setup.name: "${name}" is already the name of hub ${e.handle} (names address hubs in the remote control)`
       );
 }
-function createHub(setupJson) {
-  const p = parseSetup(setupJson);
-  checkNameFree(p.name);
-  let hub;
-  let pending = null;
-  try {
-    let settings;
-    if (p.settings) {
-      const { rotationOffsets, ...rest } = p.settings;
-      settings = { ...rest, rotationOffsets: /* @__PURE__ */ Object.create(null) };
-      if (Object.keys(rotationOffsets).length > 0) pending = p.settings;
-    }
-    hub = new RetargetHub(p.source, p.target, {
-      hipsMode: p.hipsMode,
-      sourceUp: "+y",
-      ik: p.ik,
-      fingers: p.fingers,
-      settings
-    });
-  } catch (e2) {
-    throw new BridgeError(`setup: ${e2.message}`);
-  }
-  if (pending) {
-    const bad = Object.keys(pending.rotationOffsets).filter((nm) => !p.target.names.includes(nm));
-    if (bad.length > 0)
-      throw new BridgeError(
-        `setup.settings.rotationOffsets: no target transform named ${bad.slice(0, 5).join(", ")}`
-      );
-  }
-  const handle = nextHandle++;
-  const e = newEntry(handle, setupJson, p, hub);
-  e.pendingOffsets = pending;
-  hubs.set(handle, e);
-  return handle;
-}
-function destroyHub(handle) {
-  hubs.delete(handle);
-}
-var TO_STRING = Object.prototype.toString;
-function update(handle, input2, dt) {
-  const e = entryOf(handle, "update");
-  if (TO_STRING.call(input2) !== "[object ArrayBuffer]")
-    throw new BridgeError(`update: input: need an ArrayBuffer of float32, got ${show2(input2)}`);
-  const S2 = e.source.boneCount;
-  const want = inputFloats(S2);
-  if (input2.byteLength !== 4 * want)
-    throw new BridgeError(
-      `update: input length ${input2.byteLength / 4} floats (${input2.byteLength} bytes), expected 4 + 7 x ${S2} = ${want} floats for ${S2} source bones`
-    );
-  let f = e.lastView;
-  if (e.lastInput !== input2 || f === null) {
-    f = new Float32Array(input2);
-    e.lastInput = input2;
-    e.lastView = f;
-  }
-  if (f[H_VERSION] !== LAYOUT_VERSION)
-    throw new BridgeError(`update: input[0] (layout version) is ${f[H_VERSION]}, expected ${LAYOUT_VERSION}`);
-  if (f[H_COUNT] !== S2)
-    throw new BridgeError(`update: input[1] (source bone count) is ${f[H_COUNT]}, expected ${S2}`);
-  if (typeof dt !== "number" || !(dt >= 0) || dt === Number.POSITIVE_INFINITY)
-    throw new BridgeError(`update: dt: need a finite number of seconds >= 0, got ${show2(dt)}`);
-  const out = e.out;
-  let finite = true;
-  for (let i = 4; i < want; i++) {
-    const v = f[i];
-    if (v - v !== 0) {
-      finite = false;
-      break;
-    }
-  }
-  if (!finite) {
-    out[H_STATUS] = STATUS_REJECTED;
-    return out.buffer;
-  }
-  toLocal(e, f);
-  const hub = e.hub;
-  if (!hub.isCalibrated) {
-    hub.calibrate(e.frame);
-    if (e.pendingOffsets) {
-      hub.applySettings(e.pendingOffsets);
-      e.pendingOffsets = null;
-    }
-  }
-  hub.updateLive(e.frame.rotations, e.frame.translations, dt);
-  e.hasFrame = true;
-  writeOutput(e);
-  return out.buffer;
-}
-function toLocal(e, f) {
-  const S2 = e.source.boneCount;
-  const parents = e.source.parents;
-  const W = e.worldRot;
-  const P = e.worldPos;
-  const R = e.frame.rotations;
-  const T = e.frame.translations;
-  mirrorPositions(P, 0, f, 4, S2);
-  mirrorRotations(W, 0, f, inputRotationsOffset(S2), S2);
-  for (let i = 0; i < S2; i++) {
-    const o4 = 4 * i;
-    const x = W[o4];
-    const y = W[o4 + 1];
-    const z2 = W[o4 + 2];
-    const w = W[o4 + 3];
-    const l = Math.sqrt(x * x + y * y + z2 * z2 + w * w);
-    W[o4] = x / l;
-    W[o4 + 1] = y / l;
-    W[o4 + 2] = z2 / l;
-    W[o4 + 3] = w / l;
-  }
-  for (let i = 0; i < S2; i++) {
-    const o4 = 4 * i;
-    const o3 = 3 * i;
-    const p = parents[i];
-    if (p < 0) {
-      R[o4] = W[o4];
-      R[o4 + 1] = W[o4 + 1];
-      R[o4 + 2] = W[o4 + 2];
-      R[o4 + 3] = W[o4 + 3];
-      T[o3] = P[o3];
-      T[o3 + 1] = P[o3 + 1];
-      T[o3 + 2] = P[o3 + 2];
-      continue;
-    }
-    const p4 = 4 * p;
-    const p3 = 3 * p;
-    const ax = -W[p4];
-    const ay = -W[p4 + 1];
-    const az = -W[p4 + 2];
-    const aw = W[p4 + 3];
-    const bx = W[o4];
-    const by = W[o4 + 1];
-    const bz = W[o4 + 2];
-    const bw = W[o4 + 3];
-    R[o4] = aw * bx + ax * bw + ay * bz - az * by;
-    R[o4 + 1] = aw * by + ay * bw + az * bx - ax * bz;
-    R[o4 + 2] = aw * bz + az * bw + ax * by - ay * bx;
-    R[o4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
-    const vx = P[o3] - P[p3];
-    const vy = P[o3 + 1] - P[p3 + 1];
-    const vz = P[o3 + 2] - P[p3 + 2];
-    const cx = ay * vz - az * vy;
-    const cy = az * vx - ax * vz;
-    const cz = ax * vy - ay * vx;
-    T[o3] = vx + 2 * (aw * cx + ay * cz - az * cy);
-    T[o3 + 1] = vy + 2 * (aw * cy + az * cx - ax * cz);
-    T[o3 + 2] = vz + 2 * (aw * cz + ax * cy - ay * cx);
-  }
-}
-function writeOutput(e) {
-  const out = e.out;
-  const T = e.target.boneCount;
-  const hub = e.hub;
-  out[H_VERSION] = LAYOUT_VERSION;
-  out[H_COUNT] = T;
-  out[H_STATUS] = STATUS_OK;
-  out[H_RESERVED] = 0;
-  mirrorRotations(out, outputRotationsOffset(), hub.localRotations, 0, T);
-  mirrorPositions(out, outputHipsPositionOffset(T), hub.localTranslations, 3 * e.hips, 1);
-  const sc = outputScalesOffset(T);
-  out[sc] = hub.outputScales[0];
-  out[sc + 1] = hub.outputScales[1];
-}
+
+// src/unity/bridgeCommand.ts
 function characters(only) {
   const list = () => only ? [only] : [...hubs.values()];
   return {
@@ -20926,18 +20791,6 @@ function characters(only) {
       return e?.hasFrame ? e.frame : void 0;
     }
   };
-}
-var remoteControl = null;
-var SAVING_ACTIONS = ["autoCalibrateAll"];
-var remoteSaves = [];
-function newRemoteControl() {
-  return new RemoteControl(characters(null), {
-    // called after an applied change only (never for an error reply)
-    onChange: (ev) => {
-      if (SAVING_ACTIONS.includes(ev.action) && !remoteSaves.includes(ev.characterName))
-        remoteSaves.push(ev.characterName);
-    }
-  });
 }
 function failReply(action, field, message) {
   return JSON.stringify({
@@ -21227,6 +21080,185 @@ function fourLimbs(limbs) {
     throw new Fail2("limbs", `need 4 entries (leftArm, rightArm, leftLeg, rightLeg), got ${show2(limbs)}`);
   return limbs;
 }
+
+// src/unity/bridgeFrame.ts
+var TO_STRING = Object.prototype.toString;
+function update(handle, input2, dt) {
+  const e = entryOf(handle, "update");
+  if (TO_STRING.call(input2) !== "[object ArrayBuffer]")
+    throw new BridgeError(`update: input: need an ArrayBuffer of float32, got ${show2(input2)}`);
+  const S2 = e.source.boneCount;
+  const want = inputFloats(S2);
+  if (input2.byteLength !== 4 * want)
+    throw new BridgeError(
+      `update: input length ${input2.byteLength / 4} floats (${input2.byteLength} bytes), expected 4 + 7 x ${S2} = ${want} floats for ${S2} source bones`
+    );
+  let f = e.lastView;
+  if (e.lastInput !== input2 || f === null) {
+    f = new Float32Array(input2);
+    e.lastInput = input2;
+    e.lastView = f;
+  }
+  if (f[H_VERSION] !== LAYOUT_VERSION)
+    throw new BridgeError(`update: input[0] (layout version) is ${f[H_VERSION]}, expected ${LAYOUT_VERSION}`);
+  if (f[H_COUNT] !== S2)
+    throw new BridgeError(`update: input[1] (source bone count) is ${f[H_COUNT]}, expected ${S2}`);
+  if (typeof dt !== "number" || !(dt >= 0) || dt === Number.POSITIVE_INFINITY)
+    throw new BridgeError(`update: dt: need a finite number of seconds >= 0, got ${show2(dt)}`);
+  const out = e.out;
+  let finite = true;
+  for (let i = 4; i < want; i++) {
+    const v = f[i];
+    if (v - v !== 0) {
+      finite = false;
+      break;
+    }
+  }
+  if (!finite) {
+    out[H_STATUS] = STATUS_REJECTED;
+    return out.buffer;
+  }
+  toLocal(e, f);
+  const hub = e.hub;
+  if (!hub.isCalibrated) {
+    hub.calibrate(e.frame);
+    if (e.pendingOffsets) {
+      hub.applySettings(e.pendingOffsets);
+      e.pendingOffsets = null;
+    }
+  }
+  hub.updateLive(e.frame.rotations, e.frame.translations, dt);
+  e.hasFrame = true;
+  writeOutput(e);
+  return out.buffer;
+}
+function toLocal(e, f) {
+  const S2 = e.source.boneCount;
+  const parents = e.source.parents;
+  const W = e.worldRot;
+  const P = e.worldPos;
+  const R = e.frame.rotations;
+  const T = e.frame.translations;
+  mirrorPositions(P, 0, f, 4, S2);
+  mirrorRotations(W, 0, f, inputRotationsOffset(S2), S2);
+  for (let i = 0; i < S2; i++) {
+    const o4 = 4 * i;
+    const x = W[o4];
+    const y = W[o4 + 1];
+    const z2 = W[o4 + 2];
+    const w = W[o4 + 3];
+    const l = Math.sqrt(x * x + y * y + z2 * z2 + w * w);
+    W[o4] = x / l;
+    W[o4 + 1] = y / l;
+    W[o4 + 2] = z2 / l;
+    W[o4 + 3] = w / l;
+  }
+  for (let i = 0; i < S2; i++) {
+    const o4 = 4 * i;
+    const o3 = 3 * i;
+    const p = parents[i];
+    if (p < 0) {
+      R[o4] = W[o4];
+      R[o4 + 1] = W[o4 + 1];
+      R[o4 + 2] = W[o4 + 2];
+      R[o4 + 3] = W[o4 + 3];
+      T[o3] = P[o3];
+      T[o3 + 1] = P[o3 + 1];
+      T[o3 + 2] = P[o3 + 2];
+      continue;
+    }
+    const p4 = 4 * p;
+    const p3 = 3 * p;
+    const ax = -W[p4];
+    const ay = -W[p4 + 1];
+    const az = -W[p4 + 2];
+    const aw = W[p4 + 3];
+    const bx = W[o4];
+    const by = W[o4 + 1];
+    const bz = W[o4 + 2];
+    const bw = W[o4 + 3];
+    R[o4] = aw * bx + ax * bw + ay * bz - az * by;
+    R[o4 + 1] = aw * by + ay * bw + az * bx - ax * bz;
+    R[o4 + 2] = aw * bz + az * bw + ax * by - ay * bx;
+    R[o4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
+    const vx = P[o3] - P[p3];
+    const vy = P[o3 + 1] - P[p3 + 1];
+    const vz = P[o3 + 2] - P[p3 + 2];
+    const cx = ay * vz - az * vy;
+    const cy = az * vx - ax * vz;
+    const cz = ax * vy - ay * vx;
+    T[o3] = vx + 2 * (aw * cx + ay * cz - az * cy);
+    T[o3 + 1] = vy + 2 * (aw * cy + az * cx - ax * cz);
+    T[o3 + 2] = vz + 2 * (aw * cz + ax * cy - ay * cx);
+  }
+}
+function writeOutput(e) {
+  const out = e.out;
+  const T = e.target.boneCount;
+  const hub = e.hub;
+  out[H_VERSION] = LAYOUT_VERSION;
+  out[H_COUNT] = T;
+  out[H_STATUS] = STATUS_OK;
+  out[H_RESERVED] = 0;
+  mirrorRotations(out, outputRotationsOffset(), hub.localRotations, 0, T);
+  mirrorPositions(out, outputHipsPositionOffset(T), hub.localTranslations, 3 * e.hips, 1);
+  const sc = outputScalesOffset(T);
+  out[sc] = hub.outputScales[0];
+  out[sc + 1] = hub.outputScales[1];
+}
+
+// src/unity/bridge.ts
+var nextHandle = 1;
+function createHub(setupJson) {
+  const p = parseSetup(setupJson);
+  checkNameFree(p.name);
+  let hub;
+  let pending = null;
+  try {
+    let settings;
+    if (p.settings) {
+      const { rotationOffsets, ...rest } = p.settings;
+      settings = { ...rest, rotationOffsets: /* @__PURE__ */ Object.create(null) };
+      if (Object.keys(rotationOffsets).length > 0) pending = p.settings;
+    }
+    hub = new RetargetHub(p.source, p.target, {
+      hipsMode: p.hipsMode,
+      sourceUp: "+y",
+      ik: p.ik,
+      fingers: p.fingers,
+      settings
+    });
+  } catch (e2) {
+    throw new BridgeError(`setup: ${e2.message}`);
+  }
+  if (pending) {
+    const bad = Object.keys(pending.rotationOffsets).filter((nm) => !p.target.names.includes(nm));
+    if (bad.length > 0)
+      throw new BridgeError(
+        `setup.settings.rotationOffsets: no target transform named ${bad.slice(0, 5).join(", ")}`
+      );
+  }
+  const handle = nextHandle++;
+  const e = newEntry(handle, setupJson, p, hub);
+  e.pendingOffsets = pending;
+  hubs.set(handle, e);
+  return handle;
+}
+function destroyHub(handle) {
+  hubs.delete(handle);
+}
+var remoteControl = null;
+var SAVING_ACTIONS = ["autoCalibrateAll"];
+var remoteSaves = [];
+function newRemoteControl() {
+  return new RemoteControl(characters(null), {
+    // called after an applied change only (never for an error reply)
+    onChange: (ev) => {
+      if (SAVING_ACTIONS.includes(ev.action) && !remoteSaves.includes(ev.characterName))
+        remoteSaves.push(ev.characterName);
+    }
+  });
+}
 var remoteScopeText = null;
 function parseScope(scope) {
   if (scope === void 0 || scope === null || scope === "") return null;
@@ -21349,6 +21381,112 @@ function importState(json2) {
 
 // assets/default/default-walk.bvh
 var default_walk_default = "HIERARCHY\nROOT Hip\n{\n	OFFSET 0.000000 0.000000 0.000000\n	CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n	JOINT Ab\n	{\n		OFFSET 0.000000 8.000000 0.000000\n		CHANNELS 3 Zrotation Xrotation Yrotation\n		JOINT Chest\n		{\n			OFFSET 0.000000 20.000000 0.000000\n			CHANNELS 3 Zrotation Xrotation Yrotation\n			JOINT Neck\n			{\n				OFFSET 0.000000 24.000000 0.000000\n				CHANNELS 3 Zrotation Xrotation Yrotation\n				JOINT Head\n				{\n					OFFSET 0.000000 10.000000 0.000000\n					CHANNELS 3 Zrotation Xrotation Yrotation\n					End Site\n					{\n						OFFSET 0.000000 18.000000 0.000000\n					}\n				}\n			}\n			JOINT LShoulder\n			{\n				OFFSET 3.000000 19.000000 0.000000\n				CHANNELS 3 Zrotation Xrotation Yrotation\n				JOINT LUArm\n				{\n					OFFSET 16.000000 1.000000 0.000000\n					CHANNELS 3 Zrotation Xrotation Yrotation\n					JOINT LFArm\n					{\n						OFFSET 30.000000 0.000000 0.000000\n						CHANNELS 3 Zrotation Xrotation Yrotation\n						JOINT LHand\n						{\n							OFFSET 25.000000 0.000000 0.000000\n							CHANNELS 3 Zrotation Xrotation Yrotation\n							End Site\n							{\n								OFFSET 18.000000 0.000000 0.000000\n							}\n						}\n					}\n				}\n			}\n			JOINT RShoulder\n			{\n				OFFSET -3.000000 19.000000 0.000000\n				CHANNELS 3 Zrotation Xrotation Yrotation\n				JOINT RUArm\n				{\n					OFFSET -16.000000 1.000000 0.000000\n					CHANNELS 3 Zrotation Xrotation Yrotation\n					JOINT RFArm\n					{\n						OFFSET -30.000000 0.000000 0.000000\n						CHANNELS 3 Zrotation Xrotation Yrotation\n						JOINT RHand\n						{\n							OFFSET -25.000000 0.000000 0.000000\n							CHANNELS 3 Zrotation Xrotation Yrotation\n							End Site\n							{\n								OFFSET -18.000000 0.000000 0.000000\n							}\n						}\n					}\n				}\n			}\n		}\n	}\n	JOINT LThigh\n	{\n		OFFSET 9.000000 -3.000000 0.000000\n		CHANNELS 3 Zrotation Xrotation Yrotation\n		JOINT LShin\n		{\n			OFFSET 0.000000 -43.000000 0.000000\n			CHANNELS 3 Zrotation Xrotation Yrotation\n			JOINT LFoot\n			{\n				OFFSET 0.000000 -42.000000 0.000000\n				CHANNELS 3 Zrotation Xrotation Yrotation\n				JOINT LToe\n				{\n					OFFSET 0.000000 -7.000000 13.000000\n					CHANNELS 3 Zrotation Xrotation Yrotation\n					End Site\n					{\n						OFFSET 0.000000 0.000000 6.000000\n					}\n				}\n			}\n		}\n	}\n	JOINT RThigh\n	{\n		OFFSET -9.000000 -3.000000 0.000000\n		CHANNELS 3 Zrotation Xrotation Yrotation\n		JOINT RShin\n		{\n			OFFSET 0.000000 -43.000000 0.000000\n			CHANNELS 3 Zrotation Xrotation Yrotation\n			JOINT RFoot\n			{\n				OFFSET 0.000000 -42.000000 0.000000\n				CHANNELS 3 Zrotation Xrotation Yrotation\n				JOINT RToe\n				{\n					OFFSET 0.000000 -7.000000 13.000000\n					CHANNELS 3 Zrotation Xrotation Yrotation\n					End Site\n					{\n						OFFSET 0.000000 0.000000 6.000000\n					}\n				}\n			}\n		}\n	}\n}\nMOTION\nFrames: 121\nFrame Time: 0.0333333\n0.0000 89.7000 0.0000 0.0000 0.0000 -4.0000 -0.1256 1.4953 3.2011 -0.1256 1.4953 3.2011 0.0157 -1.5000 -1.1996 0.0157 -1.5000 -1.1996 0.0000 0.0000 0.0000 -80.2913 2.4077 13.7955 0.0000 0.0000 -12.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 -2.4077 13.7955 0.0000 0.0000 32.0000 0.0000 0.0000 0.0000 1.0054 -31.4435 4.6884 0.0000 29.5611 0.0000 1.4291 -13.1333 -0.0482 0.0000 0.0000 0.0000 0.9039 8.2334 4.0404 0.0000 27.7323 0.0000 -1.5294 -20.8472 -0.9281 0.0000 -15.0238 0.0000\n0.4158 89.8297 4.3254 0.8297 -0.0567 -3.9122 -0.5385 1.5069 3.1257 -0.5385 1.5069 3.1257 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 -0.3234 -30.1606 4.5243 0.0000 32.2485 0.0000 1.7785 -13.2409 0.0674 0.0000 0.0000 0.0000 -0.4760 11.5234 3.9924 0.0000 25.8039 0.0000 -1.1233 -16.5112 -0.7275 0.0000 -20.7577 0.0000\n0.8135 90.1963 8.5945 1.6236 -0.1037 -3.6527 -0.9279 1.5169 2.9137 -0.9279 1.5169 2.9137 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 -1.8096 -27.1735 4.1056 0.0000 30.9922 0.0000 2.0703 -7.7765 0.1407 0.0000 0.0000 0.0000 -1.7954 15.2526 3.7874 0.0000 22.4033 0.0000 -0.7464 -10.2151 -0.5134 0.0000 -27.4164 0.0000\n1.1756 90.7365 12.7608 2.3474 -0.1327 -3.2333 -1.2768 1.5235 2.5744 -1.2768 1.5235 2.5744 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 -3.2424 -23.7707 3.5335 0.0000 29.3448 0.0000 2.3247 -5.6599 0.2294 0.0000 0.0000 0.0000 -2.9733 19.5122 3.4333 0.0000 17.2354 0.0000 -0.4302 -1.7492 -0.3142 0.0000 -35.0000 0.0000\n1.4863 91.3568 16.7956 2.9693 -0.1387 -2.6729 -1.5698 1.5257 2.1225 -1.5698 1.5257 2.1225 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 -4.5093 -20.4717 2.8543 0.0000 28.3070 0.0000 2.5573 -7.9226 0.3527 0.0000 0.0000 0.0000 -3.6224 18.7973 2.8274 0.0000 19.4443 0.0000 -0.1983 2.5256 -0.1621 0.0000 -32.4074 0.0000\n1.7321 91.9500 20.6928 3.4620 -0.1208 -1.9963 -1.7943 1.5230 1.5779 -1.7943 1.5230 1.5779 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 -5.5620 -16.8226 2.0871 0.0000 26.3290 0.0000 2.7387 -9.5794 0.4561 0.0000 0.0000 0.0000 -3.8062 11.1136 2.0382 0.0000 31.5852 0.0000 -0.0375 -0.2346 -0.0345 0.0000 -25.9259 0.0000\n1.9021 92.4135 24.4702 3.8033 -0.0820 -1.2333 -1.9403 1.5160 0.9643 -1.9403 1.5160 0.9643 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 -6.3299 -13.1314 1.2677 0.0000 24.0476 0.0000 2.8654 -10.9604 0.5452 0.0000 0.0000 0.0000 -3.9282 1.2277 1.2364 0.0000 44.3957 0.0000 0.0740 -4.8630 0.0699 0.0000 -17.5000 0.0000\n1.9890 92.6672 28.1663 3.9780 -0.0290 -0.4171 -2.0015 1.5058 0.3086 -2.0015 1.5058 0.3086 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 -6.7764 -9.6825 0.4236 0.0000 22.1056 0.0000 2.9384 -12.4279 0.6329 0.0000 0.0000 0.0000 -4.0845 -9.2973 0.4237 0.0000 54.9660 0.0000 0.1427 -9.3310 0.1268 0.0000 -9.0741 0.0000\n1.9890 92.6672 31.8337 3.9780 0.0290 0.4171 -1.9752 1.4941 -0.3607 -1.9752 1.4941 -0.3607 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 -6.8965 -6.6759 -0.4204 0.0000 21.0073 0.0000 2.9612 -14.2920 0.7316 0.0000 0.0000 0.0000 -4.3015 -19.4913 -0.4435 0.0000 61.9123 0.0000 0.1559 -12.5399 0.1213 0.0000 -2.5926 0.0000\n1.9021 92.4135 35.5298 3.8033 0.0820 1.2333 -1.8626 1.4831 -1.0141 -1.8626 1.4831 -1.0141 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 -6.7067 -4.1100 -1.2378 0.0000 20.8584 0.0000 2.9365 -16.6660 0.8428 0.0000 0.0000 0.0000 -4.5679 -28.2928 -1.4038 0.0000 64.3860 0.0000 0.0938 -14.0169 0.0596 0.0000 0.0000 0.0000\n1.7321 91.9500 39.3072 3.4620 0.1208 1.9963 -1.6686 1.4746 -1.6232 -1.6686 1.4746 -1.6232 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 -6.2357 -1.9411 -1.9989 0.0000 21.6347 0.0000 2.8641 -19.3489 0.9603 0.0000 -0.2266 0.0000 -4.7948 -34.6293 -2.4308 0.0000 62.1523 0.0000 -0.0513 -13.9163 -0.0243 0.0000 0.0000 0.0000\n1.4863 91.3568 43.2044 2.9693 0.1387 2.6729 -1.4017 1.4701 -2.1614 -1.4017 1.4701 -2.1614 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 -5.5323 -0.3143 -2.6739 0.0000 23.6191 0.0000 2.7380 -21.8254 1.0779 0.0000 -1.3364 0.0000 -4.7905 -37.8119 -3.3886 0.0000 55.7114 0.0000 -0.2662 -12.7492 -0.0820 0.0000 0.0000 0.0000\n1.1756 90.7365 47.2392 2.3474 0.1327 3.2333 -1.0735 1.4704 -2.6051 -1.0735 1.4704 -2.6051 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 -4.6192 1.2491 -3.2341 0.0000 25.8550 0.0000 2.5434 -23.5796 1.1554 0.0000 -3.3710 0.0000 -4.3514 -37.8372 -4.0987 0.0000 46.2686 0.0000 -0.5250 -11.0515 -0.0767 0.0000 0.0000 0.0000\n0.8135 90.1963 51.4055 1.6236 0.1037 3.6527 -0.6985 1.4753 -2.9349 -0.6985 1.4753 -2.9349 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 -3.5167 3.1023 -3.6571 0.0000 27.5670 0.0000 2.2705 -24.1911 1.1607 0.0000 -6.3304 0.0000 -3.4299 -35.4709 -4.4880 0.0000 35.8897 0.0000 -0.8042 -9.4486 -0.0055 0.0000 0.0000 0.0000\n0.4158 89.8297 55.6746 0.8297 0.0567 3.9122 -0.2928 1.4842 -3.1366 -0.2928 1.4842 -3.1366 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 -2.2596 5.4165 -3.9282 0.0000 28.2789 0.0000 1.9244 -23.3539 1.0816 0.0000 -10.2147 0.0000 -2.2138 -32.5162 -4.6405 0.0000 28.4882 0.0000 -1.0979 -9.3653 0.0795 0.0000 0.0000 0.0000\n0.0000 89.7000 60.0000 0.0000 0.0000 4.0000 0.1256 1.4953 -3.2011 0.1256 1.4953 -3.2011 -0.0157 -1.5000 1.1996 -0.0157 -1.5000 1.1996 0.0000 0.0000 0.0000 -80.2913 -2.4077 -13.7955 0.0000 0.0000 -32.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 2.4077 -13.7955 0.0000 0.0000 12.0000 0.0000 0.0000 0.0000 -0.9039 8.2334 -4.0404 0.0000 27.7323 0.0000 1.5294 -20.8472 0.9281 0.0000 -15.0238 0.0000 -1.0054 -31.4435 -4.6884 0.0000 29.5611 0.0000 -1.4291 -13.1333 0.0482 0.0000 0.0000 0.0000\n-0.4158 89.8297 64.3254 -0.8297 -0.0567 3.9122 0.5385 1.5069 -3.1257 0.5385 1.5069 -3.1257 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 0.4760 11.5234 -3.9924 0.0000 25.8039 0.0000 1.1233 -16.5112 0.7275 0.0000 -20.7577 0.0000 0.3234 -30.1606 -4.5243 0.0000 32.2485 0.0000 -1.7785 -13.2409 -0.0674 0.0000 0.0000 0.0000\n-0.8135 90.1963 68.5945 -1.6236 -0.1037 3.6527 0.9279 1.5169 -2.9137 0.9279 1.5169 -2.9137 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 1.7954 15.2526 -3.7874 0.0000 22.4033 0.0000 0.7464 -10.2151 0.5134 0.0000 -27.4164 0.0000 1.8096 -27.1735 -4.1056 0.0000 30.9922 0.0000 -2.0703 -7.7765 -0.1407 0.0000 0.0000 0.0000\n-1.1756 90.7365 72.7608 -2.3474 -0.1327 3.2333 1.2768 1.5235 -2.5744 1.2768 1.5235 -2.5744 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 2.9733 19.5122 -3.4333 0.0000 17.2354 0.0000 0.4302 -1.7492 0.3142 0.0000 -35.0000 0.0000 3.2424 -23.7707 -3.5335 0.0000 29.3448 0.0000 -2.3247 -5.6599 -0.2294 0.0000 0.0000 0.0000\n-1.4863 91.3568 76.7956 -2.9693 -0.1387 2.6729 1.5698 1.5257 -2.1225 1.5698 1.5257 -2.1225 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 3.6224 18.7973 -2.8274 0.0000 19.4443 0.0000 0.1983 2.5256 0.1621 0.0000 -32.4074 0.0000 4.5093 -20.4717 -2.8543 0.0000 28.3070 0.0000 -2.5573 -7.9226 -0.3527 0.0000 0.0000 0.0000\n-1.7321 91.9500 80.6928 -3.4620 -0.1208 1.9963 1.7943 1.5230 -1.5779 1.7943 1.5230 -1.5779 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 3.8062 11.1136 -2.0382 0.0000 31.5852 0.0000 0.0375 -0.2346 0.0345 0.0000 -25.9259 0.0000 5.5620 -16.8226 -2.0871 0.0000 26.3290 0.0000 -2.7387 -9.5794 -0.4561 0.0000 0.0000 0.0000\n-1.9021 92.4135 84.4702 -3.8033 -0.0820 1.2333 1.9403 1.5160 -0.9643 1.9403 1.5160 -0.9643 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 3.9282 1.2277 -1.2364 0.0000 44.3957 0.0000 -0.0740 -4.8630 -0.0699 0.0000 -17.5000 0.0000 6.3299 -13.1314 -1.2677 0.0000 24.0476 0.0000 -2.8654 -10.9604 -0.5452 0.0000 0.0000 0.0000\n-1.9890 92.6672 88.1663 -3.9780 -0.0290 0.4171 2.0015 1.5058 -0.3086 2.0015 1.5058 -0.3086 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 4.0845 -9.2973 -0.4237 0.0000 54.9660 0.0000 -0.1427 -9.3310 -0.1268 0.0000 -9.0741 0.0000 6.7764 -9.6825 -0.4236 0.0000 22.1056 0.0000 -2.9384 -12.4279 -0.6329 0.0000 0.0000 0.0000\n-1.9890 92.6672 91.8337 -3.9780 0.0290 -0.4171 1.9752 1.4941 0.3607 1.9752 1.4941 0.3607 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 4.3015 -19.4913 0.4435 0.0000 61.9123 0.0000 -0.1559 -12.5399 -0.1213 0.0000 -2.5926 0.0000 6.8965 -6.6759 0.4204 0.0000 21.0073 0.0000 -2.9612 -14.2920 -0.7316 0.0000 0.0000 0.0000\n-1.9021 92.4135 95.5298 -3.8033 0.0820 -1.2333 1.8626 1.4831 1.0141 1.8626 1.4831 1.0141 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 4.5679 -28.2928 1.4038 0.0000 64.3860 0.0000 -0.0938 -14.0169 -0.0596 0.0000 0.0000 0.0000 6.7067 -4.1100 1.2378 0.0000 20.8584 0.0000 -2.9365 -16.6660 -0.8428 0.0000 0.0000 0.0000\n-1.7321 91.9500 99.3072 -3.4620 0.1208 -1.9963 1.6686 1.4746 1.6232 1.6686 1.4746 1.6232 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 4.7948 -34.6293 2.4308 0.0000 62.1523 0.0000 0.0513 -13.9163 0.0243 0.0000 0.0000 0.0000 6.2357 -1.9411 1.9989 0.0000 21.6347 0.0000 -2.8641 -19.3489 -0.9603 0.0000 -0.2266 0.0000\n-1.4863 91.3568 103.2044 -2.9693 0.1387 -2.6729 1.4017 1.4701 2.1614 1.4017 1.4701 2.1614 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 4.7905 -37.8119 3.3886 0.0000 55.7114 0.0000 0.2662 -12.7492 0.0820 0.0000 0.0000 0.0000 5.5323 -0.3143 2.6739 0.0000 23.6191 0.0000 -2.7380 -21.8254 -1.0779 0.0000 -1.3364 0.0000\n-1.1756 90.7365 107.2392 -2.3474 0.1327 -3.2333 1.0735 1.4704 2.6051 1.0735 1.4704 2.6051 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 4.3514 -37.8372 4.0987 0.0000 46.2686 0.0000 0.5250 -11.0515 0.0767 0.0000 0.0000 0.0000 4.6192 1.2491 3.2341 0.0000 25.8550 0.0000 -2.5434 -23.5796 -1.1554 0.0000 -3.3710 0.0000\n-0.8135 90.1963 111.4055 -1.6236 0.1037 -3.6527 0.6985 1.4753 2.9349 0.6985 1.4753 2.9349 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 3.4299 -35.4709 4.4880 0.0000 35.8897 0.0000 0.8042 -9.4486 0.0055 0.0000 0.0000 0.0000 3.5167 3.1023 3.6571 0.0000 27.5670 0.0000 -2.2705 -24.1911 -1.1607 0.0000 -6.3304 0.0000\n-0.4158 89.8297 115.6746 -0.8297 0.0567 -3.9122 0.2928 1.4842 3.1366 0.2928 1.4842 3.1366 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 2.2138 -32.5162 4.6405 0.0000 28.4882 0.0000 1.0979 -9.3653 -0.0795 0.0000 0.0000 0.0000 2.2596 5.4165 3.9282 0.0000 28.2789 0.0000 -1.9244 -23.3539 -1.0816 0.0000 -10.2147 0.0000\n0.0000 89.7000 120.0000 0.0000 0.0000 -4.0000 -0.1256 1.4953 3.2011 -0.1256 1.4953 3.2011 0.0157 -1.5000 -1.1996 0.0157 -1.5000 -1.1996 0.0000 0.0000 0.0000 -80.2913 2.4077 13.7955 0.0000 0.0000 -12.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 -2.4077 13.7955 0.0000 0.0000 32.0000 0.0000 0.0000 0.0000 1.0054 -31.4435 4.6884 0.0000 29.5611 0.0000 1.4291 -13.1333 -0.0482 0.0000 0.0000 0.0000 0.9039 8.2334 4.0404 0.0000 27.7323 0.0000 -1.5294 -20.8472 -0.9281 0.0000 -15.0238 0.0000\n0.4158 89.8297 124.3254 0.8297 -0.0567 -3.9122 -0.5385 1.5069 3.1257 -0.5385 1.5069 3.1257 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 -0.3234 -30.1606 4.5243 0.0000 32.2485 0.0000 1.7785 -13.2409 0.0674 0.0000 0.0000 0.0000 -0.4760 11.5234 3.9924 0.0000 25.8039 0.0000 -1.1233 -16.5112 -0.7275 0.0000 -20.7577 0.0000\n0.8135 90.1963 128.5945 1.6236 -0.1037 -3.6527 -0.9279 1.5169 2.9137 -0.9279 1.5169 2.9137 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 -1.8096 -27.1735 4.1056 0.0000 30.9922 0.0000 2.0703 -7.7765 0.1407 0.0000 0.0000 0.0000 -1.7954 15.2526 3.7874 0.0000 22.4033 0.0000 -0.7464 -10.2151 -0.5134 0.0000 -27.4164 0.0000\n1.1756 90.7365 132.7608 2.3474 -0.1327 -3.2333 -1.2768 1.5235 2.5744 -1.2768 1.5235 2.5744 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 -3.2424 -23.7707 3.5335 0.0000 29.3448 0.0000 2.3247 -5.6599 0.2294 0.0000 0.0000 0.0000 -2.9733 19.5122 3.4333 0.0000 17.2354 0.0000 -0.4302 -1.7492 -0.3142 0.0000 -35.0000 0.0000\n1.4863 91.3568 136.7956 2.9693 -0.1387 -2.6729 -1.5698 1.5257 2.1225 -1.5698 1.5257 2.1225 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 -4.5093 -20.4717 2.8543 0.0000 28.3070 0.0000 2.5573 -7.9226 0.3527 0.0000 0.0000 0.0000 -3.6224 18.7973 2.8274 0.0000 19.4443 0.0000 -0.1983 2.5256 -0.1621 0.0000 -32.4074 0.0000\n1.7321 91.9500 140.6928 3.4620 -0.1208 -1.9963 -1.7943 1.5230 1.5779 -1.7943 1.5230 1.5779 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 -5.5620 -16.8226 2.0871 0.0000 26.3290 0.0000 2.7387 -9.5794 0.4561 0.0000 0.0000 0.0000 -3.8062 11.1136 2.0382 0.0000 31.5852 0.0000 -0.0375 -0.2346 -0.0345 0.0000 -25.9259 0.0000\n1.9021 92.4135 144.4702 3.8033 -0.0820 -1.2333 -1.9403 1.5160 0.9643 -1.9403 1.5160 0.9643 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 -6.3299 -13.1314 1.2677 0.0000 24.0476 0.0000 2.8654 -10.9604 0.5452 0.0000 0.0000 0.0000 -3.9282 1.2277 1.2364 0.0000 44.3957 0.0000 0.0740 -4.8630 0.0699 0.0000 -17.5000 0.0000\n1.9890 92.6672 148.1663 3.9780 -0.0290 -0.4171 -2.0015 1.5058 0.3086 -2.0015 1.5058 0.3086 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 -6.7764 -9.6825 0.4236 0.0000 22.1056 0.0000 2.9384 -12.4279 0.6329 0.0000 0.0000 0.0000 -4.0845 -9.2973 0.4237 0.0000 54.9660 0.0000 0.1427 -9.3310 0.1268 0.0000 -9.0741 0.0000\n1.9890 92.6672 151.8337 3.9780 0.0290 0.4171 -1.9752 1.4941 -0.3607 -1.9752 1.4941 -0.3607 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 -6.8965 -6.6759 -0.4204 0.0000 21.0073 0.0000 2.9612 -14.2920 0.7316 0.0000 0.0000 0.0000 -4.3015 -19.4913 -0.4435 0.0000 61.9123 0.0000 0.1559 -12.5399 0.1213 0.0000 -2.5926 0.0000\n1.9021 92.4135 155.5298 3.8033 0.0820 1.2333 -1.8626 1.4831 -1.0141 -1.8626 1.4831 -1.0141 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 -6.7067 -4.1100 -1.2378 0.0000 20.8584 0.0000 2.9365 -16.6660 0.8428 0.0000 0.0000 0.0000 -4.5679 -28.2928 -1.4038 0.0000 64.3860 0.0000 0.0938 -14.0169 0.0596 0.0000 0.0000 0.0000\n1.7321 91.9500 159.3072 3.4620 0.1208 1.9963 -1.6686 1.4746 -1.6232 -1.6686 1.4746 -1.6232 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 -6.2357 -1.9411 -1.9989 0.0000 21.6347 0.0000 2.8641 -19.3489 0.9603 0.0000 -0.2266 0.0000 -4.7948 -34.6293 -2.4308 0.0000 62.1523 0.0000 -0.0513 -13.9163 -0.0243 0.0000 0.0000 0.0000\n1.4863 91.3568 163.2044 2.9693 0.1387 2.6729 -1.4017 1.4701 -2.1614 -1.4017 1.4701 -2.1614 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 -5.5323 -0.3143 -2.6739 0.0000 23.6191 0.0000 2.7380 -21.8254 1.0779 0.0000 -1.3364 0.0000 -4.7905 -37.8119 -3.3886 0.0000 55.7114 0.0000 -0.2662 -12.7492 -0.0820 0.0000 0.0000 0.0000\n1.1756 90.7365 167.2392 2.3474 0.1327 3.2333 -1.0735 1.4704 -2.6051 -1.0735 1.4704 -2.6051 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 -4.6192 1.2491 -3.2341 0.0000 25.8550 0.0000 2.5434 -23.5796 1.1554 0.0000 -3.3710 0.0000 -4.3514 -37.8372 -4.0987 0.0000 46.2686 0.0000 -0.5250 -11.0515 -0.0767 0.0000 0.0000 0.0000\n0.8135 90.1963 171.4055 1.6236 0.1037 3.6527 -0.6985 1.4753 -2.9349 -0.6985 1.4753 -2.9349 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 -3.5167 3.1023 -3.6571 0.0000 27.5670 0.0000 2.2705 -24.1911 1.1607 0.0000 -6.3304 0.0000 -3.4299 -35.4709 -4.4880 0.0000 35.8897 0.0000 -0.8042 -9.4486 -0.0055 0.0000 0.0000 0.0000\n0.4158 89.8297 175.6746 0.8297 0.0567 3.9122 -0.2928 1.4842 -3.1366 -0.2928 1.4842 -3.1366 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 -2.2596 5.4165 -3.9282 0.0000 28.2789 0.0000 1.9244 -23.3539 1.0816 0.0000 -10.2147 0.0000 -2.2138 -32.5162 -4.6405 0.0000 28.4882 0.0000 -1.0979 -9.3653 0.0795 0.0000 0.0000 0.0000\n0.0000 89.7000 180.0000 0.0000 0.0000 4.0000 0.1256 1.4953 -3.2011 0.1256 1.4953 -3.2011 -0.0157 -1.5000 1.1996 -0.0157 -1.5000 1.1996 0.0000 0.0000 0.0000 -80.2913 -2.4077 -13.7955 0.0000 0.0000 -32.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 2.4077 -13.7955 0.0000 0.0000 12.0000 0.0000 0.0000 0.0000 -0.9039 8.2334 -4.0404 0.0000 27.7323 0.0000 1.5294 -20.8472 0.9281 0.0000 -15.0238 0.0000 -1.0054 -31.4435 -4.6884 0.0000 29.5611 0.0000 -1.4291 -13.1333 0.0482 0.0000 0.0000 0.0000\n-0.4158 89.8297 184.3254 -0.8297 -0.0567 3.9122 0.5385 1.5069 -3.1257 0.5385 1.5069 -3.1257 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 0.4760 11.5234 -3.9924 0.0000 25.8039 0.0000 1.1233 -16.5112 0.7275 0.0000 -20.7577 0.0000 0.3234 -30.1606 -4.5243 0.0000 32.2485 0.0000 -1.7785 -13.2409 -0.0674 0.0000 0.0000 0.0000\n-0.8135 90.1963 188.5945 -1.6236 -0.1037 3.6527 0.9279 1.5169 -2.9137 0.9279 1.5169 -2.9137 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 1.7954 15.2526 -3.7874 0.0000 22.4033 0.0000 0.7464 -10.2151 0.5134 0.0000 -27.4164 0.0000 1.8096 -27.1735 -4.1056 0.0000 30.9922 0.0000 -2.0703 -7.7765 -0.1407 0.0000 0.0000 0.0000\n-1.1756 90.7365 192.7608 -2.3474 -0.1327 3.2333 1.2768 1.5235 -2.5744 1.2768 1.5235 -2.5744 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 2.9733 19.5122 -3.4333 0.0000 17.2354 0.0000 0.4302 -1.7492 0.3142 0.0000 -35.0000 0.0000 3.2424 -23.7707 -3.5335 0.0000 29.3448 0.0000 -2.3247 -5.6599 -0.2294 0.0000 0.0000 0.0000\n-1.4863 91.3568 196.7956 -2.9693 -0.1387 2.6729 1.5698 1.5257 -2.1225 1.5698 1.5257 -2.1225 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 3.6224 18.7973 -2.8274 0.0000 19.4443 0.0000 0.1983 2.5256 0.1621 0.0000 -32.4074 0.0000 4.5093 -20.4717 -2.8543 0.0000 28.3070 0.0000 -2.5573 -7.9226 -0.3527 0.0000 0.0000 0.0000\n-1.7321 91.9500 200.6928 -3.4620 -0.1208 1.9963 1.7943 1.5230 -1.5779 1.7943 1.5230 -1.5779 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 3.8062 11.1136 -2.0382 0.0000 31.5852 0.0000 0.0375 -0.2346 0.0345 0.0000 -25.9259 0.0000 5.5620 -16.8226 -2.0871 0.0000 26.3290 0.0000 -2.7387 -9.5794 -0.4561 0.0000 0.0000 0.0000\n-1.9021 92.4135 204.4702 -3.8033 -0.0820 1.2333 1.9403 1.5160 -0.9643 1.9403 1.5160 -0.9643 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 3.9282 1.2277 -1.2364 0.0000 44.3957 0.0000 -0.0740 -4.8630 -0.0699 0.0000 -17.5000 0.0000 6.3299 -13.1314 -1.2677 0.0000 24.0476 0.0000 -2.8654 -10.9604 -0.5452 0.0000 0.0000 0.0000\n-1.9890 92.6672 208.1663 -3.9780 -0.0290 0.4171 2.0015 1.5058 -0.3086 2.0015 1.5058 -0.3086 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 4.0845 -9.2973 -0.4237 0.0000 54.9660 0.0000 -0.1427 -9.3310 -0.1268 0.0000 -9.0741 0.0000 6.7764 -9.6825 -0.4236 0.0000 22.1056 0.0000 -2.9384 -12.4279 -0.6329 0.0000 0.0000 0.0000\n-1.9890 92.6672 211.8337 -3.9780 0.0290 -0.4171 1.9752 1.4941 0.3607 1.9752 1.4941 0.3607 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 4.3015 -19.4913 0.4435 0.0000 61.9123 0.0000 -0.1559 -12.5399 -0.1213 0.0000 -2.5926 0.0000 6.8965 -6.6759 0.4204 0.0000 21.0073 0.0000 -2.9612 -14.2920 -0.7316 0.0000 0.0000 0.0000\n-1.9021 92.4135 215.5298 -3.8033 0.0820 -1.2333 1.8626 1.4831 1.0141 1.8626 1.4831 1.0141 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 4.5679 -28.2928 1.4038 0.0000 64.3860 0.0000 -0.0938 -14.0169 -0.0596 0.0000 0.0000 0.0000 6.7067 -4.1100 1.2378 0.0000 20.8584 0.0000 -2.9365 -16.6660 -0.8428 0.0000 0.0000 0.0000\n-1.7321 91.9500 219.3072 -3.4620 0.1208 -1.9963 1.6686 1.4746 1.6232 1.6686 1.4746 1.6232 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 4.7948 -34.6293 2.4308 0.0000 62.1523 0.0000 0.0513 -13.9163 0.0243 0.0000 0.0000 0.0000 6.2357 -1.9411 1.9989 0.0000 21.6347 0.0000 -2.8641 -19.3489 -0.9603 0.0000 -0.2266 0.0000\n-1.4863 91.3568 223.2044 -2.9693 0.1387 -2.6729 1.4017 1.4701 2.1614 1.4017 1.4701 2.1614 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 4.7905 -37.8119 3.3886 0.0000 55.7114 0.0000 0.2662 -12.7492 0.0820 0.0000 0.0000 0.0000 5.5323 -0.3143 2.6739 0.0000 23.6191 0.0000 -2.7380 -21.8254 -1.0779 0.0000 -1.3364 0.0000\n-1.1756 90.7365 227.2392 -2.3474 0.1327 -3.2333 1.0735 1.4704 2.6051 1.0735 1.4704 2.6051 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 4.3514 -37.8372 4.0987 0.0000 46.2686 0.0000 0.5250 -11.0515 0.0767 0.0000 0.0000 0.0000 4.6192 1.2491 3.2341 0.0000 25.8550 0.0000 -2.5434 -23.5796 -1.1554 0.0000 -3.3710 0.0000\n-0.8135 90.1963 231.4055 -1.6236 0.1037 -3.6527 0.6985 1.4753 2.9349 0.6985 1.4753 2.9349 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 3.4299 -35.4709 4.4880 0.0000 35.8897 0.0000 0.8042 -9.4486 0.0055 0.0000 0.0000 0.0000 3.5167 3.1023 3.6571 0.0000 27.5670 0.0000 -2.2705 -24.1911 -1.1607 0.0000 -6.3304 0.0000\n-0.4158 89.8297 235.6746 -0.8297 0.0567 -3.9122 0.2928 1.4842 3.1366 0.2928 1.4842 3.1366 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 2.2138 -32.5162 4.6405 0.0000 28.4882 0.0000 1.0979 -9.3653 -0.0795 0.0000 0.0000 0.0000 2.2596 5.4165 3.9282 0.0000 28.2789 0.0000 -1.9244 -23.3539 -1.0816 0.0000 -10.2147 0.0000\n0.0000 89.7000 240.0000 0.0000 0.0000 -4.0000 -0.1256 1.4953 3.2011 -0.1256 1.4953 3.2011 0.0157 -1.5000 -1.1996 0.0157 -1.5000 -1.1996 0.0000 0.0000 0.0000 -80.2913 2.4077 13.7955 0.0000 0.0000 -12.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 -2.4077 13.7955 0.0000 0.0000 32.0000 0.0000 0.0000 0.0000 1.0054 -31.4435 4.6884 0.0000 29.5611 0.0000 1.4291 -13.1333 -0.0482 0.0000 0.0000 0.0000 0.9039 8.2334 4.0404 0.0000 27.7323 0.0000 -1.5294 -20.8472 -0.9281 0.0000 -15.0238 0.0000\n0.4158 89.8297 244.3254 0.8297 -0.0567 -3.9122 -0.5385 1.5069 3.1257 -0.5385 1.5069 3.1257 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 -0.3234 -30.1606 4.5243 0.0000 32.2485 0.0000 1.7785 -13.2409 0.0674 0.0000 0.0000 0.0000 -0.4760 11.5234 3.9924 0.0000 25.8039 0.0000 -1.1233 -16.5112 -0.7275 0.0000 -20.7577 0.0000\n0.8135 90.1963 248.5945 1.6236 -0.1037 -3.6527 -0.9279 1.5169 2.9137 -0.9279 1.5169 2.9137 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 -1.8096 -27.1735 4.1056 0.0000 30.9922 0.0000 2.0703 -7.7765 0.1407 0.0000 0.0000 0.0000 -1.7954 15.2526 3.7874 0.0000 22.4033 0.0000 -0.7464 -10.2151 -0.5134 0.0000 -27.4164 0.0000\n1.1756 90.7365 252.7608 2.3474 -0.1327 -3.2333 -1.2768 1.5235 2.5744 -1.2768 1.5235 2.5744 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 -3.2424 -23.7707 3.5335 0.0000 29.3448 0.0000 2.3247 -5.6599 0.2294 0.0000 0.0000 0.0000 -2.9733 19.5122 3.4333 0.0000 17.2354 0.0000 -0.4302 -1.7492 -0.3142 0.0000 -35.0000 0.0000\n1.4863 91.3568 256.7956 2.9693 -0.1387 -2.6729 -1.5698 1.5257 2.1225 -1.5698 1.5257 2.1225 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 -4.5093 -20.4717 2.8543 0.0000 28.3070 0.0000 2.5573 -7.9226 0.3527 0.0000 0.0000 0.0000 -3.6224 18.7973 2.8274 0.0000 19.4443 0.0000 -0.1983 2.5256 -0.1621 0.0000 -32.4074 0.0000\n1.7321 91.9500 260.6928 3.4620 -0.1208 -1.9963 -1.7943 1.5230 1.5779 -1.7943 1.5230 1.5779 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 -5.5620 -16.8226 2.0871 0.0000 26.3290 0.0000 2.7387 -9.5794 0.4561 0.0000 0.0000 0.0000 -3.8062 11.1136 2.0382 0.0000 31.5852 0.0000 -0.0375 -0.2346 -0.0345 0.0000 -25.9259 0.0000\n1.9021 92.4135 264.4702 3.8033 -0.0820 -1.2333 -1.9403 1.5160 0.9643 -1.9403 1.5160 0.9643 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 -6.3299 -13.1314 1.2677 0.0000 24.0476 0.0000 2.8654 -10.9604 0.5452 0.0000 0.0000 0.0000 -3.9282 1.2277 1.2364 0.0000 44.3957 0.0000 0.0740 -4.8630 0.0699 0.0000 -17.5000 0.0000\n1.9890 92.6672 268.1663 3.9780 -0.0290 -0.4171 -2.0015 1.5058 0.3086 -2.0015 1.5058 0.3086 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 -6.7764 -9.6825 0.4236 0.0000 22.1056 0.0000 2.9384 -12.4279 0.6329 0.0000 0.0000 0.0000 -4.0845 -9.2973 0.4237 0.0000 54.9660 0.0000 0.1427 -9.3310 0.1268 0.0000 -9.0741 0.0000\n1.9890 92.6672 271.8337 3.9780 0.0290 0.4171 -1.9752 1.4941 -0.3607 -1.9752 1.4941 -0.3607 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 -6.8965 -6.6759 -0.4204 0.0000 21.0073 0.0000 2.9612 -14.2920 0.7316 0.0000 0.0000 0.0000 -4.3015 -19.4913 -0.4435 0.0000 61.9123 0.0000 0.1559 -12.5399 0.1213 0.0000 -2.5926 0.0000\n1.9021 92.4135 275.5298 3.8033 0.0820 1.2333 -1.8626 1.4831 -1.0141 -1.8626 1.4831 -1.0141 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 -6.7067 -4.1100 -1.2378 0.0000 20.8584 0.0000 2.9365 -16.6660 0.8428 0.0000 0.0000 0.0000 -4.5679 -28.2928 -1.4038 0.0000 64.3860 0.0000 0.0938 -14.0169 0.0596 0.0000 0.0000 0.0000\n1.7321 91.9500 279.3072 3.4620 0.1208 1.9963 -1.6686 1.4746 -1.6232 -1.6686 1.4746 -1.6232 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 -6.2357 -1.9411 -1.9989 0.0000 21.6347 0.0000 2.8641 -19.3489 0.9603 0.0000 -0.2266 0.0000 -4.7948 -34.6293 -2.4308 0.0000 62.1523 0.0000 -0.0513 -13.9163 -0.0243 0.0000 0.0000 0.0000\n1.4863 91.3568 283.2044 2.9693 0.1387 2.6729 -1.4017 1.4701 -2.1614 -1.4017 1.4701 -2.1614 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 -5.5323 -0.3143 -2.6739 0.0000 23.6191 0.0000 2.7380 -21.8254 1.0779 0.0000 -1.3364 0.0000 -4.7905 -37.8119 -3.3886 0.0000 55.7114 0.0000 -0.2662 -12.7492 -0.0820 0.0000 0.0000 0.0000\n1.1756 90.7365 287.2392 2.3474 0.1327 3.2333 -1.0735 1.4704 -2.6051 -1.0735 1.4704 -2.6051 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 -4.6192 1.2491 -3.2341 0.0000 25.8550 0.0000 2.5434 -23.5796 1.1554 0.0000 -3.3710 0.0000 -4.3514 -37.8372 -4.0987 0.0000 46.2686 0.0000 -0.5250 -11.0515 -0.0767 0.0000 0.0000 0.0000\n0.8135 90.1963 291.4055 1.6236 0.1037 3.6527 -0.6985 1.4753 -2.9349 -0.6985 1.4753 -2.9349 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 -3.5167 3.1023 -3.6571 0.0000 27.5670 0.0000 2.2705 -24.1911 1.1607 0.0000 -6.3304 0.0000 -3.4299 -35.4709 -4.4880 0.0000 35.8897 0.0000 -0.8042 -9.4486 -0.0055 0.0000 0.0000 0.0000\n0.4158 89.8297 295.6746 0.8297 0.0567 3.9122 -0.2928 1.4842 -3.1366 -0.2928 1.4842 -3.1366 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 -2.2596 5.4165 -3.9282 0.0000 28.2789 0.0000 1.9244 -23.3539 1.0816 0.0000 -10.2147 0.0000 -2.2138 -32.5162 -4.6405 0.0000 28.4882 0.0000 -1.0979 -9.3653 0.0795 0.0000 0.0000 0.0000\n0.0000 89.7000 300.0000 0.0000 0.0000 4.0000 0.1256 1.4953 -3.2011 0.1256 1.4953 -3.2011 -0.0157 -1.5000 1.1996 -0.0157 -1.5000 1.1996 0.0000 0.0000 0.0000 -80.2913 -2.4077 -13.7955 0.0000 0.0000 -32.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 2.4077 -13.7955 0.0000 0.0000 12.0000 0.0000 0.0000 0.0000 -0.9039 8.2334 -4.0404 0.0000 27.7323 0.0000 1.5294 -20.8472 0.9281 0.0000 -15.0238 0.0000 -1.0054 -31.4435 -4.6884 0.0000 29.5611 0.0000 -1.4291 -13.1333 0.0482 0.0000 0.0000 0.0000\n-0.4158 89.8297 304.3254 -0.8297 -0.0567 3.9122 0.5385 1.5069 -3.1257 0.5385 1.5069 -3.1257 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 0.4760 11.5234 -3.9924 0.0000 25.8039 0.0000 1.1233 -16.5112 0.7275 0.0000 -20.7577 0.0000 0.3234 -30.1606 -4.5243 0.0000 32.2485 0.0000 -1.7785 -13.2409 -0.0674 0.0000 0.0000 0.0000\n-0.8135 90.1963 308.5945 -1.6236 -0.1037 3.6527 0.9279 1.5169 -2.9137 0.9279 1.5169 -2.9137 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 1.7954 15.2526 -3.7874 0.0000 22.4033 0.0000 0.7464 -10.2151 0.5134 0.0000 -27.4164 0.0000 1.8096 -27.1735 -4.1056 0.0000 30.9922 0.0000 -2.0703 -7.7765 -0.1407 0.0000 0.0000 0.0000\n-1.1756 90.7365 312.7608 -2.3474 -0.1327 3.2333 1.2768 1.5235 -2.5744 1.2768 1.5235 -2.5744 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 2.9733 19.5122 -3.4333 0.0000 17.2354 0.0000 0.4302 -1.7492 0.3142 0.0000 -35.0000 0.0000 3.2424 -23.7707 -3.5335 0.0000 29.3448 0.0000 -2.3247 -5.6599 -0.2294 0.0000 0.0000 0.0000\n-1.4863 91.3568 316.7956 -2.9693 -0.1387 2.6729 1.5698 1.5257 -2.1225 1.5698 1.5257 -2.1225 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 3.6224 18.7973 -2.8274 0.0000 19.4443 0.0000 0.1983 2.5256 0.1621 0.0000 -32.4074 0.0000 4.5093 -20.4717 -2.8543 0.0000 28.3070 0.0000 -2.5573 -7.9226 -0.3527 0.0000 0.0000 0.0000\n-1.7321 91.9500 320.6928 -3.4620 -0.1208 1.9963 1.7943 1.5230 -1.5779 1.7943 1.5230 -1.5779 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 3.8062 11.1136 -2.0382 0.0000 31.5852 0.0000 0.0375 -0.2346 0.0345 0.0000 -25.9259 0.0000 5.5620 -16.8226 -2.0871 0.0000 26.3290 0.0000 -2.7387 -9.5794 -0.4561 0.0000 0.0000 0.0000\n-1.9021 92.4135 324.4702 -3.8033 -0.0820 1.2333 1.9403 1.5160 -0.9643 1.9403 1.5160 -0.9643 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 3.9282 1.2277 -1.2364 0.0000 44.3957 0.0000 -0.0740 -4.8630 -0.0699 0.0000 -17.5000 0.0000 6.3299 -13.1314 -1.2677 0.0000 24.0476 0.0000 -2.8654 -10.9604 -0.5452 0.0000 0.0000 0.0000\n-1.9890 92.6672 328.1663 -3.9780 -0.0290 0.4171 2.0015 1.5058 -0.3086 2.0015 1.5058 -0.3086 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 4.0845 -9.2973 -0.4237 0.0000 54.9660 0.0000 -0.1427 -9.3310 -0.1268 0.0000 -9.0741 0.0000 6.7764 -9.6825 -0.4236 0.0000 22.1056 0.0000 -2.9384 -12.4279 -0.6329 0.0000 0.0000 0.0000\n-1.9890 92.6672 331.8337 -3.9780 0.0290 -0.4171 1.9752 1.4941 0.3607 1.9752 1.4941 0.3607 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 4.3015 -19.4913 0.4435 0.0000 61.9123 0.0000 -0.1559 -12.5399 -0.1213 0.0000 -2.5926 0.0000 6.8965 -6.6759 0.4204 0.0000 21.0073 0.0000 -2.9612 -14.2920 -0.7316 0.0000 0.0000 0.0000\n-1.9021 92.4135 335.5298 -3.8033 0.0820 -1.2333 1.8626 1.4831 1.0141 1.8626 1.4831 1.0141 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 4.5679 -28.2928 1.4038 0.0000 64.3860 0.0000 -0.0938 -14.0169 -0.0596 0.0000 0.0000 0.0000 6.7067 -4.1100 1.2378 0.0000 20.8584 0.0000 -2.9365 -16.6660 -0.8428 0.0000 0.0000 0.0000\n-1.7321 91.9500 339.3072 -3.4620 0.1208 -1.9963 1.6686 1.4746 1.6232 1.6686 1.4746 1.6232 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 4.7948 -34.6293 2.4308 0.0000 62.1523 0.0000 0.0513 -13.9163 0.0243 0.0000 0.0000 0.0000 6.2357 -1.9411 1.9989 0.0000 21.6347 0.0000 -2.8641 -19.3489 -0.9603 0.0000 -0.2266 0.0000\n-1.4863 91.3568 343.2044 -2.9693 0.1387 -2.6729 1.4017 1.4701 2.1614 1.4017 1.4701 2.1614 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 4.7905 -37.8119 3.3886 0.0000 55.7114 0.0000 0.2662 -12.7492 0.0820 0.0000 0.0000 0.0000 5.5323 -0.3143 2.6739 0.0000 23.6191 0.0000 -2.7380 -21.8254 -1.0779 0.0000 -1.3364 0.0000\n-1.1756 90.7365 347.2392 -2.3474 0.1327 -3.2333 1.0735 1.4704 2.6051 1.0735 1.4704 2.6051 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 4.3514 -37.8372 4.0987 0.0000 46.2686 0.0000 0.5250 -11.0515 0.0767 0.0000 0.0000 0.0000 4.6192 1.2491 3.2341 0.0000 25.8550 0.0000 -2.5434 -23.5796 -1.1554 0.0000 -3.3710 0.0000\n-0.8135 90.1963 351.4055 -1.6236 0.1037 -3.6527 0.6985 1.4753 2.9349 0.6985 1.4753 2.9349 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 3.4299 -35.4709 4.4880 0.0000 35.8897 0.0000 0.8042 -9.4486 0.0055 0.0000 0.0000 0.0000 3.5167 3.1023 3.6571 0.0000 27.5670 0.0000 -2.2705 -24.1911 -1.1607 0.0000 -6.3304 0.0000\n-0.4158 89.8297 355.6746 -0.8297 0.0567 -3.9122 0.2928 1.4842 3.1366 0.2928 1.4842 3.1366 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 2.2138 -32.5162 4.6405 0.0000 28.4882 0.0000 1.0979 -9.3653 -0.0795 0.0000 0.0000 0.0000 2.2596 5.4165 3.9282 0.0000 28.2789 0.0000 -1.9244 -23.3539 -1.0816 0.0000 -10.2147 0.0000\n0.0000 89.7000 360.0000 0.0000 0.0000 -4.0000 -0.1256 1.4953 3.2011 -0.1256 1.4953 3.2011 0.0157 -1.5000 -1.1996 0.0157 -1.5000 -1.1996 0.0000 0.0000 0.0000 -80.2913 2.4077 13.7955 0.0000 0.0000 -12.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 -2.4077 13.7955 0.0000 0.0000 32.0000 0.0000 0.0000 0.0000 1.0054 -31.4435 4.6884 0.0000 29.5611 0.0000 1.4291 -13.1333 -0.0482 0.0000 0.0000 0.0000 0.9039 8.2334 4.0404 0.0000 27.7323 0.0000 -1.5294 -20.8472 -0.9281 0.0000 -15.0238 0.0000\n0.4158 89.8297 364.3254 0.8297 -0.0567 -3.9122 -0.5385 1.5069 3.1257 -0.5385 1.5069 3.1257 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 -0.3234 -30.1606 4.5243 0.0000 32.2485 0.0000 1.7785 -13.2409 0.0674 0.0000 0.0000 0.0000 -0.4760 11.5234 3.9924 0.0000 25.8039 0.0000 -1.1233 -16.5112 -0.7275 0.0000 -20.7577 0.0000\n0.8135 90.1963 368.5945 1.6236 -0.1037 -3.6527 -0.9279 1.5169 2.9137 -0.9279 1.5169 2.9137 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 -1.8096 -27.1735 4.1056 0.0000 30.9922 0.0000 2.0703 -7.7765 0.1407 0.0000 0.0000 0.0000 -1.7954 15.2526 3.7874 0.0000 22.4033 0.0000 -0.7464 -10.2151 -0.5134 0.0000 -27.4164 0.0000\n1.1756 90.7365 372.7608 2.3474 -0.1327 -3.2333 -1.2768 1.5235 2.5744 -1.2768 1.5235 2.5744 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 -3.2424 -23.7707 3.5335 0.0000 29.3448 0.0000 2.3247 -5.6599 0.2294 0.0000 0.0000 0.0000 -2.9733 19.5122 3.4333 0.0000 17.2354 0.0000 -0.4302 -1.7492 -0.3142 0.0000 -35.0000 0.0000\n1.4863 91.3568 376.7956 2.9693 -0.1387 -2.6729 -1.5698 1.5257 2.1225 -1.5698 1.5257 2.1225 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 -4.5093 -20.4717 2.8543 0.0000 28.3070 0.0000 2.5573 -7.9226 0.3527 0.0000 0.0000 0.0000 -3.6224 18.7973 2.8274 0.0000 19.4443 0.0000 -0.1983 2.5256 -0.1621 0.0000 -32.4074 0.0000\n1.7321 91.9500 380.6928 3.4620 -0.1208 -1.9963 -1.7943 1.5230 1.5779 -1.7943 1.5230 1.5779 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 -5.5620 -16.8226 2.0871 0.0000 26.3290 0.0000 2.7387 -9.5794 0.4561 0.0000 0.0000 0.0000 -3.8062 11.1136 2.0382 0.0000 31.5852 0.0000 -0.0375 -0.2346 -0.0345 0.0000 -25.9259 0.0000\n1.9021 92.4135 384.4702 3.8033 -0.0820 -1.2333 -1.9403 1.5160 0.9643 -1.9403 1.5160 0.9643 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 -6.3299 -13.1314 1.2677 0.0000 24.0476 0.0000 2.8654 -10.9604 0.5452 0.0000 0.0000 0.0000 -3.9282 1.2277 1.2364 0.0000 44.3957 0.0000 0.0740 -4.8630 0.0699 0.0000 -17.5000 0.0000\n1.9890 92.6672 388.1663 3.9780 -0.0290 -0.4171 -2.0015 1.5058 0.3086 -2.0015 1.5058 0.3086 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 -6.7764 -9.6825 0.4236 0.0000 22.1056 0.0000 2.9384 -12.4279 0.6329 0.0000 0.0000 0.0000 -4.0845 -9.2973 0.4237 0.0000 54.9660 0.0000 0.1427 -9.3310 0.1268 0.0000 -9.0741 0.0000\n1.9890 92.6672 391.8337 3.9780 0.0290 0.4171 -1.9752 1.4941 -0.3607 -1.9752 1.4941 -0.3607 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 -6.8965 -6.6759 -0.4204 0.0000 21.0073 0.0000 2.9612 -14.2920 0.7316 0.0000 0.0000 0.0000 -4.3015 -19.4913 -0.4435 0.0000 61.9123 0.0000 0.1559 -12.5399 0.1213 0.0000 -2.5926 0.0000\n1.9021 92.4135 395.5298 3.8033 0.0820 1.2333 -1.8626 1.4831 -1.0141 -1.8626 1.4831 -1.0141 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 -6.7067 -4.1100 -1.2378 0.0000 20.8584 0.0000 2.9365 -16.6660 0.8428 0.0000 0.0000 0.0000 -4.5679 -28.2928 -1.4038 0.0000 64.3860 0.0000 0.0938 -14.0169 0.0596 0.0000 0.0000 0.0000\n1.7321 91.9500 399.3072 3.4620 0.1208 1.9963 -1.6686 1.4746 -1.6232 -1.6686 1.4746 -1.6232 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 -6.2357 -1.9411 -1.9989 0.0000 21.6347 0.0000 2.8641 -19.3489 0.9603 0.0000 -0.2266 0.0000 -4.7948 -34.6293 -2.4308 0.0000 62.1523 0.0000 -0.0513 -13.9163 -0.0243 0.0000 0.0000 0.0000\n1.4863 91.3568 403.2044 2.9693 0.1387 2.6729 -1.4017 1.4701 -2.1614 -1.4017 1.4701 -2.1614 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 -5.5323 -0.3143 -2.6739 0.0000 23.6191 0.0000 2.7380 -21.8254 1.0779 0.0000 -1.3364 0.0000 -4.7905 -37.8119 -3.3886 0.0000 55.7114 0.0000 -0.2662 -12.7492 -0.0820 0.0000 0.0000 0.0000\n1.1756 90.7365 407.2392 2.3474 0.1327 3.2333 -1.0735 1.4704 -2.6051 -1.0735 1.4704 -2.6051 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 -4.6192 1.2491 -3.2341 0.0000 25.8550 0.0000 2.5434 -23.5796 1.1554 0.0000 -3.3710 0.0000 -4.3514 -37.8372 -4.0987 0.0000 46.2686 0.0000 -0.5250 -11.0515 -0.0767 0.0000 0.0000 0.0000\n0.8135 90.1963 411.4055 1.6236 0.1037 3.6527 -0.6985 1.4753 -2.9349 -0.6985 1.4753 -2.9349 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 -3.5167 3.1023 -3.6571 0.0000 27.5670 0.0000 2.2705 -24.1911 1.1607 0.0000 -6.3304 0.0000 -3.4299 -35.4709 -4.4880 0.0000 35.8897 0.0000 -0.8042 -9.4486 -0.0055 0.0000 0.0000 0.0000\n0.4158 89.8297 415.6746 0.8297 0.0567 3.9122 -0.2928 1.4842 -3.1366 -0.2928 1.4842 -3.1366 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 -2.2596 5.4165 -3.9282 0.0000 28.2789 0.0000 1.9244 -23.3539 1.0816 0.0000 -10.2147 0.0000 -2.2138 -32.5162 -4.6405 0.0000 28.4882 0.0000 -1.0979 -9.3653 0.0795 0.0000 0.0000 0.0000\n0.0000 89.7000 420.0000 0.0000 0.0000 4.0000 0.1256 1.4953 -3.2011 0.1256 1.4953 -3.2011 -0.0157 -1.5000 1.1996 -0.0157 -1.5000 1.1996 0.0000 0.0000 0.0000 -80.2913 -2.4077 -13.7955 0.0000 0.0000 -32.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 2.4077 -13.7955 0.0000 0.0000 12.0000 0.0000 0.0000 0.0000 -0.9039 8.2334 -4.0404 0.0000 27.7323 0.0000 1.5294 -20.8472 0.9281 0.0000 -15.0238 0.0000 -1.0054 -31.4435 -4.6884 0.0000 29.5611 0.0000 -1.4291 -13.1333 0.0482 0.0000 0.0000 0.0000\n-0.4158 89.8297 424.3254 -0.8297 -0.0567 3.9122 0.5385 1.5069 -3.1257 0.5385 1.5069 -3.1257 -0.0154 -1.5000 1.1734 -0.0154 -1.5000 1.1734 0.0000 0.0000 0.0000 -80.2788 -2.3560 -13.4937 0.0000 0.0000 -31.7815 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 2.3560 -13.4937 0.0000 0.0000 12.2185 0.0000 0.0000 0.0000 0.4760 11.5234 -3.9924 0.0000 25.8039 0.0000 1.1233 -16.5112 0.7275 0.0000 -20.7577 0.0000 0.3234 -30.1606 -4.5243 0.0000 32.2485 0.0000 -1.7785 -13.2409 -0.0674 0.0000 0.0000 0.0000\n-0.8135 90.1963 428.5945 -1.6236 -0.1037 3.6527 0.9279 1.5169 -2.9137 0.9279 1.5169 -2.9137 -0.0144 -1.5000 1.0959 -0.0144 -1.5000 1.0959 0.0000 0.0000 0.0000 -80.2433 -2.2030 -12.6016 0.0000 0.0000 -31.1355 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 2.2030 -12.6016 0.0000 0.0000 12.8645 0.0000 0.0000 0.0000 1.7954 15.2526 -3.7874 0.0000 22.4033 0.0000 0.7464 -10.2151 0.5134 0.0000 -27.4164 0.0000 1.8096 -27.1735 -4.1056 0.0000 30.9922 0.0000 -2.0703 -7.7765 -0.1407 0.0000 0.0000 0.0000\n-1.1756 90.7365 432.7608 -2.3474 -0.1327 3.2333 1.2768 1.5235 -2.5744 1.2768 1.5235 -2.5744 -0.0127 -1.5000 0.9705 -0.0127 -1.5000 0.9705 0.0000 0.0000 0.0000 -80.1909 -1.9544 -11.1585 0.0000 0.0000 -30.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 1.9544 -11.1585 0.0000 0.0000 13.9098 0.0000 0.0000 0.0000 2.9733 19.5122 -3.4333 0.0000 17.2354 0.0000 0.4302 -1.7492 0.3142 0.0000 -35.0000 0.0000 3.2424 -23.7707 -3.5335 0.0000 29.3448 0.0000 -2.3247 -5.6599 -0.2294 0.0000 0.0000 0.0000\n-1.4863 91.3568 436.7956 -2.9693 -0.1387 2.6729 1.5698 1.5257 -2.1225 1.5698 1.5257 -2.1225 -0.0105 -1.5000 0.8027 -0.0105 -1.5000 0.8027 0.0000 0.0000 0.0000 -80.1307 -1.6197 -9.2280 0.0000 0.0000 -28.6913 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 1.6197 -9.2280 0.0000 0.0000 15.3087 0.0000 0.0000 0.0000 3.6224 18.7973 -2.8274 0.0000 19.4443 0.0000 0.1983 2.5256 0.1621 0.0000 -32.4074 0.0000 4.5093 -20.4717 -2.8543 0.0000 28.3070 0.0000 -2.5573 -7.9226 -0.3527 0.0000 0.0000 0.0000\n-1.7321 91.9500 440.6928 -3.4620 -0.1208 1.9963 1.7943 1.5230 -1.5779 1.7943 1.5230 -1.5779 -0.0079 -1.5000 0.5998 -0.0079 -1.5000 0.5998 0.0000 0.0000 0.0000 -80.0731 -1.2126 -6.8947 0.0000 0.0000 -27.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 1.2126 -6.8947 0.0000 0.0000 17.0000 0.0000 0.0000 0.0000 3.8062 11.1136 -2.0382 0.0000 31.5852 0.0000 0.0375 -0.2346 0.0345 0.0000 -25.9259 0.0000 5.5620 -16.8226 -2.0871 0.0000 26.3290 0.0000 -2.7387 -9.5794 -0.4561 0.0000 0.0000 0.0000\n-1.9021 92.4135 444.4702 -3.8033 -0.0820 1.2333 1.9403 1.5160 -0.9643 1.9403 1.5160 -0.9643 -0.0049 -1.5000 0.3707 -0.0049 -1.5000 0.3707 0.0000 0.0000 0.0000 -80.0279 -0.7506 -4.2608 0.0000 0.0000 -25.0902 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 0.7506 -4.2608 0.0000 0.0000 18.9098 0.0000 0.0000 0.0000 3.9282 1.2277 -1.2364 0.0000 44.3957 0.0000 -0.0740 -4.8630 -0.0699 0.0000 -17.5000 0.0000 6.3299 -13.1314 -1.2677 0.0000 24.0476 0.0000 -2.8654 -10.9604 -0.5452 0.0000 0.0000 0.0000\n-1.9890 92.6672 448.1663 -3.9780 -0.0290 0.4171 2.0015 1.5058 -0.3086 2.0015 1.5058 -0.3086 -0.0016 -1.5000 0.1254 -0.0016 -1.5000 0.1254 0.0000 0.0000 0.0000 -80.0032 -0.2541 -1.4412 0.0000 0.0000 -23.0453 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 0.2541 -1.4412 0.0000 0.0000 20.9547 0.0000 0.0000 0.0000 4.0845 -9.2973 -0.4237 0.0000 54.9660 0.0000 -0.1427 -9.3310 -0.1268 0.0000 -9.0741 0.0000 6.7764 -9.6825 -0.4236 0.0000 22.1056 0.0000 -2.9384 -12.4279 -0.6329 0.0000 0.0000 0.0000\n-1.9890 92.6672 451.8337 -3.9780 0.0290 -0.4171 1.9752 1.4941 0.3607 1.9752 1.4941 0.3607 0.0016 -1.5000 -0.1254 0.0016 -1.5000 -0.1254 0.0000 0.0000 0.0000 -80.0032 0.2541 1.4412 0.0000 0.0000 -20.9547 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0032 -0.2541 1.4412 0.0000 0.0000 23.0453 0.0000 0.0000 0.0000 4.3015 -19.4913 0.4435 0.0000 61.9123 0.0000 -0.1559 -12.5399 -0.1213 0.0000 -2.5926 0.0000 6.8965 -6.6759 0.4204 0.0000 21.0073 0.0000 -2.9612 -14.2920 -0.7316 0.0000 0.0000 0.0000\n-1.9021 92.4135 455.5298 -3.8033 0.0820 -1.2333 1.8626 1.4831 1.0141 1.8626 1.4831 1.0141 0.0049 -1.5000 -0.3707 0.0049 -1.5000 -0.3707 0.0000 0.0000 0.0000 -80.0279 0.7506 4.2608 0.0000 0.0000 -18.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0279 -0.7506 4.2608 0.0000 0.0000 25.0902 0.0000 0.0000 0.0000 4.5679 -28.2928 1.4038 0.0000 64.3860 0.0000 -0.0938 -14.0169 -0.0596 0.0000 0.0000 0.0000 6.7067 -4.1100 1.2378 0.0000 20.8584 0.0000 -2.9365 -16.6660 -0.8428 0.0000 0.0000 0.0000\n-1.7321 91.9500 459.3072 -3.4620 0.1208 -1.9963 1.6686 1.4746 1.6232 1.6686 1.4746 1.6232 0.0079 -1.5000 -0.5998 0.0079 -1.5000 -0.5998 0.0000 0.0000 0.0000 -80.0731 1.2126 6.8947 0.0000 0.0000 -17.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.0731 -1.2126 6.8947 0.0000 0.0000 27.0000 0.0000 0.0000 0.0000 4.7948 -34.6293 2.4308 0.0000 62.1523 0.0000 0.0513 -13.9163 0.0243 0.0000 0.0000 0.0000 6.2357 -1.9411 1.9989 0.0000 21.6347 0.0000 -2.8641 -19.3489 -0.9603 0.0000 -0.2266 0.0000\n-1.4863 91.3568 463.2044 -2.9693 0.1387 -2.6729 1.4017 1.4701 2.1614 1.4017 1.4701 2.1614 0.0105 -1.5000 -0.8027 0.0105 -1.5000 -0.8027 0.0000 0.0000 0.0000 -80.1307 1.6197 9.2280 0.0000 0.0000 -15.3087 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1307 -1.6197 9.2280 0.0000 0.0000 28.6913 0.0000 0.0000 0.0000 4.7905 -37.8119 3.3886 0.0000 55.7114 0.0000 0.2662 -12.7492 0.0820 0.0000 0.0000 0.0000 5.5323 -0.3143 2.6739 0.0000 23.6191 0.0000 -2.7380 -21.8254 -1.0779 0.0000 -1.3364 0.0000\n-1.1756 90.7365 467.2392 -2.3474 0.1327 -3.2333 1.0735 1.4704 2.6051 1.0735 1.4704 2.6051 0.0127 -1.5000 -0.9705 0.0127 -1.5000 -0.9705 0.0000 0.0000 0.0000 -80.1909 1.9544 11.1585 0.0000 0.0000 -13.9098 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.1909 -1.9544 11.1585 0.0000 0.0000 30.0902 0.0000 0.0000 0.0000 4.3514 -37.8372 4.0987 0.0000 46.2686 0.0000 0.5250 -11.0515 0.0767 0.0000 0.0000 0.0000 4.6192 1.2491 3.2341 0.0000 25.8550 0.0000 -2.5434 -23.5796 -1.1554 0.0000 -3.3710 0.0000\n-0.8135 90.1963 471.4055 -1.6236 0.1037 -3.6527 0.6985 1.4753 2.9349 0.6985 1.4753 2.9349 0.0144 -1.5000 -1.0959 0.0144 -1.5000 -1.0959 0.0000 0.0000 0.0000 -80.2433 2.2030 12.6016 0.0000 0.0000 -12.8645 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2433 -2.2030 12.6016 0.0000 0.0000 31.1355 0.0000 0.0000 0.0000 3.4299 -35.4709 4.4880 0.0000 35.8897 0.0000 0.8042 -9.4486 0.0055 0.0000 0.0000 0.0000 3.5167 3.1023 3.6571 0.0000 27.5670 0.0000 -2.2705 -24.1911 -1.1607 0.0000 -6.3304 0.0000\n-0.4158 89.8297 475.6746 -0.8297 0.0567 -3.9122 0.2928 1.4842 3.1366 0.2928 1.4842 3.1366 0.0154 -1.5000 -1.1734 0.0154 -1.5000 -1.1734 0.0000 0.0000 0.0000 -80.2788 2.3560 13.4937 0.0000 0.0000 -12.2185 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2788 -2.3560 13.4937 0.0000 0.0000 31.7815 0.0000 0.0000 0.0000 2.2138 -32.5162 4.6405 0.0000 28.4882 0.0000 1.0979 -9.3653 -0.0795 0.0000 0.0000 0.0000 2.2596 5.4165 3.9282 0.0000 28.2789 0.0000 -1.9244 -23.3539 -1.0816 0.0000 -10.2147 0.0000\n0.0000 89.7000 480.0000 0.0000 0.0000 -4.0000 -0.1256 1.4953 3.2011 -0.1256 1.4953 3.2011 0.0157 -1.5000 -1.1996 0.0157 -1.5000 -1.1996 0.0000 0.0000 0.0000 -80.2913 2.4077 13.7955 0.0000 0.0000 -12.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 80.2913 -2.4077 13.7955 0.0000 0.0000 32.0000 0.0000 0.0000 0.0000 1.0054 -31.4435 4.6884 0.0000 29.5611 0.0000 1.4291 -13.1333 -0.0482 0.0000 0.0000 0.0000 0.9039 8.2334 4.0404 0.0000 27.7323 0.0000 -1.5294 -20.8472 -0.9281 0.0000 -15.0238 0.0000\n";
+
+// src/io/bvhFormat.ts
+var BVH_CHANNELS = [
+  "Xposition",
+  "Yposition",
+  "Zposition",
+  "Xrotation",
+  "Yrotation",
+  "Zrotation"
+];
+var BvhParseError = class extends Error {
+  constructor(fileName, line, detail) {
+    super(`${fileName}:${line}: ${detail}`);
+    this.name = "BvhParseError";
+    this.fileName = fileName;
+    this.line = line;
+    this.detail = detail;
+  }
+};
+var CHANNEL_BY_LOWER = {};
+for (const c of BVH_CHANNELS) CHANNEL_BY_LOWER[c.toLowerCase()] = c;
+function channelAxis(c) {
+  return c.charCodeAt(0) - 88;
+}
+function isRotation(c) {
+  return c.endsWith("rotation");
+}
+
+// src/io/bvhChannelPlan.ts
+function buildPlan(layout) {
+  const n = layout.joints.length;
+  const posSlot = new Int32Array(3 * n).fill(-1);
+  const rotSlot = new Int32Array(3 * n).fill(-1);
+  const axes = new Int32Array(3 * n);
+  const parity = new Float64Array(n);
+  const orders = [];
+  const hasRot = new Uint8Array(n);
+  let c = 0;
+  for (let j = 0; j < n; j++) {
+    const seq = [];
+    const slots = [];
+    for (const ch of layout.joints[j].channels) {
+      const a = channelAxis(ch);
+      if (isRotation(ch)) {
+        seq.push(a);
+        slots.push(c);
+      } else posSlot[3 * j + a] = c;
+      c++;
+    }
+    for (let a = 0; a < 3; a++) if (!seq.includes(a)) seq.push(a);
+    for (let k = 0; k < 3; k++) axes[3 * j + k] = seq[k];
+    for (let k = 0; k < slots.length; k++) rotSlot[3 * j + k] = slots[k];
+    hasRot[j] = slots.length ? 1 : 0;
+    parity[j] = (seq[1] - seq[0] + 3) % 3 === 1 ? 1 : -1;
+    orders.push(seq.map((a) => "XYZ"[a]).join(""));
+  }
+  return { channelCount: c, posSlot, rotSlot, axes, parity, orders, hasRot };
+}
+function headerByteEnd(b) {
+  const n = b.length;
+  const lineEndAfter = (i) => {
+    let e = i;
+    while (e < n && b[e] !== 10 && b[e] !== 13) e++;
+    if (e < n) e += b[e] === 13 && b[e + 1] === 10 ? 2 : 1;
+    return e;
+  };
+  const find = (word, from, lineStart) => {
+    for (let i = from; i + word.length <= n; i++) {
+      let k = 0;
+      while (k < word.length && (b[i + k] | 32) === (word[k] | 32)) k++;
+      if (k < word.length) continue;
+      if (!lineStart) return i;
+      let j = i - 1;
+      while (j >= 0 && (b[j] === 32 || b[j] === 9)) j--;
+      if (j < 0 || b[j] === 10 || b[j] === 13) return i;
+    }
+    return -1;
+  };
+  const m = find([77, 79, 84, 73, 79, 78], 0, true);
+  if (m < 0) return n;
+  const frames = find([70, 114, 97, 109, 101, 115], m, true);
+  const time3 = find([84, 105, 109, 101], m, false);
+  if (frames < 0 || time3 < 0) return n;
+  return lineEndAfter(Math.max(frames, time3));
+}
+function utf8Length2(s, end) {
+  let len3 = 0;
+  for (let i = 0; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128) len3++;
+    else if (c < 2048) len3 += 2;
+    else if (c >= 55296 && c < 56320 && i + 1 < end) {
+      len3 += 4;
+      i++;
+    } else len3 += 3;
+  }
+  return len3;
+}
+function channelLabel(layout, k) {
+  let c = 0;
+  for (const j of layout.joints) {
+    if (k < c + j.channels.length) return `channel ${k + 1} ('${j.name}' ${j.channels[k - c]})`;
+    c += j.channels.length;
+  }
+  return `channel ${k + 1}`;
+}
 
 // src/io/bvhNumber.ts
 var POW10 = new Float64Array(23);
@@ -21749,32 +21887,7 @@ function convertFrame(vals, f, n, R, unitScale, st) {
   }
 }
 
-// src/io/bvh.ts
-var BVH_CHANNELS = [
-  "Xposition",
-  "Yposition",
-  "Zposition",
-  "Xrotation",
-  "Yrotation",
-  "Zrotation"
-];
-var BvhParseError = class extends Error {
-  constructor(fileName, line, detail) {
-    super(`${fileName}:${line}: ${detail}`);
-    this.name = "BvhParseError";
-    this.fileName = fileName;
-    this.line = line;
-    this.detail = detail;
-  }
-};
-var CHANNEL_BY_LOWER = {};
-for (const c of BVH_CHANNELS) CHANNEL_BY_LOWER[c.toLowerCase()] = c;
-function channelAxis(c) {
-  return c.charCodeAt(0) - 88;
-}
-function isRotation(c) {
-  return c.endsWith("rotation");
-}
+// src/io/bvhUnits.ts
 var BVH_UNIT_CANDIDATES = [
   { scale: 1, name: "metres", penalty: 0 },
   { scale: 0.0254 / 0.45, name: "CMU ASF units (1/0.45 inch)", penalty: 0.1 },
@@ -21828,6 +21941,8 @@ function describeScale(s) {
   for (const c of BVH_UNIT_CANDIDATES) if (c.scale === s) return `${c.name} (given)`;
   return `${s} m per unit (given)`;
 }
+
+// src/io/bvhRead.ts
 var LineReader = class {
   constructor(text) {
     this.text = text;
@@ -22120,83 +22235,8 @@ function parseBvh(input2, options = {}) {
   if (channelValues) result.channelValues = channelValues;
   return result;
 }
-function buildPlan(layout) {
-  const n = layout.joints.length;
-  const posSlot = new Int32Array(3 * n).fill(-1);
-  const rotSlot = new Int32Array(3 * n).fill(-1);
-  const axes = new Int32Array(3 * n);
-  const parity = new Float64Array(n);
-  const orders = [];
-  const hasRot = new Uint8Array(n);
-  let c = 0;
-  for (let j = 0; j < n; j++) {
-    const seq = [];
-    const slots = [];
-    for (const ch of layout.joints[j].channels) {
-      const a = channelAxis(ch);
-      if (isRotation(ch)) {
-        seq.push(a);
-        slots.push(c);
-      } else posSlot[3 * j + a] = c;
-      c++;
-    }
-    for (let a = 0; a < 3; a++) if (!seq.includes(a)) seq.push(a);
-    for (let k = 0; k < 3; k++) axes[3 * j + k] = seq[k];
-    for (let k = 0; k < slots.length; k++) rotSlot[3 * j + k] = slots[k];
-    hasRot[j] = slots.length ? 1 : 0;
-    parity[j] = (seq[1] - seq[0] + 3) % 3 === 1 ? 1 : -1;
-    orders.push(seq.map((a) => "XYZ"[a]).join(""));
-  }
-  return { channelCount: c, posSlot, rotSlot, axes, parity, orders, hasRot };
-}
-function headerByteEnd(b) {
-  const n = b.length;
-  const lineEndAfter = (i) => {
-    let e = i;
-    while (e < n && b[e] !== 10 && b[e] !== 13) e++;
-    if (e < n) e += b[e] === 13 && b[e + 1] === 10 ? 2 : 1;
-    return e;
-  };
-  const find = (word, from, lineStart) => {
-    for (let i = from; i + word.length <= n; i++) {
-      let k = 0;
-      while (k < word.length && (b[i + k] | 32) === (word[k] | 32)) k++;
-      if (k < word.length) continue;
-      if (!lineStart) return i;
-      let j = i - 1;
-      while (j >= 0 && (b[j] === 32 || b[j] === 9)) j--;
-      if (j < 0 || b[j] === 10 || b[j] === 13) return i;
-    }
-    return -1;
-  };
-  const m = find([77, 79, 84, 73, 79, 78], 0, true);
-  if (m < 0) return n;
-  const frames = find([70, 114, 97, 109, 101, 115], m, true);
-  const time3 = find([84, 105, 109, 101], m, false);
-  if (frames < 0 || time3 < 0) return n;
-  return lineEndAfter(Math.max(frames, time3));
-}
-function utf8Length2(s, end) {
-  let len3 = 0;
-  for (let i = 0; i < end; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 128) len3++;
-    else if (c < 2048) len3 += 2;
-    else if (c >= 55296 && c < 56320 && i + 1 < end) {
-      len3 += 4;
-      i++;
-    } else len3 += 3;
-  }
-  return len3;
-}
-function channelLabel(layout, k) {
-  let c = 0;
-  for (const j of layout.joints) {
-    if (k < c + j.channels.length) return `channel ${k + 1} ('${j.name}' ${j.channels[k - c]})`;
-    c += j.channels.length;
-  }
-  return `channel ${k + 1}`;
-}
+
+// src/io/bvhWrite.ts
 var wq = quat64();
 var we = new Float64Array(3);
 var wp = new Float64Array(3);
@@ -22608,13 +22648,7 @@ function findBodyByTopology(ctx, fixedHips, fixedHead) {
   return best ? best.body : null;
 }
 
-// src/io/humanoidMap.ts
-var HumanoidMapError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "HumanoidMapError";
-  }
-};
+// src/io/humanoidMapBody.ts
 var SIDES = ["L", "R"];
 var SIDE_WORD = { L: "Left", R: "Right" };
 function kindsFor(h) {
@@ -22977,6 +23011,8 @@ function checkNamedSides(ctx, found, warnings) {
     }
   }
 }
+
+// src/io/humanoidMapAssign.ts
 function assignTrunk(ctx, found, a) {
   const { hips, head } = found;
   a.set(HumanBodyBones.Hips, hips);
@@ -23113,6 +23149,16 @@ var HUMAN_ORDER = (() => {
   const depth = (h) => HUMAN_PARENT[h] < 0 ? 0 : 1 + depth(HUMAN_PARENT[h]);
   return Array.from({ length: HUMAN_BONE_COUNT }, (_, h) => h).sort((x, y) => depth(x) - depth(y) || x - y);
 })();
+
+// src/io/humanoidMapTypes.ts
+var HumanoidMapError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "HumanoidMapError";
+  }
+};
+
+// src/io/humanoidMapOverride.ts
 var SIMILAR_NAME_THRESHOLD = 1 / 3;
 function similarityKey(name) {
   return name.replace(/^.*[:|]/, "").toLowerCase();
@@ -23176,6 +23222,8 @@ function resolveOverrideBone(skeleton, key, value, file2) {
     `${file2}: humanoid override ${key}: no bone named '${value}' in the skeleton` + (near.length > 0 ? didYouMean(near) : `; no similar bone name ('${inspect}' lists the bones)`)
   );
 }
+
+// src/io/humanoidMap.ts
 function autoMapHumanoid(skeleton, options = {}) {
   const file2 = fileLabel(options.fileName);
   const n = skeleton.boneCount;
