@@ -30,6 +30,7 @@ import {
   loadCharacter,
   loadLandmarkRecording,
   type RecordingLoadOptions,
+  readInput,
 } from '../io/node';
 import { interruptPoint, withInterrupts } from '../io/node/interrupt';
 import {
@@ -52,9 +53,11 @@ import {
   PUPPET_JOINT_COUNT,
   type PuppetFile,
   PuppetInputError,
+  type PuppetLayerStats,
   type PuppetMeshStats,
   PuppetRecorder,
   PuppetSession,
+  parseCharCfg,
   type RgbaImage,
   rasterize,
   resampleRecording,
@@ -70,15 +73,12 @@ import {
   WEIGHT_MODES,
   type WeightMode,
 } from '../puppet';
+import { checkCharacter } from '../puppet/characterChecks';
 import { numberArg, outDirArg, outFileArg } from './args';
-import {
-  checkOutputDir,
-  ensureOutputDir,
-  refuseOverwritingInputs,
-  stageFolder,
-  writeFilesAtomically,
-} from './files';
+import { checkOutputDir, refuseOverwritingInputs, stageFolder, writeFilesAtomically } from './files';
+import { loadPuppetCharacter } from './puppetCharacter';
 import { DEFAULT_PUPPET_PORT, type PuppetServer, startPuppetServer } from './puppetServe';
+import { createOutputDirUndoable, removeStaleTemporaries } from './puppetTemps';
 
 /** The embedded default: `assets/default/puppet` (texture.png, mask.png, char_cfg.yaml, recording.json). */
 export function defaultPuppetDir(): string {
@@ -106,7 +106,14 @@ export interface PuppetRenderOptions {
   background?: [number, number, number, number];
   /** Write preview.gif (default true). */
   preview?: boolean;
+  /**
+   * Depth-ordered body-part layers (depthOrder.ts; default true). false: one mesh in its static order (limbs
+   * over the body), drawn exactly as before layers existed.
+   */
+  layers?: boolean;
   onProgress?: (done: number, total: number) => void;
+  /** A line to show at once, before the slow part it announces (a big drawing scaled down). */
+  onNote?: (line: string) => void;
 }
 
 export interface PuppetRenderResult {
@@ -115,6 +122,8 @@ export interface PuppetRenderResult {
   loaded: LoadedRecording;
   outputs: { frames: string; preview: string | null; json: string; frameCount: number };
   notes: string[];
+  /** What the drawing's files make doubtful (characterChecks.ts), one line each: printed as `warning:`. */
+  warnings: string[];
   /** Wall-clock figures of this run (ms; not in puppet.json, which stays deterministic). */
   timing: {
     setupMs: number;
@@ -142,6 +151,9 @@ const MARGIN = 8;
 export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRenderResult> {
   checkOutputDir(o.outDir);
   const notes: string[] = [];
+  // staged outputs of an earlier run killed outright (SIGKILL) go, and one line says so
+  const stale = removeStaleTemporaries(o.outDir);
+  if (stale) (o.onNote ?? ((l: string) => notes.push(l)))(stale);
   const characterPath = o.character ?? defaultPuppetDir();
   const landmarksPath = o.landmarks ?? path.join(defaultPuppetDir(), 'recording.json');
   const outputs = {
@@ -152,8 +164,9 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
   // the recording first: it is cheap to read (and read only), a file with nobody in it fails before any
   // set-up, and it names the world landmarks file a tfjs recording brings along
   const loaded = loadLandmarkRecording(landmarksPath, o.recording);
-  notes.push(...loaded.notes);
   const rec = loaded.recording;
+  // a single frame has no rate: the fps a file without timestamps was read at plays no part
+  notes.push(...loaded.notes.filter((n) => rec.frames.length > 1 || !/has no timestamps: read at/.test(n)));
   // no output may replace an input: the files by device and inode, the frames folder by path
   const inputs = [
     { role: 'landmark recording', path: landmarksPath },
@@ -171,21 +184,29 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
   const space = o.pose?.space ?? 'auto';
   if (!rec.frames.some((f) => frameHasPerson(f, space)))
     throw new PuppetInputError(noPersonMessage(rec.frames.length, space), landmarksPath);
-  const character = loadCharacter(characterPath, {
+  const { character, scaled } = await loadPuppetCharacter(characterPath, {
     ...(o.character === undefined ? { name: 'default' } : {}),
     retargetCfgFile: o.retargetCfg,
+    onScaled: o.onNote,
   });
+  const warnings = characterWarnings(characterPath, character);
+  await interruptPoint();
   if (!isAnimatedDrawingsFolder(characterPath))
     notes.push(
       `${path.basename(characterPath)}: no char_cfg.yaml, so the joints are the default skeleton fitted to the drawing's bounding box; where its limbs are drawn elsewhere, place the joints in the page (Suggest joints, Edit joints) or give an AnimatedDrawings folder`,
     );
   const t0 = performance.now();
-  const session = new PuppetSession(character, {
-    pose: o.pose,
-    image: rec.image,
-    weights: o.weights,
-    deform: o.deform,
-  });
+  const session = await PuppetSession.create(
+    character,
+    {
+      pose: o.pose,
+      image: rec.image,
+      weights: o.weights,
+      deform: o.deform,
+      ...(o.layers === false ? { layers: false as const } : {}),
+    },
+    interruptPoint,
+  );
   const setupMs = performance.now() - t0;
   await interruptPoint();
 
@@ -230,8 +251,15 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
   await interruptPoint();
 
   // pass 2: rasterise each frame into the staged frames folder, and the GIF
-  ensureOutputDir(o.outDir);
-  const staged = stageFolder(outputs.frames);
+  // a folder made here goes again if the run is interrupted or fails before writing into it
+  const outDirDone = createOutputDirUndoable(o.outDir);
+  let staged: ReturnType<typeof stageFolder>;
+  try {
+    staged = stageFolder(outputs.frames);
+  } catch (e) {
+    outDirDone(false);
+    throw e;
+  }
   const bg = o.background ?? [255, 255, 255, 255];
   const gifBg: [number, number, number, number] = bg[3] === 0 ? [255, 255, 255, 255] : bg;
   try {
@@ -312,6 +340,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
       frame: frameInfo,
       stats,
     });
+    if (scaled) file.character.scaledFrom = scaled;
     const timing = {
       setupMs: Math.round(setupMs),
       poseRigSkinMsPerFrame: round3(poseMs),
@@ -331,12 +360,25 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
           ? [{ path: oldPreview, remove: true as const }]
           : []),
     ]);
+    outDirDone(true);
     for (const l of leftovers) notes.push(`the previous output moved aside could not be deleted: ${l}`);
-    return { file, character, loaded, outputs: { ...outputs, frameCount: n }, notes, timing };
+    return { file, character, loaded, outputs: { ...outputs, frameCount: n }, notes, warnings, timing };
   } catch (e) {
     staged.discard();
+    outDirDone(false);
     throw e;
   }
+}
+
+/**
+ * The checks of characterChecks.ts on a loaded character: its char_cfg.yaml read again (cheap) for the
+ * joints' lines and parents as written. @throws PuppetInputError when nothing of the drawing would move.
+ */
+export function characterWarnings(where: string, character: Character): string[] {
+  if (!fs.statSync(where).isDirectory()) return checkCharacter(character, null, { cfg: '', mask: where });
+  const cfgName = `${where.replace(/[/\\]$/, '')}/char_cfg.yaml`;
+  const cfg = parseCharCfg(new TextDecoder().decode(readInput(path.join(where, 'char_cfg.yaml'))), cfgName);
+  return checkCharacter(character, cfg, { cfg: cfgName, mask: `${where.replace(/[/\\]$/, '')}/mask.png` });
 }
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
@@ -402,8 +444,8 @@ export function formatRenderSummary(r: PuppetRenderResult, cwd = process.cwd()):
   const total = s.frames * J;
   const pct = (v: number) => `${((100 * v) / total).toFixed(1)}%`;
   const lines = [
-    `rendered '${r.character.name}' (${f.image.width}x${f.image.height} px, ${f.mesh.vertices} vertices, ${f.mesh.weights} weights, ${f.mesh.deform} deformation) driven by ${rel(f.input.source)} (${framesText(s.frames)}, ${s.inputRateHz.toFixed(1)} Hz, camera ${f.input.image.width}x${f.input.image.height}, ${s.space} landmarks)`,
-    `  person in ${s.personFrames}/${s.frames} frames; visibility ${s.visibilityUnknownFrames === 0 ? 'given' : s.visibilityUnknownFrames === s.frames ? 'unknown (absent in the file)' : `unknown in ${s.visibilityUnknownFrames} frames`}`,
+    `rendered '${r.character.name}' (${f.image.width}x${f.image.height} px, ${f.mesh.vertices} vertices, ${f.mesh.weights} weights, ${f.mesh.deform} deformation) driven by ${rel(f.input.source)} (${framesText(s.frames)}, ${s.frames > 1 && s.inputRateHz > 0 ? `${s.inputRateHz.toFixed(1)} Hz` : 'rate unknown'}, camera ${f.input.image.width}x${f.input.image.height}, ${s.space} landmarks)`,
+    `  person in ${s.personFrames}/${framesText(s.frames)}; visibility ${s.visibilityUnknownFrames === 0 ? 'given' : s.visibilityUnknownFrames === s.frames ? 'unknown (absent in the file)' : `unknown in ${s.visibilityUnknownFrames} frames`}`,
     `  joint-frames: ${JOINT_STATES.map((st) => `${st} ${s.states[st]}${st === 'measured' ? ` (${pct(s.states[st])})` : ''}`).join(', ')}`,
   ];
   const notMeasured = s.perJoint
@@ -429,21 +471,33 @@ export function formatRenderSummary(r: PuppetRenderResult, cwd = process.cwd()):
     lines.push(...formatMapping(f.character.mapping).map((l) => `  ${l}`));
   const t = r.timing;
   lines.push(formatMeshLine(s.mesh));
+  lines.push(formatLayersLine(s.layers));
   lines.push(
     `  time: setup (mesh, weights, deformer) ${t.setupMs} ms; per frame pose + rig + ${f.mesh.deform === 'arap' ? 'LBS + ARAP' : 'LBS'} ${t.poseRigSkinMsPerFrame} ms (of which the deformation ${t.deformMsPerFrame} ms), rasterise ${t.rasterMsPerFrame} ms, PNG ${t.pngMsPerFrame} ms`,
   );
+  for (const w of r.warnings) lines.push(`  warning: ${w}`);
   for (const n of r.notes) lines.push(`  note: ${n}`);
   const n = r.outputs.frameCount;
   lines.push(
-    `  wrote ${rel(path.join(r.outputs.frames, frameName(0, n)))} .. ${frameName(n - 1, n)} (${framesText(n)}, ${f.frame.width}x${f.frame.height}), ${r.outputs.preview ? `${rel(r.outputs.preview)}, ` : ''}${rel(r.outputs.json)}`,
+    `  wrote ${rel(path.join(r.outputs.frames, frameName(0, n)))}${n > 1 ? ` .. ${frameName(n - 1, n)}` : ''} (${framesText(n)}, ${f.frame.width}x${f.frame.height}), ${r.outputs.preview ? `${rel(r.outputs.preview)}, ` : ''}${rel(r.outputs.json)}`,
   );
   return lines.join('\n');
+}
+
+/** One line of the layers (depthOrder.ts): the groups, how often the order changed, the order held longest. */
+export function formatLayersLine(l: PuppetLayerStats): string {
+  if (!l.enabled) return '  layers: off (one mesh, limbs over the body: --layers off)';
+  const used = l.groups.filter((g) => g.triangles > 0);
+  const frames = l.orders.reduce((a, o) => a + o.frames, 0);
+  const longest = l.orders.reduce((a, o) => (o.frames > a.frames ? o : a), l.orders[0]);
+  const times = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  return `  layers: ${times(used.length, 'body-part group')} by depth (${used.map((g) => g.name).join(', ')}); the order changed ${times(l.orderChanges, 'time')} in ${framesText(frames)} (${times(l.orders.length, 'order')}; held longest, back to front: ${longest ? `${longest.order.join(' < ')}, ${framesText(longest.frames)}` : '-'})`;
 }
 
 /** One line of mesh figures: flipped triangles and the area stretch, the deformation against plain LBS. */
 export function formatMeshLine(m: PuppetMeshStats): string {
   const take = (q: TakeQuality) =>
-    `flipped triangles in ${q.framesWithFlips}/${q.frames} frames (at most ${q.maxFlipped}), area stretch worst ${q.worstStretch.toFixed(2)} p99 ${q.p99Stretch.toFixed(2)}`;
+    `flipped triangles in ${q.framesWithFlips}/${framesText(q.frames)} (at most ${q.maxFlipped}), area stretch worst ${q.worstStretch.toFixed(2)} p99 ${q.p99Stretch.toFixed(2)}`;
   return m.deform === 'lbs'
     ? `  mesh (lbs): ${take(m.deformed)}`
     : `  mesh (arap): ${take(m.deformed)}${m.guard.framesNotConverged > 0 ? ` (the fold-over guard left ${m.guard.framesNotConverged} frame(s) out of bounds)` : ''}; plain LBS: ${take(m.lbs)}`;
@@ -751,7 +805,10 @@ export async function runPuppetServe(o: {
   // one line, instead of as a message the page shows for a moment
   if (o.retargetCfg !== undefined && o.character === undefined)
     throw new InvalidArgumentError('--retarget-cfg: give the --character folder whose joints it maps');
-  if (o.character !== undefined) loadCharacter(o.character, { retargetCfgFile: o.retargetCfg });
+  if (o.character !== undefined) {
+    const { character } = await loadPuppetCharacter(o.character, { retargetCfgFile: o.retargetCfg });
+    for (const w of characterWarnings(o.character, character)) if (!o.quiet) print(`warning: ${w}`);
+  }
   if (o.landmarks !== undefined) {
     const loaded = loadLandmarkRecording(o.landmarks, o.recording); // errors at the terminal, not in the page
     for (const n of loaded.notes) if (!o.quiet) print(`note: ${n}`);
@@ -930,6 +987,14 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
         backgroundArg,
       )
       .option('--no-preview', 'do not write preview.gif')
+      .addOption(
+        new Option(
+          '--layers <on|off>',
+          "depth-ordered body-part layers (trunk, arms, legs, or the retarget config's groups: an arm in front of the body covers it); off = one mesh, limbs always over the body",
+        )
+          .choices(['on', 'off'])
+          .default('on'),
+      )
       .option('--set <option=value>', 'a pose option (repeatable), e.g. smoothingMs=60 (POSE.md)', setArg)
       .option('-q, --quiet', 'print nothing but errors'),
   ).action(async (characterArg: string | undefined, opts) => {
@@ -956,6 +1021,10 @@ export function registerPuppetCommand(program: Command, setExitCode: (code: numb
         joints: opts.joints === true,
         background: opts.background,
         preview: opts.preview !== false,
+        layers: opts.layers !== 'off',
+        onNote: (line) => {
+          if (!opts.quiet) console.log(`note: ${line}`);
+        },
         onProgress: (done, total) => {
           if (!tty || total < 300) return;
           if (!bar) {

@@ -16,7 +16,7 @@
  *   aspect: 1.01 on the squat (0.93-1.10 per frame), 1.00 on the embedded default. A swapped size gives
  *   (H/W)^2 (0.32 for 1280x720). Refused outside [0.8, 1.25].
  * Normalised landmarks alone (a MediaPipe file without world landmarks, MoveNet normalised keypoints) carry
- * no evidence of the aspect and are not checked.
+ * no evidence of the aspect and are not checked; when the size came from `--image-size`, a note says so.
  */
 import { POSE_LANDMARK_COUNT } from './landmarks';
 import { type LandmarkRecording, PuppetInputError } from './types';
@@ -186,7 +186,17 @@ export function checkRecordingImageSize(
     return result;
   }
   const a = aspectRatio(rec);
-  if (!a) return { kind: 'none', notes: [] };
+  if (!a)
+    return {
+      kind: 'none',
+      // a size given on the command line that nothing could confirm is said so, not taken silently
+      notes:
+        o.given === 'flag'
+          ? [
+              `--image-size ${sizeText(W, H)} not checked: ${o.source} has normalised landmarks and no world landmarks, which say nothing of the image's aspect; a wrong size bends the bones (give the video's size in pixels)`,
+            ]
+          : [],
+    };
   const [lo, hi] = ASPECT_RATIO_RANGE;
   if (a.ratio >= lo && a.ratio <= hi) return { kind: 'aspect', aspect: a, notes: [] };
   // the true aspect w/h is ratio * W/H: the swapped size when that is near H/W

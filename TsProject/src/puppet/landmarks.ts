@@ -179,7 +179,22 @@ export function validateLandmarkRecording(value: unknown, source: string): Landm
   return { image, frames: out, source };
 }
 
-/** JSON.parse with a syntax error named `source:line:column` (PuppetInputError). */
+/** Line `line` (1-based) of `text`, without its end of line. */
+function lineText(text: string, line: number): string {
+  let start = 0;
+  for (let l = 1; l < line; l++) {
+    const nl = text.indexOf('\n', start);
+    if (nl < 0) return '';
+    start = nl + 1;
+  }
+  const end = text.indexOf('\n', start);
+  return text.slice(start, end < 0 ? text.length : end).replace(/\r$/, '');
+}
+
+/**
+ * JSON.parse with a syntax error named `source:line:column` (PuppetInputError); a bare NaN or Infinity (what
+ * Python's json.dump writes for such floats) is named as such, with null as the fix.
+ */
 export function parseJsonText(text: string, source: string): unknown {
   if (typeof text !== 'string')
     throw new PuppetInputError(`need the file's text as a string, got ${typeof text}`, source);
@@ -187,7 +202,16 @@ export function parseJsonText(text: string, source: string): unknown {
     return JSON.parse(text);
   } catch (e) {
     const at = locateJsonError(text);
-    if (at) throw new PuppetInputError(`not valid JSON: ${at.detail}`, `${source}:${at.line}:${at.column}`);
+    if (at) {
+      // Python's json.dump writes a float nan or inf as a bare NaN / Infinity, which JSON has no word for
+      const word = /^-?(NaN|Infinity)\b/.exec(lineText(text, at.line).slice(at.column - 1))?.[0];
+      throw new PuppetInputError(
+        word
+          ? `not valid JSON: ${word} is not a JSON value (Python's json.dump writes a nan or inf float so); write null for a missing number`
+          : `not valid JSON: ${at.detail}`,
+        `${source}:${at.line}:${at.column}`,
+      );
+    }
     throw new PuppetInputError(`not valid JSON: ${(e as Error).message}`, source);
   }
 }

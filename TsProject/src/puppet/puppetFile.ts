@@ -121,6 +121,25 @@ export interface PuppetStats {
   outliers: number;
   /** Flipped triangles and area stretch of the mesh over the take (quality.ts). */
   mesh: PuppetMeshStats;
+  /** The depth-ordered body-part layers (depthOrder.ts) over the take; `enabled: false` with `--layers off`. */
+  layers: PuppetLayerStats;
+}
+
+/**
+ * The layers of a take (depthOrder.ts): the body-part groups, each back-to-front group order the frames were
+ * drawn in and how many frames held it, and how often the order changed from one frame to the next.
+ */
+export interface PuppetLayerStats {
+  /** false: one mesh in its static order (limbs over the body), as before layers existed. */
+  enabled: boolean;
+  /** Hysteresis margin, torso lengths (depthOrder.ts DEPTH_MARGIN); 0 when off. */
+  margin: number;
+  /** The groups in their default order: name, the character joints whose bones they hold, their triangles. */
+  groups: { name: string; joints: string[]; triangles: number }[];
+  /** Each group order (back to front, group names) drawn in some frame, first seen first, and its frames. */
+  orders: { order: string[]; frames: number }[];
+  /** Frames whose order differed from the frame before. */
+  orderChanges: number;
 }
 
 export interface PuppetFile {
@@ -141,6 +160,11 @@ export interface PuppetFile {
     restJoints: { x: number; y: number; state: JointState }[];
     /** How each joint of the drawing is driven from the 21 pose joints (skeleton.ts), as `kind puppet render` prints it. */
     mapping: SkeletonMapping;
+    /**
+     * A drawing above PUPPET_WORK_PIXELS (downscale.ts) was scaled down by `factor`: its file and size as
+     * read. Every pixel figure of this file is in the scaled drawing's pixels (multiply by `factor`).
+     */
+    scaledFrom?: { file: string; width: number; height: number; factor: number };
   };
   /** The input recording: its file, camera image size. */
   input: {
@@ -168,6 +192,9 @@ export interface PuppetFile {
 const r2 = (v: number) => Math.round(v * 100) / 100;
 const r4 = (v: number) => Math.round(v * 1e4) / 1e4;
 
+/** A group's name for puppet.json: a retarget config's group without depth drivers has none of its own. */
+const groupName = (name: string, k: number) => name || `group ${k} (no depth drivers)`;
+
 /** Collects what puppet.json needs, frame by frame, from a PuppetSession. */
 export class PuppetRecorder {
   private readonly raw: JointSet[] = [];
@@ -189,6 +216,10 @@ export class PuppetRecorder {
   private readonly overlapMeter: OverlapMeter;
   private readonly overlap = createMeshOverlap();
   private readonly overlapTake = new TakeOverlapAccumulator();
+  /** Frames per group order (key: group numbers joined by ','), in first-seen order. */
+  private readonly orderFrames = new Map<string, number>();
+  private lastOrder = '';
+  private orderChanges = 0;
 
   constructor(private readonly session: PuppetSession) {
     this.scratch = new Float64Array(session.mesh.triangleCount);
@@ -237,6 +268,36 @@ export class PuppetRecorder {
       if (deformer.lastOutOfBoundsAfter > 0) this.framesNotConverged++;
       if (deformer.lastGuardSweeps > this.maxSweeps) this.maxSweeps = deformer.lastGuardSweeps;
     }
+    const d = this.session.drawOrder;
+    if (d) {
+      const key = d.groupOrder.join(',');
+      this.orderFrames.set(key, (this.orderFrames.get(key) ?? 0) + 1);
+      if (this.lastOrder !== '' && key !== this.lastOrder) this.orderChanges++;
+      this.lastOrder = key;
+    }
+  }
+
+  /** The layers' figures so far (PuppetLayerStats). */
+  layerStats(): PuppetLayerStats {
+    const d = this.session.drawOrder;
+    if (!d) return { enabled: false, margin: 0, groups: [], orders: [], orderChanges: 0 };
+    const names = this.session.rig.skeleton.names;
+    const triangles = new Array<number>(d.groups.length).fill(0);
+    for (const g of d.triangleGroup) if (g >= 0) triangles[g]++;
+    return {
+      enabled: true,
+      margin: d.margin,
+      groups: d.groups.map((g, k) => ({
+        name: groupName(d.groups[k].name, k),
+        joints: g.joints.map((j) => names[j]),
+        triangles: triangles[k],
+      })),
+      orders: [...this.orderFrames].map(([key, frames]) => ({
+        order: key.split(',').map((k) => groupName(d.groups[Number(k)].name, Number(k))),
+        frames,
+      })),
+      orderChanges: this.orderChanges,
+    };
   }
 
   /** The mesh figures so far. */
@@ -322,6 +383,7 @@ export class PuppetRecorder {
       lagMs: lag,
       outliers: this.session.pipeline.filter.outliers,
       mesh: this.meshStats(),
+      layers: this.layerStats(),
     };
   }
 

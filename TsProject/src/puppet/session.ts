@@ -42,6 +42,8 @@ export interface PuppetSessionOptions {
   /** 'arap' (default: LBS + as-rigid-as-possible + fold-over guard, deform.ts) or 'lbs' (LBS alone). */
   deform?: DeformMode;
   arap?: ArapOptions;
+  /** The grid mesh and its weights, already built for this character and `weights` mode ({@link PuppetSession.create}). */
+  built?: { mesh: PuppetMesh; weights: SkinWeights };
 }
 
 export class PuppetSession {
@@ -83,9 +85,9 @@ export class PuppetSession {
     options: PuppetSessionOptions = {},
   ) {
     this.pipeline = new PosePipeline(options.pose ?? {}, options.image);
-    const built = buildMesh(character, options.mesh);
+    const built = options.built?.mesh ?? buildMesh(character, options.mesh);
     this.weightMode = options.weights ?? DEFAULT_WEIGHT_MODE;
-    this.weights = computeWeights(built, character, this.weightMode);
+    this.weights = options.built?.weights ?? computeWeights(built, character, this.weightMode);
     // limbs drawn over the body (deform.ts drawOrder); the grid's order when asked
     this.mesh = options.gridOrder
       ? built
@@ -108,6 +110,24 @@ export class PuppetSession {
             ...(options.layers || {}),
           });
     this.reset();
+  }
+
+  /**
+   * The same session, built in steps with `pause()` awaited between them (mesh, weights, the rest): a host
+   * whose signals run between turns of its event loop (Node) passes one turn there, so an interrupt during a
+   * big drawing's set-up takes effect after the step it arrived in, not after the whole set-up.
+   */
+  static async create(
+    character: Character,
+    options: PuppetSessionOptions,
+    pause: () => Promise<void>,
+  ): Promise<PuppetSession> {
+    if (options.built) return new PuppetSession(character, options);
+    const mesh = buildMesh(character, options.mesh);
+    await pause();
+    const weights = computeWeights(mesh, character, options.weights ?? DEFAULT_WEIGHT_MODE);
+    await pause();
+    return new PuppetSession(character, { ...options, built: { mesh, weights } });
   }
 
   /** Back to the state before the first frame (pipeline, rig reference, rest drawing). */
