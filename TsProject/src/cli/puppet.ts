@@ -7,7 +7,11 @@
  *   the pose side, the rig and CPU LBS (src/puppet PuppetSession) over a recording, rasterised in software:
  *   `<dir>/frames/NNNN.png`, `<dir>/preview.gif` (animated) and `<dir>/puppet.json` (src/puppet/puppetFile.ts).
  *   All or nothing: the frames are written into a temporary folder beside `frames/` and the three outputs
- *   are moved into place together (./files.ts); an interrupt or an error leaves the previous outputs.
+ *   are moved into place together (./files.ts); an interrupt or an error leaves the previous outputs (and
+ *   removes the output folder when this run made it and wrote nothing). A drawing above 2 MP is scaled
+ *   down first (./puppetCharacter.ts, src/puppet/downscale.ts), one line saying so; `frames.<pid>.tmp` left
+ *   by a killed run is removed (./puppetTemps.ts); doubtful characters get `warning:` lines or a one-line
+ *   error (src/puppet/characterChecks.ts); `--layers off` draws one mesh in its static order.
  * - `kind puppet tune <rec.json...>`: the smoothing sweep (src/puppet/tune.ts): jitter against lag per
  *   setting, the row chosen as defaults.
  * With no character and no recording, `render` and the page use the embedded default
@@ -27,7 +31,6 @@ import {
   encodePng,
   isAnimatedDrawingsFolder,
   type LoadedRecording,
-  loadCharacter,
   loadLandmarkRecording,
   type RecordingLoadOptions,
   readInput,
@@ -112,7 +115,10 @@ export interface PuppetRenderOptions {
    */
   layers?: boolean;
   onProgress?: (done: number, total: number) => void;
-  /** A line to show at once, before the slow part it announces (a big drawing scaled down). */
+  /**
+   * A line to show at once, before the slow part it announces (a big drawing scaled down; stale temporaries
+   * removed). Without it those lines go to the result's notes.
+   */
   onNote?: (line: string) => void;
 }
 
@@ -152,8 +158,10 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
   checkOutputDir(o.outDir);
   const notes: string[] = [];
   // staged outputs of an earlier run killed outright (SIGKILL) go, and one line says so
+  // lines to show at once (the terminal), else among the notes (callers without onNote)
+  const say = o.onNote ?? ((l: string) => notes.push(l));
   const stale = removeStaleTemporaries(o.outDir);
-  if (stale) (o.onNote ?? ((l: string) => notes.push(l)))(stale);
+  if (stale) say(stale);
   const characterPath = o.character ?? defaultPuppetDir();
   const landmarksPath = o.landmarks ?? path.join(defaultPuppetDir(), 'recording.json');
   const outputs = {
@@ -187,7 +195,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
   const { character, scaled } = await loadPuppetCharacter(characterPath, {
     ...(o.character === undefined ? { name: 'default' } : {}),
     retargetCfgFile: o.retargetCfg,
-    onScaled: o.onNote,
+    onScaled: (line) => say(`${line}; the frames and puppet.json are in those pixels`),
   });
   const warnings = characterWarnings(characterPath, character);
   await interruptPoint();
@@ -587,12 +595,16 @@ export async function runPuppetTune(o: PuppetTuneOptions): Promise<PuppetTuneRes
   const defaults = Object.fromEntries(
     Object.keys(grid).map((k) => [k, DEFAULT_POSE_OPTIONS[k as keyof PoseOptions]]),
   ) as Partial<PoseOptions>;
-  const characters =
-    o.characters === false
-      ? []
-      : (o.characters ?? [defaultPuppetDir()]).map((c) =>
-          loadCharacter(c, o.characters === undefined ? { name: 'default' } : {}),
-        );
+  const characters: Character[] = [];
+  // a big drawing is scaled down as for render (puppetCharacter.ts), the line saying so among the notes
+  for (const c of o.characters === false ? [] : (o.characters ?? [defaultPuppetDir()])) {
+    const loadedCharacter = await loadPuppetCharacter(c, {
+      ...(o.characters === undefined ? { name: 'default' } : {}),
+      onScaled: (line) => notes.push(line),
+    });
+    characters.push(loadedCharacter.character);
+    await interruptPoint();
+  }
   await interruptPoint();
   const mesh = tuneMesh(characters, meshRecs, { pose: chosen.options });
   const result: PuppetTuneResult = { rows, mesh, chosen, defaults, recordings: listed, notes };

@@ -146,7 +146,7 @@ export async function loadPuppetCharacter(
   const k = workScale(size.width, size.height);
   const to = { width: Math.ceil(size.width / k), height: Math.ceil(size.height / k) };
   options.onScaled?.(
-    `${textureFile} is ${size.width}x${size.height} px (${mp(size.width * size.height)} MP), more than the ${mp(PUPPET_WORK_PIXELS)} MP the puppet works at: scaled down 1/${k} to ${to.width}x${to.height}; the frames and puppet.json are in those pixels`,
+    `${textureFile} is ${size.width}x${size.height} px (${mp(size.width * size.height)} MP), more than the ${mp(PUPPET_WORK_PIXELS)} MP the puppet works at: scaled down 1/${k} to ${to.width}x${to.height}`,
   );
   const name = options.name ?? path.basename(where.replace(/[/\\]+$/, '')).replace(/\.(png|jpe?g)$/i, '');
   const decode = async (c: { bytes: Uint8Array }, file: string, alphaWeighted: boolean) => {
