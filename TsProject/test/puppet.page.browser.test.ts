@@ -385,27 +385,29 @@ describeBrowser('puppet page, recorded landmark files (no camera)', () => {
     const rest = await page.evaluate(() => (window as unknown as Win).kindPuppet.joints());
     expect(rest).toHaveLength(28);
     // the default recording ends with the person standing, arms hanging: every drawn arm (drawn raised,
-    // level and down) swings down towards the person's, the three of a side by one angle (a fan)
+    // level and down) swings down towards the person's; the fan closes against its lower bound (rig.ts: an
+    // arm fan stays on its side, 0 = hanging along the body .. 150 degrees), keeping its drawn order
     await page.evaluate(() =>
       (window as unknown as Win).kindPuppet.playRecording('/default/recording.json', { realtime: false }),
     );
     const posed = await page.evaluate(() => (window as unknown as Win).kindPuppet.joints());
     await page.screenshot({ path: '/tmp/puppet-page-six-arms.png' });
     const at = (js: typeof rest, name: string) => js.find((j) => j.name === name)!;
-    const turn = (side: string, k: number) => {
-      const dir = (js: typeof rest) =>
-        Math.atan2(
-          at(js, `${side}_elbow${k}`).y - at(js, `${side}_shoulder${k}`).y,
-          at(js, `${side}_elbow${k}`).x - at(js, `${side}_shoulder${k}`).x,
-        );
-      return Math.atan2(Math.sin(dir(posed) - dir(rest)), Math.cos(dir(posed) - dir(rest)));
+    // side angle of an upper arm, degrees: 0 hanging straight down (image y down), 90 level, 180 straight up;
+    // the character's right arm is on the image's left
+    const sideAngle = (js: typeof rest, side: string, k: number) => {
+      const dx = at(js, `${side}_elbow${k}`).x - at(js, `${side}_shoulder${k}`).x;
+      const dy = at(js, `${side}_elbow${k}`).y - at(js, `${side}_shoulder${k}`).y;
+      return (Math.atan2(side === 'right' ? -dx : dx, dy) * 180) / Math.PI;
     };
     for (const side of ['right', 'left'])
       for (const k of [1, 2, 3]) {
         const r = at(rest, `${side}_hand${k}`);
         const p = at(posed, `${side}_hand${k}`);
         expect(Math.hypot(p.x - r.x, p.y - r.y)).toBeGreaterThan(40);
-        expect(turn(side, k)).toBeCloseTo(turn(side, 1), 6);
+        expect(sideAngle(posed, side, k)).toBeLessThan(sideAngle(rest, side, k));
+        expect(sideAngle(posed, side, k)).toBeGreaterThan(-1e-6);
+        if (k > 1) expect(sideAngle(posed, side, k - 1)).toBeGreaterThan(sideAngle(posed, side, k));
       }
     expect(posed.every((j) => Number.isFinite(j.x) && Number.isFinite(j.y))).toBe(true);
     expect(pageErrors).toEqual([]);
