@@ -406,7 +406,9 @@ describeBrowser('puppet page, recorded landmark files (no camera)', () => {
         const p = at(posed, `${side}_hand${k}`);
         expect(Math.hypot(p.x - r.x, p.y - r.y)).toBeGreaterThan(40);
         expect(sideAngle(posed, side, k)).toBeLessThan(sideAngle(rest, side, k));
-        expect(sideAngle(posed, side, k)).toBeGreaterThan(-1e-6);
+        // the sector's 0 is along the body (perpendicular to the drawn shoulder line, which the person's lean
+        // tilts a few degrees from the image's vertical): no arm swings across the body
+        expect(sideAngle(posed, side, k)).toBeGreaterThan(-5);
         if (k > 1) expect(sideAngle(posed, side, k - 1)).toBeGreaterThan(sideAngle(posed, side, k));
       }
     expect(posed.every((j) => Number.isFinite(j.x) && Number.isFinite(j.y))).toBe(true);
