@@ -164,6 +164,74 @@ describeBrowser('mocap page, a recorded landmark file', () => {
   });
 });
 
+describeBrowser('mocap page, an avatar dropped on it', () => {
+  itData('a .vrm dropped on the 3-D view replaces the default and follows the squat file', async () => {
+    const VRM = dataPath('vrm-samples-madjin/cryptovoxels.vrm');
+    const rec = loadLandmarkRecording(SQUAT_JSON, {
+      imageSize: { width: 720, height: 1280 },
+      fps: 5,
+    }).recording;
+    const nodeKnees = mocapKneeAngles(runMocap(rec, { source: 'squat' }));
+    const b = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await b.newPage({ viewport: { width: 1280, height: 720 } });
+      const pageErrors: string[] = [];
+      page.on('pageerror', (e) => pageErrors.push(String(e)));
+      await page.goto(server.url);
+      await waitFor(page, 'window.kindMocap && window.kindMocap.ready');
+      // a drop event carrying the file, as the browser makes one when a file is dropped on the view
+      await page.evaluate(
+        ([b64, name]) => {
+          const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+          const dt = new DataTransfer();
+          dt.items.add(new File([bytes], name));
+          document
+            .getElementById('view')!
+            .dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        },
+        [fs.readFileSync(VRM).toString('base64'), 'cryptovoxels.vrm'],
+      );
+      await waitFor(page, "window.kindMocap.avatar && window.kindMocap.avatar.name === 'cryptovoxels'");
+      // a file that is not an avatar: one line naming it, the avatar kept
+      await page.evaluate(() => {
+        const dt = new DataTransfer();
+        dt.items.add(new File(['hello'], 'notes.txt'));
+        document
+          .getElementById('view')!
+          .dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      });
+      await page.evaluate(
+        (text) =>
+          (window as unknown as Win).kindMocap.playRecording(text, { realtime: false, name: 'squat' }),
+        serializeLandmarkRecording(rec),
+      );
+      const got = await page.evaluate(() => {
+        const k = (window as unknown as Win).kindMocap;
+        return { h: k.history, avatar: k.avatar, errors: k.errors };
+      });
+      expect(got.avatar!.format).toBe('vrm0');
+      expect(got.errors).toEqual(['notes.txt: not a .glb or .vrm avatar']);
+      const y = got.h.avatarHipsY;
+      expect(Math.max(...y) - Math.min(...y)).toBeGreaterThan(0.1);
+      let kneeErr = 0;
+      for (let f = 0; f < 65; f++)
+        kneeErr = Math.max(
+          kneeErr,
+          Math.abs(got.h.avatarKneeL[f] - nodeKnees.left[f]),
+          Math.abs(got.h.avatarKneeR[f] - nodeKnees.right[f]),
+        );
+      expect(kneeErr).toBeLessThan(1);
+      console.log(
+        `[mocap page] dropped cryptovoxels.vrm: hips ${Math.min(...y).toFixed(3)}..${Math.max(...y).toFixed(3)} m, ` +
+          `knees within ${kneeErr.toFixed(3)} deg of the Node solver's`,
+      );
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await b.close();
+    }
+  });
+});
+
 describeBrowser('mocap page, fake webcam from the real squat video', () => {
   itCamera(
     'MediaPipe -> the solver -> the avatar: hips down and up, knees bend; figures; Record -> kind mocap',
