@@ -13,8 +13,11 @@
  * as `kind mocap` does; the webcam and a video on their first `?calib=` (default 15) frames with a person,
  * after which those frames are solved in order and the stream follows. "Recalibrate" (a new source) starts over.
  *
+ * A video file is stepped through (paused, seeked frame by frame at `?videoFps=`, default 15), so every
+ * step is detected however slow the backend; the webcam is sampled as fast as the backend runs.
+ *
  * URL parameters: `source=camera` (start the webcam at once), `backend=legacy|tasks`, `complexity=0|1`,
- * `calib=<frames>`. For tests, `window.kindMocap` ({@link KindMocapApi}).
+ * `calib=<frames>`, `videoFps=<n>`. For tests, `window.kindMocap` ({@link KindMocapApi}).
  */
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
@@ -109,6 +112,7 @@ declare global {
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 const params = new URLSearchParams(location.search);
 const calibTarget = Math.max(1, Number(params.get('calib') ?? 15) || 15);
+const videoFps = Math.min(60, Math.max(1, Number(params.get('videoFps') ?? 15) || 15));
 
 const emptyHistory = (): MocapHistory => ({
   t: [],
@@ -346,6 +350,7 @@ function liveFrame(frame: PoseFrame, name: string): void {
   }
   for (const f of calibBuffer) solve(f);
   calibBuffer = [];
+  setStatus(`${name}: calibrated on ${api.calibrationFrames} frames; solving`);
 }
 
 // ------------------------------------------------------------------------------------------- sources
@@ -397,38 +402,72 @@ function nextVideoFrame(): Promise<void> {
   });
 }
 
-/** Camera / video: one detection per new video frame (skipping those that arrive while one runs). */
-async function videoLoop(be: PoseBackend, gen: number, name: string): Promise<void> {
-  while (gen === sourceGen) {
-    if (source === 'video' && video.ended) {
-      setStatus(`${name}: ended (${api.frames} frames)`);
-      stopSource();
-      break;
-    }
-    await nextVideoFrame();
-    if (gen !== sourceGen) break;
-    // the frame the model sees, kept: the overlay shows that image under its landmarks (a detection can
-    // take a second on a CPU, by when the video has moved on)
-    if (snap.width !== overlay.width || snap.height !== overlay.height) {
-      snap.width = overlay.width;
-      snap.height = overlay.height;
-    }
-    snapG.drawImage(video, 0, 0, snap.width, snap.height);
-    const t0 = performance.now();
-    let frame: PoseFrame;
-    try {
-      frame = await be.detectVideo(snap, t0);
-    } catch (e) {
-      setStatus(`pose backend: ${message(e)}`, true);
-      break;
-    }
-    if (gen !== sourceGen) break;
-    figures.inference(performance.now() - t0);
-    g2.drawImage(snap, 0, 0);
-    drawLandmarks(g2, frame);
-    recorder.add(frame);
-    liveFrame(frame, name);
+/**
+ * Detect on the video's current image and show it: the frame the model sees is kept, so the overlay shows
+ * that image under its landmarks (a detection can take a second on a CPU, by when a live video has moved
+ * on). Returns false when the source changed meanwhile or the backend failed (said in the status line).
+ */
+async function detectAndShow(
+  be: PoseBackend,
+  gen: number,
+  name: string,
+  timestampMs: number,
+): Promise<boolean> {
+  if (snap.width !== overlay.width || snap.height !== overlay.height) {
+    snap.width = overlay.width;
+    snap.height = overlay.height;
   }
+  snapG.drawImage(video, 0, 0, snap.width, snap.height);
+  const t0 = performance.now();
+  let frame: PoseFrame;
+  try {
+    frame = await be.detectVideo(snap, timestampMs);
+  } catch (e) {
+    setStatus(`pose backend: ${message(e)}`, true);
+    return false;
+  }
+  if (gen !== sourceGen) return false;
+  figures.inference(performance.now() - t0);
+  g2.drawImage(snap, 0, 0);
+  drawLandmarks(g2, frame);
+  recorder.add(frame);
+  liveFrame(frame, name);
+  // let this pose be drawn before the next detection holds the main thread (the wasm backends run on it)
+  await afterPaint();
+  return true;
+}
+
+/** Camera: one detection per new video frame (those arriving while one runs are skipped). */
+async function cameraLoop(be: PoseBackend, gen: number, name: string): Promise<void> {
+  while (gen === sourceGen) {
+    await nextVideoFrame();
+    if (gen !== sourceGen || !(await detectAndShow(be, gen, name, performance.now()))) break;
+  }
+}
+
+/**
+ * A video file: paused and stepped through at `?videoFps=` (default 15) frames per second of the video, each
+ * frame detected (however slow the backend: no frame is skipped), timestamps the video's own time.
+ */
+async function videoFileLoop(be: PoseBackend, gen: number, name: string): Promise<void> {
+  video.pause();
+  const step = 1 / videoFps;
+  for (let t = 0; t <= video.duration && gen === sourceGen; t += step) {
+    await new Promise<void>((resolve) => {
+      video.addEventListener('seeked', () => resolve(), { once: true });
+      video.currentTime = t;
+    });
+    if (gen !== sourceGen || !(await detectAndShow(be, gen, name, t * 1000))) return;
+  }
+  if (gen !== sourceGen) return;
+  if (recorder.active) stopRecording(true);
+  setStatus(`${name}: ${api.frames} frames (${api.solved} solved)`);
+  setSource('none');
+}
+
+/** Resolves after the next rendering step (its requestAnimationFrame callbacks, the paint). */
+function afterPaint(): Promise<void> {
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 }
 
 async function startVideo(
@@ -461,7 +500,8 @@ async function startVideo(
   setStatus(
     `${name} ${video.videoWidth}×${video.videoHeight} → ${be.name}; calibrating on ${calibTarget} frames`,
   );
-  void videoLoop(be, sourceGen, name);
+  if (s === 'camera') void cameraLoop(be, sourceGen, name);
+  else void videoFileLoop(be, sourceGen, name);
 }
 
 async function startCamera(o: { backend?: BackendName; complexity?: 0 | 1 } = {}): Promise<void> {
