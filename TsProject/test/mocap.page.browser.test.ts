@@ -14,7 +14,7 @@
  *   through the offline @mediapipe/pose backend (lite): the page calibrates on its first 3 frames with a
  *   person, the avatar's hips go down and up across the squat and its knees bend (the angle range measured
  *   on the drawn avatar), bones measured with confidence, the figures (inference ms, pose ms, jitter) finite
- *   and shown; Record's file is read by `kind mocap` (runMocapCommand). Screenshot: /tmp/mocap-page-camera.png.
+ *   and shown; the Record button's download is read by `kind mocap` (runMocapCommand). Screenshot: /tmp/mocap-page-camera.png.
  * Skipped with a printed reason without chromium (all), the built page, ffmpeg or the shared data.
  */
 import { execFileSync } from 'node:child_process';
@@ -313,11 +313,11 @@ describeBrowser('mocap page, fake webcam from the real squat video', () => {
       });
       const pageErrors: string[] = [];
       try {
-        const page = await cam.newPage({ viewport: { width: 1280, height: 720 } });
+        const page = await cam.newPage({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
         page.on('pageerror', (e) => pageErrors.push(String(e)));
         await page.goto(`${server.url}?backend=legacy&complexity=0&calib=3&source=camera`);
         await waitFor(page, "window.kindMocap && window.kindMocap.source === 'camera'", 300_000);
-        await page.evaluate(() => (window as unknown as Win).kindMocap.startRecording());
+        await page.click('#record'); // Record, as a user does
         // until the avatar went down and came back up by a third of its range (the fake camera plays in real
         // time: on a loaded machine the inferences sample other moments of the looping video; wait for the
         // motion, not for a count that assumes a speed), and at least 12 frames solved
@@ -333,7 +333,12 @@ describeBrowser('mocap page, fake webcam from the real squat video', () => {
         })()`,
           300_000,
         );
-        const json = await page.evaluate(() => (window as unknown as Win).kindMocap.stopRecording(false));
+        // Record again stops and offers the landmark file as a download
+        const [download] = await Promise.all([page.waitForEvent('download'), page.click('#record')]);
+        expect(download.suggestedFilename()).toBe('mocap-landmarks.json');
+        const file = path.join(tmp, 'recorded.json');
+        await download.saveAs(file);
+        const json = fs.readFileSync(file, 'utf8');
         await page.waitForTimeout(400); // a refresh of the figures
         const got = await page.evaluate(() => {
           const k = (window as unknown as Win).kindMocap;
@@ -349,6 +354,7 @@ describeBrowser('mocap page, fake webcam from the real squat video', () => {
             errors: k.errors,
           };
         });
+        await page.click('#stop'); // the view holds still for the screenshot (no detection lands during it)
         await page.screenshot({ path: '/tmp/mocap-page-camera.png' });
         expect(got.backend).toBe('legacy');
         expect(got.errors).toEqual([]);
@@ -390,8 +396,6 @@ describeBrowser('mocap page, fake webcam from the real squat video', () => {
         const rec = parseLandmarkRecording(json, 'recorded.json');
         expect(rec.image).toEqual({ width: 360, height: 640 });
         expect(rec.frames.length).toBeGreaterThanOrEqual(10);
-        const file = path.join(tmp, 'recorded.json');
-        fs.writeFileSync(file, json);
         const r = await runMocapCommand(file, { outDir: path.join(tmp, 'out') });
         expect(r.summary.frames).toBe(rec.frames.length);
         expect(fs.existsSync(path.join(tmp, 'out', 'recorded.bvh'))).toBe(true);
