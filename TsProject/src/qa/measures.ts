@@ -5,11 +5,12 @@
  * Conventions: quaternions `[x, y, z, w]`, unit length, Hamilton product (src/core/quat.ts). `q` and `-q`
  * are the same rotation everywhere here. Angles in radians unless a name says degrees.
  */
-import { type NumArray, swingTwist } from '../core';
+import type { NumArray } from '../core';
 
 const { abs: m_abs, atan2: m_atan2, sqrt: m_sqrt } = Math;
 
-const dq = new Float64Array(4);
+const PI = Math.PI;
+const TWO_PI = 2 * Math.PI;
 
 /**
  * Compare a reference (golden) and an observed local rotation of one bone.
@@ -48,12 +49,12 @@ export function compareRotations(qRef: NumArray, qObs: NumArray, axis: NumArray 
     out[2] = out[0];
     return;
   }
-  dq[0] = x;
-  dq[1] = y;
-  dq[2] = z;
-  dq[3] = w;
-  out[1] = swingTwist(dq, axis);
+  // core swingTwist(dq, axis) written out (the same expressions): its twist angle wrapped to (-pi, pi]
   const d = x * axis[0] + y * axis[1] + z * axis[2];
+  let tw = (2 * m_atan2(d, w)) % TWO_PI;
+  if (tw <= -PI) tw += TWO_PI;
+  else if (tw > PI) tw -= TWO_PI;
+  out[1] = tw;
   const px = x - d * axis[0];
   const py = y - d * axis[1];
   const pz = z - d * axis[2];
