@@ -51,7 +51,10 @@ export function compareRotations(qRef: NumArray, qObs: NumArray, axis: NumArray 
   }
   // core swingTwist(dq, axis) written out (the same expressions): its twist angle wrapped to (-pi, pi]
   const d = x * axis[0] + y * axis[1] + z * axis[2];
-  let tw = (2 * m_atan2(d, w)) % TWO_PI;
+  // (x % 2pi is x itself for |x| < 2pi, the whole range of 2*atan2 but its two ends: the remainder, a
+  // slow library call, only there)
+  let tw = 2 * m_atan2(d, w);
+  if (tw >= TWO_PI || tw <= -TWO_PI) tw %= TWO_PI;
   if (tw <= -PI) tw += TWO_PI;
   else if (tw > PI) tw -= TWO_PI;
   out[1] = tw;
@@ -94,7 +97,9 @@ export function twistVelocity(deg: NumArray, fps: number, out: NumArray): NumArr
   if (n === 0) return out;
   out[0] = 0;
   for (let i = 1; i < n; i++) {
-    let step = (deg[i] - deg[i - 1]) % 360;
+    // (% 360 only where it changes the value: the remainder is a slow library call)
+    let step = deg[i] - deg[i - 1];
+    if (step >= 360 || step <= -360) step %= 360;
     if (step > 180) step -= 360;
     else if (step <= -180) step += 360;
     out[i] = step * fps;
