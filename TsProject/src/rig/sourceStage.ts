@@ -215,7 +215,7 @@ export class SourceStage {
           qw = -qw;
           d = -d;
         }
-        const rate = (2 * Math.acos(d < 1 ? d : 1)) / te;
+        const rate = (2 * Math.acos(Math.min(d, 1))) / te;
         const e = rs[b] + aD[g] * (rate - rs[b]);
         rs[b] = e;
         const a = 1 / (1 + 1 / (k2pi * (fc + beta * e) * te));
