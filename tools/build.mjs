@@ -9,6 +9,8 @@
 //                   (src/web/viewer/main.ts, three.js + lil-gui), served by src/live/node/viewerServer.ts
 //   dist/web/puppet/ the drawing puppet page (src/web/puppet/index.html) and its bundle puppet.js
 //                   (src/web/puppet/main.ts, @mediapipe/tasks-vision bundled in), served by src/cli/puppetServe.ts
+//   dist/web/mocap/ the live webcam mocap page (src/web/mocap/index.html) and its bundle mocap.js, served by
+//                   src/cli/mocapServe.ts (`kind mocap` with no file)
 //   dist/models/pose_landmarker_full_from_pose.task  a PoseLandmarker model bundle built from @mediapipe/pose's
 //                   own models (tools/make-pose-task.mjs), the puppet page's offline tasks-vision model
 //   Packages/com.kind.retargeting/Runtime/Resources/kind-retargeting/main.mjs
@@ -114,6 +116,28 @@ if (existsSync(puppetMain) && !unityOnly && !cliOnly) {
   } catch (e) {
     console.warn(`build: no offline PoseLandmarker .task (${e.message}); the puppet page's tasks backend uses MediaPipe's URL`);
   }
+}
+
+// The live webcam mocap page (browser, ES module): bundle and page, in dist/web/mocap (served by
+// src/cli/mocapServe.ts; it uses the puppet page's MediaPipe files and .task, built above).
+const mocapMain = path.join(ts, 'src/web/mocap/main.ts');
+if (existsSync(mocapMain) && !unityOnly && !cliOnly) {
+  const out = path.join(webOut, 'mocap');
+  mkdirSync(out, { recursive: true });
+  await esbuild.build({
+    entryPoints: [mocapMain],
+    outfile: path.join(out, 'mocap.js'),
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2020',
+    sourcemap: true,
+    logLevel: 'warning',
+    // glTF Transform's NodeIO imports these lazily, only when constructed (the page uses WebIO)
+    external: ['node:fs', 'node:path'],
+    mainFields: ['module', 'browser', 'main'],
+  });
+  copyFileSync(path.join(ts, 'src/web/mocap/index.html'), path.join(out, 'index.html'));
 }
 
 // The Unity bundle (see unityBuildOptions in tools/unityBundle.mjs).

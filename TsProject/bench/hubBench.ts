@@ -7,7 +7,10 @@
  * so the ratio says what IK, fingers, weights and props add. Issue 3's targets: at most 10 us per
  * avatar-frame with JIT, 100 us without, 0 bytes per frame in steady state. Beside it, the live source
  * stage's cost per avatar-frame (`SourceStage.update`: raw pose kept, One-Euro filter on every source
- * bone, back to a local pose), which `updateLive` adds to the hub update.
+ * bone, back to a local pose), which `updateLive` adds to the hub update, and the two together
+ * (`updateLive`, on a second hub) with its heap per frame, with the JIT and under --jitless. Last, the
+ * same hub in real QuickJS through the Unity bundle's bridge `update` with the buffer copies PuerTS
+ * makes (bench/hubQuickjs.ts), with the default source filter and with every filter group off.
  */
 import { execFileSync } from 'node:child_process';
 import { readFrame } from '../src/core';
@@ -15,6 +18,7 @@ import { loadAvatar, loadSource } from '../src/io/node';
 import { Retargeter } from '../src/retarget';
 import { RetargetHub } from '../src/rig';
 import { bytesPerCall, DEFAULT_ASSETS, fmt, median, now, type Row, sharedFile } from './harness';
+import { quickjsHub } from './hubQuickjs';
 
 interface Case {
   label: string;
@@ -38,6 +42,10 @@ function cases(): Case[] {
 
 interface Setup {
   hub: RetargetHub;
+  /** A second hub, same set-up, fed through `updateLive` (the source stage, then the hub update). */
+  live: RetargetHub;
+  clip: import('../src/core').Clip;
+  target: import('../src/core').Skeleton;
   retargeter: Retargeter;
   frames: Float64Array[];
   positions: Float64Array[];
@@ -58,15 +66,29 @@ async function setup(c: Case): Promise<Setup> {
     frames.push(r);
     positions.push(p);
   }
-  const hub = new RetargetHub(clip.skeleton, avatar.skeleton, { ik: 'on', fingers: 'none' });
-  hub.calibrate({ rotations: frames[0], translations: positions[0] });
-  hub.fingers.applyPreset('left', 'rock');
-  hub.fingers.applyPreset('right', 'v');
-  hub.props.add('ball', 'Object', [0.4, 1.1, 0.3]);
-  hub.props.add('chair', 'Chair', [0, 0.45, -0.6]);
+  const makeHub = () => {
+    const hub = new RetargetHub(clip.skeleton, avatar.skeleton, { ik: 'on', fingers: 'none' });
+    hub.calibrate({ rotations: frames[0], translations: positions[0] });
+    hub.fingers.applyPreset('left', 'rock');
+    hub.fingers.applyPreset('right', 'v');
+    hub.props.add('ball', 'Object', [0.4, 1.1, 0.3]);
+    hub.props.add('chair', 'Chair', [0, 0.45, -0.6]);
+    return hub;
+  };
+  const hub = makeHub();
+  const live = makeHub();
   const retargeter = new Retargeter(clip.skeleton, avatar.skeleton);
   retargeter.calibrate({ rotations: frames[0], translations: positions[0] });
-  return { hub, retargeter, frames, positions, bones: avatar.skeleton.boneCount };
+  return {
+    hub,
+    live,
+    clip,
+    target: avatar.skeleton,
+    retargeter,
+    frames,
+    positions,
+    bones: avatar.skeleton.boneCount,
+  };
 }
 
 /** Median microseconds per frame of `fn(frame)` over the clip, repeated. */
@@ -82,11 +104,20 @@ function usPerFrame(count: number, fn: (f: number) => void, budgetMs: number): n
   return median(runs);
 }
 
+interface Measures {
+  /** us per avatar-frame: hub update, updateLive (source stage + hub), peer retargetPose, source stage. */
+  hub: number;
+  live: number;
+  peer: number;
+  filter: number;
+  /** Heap bytes per frame: hub update, updateLive. */
+  bytes: number;
+  liveBytes: number;
+  bones: number;
+}
+
 /** The measurements of one case in this process: hub and peer, us per frame, heap bytes per frame. */
-async function measure(
-  c: Case,
-  budgetMs: number,
-): Promise<{ hub: number; peer: number; filter: number; bytes: number; bones: number }> {
+async function measure(c: Case, budgetMs: number): Promise<Measures> {
   const s = await setup(c);
   const count = s.frames.length;
   const out = s.retargeter.target.boneCount;
@@ -104,12 +135,18 @@ async function measure(
     (f) => s.hub.sourceStage.update(s.frames[f], s.positions[f], 1 / 120),
     budgetMs,
   );
+  const live = usPerFrame(count, (f) => s.live.updateLive(s.frames[f], s.positions[f], 1 / 120), budgetMs);
   let f = 0;
   const bytes = bytesPerCall(() => {
     s.hub.update(s.frames[f], s.positions[f], 1 / 120);
     f = f + 1 === count ? 0 : f + 1;
   }, 2000).bytes;
-  return { hub, peer, filter, bytes, bones: s.bones };
+  f = 0;
+  const liveBytes = bytesPerCall(() => {
+    s.live.updateLive(s.frames[f], s.positions[f], 1 / 120);
+    f = f + 1 === count ? 0 : f + 1;
+  }, 2000).bytes;
+  return { hub, live, peer, filter, bytes, liveBytes, bones: s.bones };
 }
 
 /** Child mode (`hub-child`): print the measurements of every case as JSON (run under --jitless). */
@@ -121,7 +158,7 @@ export async function hubChild(): Promise<void> {
 
 export async function runHubBench(): Promise<Row[]> {
   const rows: Row[] = [];
-  let jitless: { label: string; hub: number; peer: number; filter: number; bytes: number }[] = [];
+  let jitless: (Measures & { label: string })[] = [];
   try {
     const text = execFileSync(process.execPath, ['--jitless', '--expose-gc', process.argv[1], 'hub-child'], {
       encoding: 'utf8',
@@ -132,6 +169,7 @@ export async function runHubBench(): Promise<Row[]> {
     console.log(`  (the --jitless child run failed: ${(e as Error).message.split('\n')[0]})`);
   }
   for (const c of cases()) {
+    const s = await setup(c);
     const m = await measure(c, 1500);
     const j = jitless.find((x) => x.label === c.label);
     console.log(`${c.label} (${m.bones} bones; IK on four limbs, fingers on, 2 props):`);
@@ -141,6 +179,9 @@ export async function runHubBench(): Promise<Row[]> {
     console.log(
       `  JIT:       source filter (One-Euro, every source bone) ${fmt(m.filter, 2)} us/avatar-frame beside the hub update's ${fmt(m.hub, 2)} (${fmt((100 * m.filter) / m.hub, 0)}%)`,
     );
+    console.log(
+      `  JIT:       hub + source stage (updateLive) ${fmt(m.live, 2)} us/avatar-frame; heap ${fmt(m.liveBytes, 2)} B/frame`,
+    );
     if (j) {
       console.log(
         `  jitless:   source filter ${fmt(j.filter, 1)} us/avatar-frame beside the hub update's ${fmt(j.hub, 1)} (${fmt((100 * j.filter) / j.hub, 0)}%)`,
@@ -148,7 +189,18 @@ export async function runHubBench(): Promise<Row[]> {
       console.log(
         `  jitless:   hub ${fmt(j.hub, 1)} us/frame, peer retargetPose ${fmt(j.peer, 1)} us/frame (hub = ${fmt(j.hub / j.peer, 1)}x peer); ${Math.floor(2000 / j.hub)} avatars in 2 ms at 120 Hz; heap ${fmt(j.bytes, 0)} B/frame (the interpreter boxes numbers)`,
       );
+      console.log(
+        `  jitless:   hub + source stage (updateLive) ${fmt(j.live, 1)} us/avatar-frame (${fmt(j.live / m.live, 0)}x the JIT's); heap ${fmt(j.liveBytes, 0)} B/frame`,
+      );
     }
+    const q = await quickjsHub(s.clip, s.target, 4000).catch((e: Error) => {
+      console.log(`  QuickJS:   failed: ${e.message.split('\n')[0]}`);
+      return null;
+    });
+    if (q)
+      console.log(
+        `  QuickJS:   bridge update (buffers copied in and out) ${fmt(q.filtered, 1)} us/avatar-frame with the source filter, ${fmt(q.unfiltered, 1)} with every filter group off${j ? ` (${fmt(q.filtered / j.live, 1)}x --jitless updateLive)` : ''}`,
+      );
     rows.push({
       bench: `Hub update ${c.label}`,
       ours: `${fmt(m.hub, 2)} us/frame JIT${j ? `, ${fmt(j.hub, 1)} jitless` : ''}`,

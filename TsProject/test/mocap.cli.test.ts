@@ -126,8 +126,10 @@ describe('kind mocap: bad input and usage', () => {
     expect(fs.existsSync(out)).toBe(false);
   });
 
-  it('usage errors exit 2: no file, a bad --fov, -o that looks like an option; an unreadable avatar exits 1 first', async () => {
-    expect((await runKind(['mocap'])).code).toBe(2);
+  it('usage errors exit 2: a bad --port (no file: the page server), a bad --fov, -o that looks like an option; an unreadable avatar exits 1 first', async () => {
+    const port = await runKind(['mocap', '--port', '70000']);
+    expect(port.code).toBe(2);
+    expect(port.err).toMatch(/--port: '70000' is not 0\.\.65535/);
     const f = write('ok.json', { image: IMAGE, frames: [frameOf(tPosePoints(), { timestampMs: 0 })] });
     const fov = await runKind(['mocap', f, '--fov', '0']);
     expect(fov.code).toBe(2);

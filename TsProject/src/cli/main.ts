@@ -382,7 +382,9 @@ export function buildProgram(): Command {
   registerPuppetCommand(program, (code) => {
     actionExitCode = code;
   });
-  registerMocapCommand(program);
+  registerMocapCommand(program, (code) => {
+    actionExitCode = code;
+  });
   return program;
 }
 

@@ -1,4 +1,7 @@
 /**
+ * `kind mocap` with no file (issue 23 item 4): serves the live page (./mocapServe.ts, src/web/mocap) on
+ * 127.0.0.1:8066 until Ctrl-C (`--port`, `--allow-origin`, `--duration`).
+ *
  * `kind mocap <landmarks> -o <dir>` (issue 23 item 1): recorded MediaPipe pose landmarks -> a humanoid
  * source pose, written as `<dir>/<name>.bvh` (HumanBodyBones joint names, centimetres, Y up, the performer
  * facing +Z at the first frame, ZXY rotation channels, the recording's frame rate) and `<dir>/mocap.json`
@@ -26,7 +29,15 @@ import { interruptPoint, withInterrupts } from '../io/node/interrupt';
 import { type MocapSummary, mocapJson, runMocap, summarizeMocap } from '../mocap';
 import { numberArg, outDirArg } from './args';
 import { checkOutputDir, ensureOutputDir, refuseOverwritingInputs, writeFilesAtomically } from './files';
+import { DEFAULT_MOCAP_PORT, runMocapServe } from './mocapServe';
 import { formatSummary, runRetarget } from './retarget';
+
+function portArg(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError(`--port: '${v}' is not 0..65535`);
+  return n;
+}
 
 export interface MocapCommandOptions {
   outDir: string;
@@ -160,14 +171,14 @@ function imageSizeArg(value: string): { width: number; height: number } {
 }
 
 /** Add `kind mocap` to the program. */
-export function registerMocapCommand(program: Command): void {
+export function registerMocapCommand(program: Command, setExitCode: (code: number) => void = () => {}): void {
   program
     .command('mocap')
     .description(
-      'webcam mocap from recorded MediaPipe pose landmarks: writes <dir>/<name>.bvh (HumanBodyBones joints, centimetres, Y up, facing +Z, the recording frame rate) and <dir>/mocap.json (calibration, confidence and state per frame and bone, summary); with an avatar, also <dir>/retarget/ as kind retarget writes it',
+      'webcam mocap. With no file: serves the live page on 127.0.0.1 (webcam, a video file or a landmark recording -> MediaPipe -> the solver -> an avatar; Record saves the landmark file) and prints its URL. From recorded MediaPipe pose landmarks: writes <dir>/<name>.bvh (HumanBodyBones joints, centimetres, Y up, facing +Z, the recording frame rate) and <dir>/mocap.json (calibration, confidence and state per frame and bone, summary); with an avatar, also <dir>/retarget/ as kind retarget writes it',
     )
     .argument(
-      '<landmarks>',
+      '[landmarks]',
       'landmark recording with world landmarks (the puppet page format, a tfjs reference with its _3d file, or tfjs-models BlazePose keypoints)',
     )
     .argument(
@@ -196,8 +207,34 @@ export function registerMocapCommand(program: Command): void {
       'One-Euro filter on the landmarks: its cutoff at rest in Hz (beta 3 per m/s); 4 suits 30 fps webcam input; default off',
       numberArg('--smooth', '0 (off) to 30', (v) => v >= 0 && v <= 30),
     )
+    .option(
+      '--port <n>',
+      "with no landmark file: the page server's port (0 = any free one)",
+      portArg,
+      DEFAULT_MOCAP_PORT,
+    )
+    .option(
+      '--allow-origin <origin...>',
+      "with no landmark file: web pages (origins such as http://192.168.1.5:8080, or *) allowed besides the mocap page's own; others get 403",
+    )
+    .option(
+      '--duration <s>',
+      'with no landmark file: stop serving after this many seconds (default: until Ctrl-C)',
+      numberArg('--duration', 'above 0', (v) => v > 0 && v <= 2e6),
+    )
     .option('-q, --quiet', 'print nothing but errors')
-    .action(async (input: string, avatar: string | undefined, opts) => {
+    .action(async (input: string | undefined, avatar: string | undefined, opts) => {
+      if (input === undefined) {
+        // no file: the live page (webcam, video file or recording -> the solver -> the avatar) on 127.0.0.1
+        const r = await runMocapServe({
+          port: opts.port,
+          allowedOrigins: opts.allowOrigin,
+          durationS: opts.duration,
+          quiet: opts.quiet === true,
+        });
+        if (r.signal) setExitCode(r.signal === 'SIGINT' ? 130 : 143);
+        return;
+      }
       let bar: SingleBar | null = null;
       const tty = !opts.quiet && process.stderr.isTTY;
       const r = await withInterrupts('kind mocap', () =>

@@ -48,20 +48,17 @@
 import {
   type Clip,
   clipDuration,
-  forwardKinematics,
   HumanBodyBones as H,
   HUMAN_BONE_COUNT,
   HUMAN_BONE_NAMES,
   mirrorHumanBone,
   nearestMappedAncestor,
   qcopy,
-  qmul,
-  qmulByConj,
   qmulConj,
-  readFrame,
   restWorld,
   sampleClip,
 } from '../core';
+import { fkSome, neededBones } from './evaluateFk';
 import { checkClip, checkSameCharacter, extent, pitchDeg, resolveProfile } from './evaluateInputs';
 import {
   type EvaluateOptions,
@@ -184,8 +181,10 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
   const rotDeg = hs.map(() => new Float32Array(N));
   const twistDeg = hs.map(() => new Float32Array(N));
   const swingDeg = hs.map(() => new Float32Array(N));
-  const obsFromRest = hs.map(() => new Float32Array(N));
-  const goldFromRest = hs.map(() => new Float32Array(N));
+  // the angle from rest of each side, read by the shoulder causes only: kept for the Shoulder bones
+  const fromRestK = hs.flatMap((h, k) => (h === H.LeftShoulder || h === H.RightShoulder ? [k] : []));
+  const obsFromRest = hs.map((_h, k) => (fromRestK.includes(k) ? new Float32Array(N) : null));
+  const goldFromRest = hs.map((_h, k) => (fromRestK.includes(k) ? new Float32Array(N) : null));
 
   // Position and shoulder-pitch checks.
   const hipsK = kOf[H.Hips];
@@ -216,43 +215,73 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
   const gT = new Float64Array(3 * ng);
   const gW = new Float64Array(4 * ng);
   const gP = new Float64Array(3 * ng);
-  const oL = new Float64Array(4 * no);
-  const oT = new Float64Array(3 * no);
   const oW = new Float64Array(4 * no);
   const oP = new Float64Array(3 * no);
   const gW2 = new Float64Array(4 * nE); // golden world rotations carried onto the observed bones
   const qRef = new Float64Array(4);
   const qObs = new Float64Array(4);
   const out3 = new Float64Array(3);
-  const D = new Float64Array(4);
   const R2D = 180 / Math.PI;
   // the same rate up to float32 rounding of key times (a GLB's 1/30 s is 0.033333335): frames are
   // read one for one; a drift of 1e-5 per frame stays under 0.1 frame over 10,000 frames
   const sameRate = Math.abs(golden.frameTime - observed.frameTime) <= 1e-5 * observed.frameTime;
   const gDur = clipDuration(golden);
 
+  // Forward kinematics over the bones the measures read (evaluated bones, their ancestors; on the golden
+  // side the mirrored bones too), read straight from the clip when its frames are read one for one: the
+  // same products in the same order as core `forwardKinematics`, so the same values, without the bones
+  // nobody reads (fingers of an unmapped hand, end sites, props).
+  const gNeed = neededBones(gS.parents, [...gBd, ...gBm]);
+  const oNeed = neededBones(oS.parents, oB);
   const loadFrame = (f: number, useMirror: boolean) => {
     // golden sample
     if (sampling === 'normalized') {
-      if (golden.frameCount === N) readFrame(golden, f, gL, gT);
-      else sampleClip(golden, N > 1 ? (f / (N - 1)) * gDur : 0, gL, gT);
+      if (golden.frameCount === N)
+        fkSome(gS.parents, gNeed, golden.rotations, golden.translations, f * ng, gW, gP);
+      else {
+        sampleClip(golden, N > 1 ? (f / (N - 1)) * gDur : 0, gL, gT);
+        fkSome(gS.parents, gNeed, gL, gT, 0, gW, gP);
+      }
     } else if (sameRate) {
-      readFrame(golden, f < golden.frameCount ? f : golden.frameCount - 1, gL, gT);
+      const gf = f < golden.frameCount ? f : golden.frameCount - 1;
+      fkSome(gS.parents, gNeed, golden.rotations, golden.translations, gf * ng, gW, gP);
     } else {
       sampleClip(golden, f * observed.frameTime, gL, gT);
+      fkSome(gS.parents, gNeed, gL, gT, 0, gW, gP);
     }
-    forwardKinematics(gS, gL, gT, gW, gP);
-    readFrame(observed, f, oL, oT);
-    forwardKinematics(oS, oL, oT, oW, oP);
+    fkSome(oS.parents, oNeed, observed.rotations, observed.translations, f * no, oW, oP);
+    const gR = gRest.rotations;
+    const oR = oRest.rotations;
     for (let k = 0; k < nE; k++) {
-      const gb = useMirror ? gBm[k] : gBd[k];
+      const g4 = 4 * (useMirror ? gBm[k] : gBd[k]);
+      const o4 = 4 * oB[k];
       // D = W_gold(gb) * conj(Rest_gold(gb)), mirrored across X = 0 when asked; W' = D * Rest_obs(ob)
-      qmulByConj(D, 0, gW, 4 * gb, gRest.rotations, 4 * gb);
+      // (flat qmulByConj then qmul, written out)
+      const ax = gW[g4];
+      const ay = gW[g4 + 1];
+      const az = gW[g4 + 2];
+      const aw = gW[g4 + 3];
+      const bx = -gR[g4];
+      const by = -gR[g4 + 1];
+      const bz = -gR[g4 + 2];
+      const bw = gR[g4 + 3];
+      const dx = ax * bw + aw * bx + ay * bz - az * by;
+      let dy = ay * bw + aw * by + az * bx - ax * bz;
+      let dz = az * bw + aw * bz + ax * by - ay * bx;
+      const dw = aw * bw - ax * bx - ay * by - az * bz;
       if (useMirror) {
-        D[1] = -D[1];
-        D[2] = -D[2];
+        dy = -dy;
+        dz = -dz;
       }
-      qmul(gW2, 4 * k, D, 0, oRest.rotations, 4 * oB[k]);
+      const cx = oR[o4];
+      const cy = oR[o4 + 1];
+      const cz = oR[o4 + 2];
+      const cw = oR[o4 + 3];
+      const k4 = 4 * k;
+      gW2[k4] = dx * cw + dw * cx + dy * cz - dz * cy;
+      gW2[k4 + 1] = dy * cw + dw * cy + dz * cx - dx * cz;
+      gW2[k4 + 2] = dz * cw + dw * cz + dx * cy - dy * cx;
+      gW2[k4 + 3] = dw * cw - dx * cx - dy * cy - dz * cz;
     }
   };
   const relPair = (k: number) => {
@@ -274,8 +303,12 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
       rotDeg[k][f] = out3[0] * R2D;
       twistDeg[k][f] = out3[1] * R2D;
       swingDeg[k][f] = out3[2] * R2D;
-      obsFromRest[k][f] = angleAt(restRel, 4 * k, qObs) * R2D;
-      goldFromRest[k][f] = angleAt(restRel, 4 * k, qRef) * R2D;
+    }
+    for (let i = 0; i < fromRestK.length; i++) {
+      const k = fromRestK[i];
+      relPair(k);
+      obsFromRest[k]![f] = angleAt(restRel, 4 * k, qObs) * R2D;
+      goldFromRest[k]![f] = angleAt(restRel, 4 * k, qRef) * R2D;
     }
     const ohb = oB[hipsK];
     const ghb = mirror ? gBm[hipsK] : gBd[hipsK];
@@ -442,7 +475,7 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
       } else if (kOf[hsh] >= 0 && kOf[hua] >= 0) {
         const ks = kOf[hsh];
         const ku = kOf[hua];
-        const obsRange = maxOf(obsFromRest[ks], a, b) - minOf(obsFromRest[ks], a, b);
+        const obsRange = maxOf(obsFromRest[ks]!, a, b) - minOf(obsFromRest[ks]!, a, b);
         const shErr = maxOf(rotDeg[ks], a, b);
         const uaErr = maxOf(rotDeg[ku], a, b);
         if (obsRange < 3 && shErr >= 5 && uaErr >= 0.5 * shErr) {
@@ -451,7 +484,10 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
           return;
         }
         const tsh = thresholdsOf(hsh).rot;
-        if (maxOf(obsFromRest[ks], a, b) > maxOf(goldFromRest[ks], a, b) + 0.5 * tsh && shErr >= 0.5 * tsh) {
+        if (
+          maxOf(obsFromRest[ks]!, a, b) > maxOf(goldFromRest[ks]!, a, b) + 0.5 * tsh &&
+          shErr >= 0.5 * tsh
+        ) {
           r.code = 'shoulder-overdrive';
           return;
         }

@@ -5,11 +5,12 @@
  * Conventions: quaternions `[x, y, z, w]`, unit length, Hamilton product (src/core/quat.ts). `q` and `-q`
  * are the same rotation everywhere here. Angles in radians unless a name says degrees.
  */
-import { type NumArray, swingTwist } from '../core';
+import type { NumArray } from '../core';
 
 const { abs: m_abs, atan2: m_atan2, sqrt: m_sqrt } = Math;
 
-const dq = new Float64Array(4);
+const PI = Math.PI;
+const TWO_PI = 2 * Math.PI;
 
 /**
  * Compare a reference (golden) and an observed local rotation of one bone.
@@ -48,12 +49,15 @@ export function compareRotations(qRef: NumArray, qObs: NumArray, axis: NumArray 
     out[2] = out[0];
     return;
   }
-  dq[0] = x;
-  dq[1] = y;
-  dq[2] = z;
-  dq[3] = w;
-  out[1] = swingTwist(dq, axis);
+  // core swingTwist(dq, axis) written out (the same expressions): its twist angle wrapped to (-pi, pi]
   const d = x * axis[0] + y * axis[1] + z * axis[2];
+  // (x % 2pi is x itself for |x| < 2pi, the whole range of 2*atan2 but its two ends: the remainder, a
+  // slow library call, only there)
+  let tw = 2 * m_atan2(d, w);
+  if (tw >= TWO_PI || tw <= -TWO_PI) tw %= TWO_PI;
+  if (tw <= -PI) tw += TWO_PI;
+  else if (tw > PI) tw -= TWO_PI;
+  out[1] = tw;
   const px = x - d * axis[0];
   const py = y - d * axis[1];
   const pz = z - d * axis[2];
@@ -93,7 +97,9 @@ export function twistVelocity(deg: NumArray, fps: number, out: NumArray): NumArr
   if (n === 0) return out;
   out[0] = 0;
   for (let i = 1; i < n; i++) {
-    let step = (deg[i] - deg[i - 1]) % 360;
+    // (% 360 only where it changes the value: the remainder is a slow library call)
+    let step = deg[i] - deg[i - 1];
+    if (step >= 360 || step <= -360) step %= 360;
     if (step > 180) step -= 360;
     else if (step <= -180) step += 360;
     out[i] = step * fps;

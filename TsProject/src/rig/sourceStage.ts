@@ -27,13 +27,15 @@
 import {
   forwardKinematics,
   HumanBodyBones as H,
+  ONE_EURO_RESET_GAP,
   OneEuroBank,
   type OneEuroParams,
-  qcopy,
-  qmulConj,
+  oneEuroAlpha,
   type Skeleton,
-  vrotateConj,
 } from '../core';
+
+const TWO_PI = 2 * Math.PI;
+
 import {
   defaultSourceFilter,
   SOURCE_FILTER_GROUPS,
@@ -89,7 +91,8 @@ export class SourceStage {
   private readonly rot: OneEuroBank;
   private readonly pos: OneEuroBank;
   private readonly passed: Uint8Array;
-  private readonly v3 = new Float64Array(3);
+  /** The derivative's One-Euro smoothing factor per group for this frame's te. */
+  private readonly aD = new Float64Array(3);
 
   constructor(skeleton: Skeleton, filter: SourceFilterSettings = defaultSourceFilter()) {
     const n = skeleton.boneCount;
@@ -165,21 +168,115 @@ export class SourceStage {
     const passed = this.passed;
     const L = this.localRotations;
     const T = this.localTranslations;
-    const v = this.v3;
+    // Written for interpreters as well as JITs (PuerTS on phones runs without a JIT): one flat loop, the
+    // filters' common case (channel started, 0 < te <= the reset gap, a good sample) written out with the
+    // same expressions as OneEuroBank's steps, every other case through OneEuroBank.step itself; the
+    // derivative's smoothing factor folded per group per frame (the same value oneEuroAlpha gives).
+    const rot = this.rot;
+    const pos = this.pos;
+    const rv = rot.value;
+    const rs = rot.speed;
+    const rr = rot.ready;
+    const pv = pos.value;
+    const ps = pos.speed;
+    const pr = pos.ready;
+    const teOk = te > 0 && te <= ONE_EURO_RESET_GAP;
+    const aD = this.aD;
+    for (let g = 0; g < 3; g++) aD[g] = teOk ? oneEuroAlpha(prm[3 * g + 2], te) : 0;
+    const k2pi = TWO_PI;
     for (let b = 0; b < n; b++) {
-      const g3 = 3 * groups[b];
+      const g = groups[b];
+      const g3 = 3 * g;
       const fc = prm[g3];
-      const beta = prm[g3 + 1];
-      const dc = prm[g3 + 2];
       const b4 = 4 * b;
       const b3 = 3 * b;
-      this.rot.step(b, RW, b4, W, b4, te, fc, beta, dc);
-      this.pos.step(b, PW, b3, P, b3, te, fc, beta, dc);
+      const on = fc > 0;
+      // rotation channel
+      let qx = RW[b4];
+      let qy = RW[b4 + 1];
+      let qz = RW[b4 + 2];
+      let qw = RW[b4 + 3];
+      const len = on && teOk && rr[b] === 1 ? Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw) : 0;
+      if (len > 1e-9 && len < Number.POSITIVE_INFINITY) {
+        const beta = prm[g3 + 1];
+        qx /= len;
+        qy /= len;
+        qz /= len;
+        qw /= len;
+        const px = rv[b4];
+        const py = rv[b4 + 1];
+        const pz = rv[b4 + 2];
+        const pw = rv[b4 + 3];
+        let d = qx * px + qy * py + qz * pz + qw * pw;
+        if (d < 0) {
+          qx = -qx;
+          qy = -qy;
+          qz = -qz;
+          qw = -qw;
+          d = -d;
+        }
+        const rate = (2 * Math.acos(Math.min(d, 1))) / te;
+        const e = rs[b] + aD[g] * (rate - rs[b]);
+        rs[b] = e;
+        const a = 1 / (1 + 1 / (k2pi * (fc + beta * e) * te));
+        const rx = px + a * (qx - px);
+        const ry = py + a * (qy - py);
+        const rz = pz + a * (qz - pz);
+        const rw = pw + a * (qw - pw);
+        const rl = Math.sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
+        const ox = rx / rl;
+        const oy = ry / rl;
+        const oz = rz / rl;
+        const ow = rw / rl;
+        rv[b4] = ox;
+        rv[b4 + 1] = oy;
+        rv[b4 + 2] = oz;
+        rv[b4 + 3] = ow;
+        W[b4] = ox;
+        W[b4 + 1] = oy;
+        W[b4 + 2] = oz;
+        W[b4 + 3] = ow;
+      } else rot.step(b, RW, b4, W, b4, te, fc, prm[g3 + 1], prm[g3 + 2]);
+      // position channel
+      const x0 = PW[b3];
+      const x1 = PW[b3 + 1];
+      const x2 = PW[b3 + 2];
+      if (on && teOk && pr[b] === 1 && x0 - x0 === 0 && x1 - x1 === 0 && x2 - x2 === 0) {
+        const beta = prm[g3 + 1];
+        const ad = aD[g];
+        let prev = pv[b3];
+        let dx = (x0 - prev) / te;
+        let edx = ps[b3] + ad * (dx - ps[b3]);
+        ps[b3] = edx;
+        let a = 1 / (1 + 1 / (k2pi * (fc + beta * (edx < 0 ? -edx : edx)) * te));
+        const o0 = prev + a * (x0 - prev);
+        pv[b3] = o0;
+        P[b3] = o0;
+        prev = pv[b3 + 1];
+        dx = (x1 - prev) / te;
+        edx = ps[b3 + 1] + ad * (dx - ps[b3 + 1]);
+        ps[b3 + 1] = edx;
+        a = 1 / (1 + 1 / (k2pi * (fc + beta * (edx < 0 ? -edx : edx)) * te));
+        const o1 = prev + a * (x1 - prev);
+        pv[b3 + 1] = o1;
+        P[b3 + 1] = o1;
+        prev = pv[b3 + 2];
+        dx = (x2 - prev) / te;
+        edx = ps[b3 + 2] + ad * (dx - ps[b3 + 2]);
+        ps[b3 + 2] = edx;
+        a = 1 / (1 + 1 / (k2pi * (fc + beta * (edx < 0 ? -edx : edx)) * te));
+        const o2 = prev + a * (x2 - prev);
+        pv[b3 + 2] = o2;
+        P[b3 + 2] = o2;
+      } else pos.step(b, PW, b3, P, b3, te, fc, prm[g3 + 1], prm[g3 + 2]);
       const p = parents[b];
-      if (!(fc > 0) && (p < 0 || passed[p] === 1)) {
+      if (!on && (p < 0 || passed[p] === 1)) {
         // off, under a parent passed through: the input as is
         passed[b] = 1;
-        qcopy(L, b4, RL, b4);
+        L[b4] = RL[b4];
+        L[b4 + 1] = RL[b4 + 1];
+        L[b4 + 2] = RL[b4 + 2];
+        L[b4 + 3] = RL[b4 + 3];
         T[b3] = TL[b3];
         T[b3 + 1] = TL[b3 + 1];
         T[b3 + 2] = TL[b3 + 2];
@@ -187,18 +284,49 @@ export class SourceStage {
       }
       passed[b] = 0;
       if (p < 0) {
-        qcopy(L, b4, W, b4);
+        L[b4] = W[b4];
+        L[b4 + 1] = W[b4 + 1];
+        L[b4 + 2] = W[b4 + 2];
+        L[b4 + 3] = W[b4 + 3];
         T[b3] = P[b3];
         T[b3 + 1] = P[b3 + 1];
         T[b3 + 2] = P[b3 + 2];
       } else {
         const p4 = 4 * p;
         const p3 = 3 * p;
-        qmulConj(L, b4, W, p4, W, b4);
-        v[0] = P[b3] - P[p3];
-        v[1] = P[b3 + 1] - P[p3 + 1];
-        v[2] = P[b3 + 2] - P[p3 + 2];
-        vrotateConj(T, b3, W, p4, v, 0);
+        // L = conj(W[p]) * W[b] (flat qmulConj written out)
+        const ax = -W[p4];
+        const ay = -W[p4 + 1];
+        const az = -W[p4 + 2];
+        const aw = W[p4 + 3];
+        const bx = W[b4];
+        const by = W[b4 + 1];
+        const bz = W[b4 + 2];
+        const bw = W[b4 + 3];
+        L[b4] = ax * bw + aw * bx + ay * bz - az * by;
+        L[b4 + 1] = ay * bw + aw * by + az * bx - ax * bz;
+        L[b4 + 2] = az * bw + aw * bz + ax * by - ay * bx;
+        L[b4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
+        // T = rotate(conj(W[p]), P[b] - P[p]) (flat vrotateConj written out)
+        const x = P[b3] - P[p3];
+        const y = P[b3 + 1] - P[p3 + 1];
+        const z = P[b3 + 2] - P[p3 + 2];
+        let uvx = ay * z - az * y;
+        let uvy = az * x - ax * z;
+        let uvz = ax * y - ay * x;
+        let uuvx = ay * uvz - az * uvy;
+        let uuvy = az * uvx - ax * uvz;
+        let uuvz = ax * uvy - ay * uvx;
+        const w2 = aw * 2;
+        uvx *= w2;
+        uvy *= w2;
+        uvz *= w2;
+        uuvx *= 2;
+        uuvy *= 2;
+        uuvz *= 2;
+        T[b3] = x + uvx + uuvx;
+        T[b3 + 1] = y + uvy + uuvy;
+        T[b3 + 2] = z + uvz + uuvz;
       }
     }
     this.hasFrame = true;
