@@ -37,22 +37,6 @@ import {
 } from './retargetSetup';
 import { type VirtualHierarchy, virtualizeHumanoid } from './virtualHierarchy';
 
-export {
-  type CalibrationInfo,
-  type HipsMode,
-  RetargetError,
-  type RetargetOptions,
-  type UpAxis,
-} from './retargetOptions';
-export {
-  alignRoots,
-  computeDrivers,
-  estimateContactHeight,
-  lowestFootJointHeight,
-  nearestAxis,
-  upAxisRotation,
-} from './retargetSetup';
-
 /**
  * The retargeter's state and its calibration: construction (drivers, virtual hierarchies, chain fits),
  * avatar/head scale, head offset and rotation offsets, and {@link RetargeterCalibration.calibrate}.
