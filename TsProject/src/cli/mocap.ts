@@ -13,8 +13,9 @@
  *
  * With an avatar (`kind mocap <landmarks> <avatar>`), the BVH written is then retargeted onto it by
  * `kind retarget`'s `runRetarget` (the BVH's rest T-pose is its calibration reference) into
- * `<dir>/retarget/` (`<name>.glb`, `<name>.bvh`, `summary.json`), a second all-or-nothing set: an interrupt
- * during it leaves the mocap set written (the message names it).
+ * `<dir>/retarget/` (`<name>.glb`, `<name>.bvh`, `summary.json`), staged as `<dir>/retarget.<pid>.tmp` and
+ * put in place together with the BVH and mocap.json: one all-or-nothing set (an error or an interrupt
+ * leaves the previous outputs).
  *
  * Exit codes: 0 done; 1 bad input (one line naming the file and the frame / field; nothing written);
  * 2 usage; 130 / 143 / 129 interrupted (nothing written, the previous outputs unchanged).
@@ -28,9 +29,16 @@ import { describeFsError, loadLandmarkRecording, requireNotFolder } from '../io/
 import { interruptPoint, withInterrupts } from '../io/node/interrupt';
 import { type MocapSummary, mocapJson, runMocap, summarizeMocap } from '../mocap';
 import { numberArg, outDirArg } from './args';
-import { checkOutputDir, ensureOutputDir, refuseOverwritingInputs, writeFilesAtomically } from './files';
+import {
+  checkOutputDir,
+  ensureOutputDir,
+  refuseOverwritingInputs,
+  type StagedFolder,
+  stageFolder,
+  writeFilesAtomically,
+} from './files';
 import { DEFAULT_MOCAP_PORT, runMocapServe } from './mocapServe';
-import { formatSummary, runRetarget } from './retarget';
+import { formatSummary, type RetargetSummary, runRetarget } from './retarget';
 
 function portArg(v: string): number {
   const n = Number(v);
@@ -98,17 +106,18 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
   const bvh = writeBvh(run.clip, { unitScale: 0.01 });
   const json = mocapJsonText(mocapJson(run, input, { bvh: outputs.bvh }) as { frames: unknown[] });
   await interruptPoint(); // nothing is written once interrupted
-  ensureOutputDir(o.outDir);
-  writeFilesAtomically([
-    { path: outputs.bvh, data: bvh },
-    { path: outputs.json, data: json },
-  ]);
-  // an avatar: the written BVH through `kind retarget` (its rest T-pose is the calibration reference),
-  // written all or nothing into <dir>/retarget/ after the mocap set
+  if (!o.avatar) {
+    ensureOutputDir(o.outDir);
+    writeFilesAtomically([
+      { path: outputs.bvh, data: bvh },
+      { path: outputs.json, data: json },
+    ]);
+  }
+  // an avatar: the BVH through `kind retarget` (its rest T-pose is the calibration reference) into a
+  // staged retarget/ first; then the BVH, mocap.json and retarget/ go into place together (retarget/ last),
+  // so the folder is all the previous run or all this one, on an error or an interrupt alike
   const retarget = o.avatar
-    ? formatSummary(
-        await runRetarget({ source: outputs.bvh, avatar: o.avatar, outDir: path.join(o.outDir, 'retarget') }),
-      )
+    ? formatSummary(await retargetStaged(o.outDir, outputs, bvh, json, o.avatar))
     : undefined;
   const notes = [...loaded.notes];
   const defaulted = run.solver.calibration.defaulted;
@@ -128,6 +137,55 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
     headingDeg: (run.solver.calibration.heading * 180) / Math.PI,
     calibrationFrames: run.solver.calibration.frames.length,
   };
+}
+
+/**
+ * The avatar run: the mocap BVH written to a temporary folder, retargeted into a staged
+ * `<dir>/retarget.<pid>.tmp`, then the BVH, mocap.json and the staged folder committed as one set.
+ */
+async function retargetStaged(
+  outDir: string,
+  outputs: { bvh: string; json: string },
+  bvh: string,
+  json: string,
+  avatar: string,
+): Promise<RetargetSummary> {
+  const retargetDir = path.join(outDir, 'retarget');
+  // an existing retarget/ that cannot be replaced fails here, before anything is written
+  checkOutputDir(retargetDir);
+  const created = !fs.existsSync(outDir);
+  ensureOutputDir(outDir);
+  const source = stageFolder(path.join(outDir, `${path.basename(outputs.bvh)}.source`));
+  let staged: StagedFolder | undefined;
+  try {
+    const sourceBvh = path.join(source.dir, path.basename(outputs.bvh));
+    try {
+      fs.writeFileSync(sourceBvh, bvh);
+    } catch (e) {
+      throw new Error(describeFsError(sourceBvh, e));
+    }
+    staged = stageFolder(retargetDir);
+    const summary = await runRetarget({
+      source: sourceBvh,
+      sourceName: outputs.bvh,
+      avatar,
+      outDir: staged.dir,
+      finalOutDir: retargetDir,
+    });
+    await interruptPoint();
+    writeFilesAtomically([
+      { path: outputs.bvh, data: bvh },
+      { path: outputs.json, data: json },
+      { path: retargetDir, stagedDir: staged.dir },
+    ]);
+    source.discard();
+    return summary;
+  } catch (e) {
+    staged?.discard();
+    source.discard();
+    if (created) fs.rmdirSync(outDir); // the folder this run made, empty again
+    throw e;
+  }
 }
 
 /** mocap.json's text: indented, one line per frame (the frames are most of the file). */
