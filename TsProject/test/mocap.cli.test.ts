@@ -177,6 +177,13 @@ describe('kind mocap: bad input and usage', () => {
         }),
         /nan\.json: frame 0, worldLandmarks: has 1 landmarks/,
       ],
+      [
+        write('nobody.json', {
+          image: IMAGE,
+          frames: [0, 1].map((i) => ({ ...frameOf(tPosePoints(), { timestampMs: i * 33 }), landmarks: [] })),
+        }),
+        /nobody\.json: frames: no person in any of the 2 frame\(s\)/,
+      ],
     ];
     for (const [file, msg] of cases) {
       const r = await runKind(['mocap', file, '-o', out]);
