@@ -143,6 +143,35 @@ function snapshot(dir: string): Record<string, string> {
   return r;
 }
 
+describeWithData('kind mocap into a folder holding an earlier run', () => {
+  it("a different recording: a note names the earlier run's BVH and retarget/ left beside the new set (not deleted)", async () => {
+    const out = path.join(work, 'stale');
+    const first = await runKind([
+      'mocap',
+      squat(),
+      dataPath('threejs/Xbot.glb'),
+      ...['--image-size', '720x1280', '--fps', '5', '-o', out, '-q'],
+    ]);
+    expect(first.code).toBe(0);
+    const f = path.join(work, 'take.json');
+    fs.writeFileSync(
+      f,
+      JSON.stringify({ image: IMAGE, frames: [frameOf(tPosePoints(), { timestampMs: 0 })] }),
+    );
+    const r = await runKind(['mocap', f, '-o', out]);
+    expect([r.code, r.err]).toEqual([0, '']);
+    expect(r.out).toContain(
+      `note: left from an earlier run, not written by this one: ${path.join(out, 'pose_squats.bvh')}, ${path.join(out, 'retarget')}${path.sep}`,
+    );
+    expect(fs.readdirSync(out).sort()).toEqual(['mocap.json', 'pose_squats.bvh', 'retarget', 'take.bvh']);
+    // the same recording again: nothing stale but retarget/
+    const again = await runKind(['mocap', f, '-o', out]);
+    expect(again.out).toContain(
+      `note: left from an earlier run, not written by this one: ${path.join(out, 'retarget')}${path.sep}`,
+    );
+  });
+});
+
 describe('kind mocap: bad input and usage', () => {
   const write = (name: string, value: unknown) => {
     const f = path.join(work, name);

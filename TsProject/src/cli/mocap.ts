@@ -106,6 +106,7 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
   const bvh = writeBvh(run.clip, { unitScale: 0.01 });
   const json = mocapJsonText(mocapJson(run, input, { bvh: outputs.bvh }) as { frames: unknown[] });
   await interruptPoint(); // nothing is written once interrupted
+  const stale = staleOutputs(o.outDir, outputs.bvh, o.avatar !== undefined);
   if (!o.avatar) {
     ensureOutputDir(o.outDir);
     writeFilesAtomically([
@@ -120,6 +121,7 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
     ? formatSummary(await retargetStaged(o.outDir, outputs, bvh, json, o.avatar))
     : undefined;
   const notes = [...loaded.notes];
+  if (stale.length) notes.push(`left from an earlier run, not written by this one: ${stale.join(', ')}`);
   const defaulted = run.solver.calibration.defaulted;
   if (defaulted.length)
     notes.push(
@@ -137,6 +139,26 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
     headingDeg: (run.solver.calibration.heading * 180) / Math.PI,
     calibrationFrames: run.solver.calibration.frames.length,
   };
+}
+
+/**
+ * Outputs of an earlier run in `outDir` that this one does not replace, for a note (they are the user's
+ * files: not deleted): the BVH the previous mocap.json names when it is another file, and retarget/ when
+ * this run writes none.
+ */
+function staleOutputs(outDir: string, bvh: string, writesRetarget: boolean): string[] {
+  const stale: string[] = [];
+  try {
+    const prev = JSON.parse(fs.readFileSync(path.join(outDir, 'mocap.json'), 'utf8'));
+    const name = typeof prev?.outputs?.bvh === 'string' ? path.basename(prev.outputs.bvh) : '';
+    const old = path.join(outDir, name);
+    if (name && name !== path.basename(bvh) && fs.statSync(old).isFile()) stale.push(old);
+  } catch {
+    // no previous mocap.json, not ours, or its BVH is gone: nothing to say
+  }
+  const retarget = path.join(outDir, 'retarget');
+  if (!writesRetarget && fs.existsSync(retarget)) stale.push(`${retarget}${path.sep}`);
+  return stale;
 }
 
 /**
