@@ -55,6 +55,26 @@ describeWithData('kind mocap on the real squat', () => {
   });
 });
 
+describe('kind mocap on the embedded recording', () => {
+  it("reports the rate as kind puppet does (30.0 Hz: frames over the span) and writes the BVH's Frame Time from it", async () => {
+    const rec = path.join(__dirname, '..', 'assets', 'default', 'puppet', 'recording.json');
+    const t = JSON.parse(fs.readFileSync(rec, 'utf8')).frames.map(
+      (f: { timestampMs: number }) => f.timestampMs,
+    );
+    const out = path.join(work, 'embedded');
+    const r = await runKind(['mocap', rec, '-o', out]);
+    expect([r.code, r.err]).toEqual([0, '']);
+    const span = (t[t.length - 1] - t[0]) / 1000;
+    expect(((t.length - 1) / span).toFixed(1)).toBe('30.0'); // kind puppet's figure
+    expect(r.out).toMatch(new RegExp(`^mocap: ${t.length} frames at 30 fps \\(${span.toFixed(3)} s\\)`));
+    const bvh = parseBvh(fs.readFileSync(path.join(out, 'recording.bvh'), 'utf8'), {
+      fileName: 'recording.bvh',
+    });
+    expect(bvh.clip.frameTime).toBeCloseTo(1 / 30, 6);
+    expect(JSON.parse(fs.readFileSync(path.join(out, 'mocap.json'), 'utf8')).summary.fps).toBe(30);
+  });
+});
+
 describeWithData('kind mocap with an avatar', () => {
   it('retargets the result onto Xbot through kind retarget (<dir>/retarget/: glb, bvh, summary.json)', async () => {
     const out = path.join(work, 'xbot');

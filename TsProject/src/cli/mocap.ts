@@ -231,7 +231,7 @@ export function formatMocapSummary(r: MocapCommandResult): string {
     .slice(0, 3)
     .map(([n, x]) => `${n} ${x.measured}/${s.frames}`);
   return [
-    `mocap: ${s.frames} frames at ${s.fps} fps (${s.durationS} s), calibrated on ${r.calibrationFrames} frames, heading ${r.headingDeg.toFixed(1)} deg`,
+    `mocap: ${s.frames} frames at ${Number(s.fps.toFixed(1))} fps (${s.durationS} s), calibrated on ${r.calibrationFrames} frames, heading ${r.headingDeg.toFixed(1)} deg`,
     `  bones: measured ${pct('measured')}, held ${pct('held')}, filled ${pct('filled')}${worst.length ? ` (least measured: ${worst.join(', ')})` : ''}`,
     `  hips height: standing ${s.hipsHeight.standing.toFixed(2)} m, range ${s.hipsHeight.min.toFixed(2)}-${s.hipsHeight.max.toFixed(2)} m; travels up to ${s.hipsMaxHorizontal.toFixed(2)} m horizontally`,
     `  knees: left ${s.knees.left.min.toFixed(0)}-${s.knees.left.max.toFixed(0)} deg, right ${s.knees.right.min.toFixed(0)}-${s.knees.right.max.toFixed(0)} deg (180 = straight)`,
