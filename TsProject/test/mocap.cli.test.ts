@@ -129,6 +129,17 @@ describeWithData('kind mocap with an avatar', () => {
     expect(fs.readFileSync(path.join(out, 'mocap.json'), 'utf8')).toBe('previous json');
   });
 
+  it('an avatar that fails to load: exit 1 naming it, nothing written (not even the output folder)', async () => {
+    const bad = path.join(work, 'junk.glb');
+    fs.writeFileSync(bad, 'not a glb');
+    const out = path.join(work, 'xbot-junk');
+    const r = await runKind(['mocap', squat(), bad, '--image-size', '720x1280', '--fps', '5', '-o', out]);
+    expect(r.code).toBe(1);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/junk\.glb/);
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
   // as root, permissions do not bite
   (process.getuid?.() === 0 ? it.skip : it)(
     'a read-only retarget/: exit 1 naming it, nothing of the previous run replaced',

@@ -205,7 +205,7 @@ async function retargetStaged(
   } catch (e) {
     staged?.discard();
     source.discard();
-    if (created) fs.rmdirSync(outDir); // the folder this run made, empty again
+    if (created) fs.rmSync(outDir, { recursive: true, force: true }); // the folder this run made
     throw e;
   }
 }
