@@ -55,6 +55,26 @@ describeWithData('kind mocap on the real squat', () => {
   });
 });
 
+describe('kind mocap on the embedded recording', () => {
+  it("reports the rate as kind puppet does (30.0 Hz: frames over the span) and writes the BVH's Frame Time from it", async () => {
+    const rec = path.join(__dirname, '..', 'assets', 'default', 'puppet', 'recording.json');
+    const t = JSON.parse(fs.readFileSync(rec, 'utf8')).frames.map(
+      (f: { timestampMs: number }) => f.timestampMs,
+    );
+    const out = path.join(work, 'embedded');
+    const r = await runKind(['mocap', rec, '-o', out]);
+    expect([r.code, r.err]).toEqual([0, '']);
+    const span = (t[t.length - 1] - t[0]) / 1000;
+    expect(((t.length - 1) / span).toFixed(1)).toBe('30.0'); // kind puppet's figure
+    expect(r.out).toMatch(new RegExp(`^mocap: ${t.length} frames at 30 fps \\(${span.toFixed(3)} s\\)`));
+    const bvh = parseBvh(fs.readFileSync(path.join(out, 'recording.bvh'), 'utf8'), {
+      fileName: 'recording.bvh',
+    });
+    expect(bvh.clip.frameTime).toBeCloseTo(1 / 30, 6);
+    expect(JSON.parse(fs.readFileSync(path.join(out, 'mocap.json'), 'utf8')).summary.fps).toBe(30);
+  });
+});
+
 describeWithData('kind mocap with an avatar', () => {
   it('retargets the result onto Xbot through kind retarget (<dir>/retarget/: glb, bvh, summary.json)', async () => {
     const out = path.join(work, 'xbot');
@@ -79,6 +99,107 @@ describeWithData('kind mocap with an avatar', () => {
       'summary.json',
     ]);
     expect(fs.readdirSync(out).sort()).toEqual(['mocap.json', 'pose_squats.bvh', 'retarget']);
+  });
+
+  const avatarArgs = (out: string, fps: string) => [
+    'mocap',
+    squat(),
+    dataPath('threejs/Xbot.glb'),
+    '--image-size',
+    '720x1280',
+    '--fps',
+    fps,
+    '-o',
+    out,
+    '-q',
+  ];
+
+  it('a retarget/ that cannot be replaced (a file there): exit 1 naming it, the previous BVH and mocap.json untouched', async () => {
+    const out = path.join(work, 'xbot-file');
+    fs.mkdirSync(out);
+    fs.writeFileSync(path.join(out, 'pose_squats.bvh'), 'previous bvh');
+    fs.writeFileSync(path.join(out, 'mocap.json'), 'previous json');
+    fs.writeFileSync(path.join(out, 'retarget'), 'a file');
+    const r = await runKind(avatarArgs(out, '5'));
+    expect(r.code).toBe(1);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/retarget: is a file/);
+    expect(fs.readdirSync(out).sort()).toEqual(['mocap.json', 'pose_squats.bvh', 'retarget']);
+    expect(fs.readFileSync(path.join(out, 'pose_squats.bvh'), 'utf8')).toBe('previous bvh');
+    expect(fs.readFileSync(path.join(out, 'mocap.json'), 'utf8')).toBe('previous json');
+  });
+
+  it('an avatar that fails to load: exit 1 naming it, nothing written (not even the output folder)', async () => {
+    const bad = path.join(work, 'junk.glb');
+    fs.writeFileSync(bad, 'not a glb');
+    const out = path.join(work, 'xbot-junk');
+    const r = await runKind(['mocap', squat(), bad, '--image-size', '720x1280', '--fps', '5', '-o', out]);
+    expect(r.code).toBe(1);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/junk\.glb/);
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
+  // as root, permissions do not bite
+  (process.getuid?.() === 0 ? it.skip : it)(
+    'a read-only retarget/: exit 1 naming it, nothing of the previous run replaced',
+    async () => {
+      const out = path.join(work, 'xbot-ro');
+      expect((await runKind(avatarArgs(out, '5'))).code).toBe(0);
+      const before = snapshot(out);
+      const ro = path.join(out, 'retarget');
+      fs.chmodSync(ro, 0o555);
+      try {
+        const r = await runKind(avatarArgs(out, '10'));
+        expect(r.code).toBe(1);
+        expect(r.err.trim().split('\n')).toHaveLength(1);
+        expect(r.err).toMatch(/retarget/);
+        expect(snapshot(out)).toEqual(before);
+      } finally {
+        fs.chmodSync(ro, 0o755);
+      }
+    },
+  );
+});
+
+/** Every file under `dir` (relative path -> text), to compare whole output folders. */
+function snapshot(dir: string): Record<string, string> {
+  const r: Record<string, string> = {};
+  for (const f of fs.readdirSync(dir, { recursive: true, withFileTypes: true }))
+    if (f.isFile())
+      r[path.relative(dir, path.join(f.parentPath, f.name))] = fs.readFileSync(
+        path.join(f.parentPath, f.name),
+        'latin1',
+      );
+  return r;
+}
+
+describeWithData('kind mocap into a folder holding an earlier run', () => {
+  it("a different recording: a note names the earlier run's BVH and retarget/ left beside the new set (not deleted)", async () => {
+    const out = path.join(work, 'stale');
+    const first = await runKind([
+      'mocap',
+      squat(),
+      dataPath('threejs/Xbot.glb'),
+      ...['--image-size', '720x1280', '--fps', '5', '-o', out, '-q'],
+    ]);
+    expect(first.code).toBe(0);
+    const f = path.join(work, 'take.json');
+    fs.writeFileSync(
+      f,
+      JSON.stringify({ image: IMAGE, frames: [frameOf(tPosePoints(), { timestampMs: 0 })] }),
+    );
+    const r = await runKind(['mocap', f, '-o', out]);
+    expect([r.code, r.err]).toEqual([0, '']);
+    expect(r.out).toContain(
+      `note: left from an earlier run, not written by this one: ${path.join(out, 'pose_squats.bvh')}, ${path.join(out, 'retarget')}${path.sep}`,
+    );
+    expect(fs.readdirSync(out).sort()).toEqual(['mocap.json', 'pose_squats.bvh', 'retarget', 'take.bvh']);
+    // the same recording again: nothing stale but retarget/
+    const again = await runKind(['mocap', f, '-o', out]);
+    expect(again.out).toContain(
+      `note: left from an earlier run, not written by this one: ${path.join(out, 'retarget')}${path.sep}`,
+    );
   });
 });
 
@@ -115,6 +236,13 @@ describe('kind mocap: bad input and usage', () => {
           ],
         }),
         /nan\.json: frame 0, worldLandmarks: has 1 landmarks/,
+      ],
+      [
+        write('nobody.json', {
+          image: IMAGE,
+          frames: [0, 1].map((i) => ({ ...frameOf(tPosePoints(), { timestampMs: i * 33 }), landmarks: [] })),
+        }),
+        /nobody\.json: frames: no person in any of the 2 frame\(s\)/,
       ],
     ];
     for (const [file, msg] of cases) {
@@ -200,5 +328,95 @@ describeWithData('kind mocap interrupted', () => {
     expect(outcomes).toHaveLength(5);
     expect(outcomes[4]).toMatch(/: 0 new$/);
     console.log(`kind mocap interrupted: ${outcomes.join('; ')}`);
+  });
+
+  it('with an avatar, SIGINT as each staged file appears: the folder is all the previous run or all the new one', async () => {
+    const out = path.join(work, 'interrupt-avatar');
+    const args = (fps: string) => [
+      cli.bin,
+      'mocap',
+      squat(),
+      dataPath('threejs/Xbot.glb'),
+      '--image-size',
+      '720x1280',
+      '--fps',
+      fps,
+      '-o',
+      out,
+      '-q',
+    ];
+    const run = (fps: string, when?: (names: string[]) => boolean) =>
+      new Promise<{ code: number | null; err: string }>((resolve) => {
+        const child = spawn(process.execPath, args(fps), { stdio: ['ignore', 'ignore', 'pipe'] });
+        let err = '';
+        child.stderr.setEncoding('utf8').on('data', (d: string) => {
+          err += d;
+        });
+        // the moment is chosen by what has appeared in the folder, not by time
+        const poll = when
+          ? setInterval(() => {
+              let names: string[] = [];
+              try {
+                names = fs.readdirSync(out, { recursive: true }).map(String);
+              } catch {}
+              if (when(names)) {
+                clearInterval(poll);
+                child.kill('SIGINT');
+              }
+            }, 2)
+          : undefined;
+        child.on('close', (code) => {
+          if (poll) clearInterval(poll);
+          resolve({ code, err });
+        });
+      });
+    expect((await run('5')).code).toBe(0);
+    const previous = snapshot(out);
+    expect(Object.keys(previous).sort()).toEqual([
+      'mocap.json',
+      'pose_squats.bvh',
+      'retarget/pose_squats.bvh',
+      'retarget/pose_squats.glb',
+      'retarget/summary.json',
+    ]);
+    const topBvhIsNew = () => {
+      try {
+        return /Frame Time:\s+0\.1\s/.test(fs.readFileSync(path.join(out, 'pose_squats.bvh'), 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    const triggers: [string, (n: string[]) => boolean][] = [
+      ['source BVH staged', (n) => n.some((x) => /\.source\.\d+\.tmp\/pose_squats\.bvh$/.test(x))],
+      ['retarget/ staged', (n) => n.some((x) => /^retarget\.\d+\.tmp$/.test(x))],
+      ['the retarget writing its glb', (n) => n.some((x) => /pose_squats\.glb\.\d+\.tmp$/.test(x))],
+      ['the top BVH replaced', () => topBvhIsNew()],
+      ['a backup made', (n) => n.some((x) => /\.bak$/.test(x))],
+    ];
+    const outcomes: string[] = [];
+    for (const [what, when] of triggers) {
+      const r = await run('10', when);
+      const now = snapshot(out);
+      const old = JSON.stringify(now) === JSON.stringify(previous);
+      if (!old) {
+        // entirely the new run: 10 fps at the top and in retarget/
+        expect(Object.keys(now).sort()).toEqual(Object.keys(previous).sort());
+        expect(now['pose_squats.bvh']).toMatch(/Frame Time:\s+0\.1\s/);
+        expect(now['retarget/pose_squats.bvh']).toMatch(/Frame Time:\s+0\.1\s/);
+        expect(JSON.parse(now['retarget/summary.json']).fps).toBeCloseTo(10, 6);
+        expect(JSON.parse(now['mocap.json']).summary.fps).toBeCloseTo(10, 6);
+      }
+      if (r.code !== 0) {
+        expect(r.code).toBe(130);
+        expect(r.err.trim().split('\n')).toHaveLength(1);
+        expect(r.err).not.toMatch(/\.tmp/); // never names a staged file
+      }
+      outcomes.push(`${what}: ${r.code} ${old ? 'previous' : 'new'}`);
+      if (!old) {
+        fs.rmSync(out, { recursive: true });
+        expect((await run('5')).code).toBe(0);
+      }
+    }
+    console.log(`kind mocap with an avatar interrupted: ${outcomes.join('; ')}`);
   });
 });

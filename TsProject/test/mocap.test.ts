@@ -118,6 +118,19 @@ describe('mocap known answers', () => {
     expect(run.hips[3 * 4 + 1]).toBeCloseTo(run.hips[3 * 3 + 1], 9);
   });
 
+  it('"landmarks": [] is no person even with world landmarks: held like a missing frame; no person anywhere is refused', () => {
+    const frames = still(10);
+    frames[4] = { ...frames[4], landmarks: [] }; // world landmarks kept
+    const run = runMocap(rec(frames));
+    expect(run.framesWithoutPerson).toBe(1);
+    expect(MOCAP_STATES[run.state[MOCAP_BONE_COUNT * 4]]).toBe('held');
+    expect(run.confidence[MOCAP_BONE_COUNT * 4 + MB.LeftLowerArm]).toBeLessThan(1);
+    const nobody = still(3).map((f) => ({ ...f, landmarks: [] }));
+    expect(() => runMocap(rec(nobody))).toThrow(
+      /^test\.json: frames: no person in any of the 3 frame\(s\) \(every frame has "landmarks": \[\] or no world landmarks\); nothing to solve$/,
+    );
+  });
+
   it("the hips follow the image: 50 cm to the performer's left and 1 m back gives x +0.5, z -1", () => {
     const frames = [
       ...still(3),

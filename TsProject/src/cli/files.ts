@@ -239,7 +239,9 @@ export function writeFilesAtomically(files: OutputFile[]): { leftovers: string[]
   }
   forget();
   forgetStaged(staged);
-  noteCommitted(writes.map((f) => f.path));
+  // files written into a folder still staged are not in place yet: the interrupt message does not name them
+  const inStaged = (p: string) => [...stagedForget.keys()].some((d) => p.startsWith(d + path.sep));
+  noteCommitted(writes.map((f) => f.path).filter((p) => !inStaged(p)));
   // the new set is in place: the moved-aside previous outputs go; one that cannot be deleted (a folder
   // without write permission) is left and named, not an error: nothing of the new set is undone
   const leftovers: string[] = [];

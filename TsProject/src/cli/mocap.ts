@@ -13,8 +13,9 @@
  *
  * With an avatar (`kind mocap <landmarks> <avatar>`), the BVH written is then retargeted onto it by
  * `kind retarget`'s `runRetarget` (the BVH's rest T-pose is its calibration reference) into
- * `<dir>/retarget/` (`<name>.glb`, `<name>.bvh`, `summary.json`), a second all-or-nothing set: an interrupt
- * during it leaves the mocap set written (the message names it).
+ * `<dir>/retarget/` (`<name>.glb`, `<name>.bvh`, `summary.json`), staged as `<dir>/retarget.<pid>.tmp` and
+ * put in place together with the BVH and mocap.json: one all-or-nothing set (an error or an interrupt
+ * leaves the previous outputs).
  *
  * Exit codes: 0 done; 1 bad input (one line naming the file and the frame / field; nothing written);
  * 2 usage; 130 / 143 / 129 interrupted (nothing written, the previous outputs unchanged).
@@ -28,9 +29,16 @@ import { describeFsError, loadLandmarkRecording, requireNotFolder } from '../io/
 import { interruptPoint, withInterrupts } from '../io/node/interrupt';
 import { type MocapSummary, mocapJson, runMocap, summarizeMocap } from '../mocap';
 import { numberArg, outDirArg } from './args';
-import { checkOutputDir, ensureOutputDir, refuseOverwritingInputs, writeFilesAtomically } from './files';
+import {
+  checkOutputDir,
+  ensureOutputDir,
+  refuseOverwritingInputs,
+  type StagedFolder,
+  stageFolder,
+  writeFilesAtomically,
+} from './files';
 import { DEFAULT_MOCAP_PORT, runMocapServe } from './mocapServe';
-import { formatSummary, runRetarget } from './retarget';
+import { formatSummary, type RetargetSummary, runRetarget } from './retarget';
 
 function portArg(v: string): number {
   const n = Number(v);
@@ -98,19 +106,22 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
   const bvh = writeBvh(run.clip, { unitScale: 0.01 });
   const json = mocapJsonText(mocapJson(run, input, { bvh: outputs.bvh }) as { frames: unknown[] });
   await interruptPoint(); // nothing is written once interrupted
-  ensureOutputDir(o.outDir);
-  writeFilesAtomically([
-    { path: outputs.bvh, data: bvh },
-    { path: outputs.json, data: json },
-  ]);
-  // an avatar: the written BVH through `kind retarget` (its rest T-pose is the calibration reference),
-  // written all or nothing into <dir>/retarget/ after the mocap set
+  const stale = staleOutputs(o.outDir, outputs.bvh, o.avatar !== undefined);
+  if (!o.avatar) {
+    ensureOutputDir(o.outDir);
+    writeFilesAtomically([
+      { path: outputs.bvh, data: bvh },
+      { path: outputs.json, data: json },
+    ]);
+  }
+  // an avatar: the BVH through `kind retarget` (its rest T-pose is the calibration reference) into a
+  // staged retarget/ first; then the BVH, mocap.json and retarget/ go into place together (retarget/ last),
+  // so the folder is all the previous run or all this one, on an error or an interrupt alike
   const retarget = o.avatar
-    ? formatSummary(
-        await runRetarget({ source: outputs.bvh, avatar: o.avatar, outDir: path.join(o.outDir, 'retarget') }),
-      )
+    ? formatSummary(await retargetStaged(o.outDir, outputs, bvh, json, o.avatar))
     : undefined;
   const notes = [...loaded.notes];
+  if (stale.length) notes.push(`left from an earlier run, not written by this one: ${stale.join(', ')}`);
   const defaulted = run.solver.calibration.defaulted;
   if (defaulted.length)
     notes.push(
@@ -128,6 +139,75 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
     headingDeg: (run.solver.calibration.heading * 180) / Math.PI,
     calibrationFrames: run.solver.calibration.frames.length,
   };
+}
+
+/**
+ * Outputs of an earlier run in `outDir` that this one does not replace, for a note (they are the user's
+ * files: not deleted): the BVH the previous mocap.json names when it is another file, and retarget/ when
+ * this run writes none.
+ */
+function staleOutputs(outDir: string, bvh: string, writesRetarget: boolean): string[] {
+  const stale: string[] = [];
+  try {
+    const prev = JSON.parse(fs.readFileSync(path.join(outDir, 'mocap.json'), 'utf8'));
+    const name = typeof prev?.outputs?.bvh === 'string' ? path.basename(prev.outputs.bvh) : '';
+    const old = path.join(outDir, name);
+    if (name && name !== path.basename(bvh) && fs.statSync(old).isFile()) stale.push(old);
+  } catch {
+    // no previous mocap.json, not ours, or its BVH is gone: nothing to say
+  }
+  const retarget = path.join(outDir, 'retarget');
+  if (!writesRetarget && fs.existsSync(retarget)) stale.push(`${retarget}${path.sep}`);
+  return stale;
+}
+
+/**
+ * The avatar run: the mocap BVH written to a temporary folder, retargeted into a staged
+ * `<dir>/retarget.<pid>.tmp`, then the BVH, mocap.json and the staged folder committed as one set.
+ */
+async function retargetStaged(
+  outDir: string,
+  outputs: { bvh: string; json: string },
+  bvh: string,
+  json: string,
+  avatar: string,
+): Promise<RetargetSummary> {
+  const retargetDir = path.join(outDir, 'retarget');
+  // an existing retarget/ that cannot be replaced fails here, before anything is written
+  checkOutputDir(retargetDir);
+  const created = !fs.existsSync(outDir);
+  ensureOutputDir(outDir);
+  const source = stageFolder(path.join(outDir, `${path.basename(outputs.bvh)}.source`));
+  let staged: StagedFolder | undefined;
+  try {
+    const sourceBvh = path.join(source.dir, path.basename(outputs.bvh));
+    try {
+      fs.writeFileSync(sourceBvh, bvh);
+    } catch (e) {
+      throw new Error(describeFsError(sourceBvh, e));
+    }
+    staged = stageFolder(retargetDir);
+    const summary = await runRetarget({
+      source: sourceBvh,
+      sourceName: outputs.bvh,
+      avatar,
+      outDir: staged.dir,
+      finalOutDir: retargetDir,
+    });
+    await interruptPoint();
+    writeFilesAtomically([
+      { path: outputs.bvh, data: bvh },
+      { path: outputs.json, data: json },
+      { path: retargetDir, stagedDir: staged.dir },
+    ]);
+    source.discard();
+    return summary;
+  } catch (e) {
+    staged?.discard();
+    source.discard();
+    if (created) fs.rmSync(outDir, { recursive: true, force: true }); // the folder this run made
+    throw e;
+  }
 }
 
 /** mocap.json's text: indented, one line per frame (the frames are most of the file). */
@@ -151,7 +231,7 @@ export function formatMocapSummary(r: MocapCommandResult): string {
     .slice(0, 3)
     .map(([n, x]) => `${n} ${x.measured}/${s.frames}`);
   return [
-    `mocap: ${s.frames} frames at ${s.fps} fps (${s.durationS} s), calibrated on ${r.calibrationFrames} frames, heading ${r.headingDeg.toFixed(1)} deg`,
+    `mocap: ${s.frames} frames at ${Number(s.fps.toFixed(1))} fps (${s.durationS} s), calibrated on ${r.calibrationFrames} frames, heading ${r.headingDeg.toFixed(1)} deg`,
     `  bones: measured ${pct('measured')}, held ${pct('held')}, filled ${pct('filled')}${worst.length ? ` (least measured: ${worst.join(', ')})` : ''}`,
     `  hips height: standing ${s.hipsHeight.standing.toFixed(2)} m, range ${s.hipsHeight.min.toFixed(2)}-${s.hipsHeight.max.toFixed(2)} m; travels up to ${s.hipsMaxHorizontal.toFixed(2)} m horizontally`,
     `  knees: left ${s.knees.left.min.toFixed(0)}-${s.knees.left.max.toFixed(0)} deg, right ${s.knees.right.min.toFixed(0)}-${s.knees.right.max.toFixed(0)} deg (180 = straight)`,

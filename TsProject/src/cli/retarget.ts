@@ -83,6 +83,13 @@ export interface RetargetCommandOptions {
    */
   cleanup?: { model: ContactModelName; modelFile?: string };
   onProgress?: (done: number, total: number) => void;
+  /**
+   * When `outDir` is a staging folder that the caller moves into place afterwards (kind mocap's
+   * all-or-nothing set): the final folder, named in summary.json and the returned summary instead.
+   */
+  finalOutDir?: string;
+  /** The source's path as summary.json names it (default `source`), when `source` is a staged copy. */
+  sourceName?: string;
 }
 
 export interface RetargetSummary {
@@ -446,7 +453,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
   const summary: RetargetSummary = {
     tool: 'kind retarget',
     source: {
-      file: o.source,
+      file: o.sourceName ?? o.source,
       format: source.format,
       clip: clip.name,
       bones: clip.skeleton.boneCount,
@@ -488,7 +495,13 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     quality,
     ...(ikFigures ? { ik: ikFigures } : {}),
     ...(cleanupFigures ? { cleanup: cleanupFigures } : {}),
-    outputs: { glb: glbPath, bvh: bvhPath, summary: summaryPath },
+    outputs: o.finalOutDir
+      ? {
+          glb: path.join(o.finalOutDir, path.basename(glbPath)),
+          bvh: path.join(o.finalOutDir, path.basename(bvhPath)),
+          summary: path.join(o.finalOutDir, path.basename(summaryPath)),
+        }
+      : { glb: glbPath, bvh: bvhPath, summary: summaryPath },
     // glTF Transform's own notice about extensions it does not know (VRM) is covered by the VRM note
     warnings: [...notes, ...source.warnings, ...avatar.warnings].filter(
       (w) => !/^Missing optional extension/.test(w),

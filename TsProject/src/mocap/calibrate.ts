@@ -9,7 +9,7 @@ import { HUMAN_BONE_COUNT, humanBoneIndex } from '../core/humanBodyBones';
 import { createSkeleton, type Skeleton } from '../core/skeleton';
 import type { PoseFrame } from '../puppet';
 import { MB, MOCAP_BONE_COUNT, MOCAP_BONES, MOCAP_PARENTS, P, POINT_COUNT } from './bones';
-import { basisRotation, boneSpec, pointDir, readWorldPoints } from './points';
+import { basisRotation, boneSpec, framePerson, pointDir, readWorldPoints } from './points';
 
 /** Thrown when a recording cannot be calibrated or solved; `where` names the file / frame / field. */
 export class MocapInputError extends Error {
@@ -117,15 +117,22 @@ export function calibrateMocap(
   const conf = new Float64Array(POINT_COUNT);
   const used: number[] = [];
   let noWorld = 0;
+  let noPerson = 0; // no world landmarks, or "landmarks": [] (framePerson)
   for (let f = 0; f < frames.length && used.length < maxFrames; f++) {
     if (frames[f].worldLandmarks?.length !== 33) noWorld++;
+    if (!framePerson(frames[f])) noPerson++;
     else if (confident(frames[f], conf, pts, t)) used.push(f);
   }
+  if (used.length === 0 && noPerson === frames.length && noWorld < frames.length)
+    throw new MocapInputError(
+      `no person in any of the ${frames.length} frame(s) (every frame has "landmarks": [] or no world landmarks); nothing to solve`,
+      `${source}: frames`,
+    );
   if (used.length === 0)
     throw new MocapInputError(
       noWorld === frames.length
         ? `no frame has 33 world landmarks ("worldLandmarks", metres); the mocap needs MediaPipe's world landmarks (a tfjs reference file needs its _3d sibling or --world)`
-        : `no frame shows the torso (both shoulders and both hips with visibility >= ${t}); ${noWorld} of ${frames.length} frames have no world landmarks`,
+        : `no frame shows the torso (both shoulders and both hips with visibility >= ${t}); ${noPerson} of ${frames.length} frames have no person (no world landmarks or "landmarks": [])`,
       `${source}: frames`,
     );
   // heading: the mean hip and shoulder lines (right -> left) lie along +X

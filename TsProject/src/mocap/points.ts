@@ -27,8 +27,17 @@ export function landmarkConfidence(l: Landmark): number {
  * `[cos, sin]` of the angle (a typed array: a double argument to a call V8 does not inline is boxed). A landmark's confidence is the
  * image landmark's when the frame has 33 of them, else the world landmark's. The virtual points 33..38 are
  * means of two landmarks (bones.ts `P`), confidence the smaller.
- * @returns false (and every confidence 0) when the frame has no 33 world landmarks (no person).
+ * @returns false (and every confidence 0) when the frame has no 33 world landmarks or `"landmarks": []`
+ *   (no person: {@link framePerson}).
  */
+/**
+ * Whether a frame shows a person: 33 world landmarks and not `"landmarks": []`, the recording format's
+ * frame with no person whatever else it carries (src/puppet/landmarks.ts `personSpace`, POSE.md).
+ */
+export function framePerson(frame: PoseFrame): boolean {
+  return frame.worldLandmarks?.length === 33 && frame.landmarks?.length !== 0;
+}
+
 export function readWorldPoints(
   frame: PoseFrame,
   heading: Float64Array,
@@ -36,7 +45,7 @@ export function readWorldPoints(
   conf: Float64Array,
 ): boolean {
   const w = frame.worldLandmarks;
-  if (w?.length !== 33) {
+  if (w?.length !== 33 || !framePerson(frame)) {
     conf.fill(0);
     return false;
   }

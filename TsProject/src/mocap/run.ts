@@ -31,19 +31,20 @@ export interface MocapRun {
   framesHipsFromImage: number;
 }
 
-/** The median step between timestamps, ms (1000 / 30 for a single frame). */
-export function medianStepMs(timesMs: readonly number[]): number {
-  const d: number[] = [];
-  for (let i = 1; i < timesMs.length; i++)
-    if (timesMs[i] > timesMs[i - 1]) d.push(timesMs[i] - timesMs[i - 1]);
-  if (d.length === 0) return 1000 / 30;
-  d.sort((a, b) => a - b);
-  return d[d.length >> 1];
+/**
+ * A recording's frame rate as `kind puppet` reports it (src/puppet/puppetFile.ts `inputRateHz`): the
+ * frames over the span from the first timestamp to the last, to 2 decimals; 30 with no span (one frame,
+ * equal timestamps). The clip's frame time is its inverse.
+ */
+export function recordingRateHz(timesMs: readonly number[]): number {
+  const n = timesMs.length;
+  const span = n > 1 ? timesMs[n - 1] - timesMs[0] : 0;
+  return span > 0 ? Math.round((((n - 1) * 1000) / span) * 100) / 100 : 30;
 }
 
 /**
  * Run the mocap over a recording (src/puppet/landmarks.ts format; world landmarks needed).
- * The clip has one frame per recording frame at the median frame step (the recording's frame rate);
+ * The clip has one frame per recording frame at the recording's frame rate ({@link recordingRateHz});
  * uneven timestamps are not resampled.
  * @throws MocapInputError when no frame can be calibrated on (calibrate.ts).
  */
@@ -53,8 +54,9 @@ export function runMocap(rec: LandmarkRecording, o: MocapRunOptions = {}): Mocap
   if (frames.length === 0) throw new MocapInputError('the recording has no frames', `${source}: frames`);
   const cal = calibrateMocap(frames, { ...o, source });
   const solver = new MocapSolver(cal, o);
-  const step = medianStepMs(frames.map((f) => f.timestampMs));
-  const fps = Math.round((1000 / step) * 1000) / 1000;
+  // the rate as `kind puppet` measures it (frames over the span), so the two commands agree
+  const fps = recordingRateHz(frames.map((f) => f.timestampMs));
+  const step = 1000 / fps;
   const F = frames.length;
   const n = MOCAP_BONE_COUNT;
   const clip = createClip(solver.skeleton, F, step / 1000, 'mocap');
