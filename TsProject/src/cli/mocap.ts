@@ -38,6 +38,7 @@ import {
   writeFilesAtomically,
 } from './files';
 import { DEFAULT_MOCAP_PORT, runMocapServe } from './mocapServe';
+import { imageSizeArg } from './puppet';
 import { formatSummary, type RetargetSummary, runRetarget } from './retarget';
 
 function portArg(v: string): number {
@@ -239,15 +240,6 @@ export function formatMocapSummary(r: MocapCommandResult): string {
     `  wrote ${r.outputs.bvh} and ${r.outputs.json}`,
     ...(r.retarget ? [r.retarget] : []),
   ].join('\n');
-}
-
-function imageSizeArg(value: string): { width: number; height: number } {
-  const m = /^\s*(\d+)\s*[xX]\s*(\d+)\s*$/.exec(value);
-  const w = m ? Number(m[1]) : Number.NaN;
-  const h = m ? Number(m[2]) : Number.NaN;
-  if (!m || !(w > 0 && h > 0 && w <= 65536 && h <= 65536))
-    throw new InvalidArgumentError(`--image-size: '${value}' is not WIDTHxHEIGHT in pixels (e.g. 720x1280)`);
-  return { width: w, height: h };
 }
 
 /** Add `kind mocap` to the program. */
