@@ -549,4 +549,67 @@ describeWithData('kind puppet render: robustness (real files)', () => {
       expect(differ).toBeGreaterThan(0);
     });
   });
+
+  describe('fresh-user fixes', () => {
+    it('refuses an existing frames folder holding a file that is not a frame, before any work', async () => {
+      const out = path.join(tmp, 'o-foreign');
+      fs.mkdirSync(path.join(out, 'frames'), { recursive: true });
+      fs.writeFileSync(path.join(out, 'frames', '0000.png'), 'an earlier frame');
+      fs.writeFileSync(path.join(out, 'frames', 'notes.txt'), 'mine\n');
+      const r = await runKind([
+        'puppet',
+        'render',
+        CHAR1(),
+        '--landmarks',
+        shortRecording(),
+        '-o',
+        out,
+        '--no-preview',
+      ]);
+      expect(r.code).toBe(1);
+      expect(r.err.trim()).toBe(
+        `kind: ${out}/frames/notes.txt: not a frame of an earlier render; a render replaces the whole frames folder, so move it or choose another -o`,
+      );
+      expect(fs.readFileSync(path.join(out, 'frames', 'notes.txt'), 'utf8')).toBe('mine\n');
+      expect(fs.readdirSync(out)).toEqual(['frames']);
+      expect(fs.readdirSync(path.join(out, 'frames')).sort()).toEqual(['0000.png', 'notes.txt']);
+    });
+
+    it('a four-legged figure: only the groups with triangles, in the summary, the orders and puppet.json', async () => {
+      const dir = path.join(tmp, 'four-legs');
+      execFileSync(
+        process.execPath,
+        [
+          path.resolve(__dirname, '../../tools/make-puppet-sample.mjs'),
+          '--out',
+          dir,
+          '--figure',
+          'four-legs',
+        ],
+        { stdio: 'pipe' },
+      );
+      const out = `${dir}-out`;
+      const r = await runKind([
+        'puppet',
+        'render',
+        dir,
+        '--landmarks',
+        shortRecording(),
+        '-o',
+        out,
+        '--no-preview',
+      ]);
+      expect(r.code).toBe(0);
+      const file = readPuppet(out);
+      const la = file.stats.layers;
+      expect(la.groups.map((g) => g.name)).toEqual(['trunk', 'left leg', 'right leg']);
+      expect(la.groups.every((g) => g.triangles > 0)).toBe(true);
+      expect(la.groups.reduce((s, g) => s + g.triangles, 0)).toBe(file.mesh.triangles);
+      for (const o of la.orders) expect([...o.order].sort()).toEqual(['left leg', 'right leg', 'trunk']);
+      expect(la.orders.reduce((s, o) => s + o.frames, 0)).toBe(10);
+      const line = r.out.split('\n').find((l) => l.startsWith('  layers: '));
+      expect(line).toMatch(/^ {2}layers: 3 body-part groups by depth \(trunk, left leg, right leg\);/);
+      expect(line).not.toMatch(/arm/);
+    });
+  });
 });

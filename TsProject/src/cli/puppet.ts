@@ -81,7 +81,7 @@ import { numberArg, outDirArg, outFileArg } from './args';
 import { checkOutputDir, refuseOverwritingInputs, stageFolder, writeFilesAtomically } from './files';
 import { loadPuppetCharacter } from './puppetCharacter';
 import { DEFAULT_PUPPET_PORT, type PuppetServer, startPuppetServer } from './puppetServe';
-import { createOutputDirUndoable, removeStaleTemporaries } from './puppetTemps';
+import { createOutputDirUndoable, refuseForeignFrames, removeStaleTemporaries } from './puppetTemps';
 
 /** The embedded default: `assets/default/puppet` (texture.png, mask.png, char_cfg.yaml, recording.json). */
 export function defaultPuppetDir(): string {
@@ -156,6 +156,8 @@ const MARGIN = 8;
  */
 export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRenderResult> {
   checkOutputDir(o.outDir);
+  // the commit replaces the whole frames folder: a file of the user's there would be lost
+  refuseForeignFrames(path.join(o.outDir, 'frames'));
   const notes: string[] = [];
   // staged outputs of an earlier run killed outright (SIGKILL) go, and one line says so
   // lines to show at once (the terminal), else among the notes (callers without onNote)

@@ -63,6 +63,31 @@ export function removeStaleTemporaries(outDir: string): string | null {
     .join('; ');
 }
 
+/** A frame an earlier render wrote into `<out>/frames` (frameName: 4 digits, more past 9999 frames). */
+const FRAME = /^\d{4,}\.png$/;
+
+/**
+ * Refuse, before any work, an existing `<out>/frames` holding anything that is not a frame of an earlier
+ * render (`NNNN.png`): the commit replaces the whole folder, so that file would be lost.
+ * @throws Error naming the first such file
+ */
+export function refuseForeignFrames(framesDir: string): void {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(framesDir, { withFileTypes: true });
+  } catch {
+    return; // no folder (or not a folder: the commit reports that)
+  }
+  const foreign = entries
+    .filter((e) => !(e.isFile() && FRAME.test(e.name)))
+    .map((e) => e.name)
+    .sort();
+  if (foreign.length > 0)
+    throw new Error(
+      `${path.join(framesDir, foreign[0])}: not a frame of an earlier render${foreign.length > 1 ? ` (nor ${foreign.length - 1} other entr${foreign.length > 2 ? 'ies' : 'y'} there)` : ''}; a render replaces the whole frames folder, so move it or choose another -o`,
+    );
+}
+
 /**
  * Make the output folder (ensureOutputDir) and, for the folders this made, register their removal (when
  * still empty) with the interrupt handler. Call the returned `done(wrote)` when the run ends: with true once
