@@ -611,5 +611,44 @@ describeWithData('kind puppet render: robustness (real files)', () => {
       expect(line).toMatch(/^ {2}layers: 3 body-part groups by depth \(trunk, left leg, right leg\);/);
       expect(line).not.toMatch(/arm/);
     });
+
+    it("a dead run's .bak is removed only beside a complete output set, else left and named", async () => {
+      // a process id that is no longer running: a child that has exited
+      const dead = execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+        encoding: 'utf8',
+      });
+      const args = (out: string) => [
+        'puppet',
+        'render',
+        CHAR1(),
+        '--landmarks',
+        shortRecording(),
+        '-o',
+        out,
+        '--no-preview',
+      ];
+      const done = path.join(tmp, 'o-bak-done');
+      expect((await runKind(args(done))).code).toBe(0);
+      fs.mkdirSync(path.join(done, `frames.${dead}.bak`));
+      fs.writeFileSync(path.join(done, `frames.${dead}.bak`, '0000.png'), 'old');
+      fs.writeFileSync(path.join(done, `puppet.json.${dead}.bak`), '{}');
+      const a = await runKind(args(done));
+      expect(a.code).toBe(0);
+      expect(a.out).toContain(
+        `note: removed frames.${dead}.bak, puppet.json.${dead}.bak from ${done}: a previous output an earlier run moved aside and could not delete (the outputs beside it are complete)`,
+      );
+      expect(fs.readdirSync(done).sort()).toEqual(['frames', 'puppet.json']);
+
+      // killed between moving the outputs aside and placing the new ones: the .bak is the only copy
+      const cut = path.join(tmp, 'o-bak-cut');
+      fs.mkdirSync(path.join(cut, `frames.${dead}.bak`), { recursive: true });
+      fs.writeFileSync(path.join(cut, `frames.${dead}.bak`, '0000.png'), 'only copy');
+      const b = await runKind(args(cut));
+      expect(b.code).toBe(0);
+      expect(b.out).toContain(
+        `note: left ${cut}/frames.${dead}.bak: moved aside by an earlier run that did not finish, and the outputs beside it are not a complete set, so it may be the only copy; delete it yourself once you have checked`,
+      );
+      expect(fs.readFileSync(path.join(cut, `frames.${dead}.bak`, '0000.png'), 'utf8')).toBe('only copy');
+    });
   });
 });

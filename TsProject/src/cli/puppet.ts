@@ -81,7 +81,12 @@ import { numberArg, outDirArg, outFileArg } from './args';
 import { checkOutputDir, refuseOverwritingInputs, stageFolder, writeFilesAtomically } from './files';
 import { loadPuppetCharacter } from './puppetCharacter';
 import { DEFAULT_PUPPET_PORT, type PuppetServer, startPuppetServer } from './puppetServe';
-import { createOutputDirUndoable, refuseForeignFrames, removeStaleTemporaries } from './puppetTemps';
+import {
+  createOutputDirUndoable,
+  refuseForeignFrames,
+  removeStaleTemporaries,
+  sweepStaleBackups,
+} from './puppetTemps';
 
 /** The embedded default: `assets/default/puppet` (texture.png, mask.png, char_cfg.yaml, recording.json). */
 export function defaultPuppetDir(): string {
@@ -164,6 +169,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
   const say = o.onNote ?? ((l: string) => notes.push(l));
   const stale = removeStaleTemporaries(o.outDir);
   if (stale) say(stale);
+  for (const l of sweepStaleBackups(o.outDir)) say(l);
   const characterPath = o.character ?? defaultPuppetDir();
   const landmarksPath = o.landmarks ?? path.join(defaultPuppetDir(), 'recording.json');
   const outputs = {

@@ -5,7 +5,10 @@
  *   removes those whose process is no longer running, and says so ({@link removeStaleTemporaries});
  * - an output folder this run created is removed again when the run is interrupted or fails before anything
  *   is written into it ({@link createOutputDirUndoable}), so Ctrl-C leaves no empty new folder.
- * `.bak` files (a previous output moved aside during a commit) are never touched: they may be the only copy.
+ * - a `.bak` (a previous output moved aside during a commit) of a process that is gone is removed only when the
+ *   outputs beside it are a complete set (frames/ holding exactly the frames puppet.json lists, and for
+ *   preview.gif.<pid>.bak a preview.gif): it is then a superseded output the run could not delete. Otherwise it
+ *   may be the only copy and is left, named in a note ({@link sweepStaleBackups}).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -65,6 +68,69 @@ export function removeStaleTemporaries(outDir: string): string | null {
 
 /** A frame an earlier render wrote into `<out>/frames` (frameName: 4 digits, more past 9999 frames). */
 const FRAME = /^\d{4,}\.png$/;
+
+const BACKUP = /^(frames|puppet\.json|preview\.gif)\.(\d+)\.bak$/;
+
+/** True when `<outDir>` holds a complete output set: puppet.json readable, frames/ exactly its frames. */
+function completeOutputs(outDir: string): boolean {
+  try {
+    const file = JSON.parse(fs.readFileSync(path.join(outDir, 'puppet.json'), 'utf8')) as {
+      frames?: unknown;
+    };
+    if (!Array.isArray(file.frames)) return false;
+    const names = fs.readdirSync(path.join(outDir, 'frames'));
+    return names.length === file.frames.length && names.every((n) => FRAME.test(n));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The `frames.<pid>.bak` (`puppet.json.<pid>.bak`, `preview.gif.<pid>.bak`) in `outDir` of processes that are
+ * gone: removed when the outputs beside them are complete (the backup is a superseded previous output),
+ * else left. @returns one line for the removed and one for the left (none when there are none).
+ */
+export function sweepStaleBackups(outDir: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(outDir);
+  } catch {
+    return [];
+  }
+  const stale = names.sort().filter((n) => {
+    const m = BACKUP.exec(n);
+    return m !== null && Number(m[2]) !== process.pid && !processAlive(Number(m[2]));
+  });
+  if (stale.length === 0) return [];
+  const complete = completeOutputs(outDir);
+  const removed: string[] = [];
+  const left: string[] = [];
+  for (const n of stale) {
+    const output = (BACKUP.exec(n) as RegExpExecArray)[1];
+    if (complete && fs.existsSync(path.join(outDir, output))) {
+      try {
+        fs.rmSync(path.join(outDir, n), { recursive: true, force: true });
+        removed.push(n);
+        continue;
+      } catch {
+        // left, and named below
+      }
+    }
+    left.push(n);
+  }
+  return [
+    ...(removed.length > 0
+      ? [
+          `removed ${removed.join(', ')} from ${outDir}: a previous output an earlier run moved aside and could not delete (the outputs beside it are complete)`,
+        ]
+      : []),
+    ...(left.length > 0
+      ? [
+          `left ${left.map((n) => path.join(outDir, n)).join(', ')}: moved aside by an earlier run that did not finish, and the outputs beside it are not a complete set, so it may be the only copy; delete it yourself once you have checked`,
+        ]
+      : []),
+  ];
+}
 
 /**
  * Refuse, before any work, an existing `<out>/frames` holding anything that is not a frame of an earlier
