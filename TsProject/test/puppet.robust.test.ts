@@ -610,6 +610,10 @@ describeWithData('kind puppet render: robustness (real files)', () => {
       const line = r.out.split('\n').find((l) => l.startsWith('  layers: '));
       expect(line).toMatch(/^ {2}layers: 3 body-part groups by depth \(trunk, left leg, right leg\);/);
       expect(line).not.toMatch(/arm/);
+      // the skeleton printout's scale line names the pose bones it is measured over (it ended "pose's")
+      expect(r.out).toContain(
+        '    root translation scale: legs: mean drawn length of right_knee_f, right_foot_f, left_knee_f, left_foot_f, right_knee_b, right_foot_b, left_knee_b, left_foot_b over the mean length in the reference pose of RightUpperLeg -> RightLowerLeg, RightLowerLeg -> RightFoot, LeftUpperLeg -> LeftLowerLeg, LeftLowerLeg -> LeftFoot\n',
+      );
     });
 
     it("a dead run's .bak is removed only beside a complete output set, else left and named", async () => {
@@ -649,6 +653,51 @@ describeWithData('kind puppet render: robustness (real files)', () => {
         `note: left ${cut}/frames.${dead}.bak: moved aside by an earlier run that did not finish, and the outputs beside it are not a complete set, so it may be the only copy; delete it yourself once you have checked`,
       );
       expect(fs.readFileSync(path.join(cut, `frames.${dead}.bak`, '0000.png'), 'utf8')).toBe('only copy');
+    });
+
+    it('a truncated mask.png: "<path>: truncated or damaged PNG (...)", not pngjs\'s sentence', async () => {
+      const cut = fs.readFileSync(path.join(CHAR1(), 'mask.png')).subarray(0, 3000);
+      const dir = char1Variant('cutmask', (t) => t, cut);
+      const r = await runKind([
+        'puppet',
+        'render',
+        dir,
+        '--landmarks',
+        shortRecording(),
+        '-o',
+        path.join(tmp, 'o-cutmask'),
+      ]);
+      expect(r.code).toBe(1);
+      expect(r.err.trim()).toBe(
+        `kind: ${dir}/mask.png: truncated or damaged PNG (its data ends early, after 3000 bytes: an interrupted copy or download?)`,
+      );
+    });
+
+    it('world landmarks (metres) given as --landmarks with --image-size: a warning naming the file', async () => {
+      const world = dataPath('pose-landmarks', 'pose_squats_3d.full.json');
+      const args = (file: string, out: string) => [
+        'puppet',
+        'render',
+        CHAR1(),
+        '--landmarks',
+        file,
+        '--image-size',
+        '720x1280',
+        '--fps',
+        '5',
+        '-o',
+        path.join(tmp, out),
+        '--no-preview',
+      ];
+      const a = await runKind(args(world, 'o-metres'));
+      expect(a.code).toBe(0);
+      // the squat's world landmarks reach 0.86 m from the hips' centre
+      expect(a.out).toContain(
+        `\n  warning: ${world}: every x and y is within 0.86 of 0 with --image-size 720x1280: these look like world landmarks in metres, not pixels (the person would be a dot in the image's corner); give the image landmarks file (pixels) as --landmarks\n`,
+      );
+      const b = await runKind(args(SQUAT(), 'o-pixels'));
+      expect(b.code).toBe(0);
+      expect(b.out).not.toMatch(/metres/);
     });
   });
 });

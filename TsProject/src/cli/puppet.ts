@@ -83,6 +83,7 @@ import { loadPuppetCharacter } from './puppetCharacter';
 import { DEFAULT_PUPPET_PORT, type PuppetServer, startPuppetServer } from './puppetServe';
 import {
   createOutputDirUndoable,
+  noteNoPreviousOutputs,
   refuseForeignFrames,
   removeStaleTemporaries,
   sweepStaleBackups,
@@ -160,6 +161,15 @@ const MARGIN = 8;
  *   an empty mask, a char_cfg.yaml missing joints, a landmark array of 32 points, NaN.
  */
 export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRenderResult> {
+  const forget = noteNoPreviousOutputs(o.outDir);
+  try {
+    return await renderPuppet(o);
+  } finally {
+    forget();
+  }
+}
+
+async function renderPuppet(o: PuppetRenderOptions): Promise<PuppetRenderResult> {
   checkOutputDir(o.outDir);
   // the commit replaces the whole frames folder: a file of the user's there would be lost
   refuseForeignFrames(path.join(o.outDir, 'frames'));
@@ -205,7 +215,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
     retargetCfgFile: o.retargetCfg,
     onScaled: (line) => say(`${line}; the frames and puppet.json are in those pixels`),
   });
-  const warnings = characterWarnings(characterPath, character);
+  const warnings = [...(loaded.warnings ?? []), ...characterWarnings(characterPath, character)];
   await interruptPoint();
   if (!isAnimatedDrawingsFolder(characterPath))
     notes.push(

@@ -155,6 +155,16 @@ export function refuseForeignFrames(framesDir: string): void {
 }
 
 /**
+ * While a render runs into `outDir` holding none of its outputs, an interrupt says "there were no previous
+ * outputs" instead of "the previous outputs are unchanged". @returns the function that forgets it
+ */
+export function noteNoPreviousOutputs(outDir: string): () => void {
+  if (['frames', 'puppet.json', 'preview.gif'].some((n) => fs.existsSync(path.join(outDir, n))))
+    return () => {};
+  return onInterrupt(() => 'there were no previous outputs');
+}
+
+/**
  * Make the output folder (ensureOutputDir) and, for the folders this made, register their removal (when
  * still empty) with the interrupt handler. Call the returned `done(wrote)` when the run ends: with true once
  * the outputs are in place (the folders stay), with false on an error (they go, when empty).
@@ -166,15 +176,17 @@ export function createOutputDirUndoable(outDir: string): (wrote: boolean) => voi
     if (path.dirname(d) === d) break;
   }
   ensureOutputDir(outDir);
-  const undo = () => {
+  // a note for the interrupt message when the new folders are all gone again
+  const undo = (): string | undefined => {
     // deepest first; rmdir refuses a folder that is not empty, which then stays
     for (const d of made) {
       try {
         fs.rmdirSync(d);
       } catch {
-        return;
+        return undefined;
       }
     }
+    return made.length > 0 ? `the new folder ${made[made.length - 1]} was removed` : undefined;
   };
   const forget = onInterrupt(undo);
   return (wrote) => {
