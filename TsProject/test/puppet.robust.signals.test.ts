@@ -99,7 +99,7 @@ describeWithData('kind puppet render: temporaries and signals (child process)', 
     const e = await r.exit;
     expect(e.code).toBe(130);
     expect(r.err.join('').trim()).toBe(
-      'kind puppet render: interrupted (SIGINT); nothing written (temporary files removed), the previous outputs are unchanged',
+      `kind puppet render: interrupted (SIGINT); nothing written (temporary files removed), there were no previous outputs and the new folder ${parent} was removed`,
     );
     expect(fs.existsSync(parent)).toBe(false);
   });

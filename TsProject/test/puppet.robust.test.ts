@@ -549,4 +549,155 @@ describeWithData('kind puppet render: robustness (real files)', () => {
       expect(differ).toBeGreaterThan(0);
     });
   });
+
+  describe('fresh-user fixes', () => {
+    it('refuses an existing frames folder holding a file that is not a frame, before any work', async () => {
+      const out = path.join(tmp, 'o-foreign');
+      fs.mkdirSync(path.join(out, 'frames'), { recursive: true });
+      fs.writeFileSync(path.join(out, 'frames', '0000.png'), 'an earlier frame');
+      fs.writeFileSync(path.join(out, 'frames', 'notes.txt'), 'mine\n');
+      const r = await runKind([
+        'puppet',
+        'render',
+        CHAR1(),
+        '--landmarks',
+        shortRecording(),
+        '-o',
+        out,
+        '--no-preview',
+      ]);
+      expect(r.code).toBe(1);
+      expect(r.err.trim()).toBe(
+        `kind: ${out}/frames/notes.txt: not a frame of an earlier render; a render replaces the whole frames folder, so move it or choose another -o`,
+      );
+      expect(fs.readFileSync(path.join(out, 'frames', 'notes.txt'), 'utf8')).toBe('mine\n');
+      expect(fs.readdirSync(out)).toEqual(['frames']);
+      expect(fs.readdirSync(path.join(out, 'frames')).sort()).toEqual(['0000.png', 'notes.txt']);
+    });
+
+    it('a four-legged figure: only the groups with triangles, in the summary, the orders and puppet.json', async () => {
+      const dir = path.join(tmp, 'four-legs');
+      execFileSync(
+        process.execPath,
+        [
+          path.resolve(__dirname, '../../tools/make-puppet-sample.mjs'),
+          '--out',
+          dir,
+          '--figure',
+          'four-legs',
+        ],
+        { stdio: 'pipe' },
+      );
+      const out = `${dir}-out`;
+      const r = await runKind([
+        'puppet',
+        'render',
+        dir,
+        '--landmarks',
+        shortRecording(),
+        '-o',
+        out,
+        '--no-preview',
+      ]);
+      expect(r.code).toBe(0);
+      const file = readPuppet(out);
+      const la = file.stats.layers;
+      expect(la.groups.map((g) => g.name)).toEqual(['trunk', 'left leg', 'right leg']);
+      expect(la.groups.every((g) => g.triangles > 0)).toBe(true);
+      expect(la.groups.reduce((s, g) => s + g.triangles, 0)).toBe(file.mesh.triangles);
+      for (const o of la.orders) expect([...o.order].sort()).toEqual(['left leg', 'right leg', 'trunk']);
+      expect(la.orders.reduce((s, o) => s + o.frames, 0)).toBe(10);
+      const line = r.out.split('\n').find((l) => l.startsWith('  layers: '));
+      expect(line).toMatch(/^ {2}layers: 3 body-part groups by depth \(trunk, left leg, right leg\);/);
+      expect(line).not.toMatch(/arm/);
+      // the skeleton printout's scale line names the pose bones it is measured over (it ended "pose's")
+      expect(r.out).toContain(
+        '    root translation scale: legs: mean drawn length of right_knee_f, right_foot_f, left_knee_f, left_foot_f, right_knee_b, right_foot_b, left_knee_b, left_foot_b over the mean length in the reference pose of RightUpperLeg -> RightLowerLeg, RightLowerLeg -> RightFoot, LeftUpperLeg -> LeftLowerLeg, LeftLowerLeg -> LeftFoot\n',
+      );
+    });
+
+    it("a dead run's .bak is removed only beside a complete output set, else left and named", async () => {
+      // a process id that is no longer running: a child that has exited
+      const dead = execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+        encoding: 'utf8',
+      });
+      const args = (out: string) => [
+        'puppet',
+        'render',
+        CHAR1(),
+        '--landmarks',
+        shortRecording(),
+        '-o',
+        out,
+        '--no-preview',
+      ];
+      const done = path.join(tmp, 'o-bak-done');
+      expect((await runKind(args(done))).code).toBe(0);
+      fs.mkdirSync(path.join(done, `frames.${dead}.bak`));
+      fs.writeFileSync(path.join(done, `frames.${dead}.bak`, '0000.png'), 'old');
+      fs.writeFileSync(path.join(done, `puppet.json.${dead}.bak`), '{}');
+      const a = await runKind(args(done));
+      expect(a.code).toBe(0);
+      expect(a.out).toContain(
+        `note: removed frames.${dead}.bak, puppet.json.${dead}.bak from ${done}: a previous output an earlier run moved aside and could not delete (the outputs beside it are complete)`,
+      );
+      expect(fs.readdirSync(done).sort()).toEqual(['frames', 'puppet.json']);
+
+      // killed between moving the outputs aside and placing the new ones: the .bak is the only copy
+      const cut = path.join(tmp, 'o-bak-cut');
+      fs.mkdirSync(path.join(cut, `frames.${dead}.bak`), { recursive: true });
+      fs.writeFileSync(path.join(cut, `frames.${dead}.bak`, '0000.png'), 'only copy');
+      const b = await runKind(args(cut));
+      expect(b.code).toBe(0);
+      expect(b.out).toContain(
+        `note: left ${cut}/frames.${dead}.bak: moved aside by an earlier run that did not finish, and the outputs beside it are not a complete set, so it may be the only copy; delete it yourself once you have checked`,
+      );
+      expect(fs.readFileSync(path.join(cut, `frames.${dead}.bak`, '0000.png'), 'utf8')).toBe('only copy');
+    });
+
+    it('a truncated mask.png: "<path>: truncated or damaged PNG (...)", not pngjs\'s sentence', async () => {
+      const cut = fs.readFileSync(path.join(CHAR1(), 'mask.png')).subarray(0, 3000);
+      const dir = char1Variant('cutmask', (t) => t, cut);
+      const r = await runKind([
+        'puppet',
+        'render',
+        dir,
+        '--landmarks',
+        shortRecording(),
+        '-o',
+        path.join(tmp, 'o-cutmask'),
+      ]);
+      expect(r.code).toBe(1);
+      expect(r.err.trim()).toBe(
+        `kind: ${dir}/mask.png: truncated or damaged PNG (its data ends early, after 3000 bytes: an interrupted copy or download?)`,
+      );
+    });
+
+    it('world landmarks (metres) given as --landmarks with --image-size: a warning naming the file', async () => {
+      const world = dataPath('pose-landmarks', 'pose_squats_3d.full.json');
+      const args = (file: string, out: string) => [
+        'puppet',
+        'render',
+        CHAR1(),
+        '--landmarks',
+        file,
+        '--image-size',
+        '720x1280',
+        '--fps',
+        '5',
+        '-o',
+        path.join(tmp, out),
+        '--no-preview',
+      ];
+      const a = await runKind(args(world, 'o-metres'));
+      expect(a.code).toBe(0);
+      // the squat's world landmarks reach 0.86 m from the hips' centre
+      expect(a.out).toContain(
+        `\n  warning: ${world}: every x and y is within 0.86 of 0 with --image-size 720x1280: these look like world landmarks in metres, not pixels (the person would be a dot in the image's corner); give the image landmarks file (pixels) as --landmarks\n`,
+      );
+      const b = await runKind(args(SQUAT(), 'o-pixels'));
+      expect(b.code).toBe(0);
+      expect(b.out).not.toMatch(/metres/);
+    });
+  });
 });

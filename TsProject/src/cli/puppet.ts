@@ -81,7 +81,13 @@ import { numberArg, outDirArg, outFileArg } from './args';
 import { checkOutputDir, refuseOverwritingInputs, stageFolder, writeFilesAtomically } from './files';
 import { loadPuppetCharacter } from './puppetCharacter';
 import { DEFAULT_PUPPET_PORT, type PuppetServer, startPuppetServer } from './puppetServe';
-import { createOutputDirUndoable, removeStaleTemporaries } from './puppetTemps';
+import {
+  createOutputDirUndoable,
+  noteNoPreviousOutputs,
+  refuseForeignFrames,
+  removeStaleTemporaries,
+  sweepStaleBackups,
+} from './puppetTemps';
 
 /** The embedded default: `assets/default/puppet` (texture.png, mask.png, char_cfg.yaml, recording.json). */
 export function defaultPuppetDir(): string {
@@ -155,13 +161,25 @@ const MARGIN = 8;
  *   an empty mask, a char_cfg.yaml missing joints, a landmark array of 32 points, NaN.
  */
 export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRenderResult> {
+  const forget = noteNoPreviousOutputs(o.outDir);
+  try {
+    return await renderPuppet(o);
+  } finally {
+    forget();
+  }
+}
+
+async function renderPuppet(o: PuppetRenderOptions): Promise<PuppetRenderResult> {
   checkOutputDir(o.outDir);
+  // the commit replaces the whole frames folder: a file of the user's there would be lost
+  refuseForeignFrames(path.join(o.outDir, 'frames'));
   const notes: string[] = [];
   // staged outputs of an earlier run killed outright (SIGKILL) go, and one line says so
   // lines to show at once (the terminal), else among the notes (callers without onNote)
   const say = o.onNote ?? ((l: string) => notes.push(l));
   const stale = removeStaleTemporaries(o.outDir);
   if (stale) say(stale);
+  for (const l of sweepStaleBackups(o.outDir)) say(l);
   const characterPath = o.character ?? defaultPuppetDir();
   const landmarksPath = o.landmarks ?? path.join(defaultPuppetDir(), 'recording.json');
   const outputs = {
@@ -197,7 +215,7 @@ export async function runPuppetRender(o: PuppetRenderOptions): Promise<PuppetRen
     retargetCfgFile: o.retargetCfg,
     onScaled: (line) => say(`${line}; the frames and puppet.json are in those pixels`),
   });
-  const warnings = characterWarnings(characterPath, character);
+  const warnings = [...(loaded.warnings ?? []), ...characterWarnings(characterPath, character)];
   await interruptPoint();
   if (!isAnimatedDrawingsFolder(characterPath))
     notes.push(

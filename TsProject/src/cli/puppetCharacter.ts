@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { PNG } from 'pngjs';
 import { decodeImage, describeFsError, isAnimatedDrawingsFolder, loadCharacter, readInput } from '../io/node';
 import { interruptPoint } from '../io/node/interrupt';
+import { pngReadError } from '../io/node/puppetFiles';
 import {
   type Character,
   characterFromAnimatedDrawings,
@@ -99,7 +100,7 @@ const mp = (n: number) => (n / 1e6).toFixed(1).replace(/\.0$/, '');
 function decodePngAsync(bytes: Uint8Array, file: string): Promise<RgbaImage> {
   return new Promise((resolve, reject) => {
     new PNG().parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), (err, png) => {
-      if (err) reject(new PuppetInputError(`not a readable PNG (${err.message})`, file));
+      if (err) reject(pngReadError(err.message, bytes.byteLength, file));
       else
         resolve({
           width: png.width,

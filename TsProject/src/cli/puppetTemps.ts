@@ -5,7 +5,10 @@
  *   removes those whose process is no longer running, and says so ({@link removeStaleTemporaries});
  * - an output folder this run created is removed again when the run is interrupted or fails before anything
  *   is written into it ({@link createOutputDirUndoable}), so Ctrl-C leaves no empty new folder.
- * `.bak` files (a previous output moved aside during a commit) are never touched: they may be the only copy.
+ * - a `.bak` (a previous output moved aside during a commit) of a process that is gone is removed only when the
+ *   outputs beside it are a complete set (frames/ holding exactly the frames puppet.json lists, and for
+ *   preview.gif.<pid>.bak a preview.gif): it is then a superseded output the run could not delete. Otherwise it
+ *   may be the only copy and is left, named in a note ({@link sweepStaleBackups}).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -63,6 +66,104 @@ export function removeStaleTemporaries(outDir: string): string | null {
     .join('; ');
 }
 
+/** A frame an earlier render wrote into `<out>/frames` (frameName: 4 digits, more past 9999 frames). */
+const FRAME = /^\d{4,}\.png$/;
+
+const BACKUP = /^(frames|puppet\.json|preview\.gif)\.(\d+)\.bak$/;
+
+/** True when `<outDir>` holds a complete output set: puppet.json readable, frames/ exactly its frames. */
+function completeOutputs(outDir: string): boolean {
+  try {
+    const file = JSON.parse(fs.readFileSync(path.join(outDir, 'puppet.json'), 'utf8')) as {
+      frames?: unknown;
+    };
+    if (!Array.isArray(file.frames)) return false;
+    const names = fs.readdirSync(path.join(outDir, 'frames'));
+    return names.length === file.frames.length && names.every((n) => FRAME.test(n));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The `frames.<pid>.bak` (`puppet.json.<pid>.bak`, `preview.gif.<pid>.bak`) in `outDir` of processes that are
+ * gone: removed when the outputs beside them are complete (the backup is a superseded previous output),
+ * else left. @returns one line for the removed and one for the left (none when there are none).
+ */
+export function sweepStaleBackups(outDir: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(outDir);
+  } catch {
+    return [];
+  }
+  const stale = names.sort().filter((n) => {
+    const m = BACKUP.exec(n);
+    return m !== null && Number(m[2]) !== process.pid && !processAlive(Number(m[2]));
+  });
+  if (stale.length === 0) return [];
+  const complete = completeOutputs(outDir);
+  const removed: string[] = [];
+  const left: string[] = [];
+  for (const n of stale) {
+    const output = (BACKUP.exec(n) as RegExpExecArray)[1];
+    if (complete && fs.existsSync(path.join(outDir, output))) {
+      try {
+        fs.rmSync(path.join(outDir, n), { recursive: true, force: true });
+        removed.push(n);
+        continue;
+      } catch {
+        // left, and named below
+      }
+    }
+    left.push(n);
+  }
+  return [
+    ...(removed.length > 0
+      ? [
+          `removed ${removed.join(', ')} from ${outDir}: a previous output an earlier run moved aside and could not delete (the outputs beside it are complete)`,
+        ]
+      : []),
+    ...(left.length > 0
+      ? [
+          `left ${left.map((n) => path.join(outDir, n)).join(', ')}: moved aside by an earlier run that did not finish, and the outputs beside it are not a complete set, so it may be the only copy; delete it yourself once you have checked`,
+        ]
+      : []),
+  ];
+}
+
+/**
+ * Refuse, before any work, an existing `<out>/frames` holding anything that is not a frame of an earlier
+ * render (`NNNN.png`): the commit replaces the whole folder, so that file would be lost.
+ * @throws Error naming the first such file
+ */
+export function refuseForeignFrames(framesDir: string): void {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(framesDir, { withFileTypes: true });
+  } catch {
+    return; // no folder (or not a folder: the commit reports that)
+  }
+  const foreign = entries
+    .filter((e) => !(e.isFile() && FRAME.test(e.name)))
+    .map((e) => e.name)
+    .sort();
+  if (foreign.length > 0)
+    throw new Error(
+      `${path.join(framesDir, foreign[0])}: not a frame of an earlier render${foreign.length > 1 ? ` (nor ${foreign.length - 1} other entr${foreign.length > 2 ? 'ies' : 'y'} there)` : ''}; a render replaces the whole frames folder, so move it or choose another -o`,
+    );
+}
+
+/**
+ * While a render runs into `outDir` holding none of its outputs, an interrupt says "there were no previous
+ * outputs" instead of "the previous outputs are unchanged". @returns the function that forgets it
+ */
+export function noteNoPreviousOutputs(outDir: string): () => void {
+  if (['frames', 'puppet.json', 'preview.gif'].some((n) => fs.existsSync(path.join(outDir, n))))
+    return () => {};
+  return onInterrupt(() => 'there were no previous outputs');
+}
+
 /**
  * Make the output folder (ensureOutputDir) and, for the folders this made, register their removal (when
  * still empty) with the interrupt handler. Call the returned `done(wrote)` when the run ends: with true once
@@ -75,15 +176,17 @@ export function createOutputDirUndoable(outDir: string): (wrote: boolean) => voi
     if (path.dirname(d) === d) break;
   }
   ensureOutputDir(outDir);
-  const undo = () => {
+  // a note for the interrupt message when the new folders are all gone again
+  const undo = (): string | undefined => {
     // deepest first; rmdir refuses a folder that is not empty, which then stays
     for (const d of made) {
       try {
         fs.rmdirSync(d);
       } catch {
-        return;
+        return undefined;
       }
     }
+    return made.length > 0 ? `the new folder ${made[made.length - 1]} was removed` : undefined;
   };
   const forget = onInterrupt(undo);
   return (wrote) => {

@@ -220,6 +220,7 @@ export class PuppetRecorder {
   private readonly orderFrames = new Map<string, number>();
   private lastOrder = '';
   private orderChanges = 0;
+  private triangleCounts: number[] | null = null;
 
   constructor(private readonly session: PuppetSession) {
     this.scratch = new Float64Array(session.mesh.triangleCount);
@@ -270,11 +271,25 @@ export class PuppetRecorder {
     }
     const d = this.session.drawOrder;
     if (d) {
-      const key = d.groupOrder.join(',');
+      // only the groups with triangles: an empty group (no arms on a four-legged figure) draws nothing, so
+      // its place in the order is no order of the drawing
+      const triangles = this.groupTriangles(d);
+      const key = Array.from(d.groupOrder)
+        .filter((g) => triangles[g] > 0)
+        .join(',');
       this.orderFrames.set(key, (this.orderFrames.get(key) ?? 0) + 1);
       if (this.lastOrder !== '' && key !== this.lastOrder) this.orderChanges++;
       this.lastOrder = key;
     }
+  }
+
+  /** Triangles of each layer group (constant for a session: counted once). */
+  private groupTriangles(d: NonNullable<PuppetSession['drawOrder']>): number[] {
+    if (!this.triangleCounts) {
+      this.triangleCounts = new Array<number>(d.groups.length).fill(0);
+      for (const g of d.triangleGroup) if (g >= 0) this.triangleCounts[g]++;
+    }
+    return this.triangleCounts;
   }
 
   /** The layers' figures so far (PuppetLayerStats). */
@@ -282,16 +297,18 @@ export class PuppetRecorder {
     const d = this.session.drawOrder;
     if (!d) return { enabled: false, margin: 0, groups: [], orders: [], orderChanges: 0 };
     const names = this.session.rig.skeleton.names;
-    const triangles = new Array<number>(d.groups.length).fill(0);
-    for (const g of d.triangleGroup) if (g >= 0) triangles[g]++;
+    const triangles = this.groupTriangles(d);
     return {
       enabled: true,
       margin: d.margin,
-      groups: d.groups.map((g, k) => ({
-        name: groupName(d.groups[k].name, k),
-        joints: g.joints.map((j) => names[j]),
-        triangles: triangles[k],
-      })),
+      // the groups that hold triangles (as the orders): an empty group is drawn nowhere
+      groups: d.groups
+        .map((g, k) => ({
+          name: groupName(d.groups[k].name, k),
+          joints: g.joints.map((j) => names[j]),
+          triangles: triangles[k],
+        }))
+        .filter((g) => g.triangles > 0),
       orders: [...this.orderFrames].map(([key, frames]) => ({
         order: key.split(',').map((k) => groupName(d.groups[Number(k)].name, Number(k))),
         frames,

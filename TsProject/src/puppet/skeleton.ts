@@ -400,7 +400,8 @@ export function finishSkeleton(
       scale:
         use.length === 0
           ? 'none: no driven bone, the root does not move'
-          : `${legs.length > 0 ? 'legs' : 'driven bones'}: mean drawn length of ${use.map((j) => names[j]).join(', ')} over the reference pose's`,
+          : // the pose bones named too, as the standard rule's 'drawn Hips -> Neck over the reference pose Hips -> Neck'
+            `${legs.length > 0 ? 'legs' : 'driven bones'}: mean drawn length of ${use.map((j) => names[j]).join(', ')} over the mean length in the reference pose of ${[...new Set(scaleFrom.pose.map(([a, b]) => `${PUPPET_JOINTS[a]} -> ${PUPPET_JOINTS[b]}`))].join(', ')}`,
     },
   };
 }

@@ -27,7 +27,7 @@ export type InterruptSignal = keyof typeof INTERRUPT_EXIT_CODES;
 const SIGNALS = Object.keys(INTERRUPT_EXIT_CODES) as InterruptSignal[];
 
 /** Registered undo actions, in registration order (run newest first). */
-const undoActions = new Set<() => void>();
+const undoActions = new Set<() => unknown>();
 
 /** Outputs committed (complete and in place) during the current guarded command. */
 const committed: string[] = [];
@@ -35,32 +35,43 @@ const committed: string[] = [];
 /**
  * Register `undo`, to run if the process is interrupted before the returned function is called. Call
  * the returned function as soon as the work `undo` would revert is committed or already rolled back.
- * `undo` must be synchronous; an error it throws is swallowed (the others still run).
+ * `undo` must be synchronous; an error it throws is swallowed (the others still run). An `undo` that
+ * returns a string says what the interrupt message should say instead of "the previous outputs are
+ * unchanged" (e.g. `there were no previous outputs`); such an action does not count as one undone.
  */
-export function onInterrupt(undo: () => void): () => void {
+export function onInterrupt(undo: () => unknown): () => void {
   undoActions.add(undo);
   return () => {
     undoActions.delete(undo);
   };
 }
 
+/** What the undo actions of the last {@link runUndoActions} said (registration order). */
+let undoNotes: string[] = [];
+
 /** Say that these output files are now complete and in place (for the interrupt message). */
 export function noteCommitted(paths: readonly string[]): void {
   committed.push(...paths);
 }
 
-/** Run every registered undo action, newest first, and forget them. Returns how many ran. */
+/** Run every registered undo action, newest first, and forget them. Returns how many undid something (not those that only returned a note). */
 export function runUndoActions(): number {
   const list = [...undoActions].reverse();
   undoActions.clear();
+  const notes: string[] = [];
+  let count = 0;
   for (const undo of list) {
     try {
-      undo();
+      const note = undo();
+      if (typeof note === 'string') notes.unshift(note);
+      else count++;
     } catch {
       // best effort: the other actions still run
+      count++;
     }
   }
-  return list.length;
+  undoNotes = notes;
+  return count;
 }
 
 /**
@@ -99,7 +110,7 @@ export function guardInterrupts(command: string, options: InterruptOptions = {})
     const what =
       committed.length > 0
         ? `after writing ${committed.join(', ')}`
-        : `nothing written${undone > 0 ? ' (temporary files removed)' : ''}, the previous outputs are unchanged`;
+        : `nothing written${undone > 0 ? ' (temporary files removed)' : ''}, ${undoNotes.length > 0 ? undoNotes.join(' and ') : 'the previous outputs are unchanged'}`;
     // a progress bar may have left the cursor mid-line
     print(`${process.stderr.isTTY ? '\n' : ''}${command}: interrupted (${signal}); ${what}`);
     exit(INTERRUPT_EXIT_CODES[signal]);

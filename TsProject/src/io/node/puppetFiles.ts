@@ -26,13 +26,32 @@ import {
 } from '../../puppet';
 import { describeFsError, readInput } from './files';
 
+/**
+ * The error of PNG bytes pngjs cannot decode, in the user's words: a file cut short (pngjs says "There are
+ * some read requests waitng on finished stream" or "Unexpected end of input") or a chunk whose checksum
+ * fails is "truncated or damaged"; anything else keeps pngjs's reason.
+ */
+export function pngReadError(message: string, byteLength: number, source: string): PuppetInputError {
+  if (/read requests wait|unexpected end of (input|file)/i.test(message))
+    return new PuppetInputError(
+      `truncated or damaged PNG (its data ends early, after ${byteLength} bytes: an interrupted copy or download?)`,
+      source,
+    );
+  if (/^crc error/i.test(message))
+    return new PuppetInputError(
+      `truncated or damaged PNG (a chunk's checksum does not match its data)`,
+      source,
+    );
+  return new PuppetInputError(`not a readable PNG (${message})`, source);
+}
+
 /** Decode PNG bytes to 8-bit RGBA (greyscale, palette and 16-bit PNGs are converted by pngjs). */
 export function decodePng(bytes: Uint8Array, source = 'image.png'): RgbaImage {
   let png: PNG;
   try {
     png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   } catch (e) {
-    throw new PuppetInputError(`not a readable PNG (${(e as Error).message})`, source);
+    throw pngReadError((e as Error).message, bytes.byteLength, source);
   }
   return {
     width: png.width,
@@ -155,6 +174,27 @@ export interface LoadedRecording {
   keypoints?: KeypointFileInfo;
   /** The camera image size check that ran (src/puppet/imageSize.ts). */
   imageCheck?: ImageSizeCheck;
+  /** Doubts about the file that do not stop the run, for `warning:` lines (e.g. metres read as pixels). */
+  warnings?: string[];
+}
+
+/**
+ * A tfjs reference file (pixels) whose x and y all lie within 2 of 0 while the image is hundreds of pixels:
+ * world landmarks (metres, hips-centred) given as --landmarks. @returns the warning, or null.
+ */
+export function metresAsPixelsWarning(rec: LandmarkRecording, file: string): string | null {
+  const { width: W, height: H } = rec.image;
+  if (Math.min(W, H) < 100) return null;
+  let n = 0;
+  let most = 0;
+  for (const f of rec.frames)
+    for (const l of f.landmarks ?? []) {
+      if (!Number.isFinite(l.x) || !Number.isFinite(l.y)) continue;
+      n++;
+      most = Math.max(most, Math.abs(l.x * W), Math.abs(l.y * H));
+    }
+  if (n === 0 || most >= 2) return null;
+  return `${file}: every x and y is within ${most.toFixed(2)} of 0 with --image-size ${W}x${H}: these look like world landmarks in metres, not pixels (the person would be a dot in the image's corner); give the image landmarks file (pixels) as --landmarks`;
 }
 
 /**
@@ -239,5 +279,13 @@ export function loadLandmarkRecording(file: string, o: RecordingLoadOptions = {}
     source: file,
   });
   notes.push(...imageCheck.notes);
-  return { recording, format: 'tfjs', notes, imageCheck, ...(world ? { worldFile: world } : {}) };
+  const metres = metresAsPixelsWarning(recording, file);
+  return {
+    recording,
+    format: 'tfjs',
+    notes,
+    imageCheck,
+    ...(world ? { worldFile: world } : {}),
+    ...(metres ? { warnings: [metres] } : {}),
+  };
 }
