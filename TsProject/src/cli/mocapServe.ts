@@ -15,6 +15,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { defaultAssetsDir } from '../io/node/files';
+import { serveUntilSignal } from '../io/node/interrupt';
 import { type PuppetServer, startPuppetServer } from './puppetServe';
 
 /** Default TCP port of `kind mocap` (the viewer uses 8064, `kind puppet` 8065, remote control 64212). */
@@ -110,31 +111,7 @@ export async function runMocapServe(
       '  open it in a browser (webcam, a video file or a landmark recording; drop a .glb/.vrm avatar on it); Ctrl-C stops the server',
     );
   }
-  let signal: 'SIGINT' | 'SIGTERM' | null = null;
-  await new Promise<void>((resolve) => {
-    let timer: NodeJS.Timeout | null = null;
-    const done = (by: 'SIGINT' | 'SIGTERM' | null) => {
-      if (signal === null) signal = by;
-      process.removeListener('SIGINT', onInt);
-      process.removeListener('SIGTERM', onTerm);
-      if (timer) clearTimeout(timer);
-      resolve();
-    };
-    const onInt = () => done('SIGINT');
-    const onTerm = () => done('SIGTERM');
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
-    if (o.durationS !== undefined) timer = setTimeout(() => done(null), o.durationS * 1000);
-  });
-  const ignore = () => undefined; // a second signal while closing
-  process.on('SIGINT', ignore);
-  process.on('SIGTERM', ignore);
-  try {
-    await server.close();
-  } finally {
-    process.removeListener('SIGINT', ignore);
-    process.removeListener('SIGTERM', ignore);
-  }
+  const signal = await serveUntilSignal(o.durationS, () => server.close());
   if (!o.quiet) print(`stopped${signal ? ` (${signal})` : ''}: the mocap page server is closed`);
   return { signal };
 }

@@ -35,7 +35,7 @@ import {
   type RecordingLoadOptions,
   readInput,
 } from '../io/node';
-import { interruptPoint, withInterrupts } from '../io/node/interrupt';
+import { interruptPoint, serveUntilSignal, withInterrupts } from '../io/node/interrupt';
 import {
   addLandmarkNoise,
   type Character,
@@ -873,31 +873,10 @@ export async function runPuppetServe(o: {
     print(`drawing puppet page: ${server.url}`);
     print('  open it in a browser (webcam, drawing pad, recordings); Ctrl-C stops the server');
   }
-  let signal: PuppetServeResult['signal'] = null;
-  await new Promise<void>((resolve) => {
-    let timer: NodeJS.Timeout | null = null;
-    const done = (by: PuppetServeResult['signal']) => {
-      if (signal === null) signal = by;
-      process.removeListener('SIGINT', onInt);
-      process.removeListener('SIGTERM', onTerm);
-      if (timer) clearTimeout(timer);
-      resolve();
-    };
-    const onInt = () => done('SIGINT');
-    const onTerm = () => done('SIGTERM');
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
-    if (o.durationS !== undefined) timer = setTimeout(() => done(null), o.durationS * 1000);
-  });
-  // a second signal while closing is ignored
-  const ignore = () => undefined;
-  process.on('SIGINT', ignore);
-  process.on('SIGTERM', ignore);
+  let signal: PuppetServeResult['signal'];
   try {
-    await server.close();
+    signal = await serveUntilSignal(o.durationS, () => server.close());
   } finally {
-    process.removeListener('SIGINT', ignore);
-    process.removeListener('SIGTERM', ignore);
     if (tmpFile) fs.rmSync(path.dirname(tmpFile), { recursive: true, force: true });
   }
   if (!o.quiet) print(`stopped${signal ? ` (${signal})` : ''}: the puppet page server is closed`);

@@ -143,3 +143,41 @@ export async function withInterrupts<T>(
     release();
   }
 }
+
+/**
+ * For a server command (`kind puppet`, `kind mocap` with no file): wait for SIGINT or SIGTERM (or
+ * `durationS` seconds when given, the tests' way out), then run `close` with a second signal ignored, so a
+ * second Ctrl+C during the close does not kill the process half-closed. Resolves with the signal that
+ * ended the wait (null: the duration ran out).
+ */
+export async function serveUntilSignal(
+  durationS: number | undefined,
+  close: () => Promise<void>,
+): Promise<'SIGINT' | 'SIGTERM' | null> {
+  let signal: 'SIGINT' | 'SIGTERM' | null = null;
+  await new Promise<void>((resolve) => {
+    let timer: NodeJS.Timeout | null = null;
+    const done = (by: 'SIGINT' | 'SIGTERM' | null) => {
+      if (signal === null) signal = by;
+      process.removeListener('SIGINT', onInt);
+      process.removeListener('SIGTERM', onTerm);
+      if (timer) clearTimeout(timer);
+      resolve();
+    };
+    const onInt = () => done('SIGINT');
+    const onTerm = () => done('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+    if (durationS !== undefined) timer = setTimeout(() => done(null), durationS * 1000);
+  });
+  const ignore = () => undefined;
+  process.on('SIGINT', ignore);
+  process.on('SIGTERM', ignore);
+  try {
+    await close();
+  } finally {
+    process.removeListener('SIGINT', ignore);
+    process.removeListener('SIGTERM', ignore);
+  }
+  return signal;
+}
