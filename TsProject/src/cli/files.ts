@@ -254,3 +254,34 @@ export function writeFilesAtomically(files: OutputFile[]): { leftovers: string[]
   }
   return { leftovers };
 }
+
+/**
+ * Make the output folder (ensureOutputDir) and, for the folders this made, register their removal (when
+ * still empty) with the interrupt handler. Call the returned `done(wrote)` when the run ends: with true once
+ * the outputs are in place (the folders stay), with false on an error (they go, when empty).
+ */
+export function createOutputDirUndoable(outDir: string): (wrote: boolean) => void {
+  const made: string[] = [];
+  for (let d = path.resolve(outDir); !fs.existsSync(d); d = path.dirname(d)) {
+    made.push(d);
+    if (path.dirname(d) === d) break;
+  }
+  ensureOutputDir(outDir);
+  // a note for the interrupt message when the new folders are all gone again
+  const undo = (): string | undefined => {
+    // deepest first; rmdir refuses a folder that is not empty, which then stays
+    for (const d of made) {
+      try {
+        fs.rmdirSync(d);
+      } catch {
+        return undefined;
+      }
+    }
+    return made.length > 0 ? `the new folder ${made[made.length - 1]} was removed` : undefined;
+  };
+  const forget = onInterrupt(undo);
+  return (wrote) => {
+    forget();
+    if (!wrote) undo();
+  };
+}

@@ -31,6 +31,7 @@ import { type MocapSummary, mocapJson, runMocap, summarizeMocap } from '../mocap
 import { numberArg, outDirArg } from './args';
 import {
   checkOutputDir,
+  createOutputDirUndoable,
   ensureOutputDir,
   refuseOverwritingInputs,
   type StagedFolder,
@@ -176,8 +177,7 @@ async function retargetStaged(
   const retargetDir = path.join(outDir, 'retarget');
   // an existing retarget/ that cannot be replaced fails here, before anything is written
   checkOutputDir(retargetDir);
-  const created = !fs.existsSync(outDir);
-  ensureOutputDir(outDir);
+  const outDirDone = createOutputDirUndoable(outDir);
   const source = stageFolder(path.join(outDir, `${path.basename(outputs.bvh)}.source`));
   let staged: StagedFolder | undefined;
   try {
@@ -202,11 +202,12 @@ async function retargetStaged(
       { path: retargetDir, stagedDir: staged.dir },
     ]);
     source.discard();
+    outDirDone(true);
     return summary;
   } catch (e) {
     staged?.discard();
     source.discard();
-    if (created) fs.rmSync(outDir, { recursive: true, force: true }); // the folder this run made
+    outDirDone(false); // the folder this run made, now empty again
     throw e;
   }
 }

@@ -78,11 +78,16 @@ import {
 } from '../puppet';
 import { checkCharacter } from '../puppet/characterChecks';
 import { numberArg, outDirArg, outFileArg } from './args';
-import { checkOutputDir, refuseOverwritingInputs, stageFolder, writeFilesAtomically } from './files';
+import {
+  checkOutputDir,
+  createOutputDirUndoable,
+  refuseOverwritingInputs,
+  stageFolder,
+  writeFilesAtomically,
+} from './files';
 import { loadPuppetCharacter } from './puppetCharacter';
 import { DEFAULT_PUPPET_PORT, type PuppetServer, startPuppetServer } from './puppetServe';
 import {
-  createOutputDirUndoable,
   noteNoPreviousOutputs,
   refuseForeignFrames,
   removeStaleTemporaries,

@@ -4,7 +4,7 @@
  *   `puppet.json.<pid>.tmp` / `preview.gif.<pid>.tmp` (src/cli/files.ts): the next run into that folder
  *   removes those whose process is no longer running, and says so ({@link removeStaleTemporaries});
  * - an output folder this run created is removed again when the run is interrupted or fails before anything
- *   is written into it ({@link createOutputDirUndoable}), so Ctrl-C leaves no empty new folder.
+ *   is written into it (`createOutputDirUndoable` in files.ts), so Ctrl-C leaves no empty new folder.
  * - a `.bak` (a previous output moved aside during a commit) of a process that is gone is removed only when the
  *   outputs beside it are a complete set (frames/ holding exactly the frames puppet.json lists, and for
  *   preview.gif.<pid>.bak a preview.gif): it is then a superseded output the run could not delete. Otherwise it
@@ -13,7 +13,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { onInterrupt } from '../io/node/interrupt';
-import { ensureOutputDir } from './files';
 
 /** The render's outputs whose `<name>.<pid>.tmp` an interrupted commit can leave. */
 const STAGED = /^(frames|puppet\.json|preview\.gif)\.(\d+)\.tmp$/;
@@ -162,35 +161,4 @@ export function noteNoPreviousOutputs(outDir: string): () => void {
   if (['frames', 'puppet.json', 'preview.gif'].some((n) => fs.existsSync(path.join(outDir, n))))
     return () => {};
   return onInterrupt(() => 'there were no previous outputs');
-}
-
-/**
- * Make the output folder (ensureOutputDir) and, for the folders this made, register their removal (when
- * still empty) with the interrupt handler. Call the returned `done(wrote)` when the run ends: with true once
- * the outputs are in place (the folders stay), with false on an error (they go, when empty).
- */
-export function createOutputDirUndoable(outDir: string): (wrote: boolean) => void {
-  const made: string[] = [];
-  for (let d = path.resolve(outDir); !fs.existsSync(d); d = path.dirname(d)) {
-    made.push(d);
-    if (path.dirname(d) === d) break;
-  }
-  ensureOutputDir(outDir);
-  // a note for the interrupt message when the new folders are all gone again
-  const undo = (): string | undefined => {
-    // deepest first; rmdir refuses a folder that is not empty, which then stays
-    for (const d of made) {
-      try {
-        fs.rmdirSync(d);
-      } catch {
-        return undefined;
-      }
-    }
-    return made.length > 0 ? `the new folder ${made[made.length - 1]} was removed` : undefined;
-  };
-  const forget = onInterrupt(undo);
-  return (wrote) => {
-    forget();
-    if (!wrote) undo();
-  };
 }
