@@ -109,6 +109,65 @@ describe('mocap known answers', () => {
     expect(run.confidence[n * 20 + MB.LeftLowerArm]).toBeCloseTo(0.05, 5);
   });
 
+  it('an arm seen again after a fill catches up over reacquireMs (150 ms) instead of snapping; 0 snaps', () => {
+    const pts = tPosePoints();
+    const frames = still(45, pts);
+    const vis = new Map([13, 15, 17, 19, 21].map((i) => [i, 0.1] as [number, number]));
+    for (let i = 10; i < 30; i++) frames[i] = frameOf(pts, { timestampMs: (i * 1000) / 30, vis });
+    const recording = rec(frames);
+    const cal = calibrateMocap(recording.frames);
+    const trace = (o: { reacquireMs?: number }) => {
+      const s = new MocapSolver(cal, o);
+      return frames.map((f) => {
+        s.step(f, IMAGE);
+        return {
+          q: Array.from(s.localRotations.slice(4 * MB.LeftUpperArm, 4 * MB.LeftUpperArm + 4)),
+          st: s.state[MB.LeftUpperArm],
+        };
+      });
+    };
+    const between = (a: number[], b: number[]) =>
+      (2 * Math.acos(Math.min(1, Math.abs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]))) * 180) /
+      Math.PI;
+    const eased = trace({});
+    const snapped = trace({ reacquireMs: 0 });
+    // filled towards the relaxed pose (arm down) by frame 29; the T-pose is the identity
+    const gap = between(eased[29].q, [0, 0, 0, 1]);
+    expect(gap).toBeGreaterThan(30);
+    expect(MOCAP_STATES[eased[30].st]).toBe('measured');
+    // snapped: the whole gap in one frame
+    expect(between(snapped[29].q, snapped[30].q)).toBeCloseTo(gap, 6);
+    // eased: each frame covers its share of what is left of the window (from the frame before to 150 ms
+    // after the return), no step over 30 % of the gap, and from the window's end on the output is the measurement
+    let biggest = 0;
+    for (let f = 30; f < 36; f++) biggest = Math.max(biggest, between(eased[f - 1].q, eased[f].q));
+    expect(biggest).toBeLessThan(0.3 * gap);
+    expect(between(eased[30].q, [0, 0, 0, 1])).toBeGreaterThan(0.7 * gap);
+    for (let f = 35; f < 45; f++) expect(between(eased[f].q, [0, 0, 0, 1])).toBeLessThan(1e-6);
+    // the first frame of a take has nothing to catch up from: measured at once
+    expect(between(eased[0].q, [0, 0, 0, 1])).toBeLessThan(1e-6);
+  });
+
+  it('hips not seen in the image (both hip landmarks under the threshold): the horizontal position is held, then eased back', () => {
+    const pts = tPosePoints();
+    const frames = still(5, pts);
+    const hidden = new Map([23, 24].map((i) => [i, 0.05] as [number, number]));
+    // the image puts the (unseen) hips 1 m to the side: a guess that must not be followed
+    for (let i = 5; i < 10; i++)
+      frames.push(frameOf(pts, { timestampMs: (i * 1000) / 30, hips: [1, 0, 0], vis: hidden }));
+    for (let i = 10; i < 20; i++)
+      frames.push(frameOf(pts, { timestampMs: (i * 1000) / 30, hips: [0.3, 0, 0] }));
+    const run = runMocap(rec(frames));
+    for (let f = 5; f < 10; f++) expect(run.hips[3 * f]).toBeCloseTo(0, 6);
+    expect(run.framesHipsFromImage).toBe(15);
+    // back: from 0 towards 0.3, the window from the last frame to 150 ms after this one (frame 10 covers
+    // 33.3 of its 183.3 ms), 0.3 from frame 15 (t >= the window's end) on
+    expect(run.hips[3 * 10]).toBeCloseTo((0.3 * 2) / 11, 4);
+    expect(run.hips[3 * 12]).toBeGreaterThan(run.hips[3 * 11]);
+    expect(run.hips[3 * 14]).toBeLessThan(0.3 - 1e-3);
+    for (let f = 15; f < 20; f++) expect(run.hips[3 * f]).toBeCloseTo(0.3, 4);
+  });
+
   it('a frame with no person holds the pose and the hips', () => {
     const frames = still(10);
     frames[4] = { timestampMs: frames[4].timestampMs, landmarks: [] };

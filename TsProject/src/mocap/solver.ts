@@ -42,6 +42,13 @@ export interface MocapOptions {
    * phone main camera). Only the hips' depth (z) depends on it: z moves in proportion to the focal length.
    */
   fovDeg?: number;
+  /**
+   * A bone seen again after being held or filled catches up from where it was to what is measured over
+   * this time, ms (default 150; 0 = snap), and so do the hips' horizontal position when the image has them
+   * again: the limb coming back into the frame does not jump (each frame covers its share of what is left:
+   * the output is continuous and equals the measurement from the end of the window on).
+   */
+  reacquireMs?: number;
   /** A bend reference counts fully from this bend angle on, degrees (default 25). */
   bendFullDeg?: number;
   /**
@@ -71,6 +78,7 @@ const DEFAULTS = {
   maxHoldMs: 300,
   fillTauMs: 250,
   heldDecayPerSecond: 0.5,
+  reacquireMs: 150,
   fovDeg: 60,
   bendFullDeg: 25,
   smoothMinCutoff: 0,
@@ -117,9 +125,18 @@ export class MocapSolver {
   }
   private readonly lastSeenMs = new Float64Array(MOCAP_BONE_COUNT).fill(Number.NEGATIVE_INFINITY);
   private readonly lastConf = new Float64Array(MOCAP_BONE_COUNT);
+  /** Per bone: the time its catch-up after a reacquisition ends, ms (-Infinity: none). */
+  private readonly catchEndMs = new Float64Array(MOCAP_BONE_COUNT).fill(Number.NEGATIVE_INFINITY);
+  /** The hips' horizontal catch-up end, ms, and whether the last frame's came from the image. */
+  private hipsCatchEndMs = Number.NEGATIVE_INFINITY;
+  private hipsWasFromImage = false;
+  /** Whether a frame with a person has been solved since the reset (the first one snaps: nothing to catch up from). */
+  private started = false;
   private readonly relaxed = new Float64Array(4 * MOCAP_BONE_COUNT);
   private readonly v = new Float64Array(12);
   private readonly q = new Float64Array(8);
+  /** A bone's local rotation before this frame's measurement (the catch-up's start). */
+  private readonly prevLocal = new Float64Array(4);
   private readonly fkRot = new Float64Array(4 * MOCAP_BONE_COUNT);
   /** One-Euro state per point: last output (3), smoothed speed (3); `ready` 1 once a point has a sample. */
   private readonly fValue = new Float64Array(3 * POINT_COUNT);
@@ -170,6 +187,10 @@ export class MocapSolver {
       this.positions,
     );
     this.lastSeenMs.fill(Number.NEGATIVE_INFINITY);
+    this.catchEndMs.fill(Number.NEGATIVE_INFINITY);
+    this.hipsCatchEndMs = Number.NEGATIVE_INFINITY;
+    this.hipsWasFromImage = false;
+    this.started = false;
     this.lastConf.fill(0);
     this.fReady.fill(0);
     this.confidence.fill(0);
@@ -245,6 +266,11 @@ export class MocapSolver {
         }
       }
       if (ok) {
+        // back after a hold or fill (not at the start): catch up over reacquireMs from the last output
+        if (this.started && this.state[b] !== MocapStateCode.Measured && o.reacquireMs > 0)
+          this.catchEndMs[b] = t + o.reacquireMs;
+        const catching = t < this.catchEndMs[b];
+        if (catching) for (let k = 0; k < 4; k++) this.prevLocal[k] = lr[4 * b + k];
         this.state[b] = MocapStateCode.Measured;
         this.lastSeenMs[b] = t;
         this.lastConf[b] = this.confidence[b];
@@ -253,6 +279,14 @@ export class MocapSolver {
         if (p < 0) {
           for (let k = 0; k < 4; k++) lr[4 * b + k] = wr[4 * b + k];
         } else this.localFromWorld(b, p);
+        if (catching) {
+          // this frame covers dt of the (remaining + dt) window: 1 at its end
+          q[7] = dt > 0 ? Math.min(1, dt / (this.catchEndMs[b] - t + dt)) : 0;
+          slerpInto(this.prevLocal, 0, lr, 4 * b, q, 7);
+          for (let k = 0; k < 4; k++) lr[4 * b + k] = this.prevLocal[k];
+          if (p < 0) for (let k = 0; k < 4; k++) wr[k] = lr[k];
+          else this.compose(b, p);
+        }
         continue;
       }
       const since = t - this.lastSeenMs[b];
@@ -285,7 +319,18 @@ export class MocapSolver {
       // held: the last horizontal position
       lt[0] = this.hipsLast[0];
       lt[2] = this.hipsLast[2];
+    } else {
+      // the image has the hips again after frames without: catch up from the held position
+      if (this.started && !this.hipsWasFromImage && o.reacquireMs > 0)
+        this.hipsCatchEndMs = t + o.reacquireMs;
+      if (t < this.hipsCatchEndMs) {
+        const a = dt > 0 ? Math.min(1, dt / (this.hipsCatchEndMs - t + dt)) : 0;
+        lt[0] = this.hipsLast[0] + a * (lt[0] - this.hipsLast[0]);
+        lt[2] = this.hipsLast[2] + a * (lt[2] - this.hipsLast[2]);
+      }
     }
+    this.hipsWasFromImage = fromImage;
+    if (found) this.started = true;
     lt[1] = found ? -minY : this.hipsLast[1];
     this.hipsLast[0] = lt[0];
     this.hipsLast[1] = lt[1];
@@ -456,6 +501,8 @@ export class MocapSolver {
     if (img?.length !== 33 || !wl) return false;
     const conf = this.pointConfidence;
     const thr = this.o.visibilityThreshold;
+    // the hip midpoint is what is tracked: both hips must be seen (a guess at 0.05 visibility jumps)
+    if (!(conf[23] >= thr && conf[24] >= thr)) return false;
     const W = image.width;
     const H = image.height;
     // segment i at depth D + dz_i (dz_i: its world landmarks' mean z, relative to the hips) has image length
