@@ -54,7 +54,7 @@ describe("Kalidokit's output put on our skeleton (the conversion)", () => {
 
   it("a T-pose: Kalidokit's arm Eulers, turned by hand in the VRM 0.x frame and mirrored, give the converted directions; legs down, spine up", () => {
     const rec = recordingOf([]);
-    const raw = kalidokitSolve(rec.frames[0].worldLandmarks!, rec.frames[0].landmarks, IMAGE);
+    const raw = kalidokitSolve(rec.frames[0].worldLandmarks ?? [], rec.frames[0].landmarks ?? [], IMAGE);
     const d = runDirections(kali(rec));
     // VRM 0.x model frame M (facing -Z, its right at +X) -> ours (x, y, -z); its Right* = the performer's left
     const mirror = (v: V3): V3 => [v[0], v[1], -v[2]];

@@ -35,7 +35,6 @@ import { calibrateMocap, type MocapOptions, mocapSkeleton, runMocap } from '../.
 import type { Landmark, LandmarkRecording } from '../../src/puppet';
 
 // The UMD build: the package's main entry is ES modules, which jest (CommonJS) does not load from node_modules.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const Kalidokit: typeof import('kalidokit') = require('kalidokit/dist/kalidokit.umd.js');
 
 /** Per-frame world pose of one solver on a humanoid skeleton (internal frame: metres, Y up). */
@@ -142,10 +141,12 @@ export function kalidokitSolve(
   image: readonly Landmark[],
   size: { width: number; height: number },
 ) {
-  return Kalidokit.Pose.solve(world.map(withVisibility) as never, image.map(withVisibility) as never, {
+  const r = Kalidokit.Pose.solve(world.map(withVisibility) as never, image.map(withVisibility) as never, {
     runtime: 'mediapipe',
     imageSize: size,
   });
+  if (!r) throw new Error('kalidokitSolve: Kalidokit.Pose.solve returned nothing (no landmarks given)');
+  return r;
 }
 
 /** Kalidokit on the same skeleton (module header: conventions, mirroring, what is left at rest). */
@@ -166,15 +167,16 @@ export function kalidokitPose(o: KalidokitPoseOptions = {}): PoseSolve {
       const L = local.subarray(4 * n * f, 4 * n * (f + 1));
       const T = trans.subarray(3 * n * f, 3 * n * (f + 1));
       T.set(sk.restTranslations);
-      const seen = fr.worldLandmarks?.length === 33 && fr.landmarks.length === 33;
-      if (!seen) {
+      const wl = fr.worldLandmarks;
+      const il = fr.landmarks;
+      if (wl?.length !== 33 || il?.length !== 33) {
         if (prev >= 0) {
           L.set(local.subarray(4 * n * prev, 4 * n * (prev + 1)));
           T.set(trans.subarray(3 * n * prev, 3 * n * (prev + 1)));
         } else for (let b = 0; b < n; b++) L[4 * b + 3] = 1;
         continue;
       }
-      const r = kalidokitSolve(fr.worldLandmarks!, fr.landmarks, rec.image);
+      const r = kalidokitSolve(wl, il, rec.image);
       for (let b = 0; b < n; b++) L[4 * b + 3] = 1;
       for (const m of map) {
         const k = m.from === 'Hips' ? r.Hips.rotation! : r[m.from];

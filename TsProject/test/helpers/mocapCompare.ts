@@ -257,7 +257,7 @@ export function legsOutOfFrame(take: Take, from: number, to: number, hips: boole
   const ids = [25, 26, 27, 28, 29, 30, 31, 32];
   if (hips) ids.unshift(23, 24);
   const s = synthesize(take, { drop: { landmarks: ids, from, to } });
-  for (let f = from; f < to; f++) for (const i of ids) s.rec.frames[f].landmarks[i].y = 1.1;
+  for (let f = from; f < to; f++) for (const i of ids) (s.rec.frames[f].landmarks ?? [])[i].y = 1.1;
   return s;
 }
 
