@@ -110,6 +110,7 @@ export async function runMocapBench(): Promise<Row[]> {
       squat: sq,
       solvers: [
         { name: 'ours', solve: oursPose() },
+        { name: 'ours, One-Euro 4 Hz (--smooth 4)', solve: oursPose({ smoothMinCutoff: 4, smoothBeta: 3 }) },
         { name: 'Kalidokit (demo dampeners)', solve: kalidokitPose() },
         { name: 'Kalidokit (no dampeners)', solve: kalidokitPose({ dampen: 'none' }) },
       ],
