@@ -26,7 +26,7 @@ interface Case {
   avatar: string;
 }
 
-function cases(): Case[] {
+export function cases(): Case[] {
   const out: Case[] = [
     {
       label: 'default walk -> default avatar',
@@ -92,7 +92,7 @@ async function setup(c: Case): Promise<Setup> {
 }
 
 /** Median microseconds per frame of `fn(frame)` over the clip, repeated. */
-function usPerFrame(count: number, fn: (f: number) => void, budgetMs: number): number {
+export function usPerFrame(count: number, fn: (f: number) => void, budgetMs: number): number {
   for (let i = 0; i < 3 * count; i++) fn(i % count);
   const runs: number[] = [];
   const t0 = now();
@@ -117,7 +117,7 @@ interface Measures {
 }
 
 /** The measurements of one case in this process: hub and peer, us per frame, heap bytes per frame. */
-async function measure(c: Case, budgetMs: number): Promise<Measures> {
+export async function measure(c: Case, budgetMs: number): Promise<Measures> {
   const s = await setup(c);
   const count = s.frames.length;
   const out = s.retargeter.target.boneCount;

@@ -4,7 +4,7 @@
  * ratios; nothing asserts wall-clock times. Rates and latencies the tests must not assert live here.
  *
  * Build and run: `npm run bench` in TsProject (esbuild bundles this file to dist/bench.cjs, run with
- * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa`, `live`, `cleanup`, `contact`, `puppet-pose` or `puppet-lbs` runs one benchmark only
+ * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa`, `live`, `cleanup`, `contact`, `puppet-pose`, `puppet-lbs` or `mocap` (the mocap beside Kalidokit and its speed: bench/mocapBench.ts) runs one benchmark only
  * (`npm run bench -- live`);
  * `puerts-alloc [--frames N ...]` measures the C# garbage per avatar-frame at the PuerTS boundary under Mono instead
  * (tools/puerts-alloc.mjs: the real PuerTS C# runtime, KindResultBuffer against PuerTS's own getter);
@@ -33,6 +33,7 @@ import { runFilterSweep } from './filterSweep';
 import { now, printTable, type Row, readText, shortName } from './harness';
 import { hubChild, runHubBench } from './hubBench';
 import { runLiveBench } from './liveBench';
+import { runMocapBench } from './mocapBench';
 import { parseBenchFiles, runParseBench } from './parseBench';
 import { runPuppetBench } from './puppetBench';
 import { runPuppetPoseBench } from './puppetPoseBench';
@@ -118,7 +119,8 @@ async function main(): Promise<void> {
       a === 'cleanup' ||
       a === 'contact' ||
       a === 'puppet-pose' ||
-      a === 'puppet-lbs',
+      a === 'puppet-lbs' ||
+      a === 'mocap',
   );
   if (!(globalThis as { gc?: unknown }).gc) {
     console.log('note: run with node --expose-gc for clean heap figures (npm run bench does)');
@@ -149,6 +151,7 @@ async function main(): Promise<void> {
   if (!only || only === 'contact') rows.push(...(await runContactBench()));
   if (!only || only === 'puppet-pose') rows.push(...(await runPuppetPoseBench()));
   if (!only || only === 'puppet-lbs') rows.push(...runPuppetBench());
+  if (!only || only === 'mocap') rows.push(...(await runMocapBench()));
   console.log(
     "\n== Summary (ratio = our speed / the peer's speed (three.js, or onnxruntime-web for contact), from the medians; best runs: from the fastest run of each)",
   );
