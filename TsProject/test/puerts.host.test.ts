@@ -33,14 +33,20 @@ function fakeDotnet(dir: string, addOutput: string, addStatus: number): string {
 
 describe('npm run check:puerts: the PuerTS .NET host skip (issue 27 items 1-2)', () => {
   (DOTNET ? it : it.skip)(
-    'skips with NuGet\'s answer for each PuerTS package (fails if they restore: the host is not built)',
+    "skips with NuGet's answer for each PuerTS package (fails if they restore: the host is not built)",
     () => {
       const r = run([]);
       if (r.status !== 0) console.log(r.out);
       expect(r.status).toBe(0);
-      expect(r.out).toMatch(/^check-puerts: skipped: the PuerTS \.NET runtime packages are not in the NuGet source/m);
+      expect(r.out).toMatch(
+        /^check-puerts: skipped: the PuerTS \.NET runtime packages are not in the NuGet source/m,
+      );
       for (const p of PACKAGES) {
-        expect(r.out).toMatch(new RegExp(`${p.replace(/\./g, '\\.')}: "error: (There are no versions available for the package '${p.replace(/\./g, '\\.')}'|NU1101)`));
+        expect(r.out).toMatch(
+          new RegExp(
+            `${p.replace(/\./g, '\\.')}: "error: (There are no versions available for the package '${p.replace(/\./g, '\\.')}'|NU1101)`,
+          ),
+        );
       }
     },
     120_000,
@@ -49,10 +55,14 @@ describe('npm run check:puerts: the PuerTS .NET host skip (issue 27 items 1-2)',
   it('with a dotnet that cannot find the packages: exit 0, one skipped line naming all three', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-fake-dotnet-'));
     try {
-      const r = run(['--dotnet', fakeDotnet(dir, "error: There are no versions available for the package 'PKG'.", 1)]);
+      const r = run([
+        '--dotnet',
+        fakeDotnet(dir, "error: There are no versions available for the package 'PKG'.", 1),
+      ]);
       expect(r.status).toBe(0);
       expect(r.out.trim().split('\n')).toHaveLength(1);
-      for (const p of PACKAGES) expect(r.out).toContain(`${p}: "error: There are no versions available for the package '${p}'."`);
+      for (const p of PACKAGES)
+        expect(r.out).toContain(`${p}: "error: There are no versions available for the package '${p}'."`);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -61,7 +71,10 @@ describe('npm run check:puerts: the PuerTS .NET host skip (issue 27 items 1-2)',
   it('with a dotnet that restores them: exit 1, the host is not built yet (the skip is no pass)', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-fake-dotnet-'));
     try {
-      const r = run(['--dotnet', fakeDotnet(dir, "info : PackageReference for package 'PKG' version '3.0.2' added.", 0)]);
+      const r = run([
+        '--dotnet',
+        fakeDotnet(dir, "info : PackageReference for package 'PKG' version '3.0.2' added.", 0),
+      ]);
       expect(r.status).toBe(1);
       expect(r.out).toContain(
         `check-puerts: FAIL: ${PACKAGES.join(', ')} now restore from NuGet, but the PuerTS .NET host (tools/puerts-host, issue 27 items 1-2) is not built yet`,
@@ -77,7 +90,9 @@ describe('npm run check:puerts: the PuerTS .NET host skip (issue 27 items 1-2)',
     try {
       const r = run(['--dotnet', fakeDotnet(dir, 'error: Unable to load the service index for source.', 1)]);
       expect(r.status).toBe(2);
-      expect(r.out).toContain('check-puerts: could not ask NuGet: Puerts.V8.Complete: error: Unable to load the service index for source.');
+      expect(r.out).toContain(
+        'check-puerts: could not ask NuGet: Puerts.V8.Complete: error: Unable to load the service index for source.',
+      );
       expect(r.out).not.toContain('skipped');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
