@@ -36,7 +36,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const surface = path.join(root, 'tools/csharp-check');
-const NOWARN = ['1591']; // CS1591: missing XML doc comment
+export const NOWARN = ['1591']; // CS1591: missing XML doc comment
 // Unity references the whole .NET profile; mcs needs the BCL assemblies named (System.Data: PuerTS's
 // Default/Utils.cs). These are framework assemblies, not asmdef references.
 export const BCL = ['-r:System.dll', '-r:System.Core.dll', '-r:System.Data.dll'];
@@ -92,7 +92,8 @@ export const FLAVOURS = [
  * original's design document (the seed) gives, with its type (issue 21 part 2). `--probe <file>` (may be
  * repeated) names the probes instead (tests).
  */
-let API_PROBES = [path.join(surface, 'ApiProbe.cs'), path.join(surface, 'SeedProbe.cs')];
+export const DEFAULT_PROBES = [path.join(surface, 'ApiProbe.cs'), path.join(surface, 'SeedProbe.cs')];
+let API_PROBES = [...DEFAULT_PROBES];
 let probesGiven = false;
 
 /** Loose third-party scripts a sample needs in Assembly-CSharp (compile-check stubs of their API). */
@@ -157,7 +158,7 @@ export function walk(dir, keep, skipDir = () => false) {
   return found;
 }
 
-function readJson(file) {
+export function readJson(file) {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
@@ -183,7 +184,7 @@ export function collectAssemblies(dir) {
   return { assemblies, loose };
 }
 
-function platformIncluded(def, flavour) {
+export function platformIncluded(def, flavour) {
   const inc = def.includePlatforms ?? [];
   const exc = def.excludePlatforms ?? [];
   if (inc.length > 0) return inc.includes(flavour.platform);
@@ -191,7 +192,7 @@ function platformIncluded(def, flavour) {
 }
 
 /** Unity's defineConstraints: every entry must hold; "!SYM" holds when SYM is not defined; "A || B" any. */
-function constraintsMet(def, defines) {
+export function constraintsMet(def, defines) {
   return (def.defineConstraints ?? []).every((c) =>
     c.split('||').some((term) => {
       const t = term.trim();

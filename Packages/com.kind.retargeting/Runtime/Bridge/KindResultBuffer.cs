@@ -28,7 +28,10 @@
 //
 // Measured, not assumed: tools/puerts-alloc (the real PuerTS C# sources and this file under Mono over a
 // stand-in native library; `npm run bench -- puerts-alloc`; test/unity.alloc.mono.test.ts).
-#if PUERTS_DISABLE_IL2CPP_OPTIMIZATION || (!PUERTS_IL2CPP_OPTIMIZATION && UNITY_IPHONE) || !ENABLE_IL2CPP
+//
+// PuerTS 3.x (PUERTS_3_OR_NEWER): its reflection flavour (Src/PInvoke) has no StaticTranslate/IGetValueFromJs
+// to hook, so Install() is a no-op there too and update's result is PuerTS's own (one allocation per call).
+#if !PUERTS_3_OR_NEWER && (PUERTS_DISABLE_IL2CPP_OPTIMIZATION || (!PUERTS_IL2CPP_OPTIMIZATION && UNITY_IPHONE) || !ENABLE_IL2CPP)
 #define KIND_REFLECTION_JSENV
 #endif
 using System;
