@@ -1,5 +1,10 @@
+const os = require('node:os');
+
 /** @type {import('jest').Config} */
 module.exports = {
+  // at least two workers: jest's default (cores - 1) runs the suites one by one on a 2-core CI machine,
+  // while many of them wait on child processes, sockets and the browser; no test asserts a duration
+  maxWorkers: Math.max(2, os.availableParallelism() - 1),
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
