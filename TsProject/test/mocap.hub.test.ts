@@ -147,6 +147,10 @@ describeWithData('mocap through the hub, on real takes', () => {
     expect(() => runMocapThroughHub(rec, avatar, { driver: { contact: { legLength: -1 } } })).toThrow(
       /causal contact options\.legLength: -1/,
     );
+    const { driver } = runMocapThroughHub({ ...rec, frames: rec.frames.slice(0, 40) }, avatar);
+    expect(() => driver.step(new Float64Array(84), new Float64Array(60), new Float64Array(21), 0)).toThrow(
+      'MocapHubDriver.step: rotations / translations / confidence have lengths 84 / 60 / 21, expected 84 / 63 / 21',
+    );
   });
 
   // a limb's landmarks hidden (visibility 0.05, moved 30 cm: the judge's drop) for 2 s of the dance at 30 fps

@@ -168,7 +168,7 @@ export class MocapHubDriver {
    * the hub's outputs and this driver's read-outs. Allocates nothing itself; a fractional `timeMs`
    * computed per frame is boxed by V8 where it is passed (16 B at the call site): {@link
    * MocapHubDriver.stepFrame} takes it inside the frame object instead.
-   * @throws HubError for arrays of the wrong length.
+   * @throws MocapHubError for arrays of the wrong length.
    */
   step(
     localRotations: ArrayLike<number>,
@@ -194,6 +194,11 @@ export class MocapHubDriver {
     localTranslations: ArrayLike<number>,
     confidence: ArrayLike<number>,
   ): void {
+    const n = this.source.boneCount;
+    if (localRotations?.length !== 4 * n || localTranslations?.length !== 3 * n || confidence?.length !== n)
+      throw new MocapHubError(
+        `MocapHubDriver.step: rotations / translations / confidence have lengths ${localRotations?.length} / ${localTranslations?.length} / ${confidence?.length}, expected ${4 * n} / ${3 * n} / ${n} (the mocap skeleton's ${n} bones)`,
+      );
     const c = this.clock;
     const timeMs = c[2];
     let dt = (timeMs - c[0]) / 1000;
