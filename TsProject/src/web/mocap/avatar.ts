@@ -4,29 +4,28 @@
  * uses) and once by three.js `GLTFLoader` (the meshes drawn), joined by the viewer's `GltfFigure`
  * (src/web/viewer/figures.ts: skeleton-local transforms -> node transforms).
  *
- * Posing: the project's retargeter (src/retarget `Retargeter`) with the mocap skeleton (src/mocap
- * `mocapSkeleton`: 21 HumanBodyBones, rest = a T-pose facing +Z, every rest rotation the identity) as the
- * source, calibrated on that rest T-pose (as `kind mocap <landmarks> <avatar>` does through the BVH, whose
- * rest is the same T-pose), hips mode `room` (the avatar stands where the performer stands, the leg-length
- * difference added to the height: the live default). Each frame: the solver's local rotations and
- * translations -> `retargetPose` -> the figure.
+ * Posing: through the live hub (issue 23 item 2; src/mocap `MocapHubDriver`): a `RetargetHub` with the
+ * mocap skeleton (src/mocap `mocapSkeleton`: 21 HumanBodyBones, rest = a T-pose facing +Z, every rest
+ * rotation the identity) as the source, calibrated on that rest T-pose (as `kind mocap <landmarks>
+ * <avatar>` does through the BVH, whose rest is the same T-pose), hips mode `room` (the avatar stands where
+ * the performer stands, the leg-length difference added to the height: the live default). Each frame: the
+ * solver's pose, confidences and timestamp -> the hub's source stage (One-Euro), limb weights from the
+ * confidences, foot pinning from the causal contact, IK -> the figure.
  */
 import type * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import type { Skeleton } from '../../core/skeleton';
 import { type Avatar, readAvatar } from '../../io/gltf';
-import { Retargeter } from '../../retarget';
+import { type MocapCalibration, MocapHubDriver, type MocapSolved } from '../../mocap';
 import { GltfFigure } from '../viewer/figures';
 
 export class PosedAvatar {
   readonly figure: GltfFigure;
   readonly name: string;
   readonly format: string;
-  private retargeter: Retargeter | null = null;
+  /** The hub driver of the current calibration, null before one. */
+  driver: MocapHubDriver | null = null;
   private readonly data: Float32Array;
-  private readonly outRot: Float64Array;
-  private readonly outPos: Float64Array;
-  /** Bones posed at least once by the retargeter (false: the avatar stands in its rest pose). */
+  /** Bones posed at least once through the hub (false: the avatar stands in its rest pose). */
   posed = false;
 
   private constructor(
@@ -49,8 +48,6 @@ export class PosedAvatar {
     );
     const n = s.boneCount;
     this.data = new Float32Array(7 * n);
-    this.outRot = new Float64Array(4 * n);
-    this.outPos = new Float64Array(3 * n);
     this.rest();
   }
 
@@ -73,20 +70,22 @@ export class PosedAvatar {
     return new PosedAvatar(avatar, gltf);
   }
 
-  /** Calibrate on a new source skeleton (a new mocap calibration). @throws RetargetError as `Retargeter.calibrate`. */
-  setSource(source: Skeleton): void {
-    const r = new Retargeter(source, this.avatar.skeleton, { hipsMode: 'room' });
-    r.calibrate();
-    this.retargeter = r;
+  /**
+   * A new mocap calibration: a new hub driver on its skeleton (calibrated on its rest T-pose).
+   * @throws HubError / RetargetError from the hub.
+   */
+  setSource(calibration: MocapCalibration): void {
+    this.driver = new MocapHubDriver(calibration, this.avatar.skeleton);
   }
 
-  /** Pose the avatar from source local rotations `4 * 21` and translations `3 * 21` (metres). */
-  pose(localRotations: ArrayLike<number>, localTranslations: ArrayLike<number>): void {
-    if (!this.retargeter) return;
-    this.retargeter.retargetPose(localRotations, localTranslations, this.outRot, this.outPos);
+  /** Pose the avatar from a solved frame (the solver after `step(frame)`) at the frame's timestamp. */
+  pose(solved: MocapSolved, frame: { timestampMs: number }): void {
+    const d = this.driver;
+    if (!d) return;
+    d.stepFrame(solved, frame);
     const n = this.avatar.skeleton.boneCount;
-    this.data.set(this.outRot, 0);
-    this.data.set(this.outPos, 4 * n);
+    this.data.set(d.localRotations, 0);
+    this.data.set(d.localTranslations, 4 * n);
     this.figure.apply(this.data, 0, 4 * n, -1);
     this.posed = true;
   }

@@ -3,7 +3,7 @@
  * (src/cli/mocapServe.ts). Input: the webcam, a video file, or a landmark file (the format `kind mocap`
  * reads). The camera and video frames go through MediaPipe BlazePose (the puppet page's backends,
  * src/web/puppet/backends.ts); every frame of landmarks goes through the mocap solver (src/mocap
- * `MocapSolver`), and its pose onto the avatar through the retargeter (./avatar.ts). Shown: the image with
+ * `MocapSolver`), and its pose onto the avatar through the live hub (./avatar.ts). Shown: the image with
  * the landmarks over it (./draw.ts), the avatar (the embedded default, or a .glb/.vrm dropped on the page)
  * with the solver's skeleton beside it, each bone coloured by state and confidence, and the figures
  * (./figures.ts: rate, inference ms, pose ms, jitter). Record saves the webcam's / video's landmarks as a
@@ -248,8 +248,8 @@ async function setAvatar(bytes: Uint8Array, name: string): Promise<void> {
   if (avatar) world.remove(avatar.figure.root);
   avatar = next;
   world.add(avatar.figure.root);
-  if (solver) avatar.setSource(solver.skeleton);
-  if (solver) avatar.pose(solver.localRotations, solver.localTranslations);
+  if (solver) avatar.setSource(solver.calibration);
+  if (solver) avatar.pose(solver, lastFrame ?? { timestampMs: 0 });
   api.avatar = { name: avatar.name, format: avatar.format, bones: avatar.avatar.skeleton.boneCount };
   $('fAvatar').textContent = `${avatar.name} (${avatar.format})`;
 }
@@ -282,7 +282,7 @@ function calibrate(frames: PoseFrame[], name: string, report: boolean): MocapSol
   try {
     const cal = calibrateMocap(frames, { source: name });
     const s = new MocapSolver(cal);
-    avatar?.setSource(s.skeleton);
+    avatar?.setSource(cal);
     api.calibrated = true;
     api.calibrationFrames = cal.frames.length;
     $('fCalibration').textContent =
@@ -312,7 +312,7 @@ function solve(frame: PoseFrame): void {
   if (!solver) return;
   const t0 = performance.now();
   const r = solver.step(frame, image);
-  avatar?.pose(solver.localRotations, solver.localTranslations);
+  avatar?.pose(solver, frame);
   const poseMs = performance.now() - t0;
   figures.frame(frame.timestampMs, solver.positions, solver.state, poseMs);
   skeleton.update(solver.positions, solver.state, solver.confidence);
