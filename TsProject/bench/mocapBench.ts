@@ -16,7 +16,7 @@ import { calibrateMocap, MocapSolver } from '../src/mocap';
 import type { LandmarkRecording } from '../src/puppet';
 import { Retargeter } from '../src/retarget';
 import { RetargetHub } from '../src/rig';
-import { kalidokitPose, kalidokitSolve, oursPose } from '../test/helpers/kalidokitPose';
+import { kalidokitPose, kalidokitSolve, oursPose, oursThroughHubPose } from '../test/helpers/kalidokitPose';
 import { compareSolvers, comparisonTables } from '../test/helpers/mocapCompare';
 import { loadTake, synthesize } from '../test/helpers/mocapJudge';
 import { bytesPerCall, DEFAULT_ASSETS, fmt, type Row, sharedFile } from './harness';
@@ -111,6 +111,7 @@ export async function runMocapBench(): Promise<Row[]> {
       solvers: [
         { name: 'ours', solve: oursPose() },
         { name: 'ours, One-Euro 4 Hz (--smooth 4)', solve: oursPose({ smoothMinCutoff: 4, smoothBeta: 3 }) },
+        { name: 'ours through the hub (contact pin)', solve: oursThroughHubPose() },
         { name: 'Kalidokit (demo dampeners)', solve: kalidokitPose() },
         { name: 'Kalidokit (no dampeners)', solve: kalidokitPose({ dampen: 'none' }) },
       ],

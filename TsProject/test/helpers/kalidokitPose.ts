@@ -31,7 +31,14 @@
  */
 import { Euler, Quaternion } from 'three';
 import { forwardKinematics, type Skeleton } from '../../src/core';
-import { calibrateMocap, type MocapOptions, mocapSkeleton, runMocap } from '../../src/mocap';
+import {
+  calibrateMocap,
+  type MocapHubRunOptions,
+  type MocapOptions,
+  mocapSkeleton,
+  runMocap,
+  runMocapThroughHub,
+} from '../../src/mocap';
 import type { Landmark, LandmarkRecording } from '../../src/puppet';
 
 // The UMD build: the package's main entry is ES modules, which jest (CommonJS) does not load from node_modules.
@@ -89,6 +96,20 @@ export function oursPose(o: MocapOptions = {}): PoseSolve {
       run.clip.rotations,
       run.clip.translations,
     );
+  };
+}
+
+/**
+ * Ours through the live hub (src/mocap `runMocapThroughHub`: One-Euro source stage, confidence limb
+ * weights, causal foot contact pinning the foot IK), retargeted onto the calibrated mocap skeleton itself,
+ * so it is posed on the same skeleton as the other rows. Causal, as in the page and `kind live`.
+ */
+export function oursThroughHubPose(o: MocapHubRunOptions = {}): PoseSolve {
+  return (rec) => {
+    const cal = calibrateMocap(rec.frames, o);
+    const target = mocapSkeleton(cal);
+    const run = runMocapThroughHub(rec, target, o);
+    return posed(target, cal.heading, run.frameCount, run.rotations, run.translations);
   };
 }
 
