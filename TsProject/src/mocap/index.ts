@@ -8,3 +8,4 @@ export * from './calibrate';
 export { basisRotation, landmarkConfidence, readWorldPoints, UNKNOWN_CONFIDENCE } from './points';
 export * from './run';
 export * from './solver';
+export * from './stream';
