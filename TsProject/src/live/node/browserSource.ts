@@ -128,7 +128,10 @@ export class BrowserSource {
     try {
       s = parseMocapSkeletonMessage(text);
     } catch (e) {
-      if (e instanceof MocapStreamError) return refuse(e.message);
+      if (e instanceof MocapStreamError) {
+        refuse(e.message);
+        return;
+      }
       throw e;
     }
     this.o.onSkeleton(s);
@@ -142,9 +145,15 @@ export class BrowserSource {
   private poseMessage(bytes: Uint8Array, receivedAt: number, refuse: (r: string) => void): void {
     const s = this.current;
     const f = this.frame;
-    if (!s || !f) return refuse('pose message before any mocap-skeleton message');
+    if (!s || !f) {
+      refuse('pose message before any mocap-skeleton message');
+      return;
+    }
     const why = readMocapPose(bytes, s.id, f);
-    if (why !== null) return refuse(why);
+    if (why !== null) {
+      refuse(why);
+      return;
+    }
     if (this.lastFrameNumber >= 0 && f.frameNumber > this.lastFrameNumber + 1)
       this.counters.lost += f.frameNumber - this.lastFrameNumber - 1;
     this.lastFrameNumber = f.frameNumber;
