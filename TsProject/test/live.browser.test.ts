@@ -23,6 +23,7 @@ import {
   readMocapPose,
 } from '../src/mocap';
 import { RetargetHub } from '../src/rig';
+import { MocapStream } from '../src/web/mocap/stream';
 import { dataPath, describeWithData } from './helpers/data';
 import { sleep } from './remote.wsclient';
 
@@ -323,3 +324,59 @@ describeWithData('kind live --source browser on the real squat over loopback', (
     page.ws.close();
   });
 });
+
+describeWithData(
+  "the page's MocapStream (src/web/mocap/stream.ts) into kind live, in Node with ws as the WebSocket",
+  () => {
+    it('connects with the token, sends the skeleton and every pose; the hubs see them all; a re-calibration re-sends', async () => {
+      (globalThis as { WebSocket?: unknown }).WebSocket = WebSocket;
+      const squat = solvedSquat();
+      const live = await startLive({
+        source: 'browser',
+        avatars: [AVATAR],
+        remotePort: 0,
+        viewerPort: 0,
+        token: TOKEN,
+      });
+      try {
+        const states: string[] = [];
+        const stream = new MocapStream((st) => states.push(st.state));
+        expect(() => stream.connect('http://127.0.0.1:1/source')).toThrow(
+          "stream to: 'http://127.0.0.1:1/source' is not a ws:// or wss:// URL",
+        );
+        stream.skeleton(squat.skeleton);
+        stream.connect(live.browserSourceUrl, TOKEN);
+        await until(
+          () => stream.status.state === 'open' && stream.status.skeletons === 1,
+          'the page stream to open',
+        );
+        const frame = new MocapStreamFrame(squat.skeleton);
+        for (let i = 0; i < squat.messages.length; i++) {
+          expect(readMocapPose(squat.messages[i], 1, frame)).toBeNull();
+          stream.pose(frame.timeMs, true, frame.rotations, frame.translations, frame.confidence, frame.state);
+        }
+        await until(() => live.stats().frames === squat.messages.length, 'every pose');
+        expect(stream.status).toMatchObject({ sent: 65, skipped: 0, poseBytes: 485, lastRefusal: '' });
+        expect(live.stats()).toMatchObject({ frames: 65, dropped: 0, malformed: 0 });
+        // the same hub result as the hand-made page client's frames
+        const decoded = squat.messages.map((m) => {
+          readMocapPose(m, 1, frame);
+          return { rot: frame.rotations.slice(), pos: frame.translations.slice(), t: frame.timeMs };
+        });
+        const target: ConstructorParameters<typeof RetargetHub>[1] = (await loadAvatar(AVATAR)).skeleton;
+        const want = directRun(mocapSkeletonMessage(squat.skeleton, 1), target, decoded);
+        expect(Array.from(live.hub('default-avatar').localRotations)).toEqual(Array.from(want.at(-1) ?? []));
+        // a re-calibration: id 2 sent at once, the hubs rebuilt
+        const before = live.hub('default-avatar');
+        stream.skeleton(squat.skeleton);
+        await until(() => live.hub('default-avatar') !== before, 'the rebuild');
+        stream.disconnect();
+        // off (connect closes any old socket), connecting, open, then one change per skeleton sent, off
+        expect(states).toEqual(['off', 'connecting', 'open', 'open', 'open', 'off']);
+        expect(stream.status.skeletons).toBe(2);
+      } finally {
+        await live.close();
+      }
+    });
+  },
+);
