@@ -1,7 +1,7 @@
 /**
  * The mocap page streaming to `kind live --source browser` over loopback (issue 23 item 5): the page (headless
  * chromium, served by `kind mocap`'s server) opened with `?live=ws://.../source&token=...` plays the real
- * squat landmark file; every solved pose reaches the live server, and the avatar's final pose equals a hub run
+ * squat landmark file in real time (5 fps, 13 s); every solved pose reaches the live server, and the avatar's final pose equals a hub run
  * directly in Node on the Node solver's poses through the same wire format (the page's solver gives the Node
  * solver's rotations exactly: test/mocap.page.browser.test.ts).
  */
@@ -83,7 +83,7 @@ describe('the mocap page streaming to kind live --source browser', () => {
       );
       const n = await page.evaluate(
         (text) =>
-          (window as unknown as Win).kindMocap.playRecording(text, { realtime: false, name: 'squat' }),
+          (window as unknown as Win).kindMocap.playRecording(text, { realtime: true, name: 'squat' }),
         serializeLandmarkRecording(rec),
       );
       expect(n).toBe(65);
