@@ -82,8 +82,7 @@ describe('the mocap page streaming to kind live --source browser', () => {
         { timeout: 120_000, polling: 100 },
       );
       const n = await page.evaluate(
-        (text) =>
-          (window as unknown as Win).kindMocap.playRecording(text, { realtime: true, name: 'squat' }),
+        (text) => (window as unknown as Win).kindMocap.playRecording(text, { realtime: true, name: 'squat' }),
         serializeLandmarkRecording(rec),
       );
       expect(n).toBe(65);
