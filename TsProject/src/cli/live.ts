@@ -37,7 +37,7 @@ export function formatLiveStats(s: LiveStats, from: 'server' | 'page' = 'server'
   const e2e = Number.isFinite(s.endToEndMs.median)
     ? `; ${from} send -> pose median ${ms(s.endToEndMs.median)} ms, p99 ${ms(s.endToEndMs.p99)} ms`
     : '';
-  return `${s.frames} frames, ${s.fps.toFixed(1)} fps; packet -> pose median ${ms(s.latencyMs.median)} ms, p99 ${ms(s.latencyMs.p99)} ms${e2e}; ${s.dropped} lost, ${s.malformed} malformed`;
+  return `${s.frames} frames, ${s.fps.toFixed(1)} fps; ${from === 'page' ? 'message' : 'packet'} -> pose median ${ms(s.latencyMs.median)} ms, p99 ${ms(s.latencyMs.p99)} ms${e2e}; ${s.dropped} lost, ${s.malformed} malformed`;
 }
 
 /**
