@@ -175,7 +175,7 @@ afterAll(() => {
         reason: 'pose message before any mocap-skeleton message',
       });
       page.ws.send(text);
-      await h.until('the skeleton', () => h.last('K ') !== undefined);
+      await h.until('the skeleton', () => h.last('K ') !== undefined && page.replies.length === 2);
       const k = h.last('K ')!;
       expect(k[1]).toBe('1');
       expect(k[2].split(',')).toEqual([...sk.names]);

@@ -631,6 +631,9 @@ namespace KindRetargeting
                     string code = c.Socket.CloseStatus.HasValue ? ((int)c.Socket.CloseStatus.Value).ToString()
                         : c.Guard.SentCloseStatus != 0 ? Convert.ToString(c.Guard.SentCloseStatus) : "no close frame";
                     c.Socket.Dispose();
+                    tcp.Close();
+                    // the slot is free before the line says so (a client reading "closed" may connect again)
+                    if (slot) { Interlocked.Decrement(ref slots); slot = false; }
                     Log(false, c.Id + " closed (" + code + ")");
                 }
                 tcp.Close();
