@@ -14,10 +14,12 @@ namespace KindRetargeting
     /// <para>On the first skeleton message the bones are built as transforms under this GameObject (parents
     /// first, rest offsets mirrored into Unity's left-handed frame: position (-x, y, z), rotation
     /// (x, -y, -z, w), as the bridge mirrors) and <see cref="IsReady"/> turns true, so the hubs reading this
-    /// source start. A later skeleton message with the same bones and parents (a re-calibration) moves the rest
-    /// offsets; other bones are refused with a warning (Bones is fixed once ready). Every Update (execution
-    /// order -100, before the hubs) applies the latest pose: local rotations and the hips' local position,
-    /// copied into preallocated arrays (no allocation per frame).</para>
+    /// source start, reading that frame's rest T-pose (no pose is applied in the frame a skeleton arrives). A
+    /// later skeleton message with the same bones and parents (a re-calibration) puts the bones back in the new
+    /// rest and restarts the CustomRetargetingScripts reading this source (RestartHub), as <c>kind live</c>
+    /// rebuilds its hubs; other bones are refused with a warning (Bones is fixed once ready). Every Update
+    /// (execution order -100, before the hubs) applies the latest pose: local rotations and the hips' local
+    /// position, copied into preallocated arrays (no allocation per frame).</para>
     /// </summary>
     [AddComponentMenu("Kind Retargeting/Source: Browser Mocap")]
     public class KindBrowserMocapSource : KindPoseSource
@@ -76,7 +78,8 @@ namespace KindRetargeting
         {
             KindMocapStream.Skeleton s = stream.CurrentSkeleton;
             if (s == null) return;
-            if (s != built && !Build(s)) return;
+            // a (new) skeleton: this frame shows its rest T-pose, so hubs created now read it as the rest
+            if (s != built) { Build(s); return; }
             uint frame;
             double time, sent;
             if (!stream.TryTakePose(s.Id, ref seen, rotations, hips, confidence, states, out frame, out time, out sent)) return;
@@ -102,9 +105,17 @@ namespace KindRetargeting
                     applied = s.Id;
                     return false;
                 }
-                for (int i = 0; i < n; i++) bones[i].localPosition = new Vector3(-s.Offsets[3 * i], s.Offsets[3 * i + 1], s.Offsets[3 * i + 2]);
+                for (int i = 0; i < n; i++)
+                {
+                    bones[i].localPosition = new Vector3(-s.Offsets[3 * i], s.Offsets[3 * i + 1], s.Offsets[3 * i + 2]);
+                    bones[i].localRotation = Quaternion.identity;
+                }
                 built = s;
+                applied = s.Id;
                 seen = 0;
+                // the hubs reading this source start again on the new rest (as kind live rebuilds its hubs)
+                foreach (CustomRetargetingScript hub in FindObjectsOfType<CustomRetargetingScript>())
+                    if (hub.source == this) hub.RestartHub();
                 return true;
             }
             var map = new int[KindBridgeLayout.HumanBoneCount];

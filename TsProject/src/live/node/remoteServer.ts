@@ -65,7 +65,8 @@ export interface RemoteServerOptions {
   /**
    * Other WebSocket paths on the same port (e.g. `/source`, the browser mocap source of `kind live`): an
    * upgrade there passes the same origin and token rules as `path`, then the socket is handed to the
-   * handler (it is not a remote-control client: no rate limit, not counted in `clients`, no broadcasts).
+   * handler (it is not a remote-control client: no rate limit, no broadcasts, not in `clients` of the stats;
+   * it does count towards `maxClients`).
    */
   extraPaths?: Readonly<Record<string, (ws: WebSocket, from: string) => void>>;
 }
@@ -223,18 +224,18 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
         return;
       }
     }
+    if (clients.size + extras.size >= maxClients) {
+      stats.refused++;
+      log?.(`remote: refused ${req.socket.remoteAddress}: ${maxClients} clients already`);
+      refuse(socket, 503, 'Service Unavailable');
+      return;
+    }
     if (extra !== undefined) {
       wss.handleUpgrade(req, socket, head, (ws) => {
         extras.add(ws);
         ws.on('close', () => extras.delete(ws));
         extra(ws, req.socket.remoteAddress ?? '?');
       });
-      return;
-    }
-    if (clients.size >= maxClients) {
-      stats.refused++;
-      log?.(`remote: refused ${req.socket.remoteAddress}: ${maxClients} clients already`);
-      refuse(socket, 503, 'Service Unavailable');
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => accept(ws, req.socket.remoteAddress ?? '?'));
