@@ -32,12 +32,12 @@ function ms(v: number): string {
   return Number.isFinite(v) ? v.toFixed(2) : '-';
 }
 
-/** One status line: frames, rate, latency, drops. */
-export function formatLiveStats(s: LiveStats): string {
+/** One status line: frames, rate, latency, drops. `from`: what sent the frames (replay server or browser page). */
+export function formatLiveStats(s: LiveStats, from: 'server' | 'page' = 'server'): string {
   const e2e = Number.isFinite(s.endToEndMs.median)
-    ? `; server send -> pose median ${ms(s.endToEndMs.median)} ms, p99 ${ms(s.endToEndMs.p99)} ms`
+    ? `; ${from} send -> pose median ${ms(s.endToEndMs.median)} ms, p99 ${ms(s.endToEndMs.p99)} ms`
     : '';
-  return `${s.frames} frames, ${s.fps.toFixed(1)} fps; packet -> pose median ${ms(s.latencyMs.median)} ms, p99 ${ms(s.latencyMs.p99)} ms${e2e}; ${s.dropped} lost, ${s.malformed} malformed`;
+  return `${s.frames} frames, ${s.fps.toFixed(1)} fps; ${from === 'page' ? 'message' : 'packet'} -> pose median ${ms(s.latencyMs.median)} ms, p99 ${ms(s.latencyMs.p99)} ms${e2e}; ${s.dropped} lost, ${s.malformed} malformed`;
 }
 
 /**
@@ -53,8 +53,9 @@ export function formatLiveStats(s: LiveStats): string {
 export async function runLive(o: LiveCommandOptions): Promise<LiveRunResult> {
   const print = o.quiet ? () => undefined : (o.print ?? ((l: string) => console.log(l)));
   const live: LiveHandle = await startLive(o);
+  const from = live.source === 'browser' ? 'page' : 'server';
   print(
-    `live: ${o.natnet ? `NatNet ${o.natnet.host}` : `replaying ${o.replay ?? 'the embedded default walk'} over NatNet (loopback)`} -> ${live.characters.join(', ')}`,
+    `live: ${live.source === 'browser' ? `browser mocap page on ${live.browserSourceUrl}` : o.natnet ? `NatNet ${o.natnet.host}` : `replaying ${o.replay ?? 'the embedded default walk'} over NatNet (loopback)`} -> ${live.characters.join(', ')}`,
   );
   print(`  viewer:         ${live.viewerUrl}`);
   const open = o.remoteHost === '0.0.0.0';
@@ -62,11 +63,14 @@ export async function runLive(o: LiveCommandOptions): Promise<LiveRunResult> {
   print(
     `  remote control: ${shown}${open ? ' (open to the network)' : ''}${o.token ? ' (token required: ?token=...)' : ''}`,
   );
-  const timer = setInterval(() => print(`  ${formatLiveStats(live.stats())}`), 5000);
+  if (live.source === 'browser')
+    print(`  mocap page:     ${live.browserPageUrl} (run kind mocap to serve it)`);
+  const timer = setInterval(() => print(`  ${formatLiveStats(live.stats(), from)}`), 5000);
   timer.unref();
   const startedAt = Date.now();
   const notice = setTimeout(() => {
-    if (live.stats().frames === 0) print(`  no frame yet: ${live.whyNoFrames()}`);
+    if (live.stats().frames === 0)
+      print(live.source === 'browser' ? `  ${live.whyNoFrames()}` : `  no frame yet: ${live.whyNoFrames()}`);
   }, NO_FRAME_NOTICE_S * 1000);
   notice.unref();
   let signal: LiveRunResult['signal'] = null;
@@ -94,8 +98,8 @@ export async function runLive(o: LiveCommandOptions): Promise<LiveRunResult> {
   await live.close();
   process.removeListener('SIGINT', onInt);
   process.removeListener('SIGTERM', onTerm);
-  print(`stopped${signal ? ` (${signal})` : ''}: ${formatLiveStats(s)}`);
-  const none = `no NatNet frame in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${why}`;
+  print(`stopped${signal ? ` (${signal})` : ''}: ${formatLiveStats(s, from)}`);
+  const none = `no ${live.source === 'browser' ? 'pose from the browser page' : 'NatNet frame'} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${why}`;
   if (s.frames === 0) {
     if (!signal) throw new LiveError(none);
     print(`  ${none}`);

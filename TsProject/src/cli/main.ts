@@ -248,7 +248,7 @@ export function buildProgram(): Command {
   program
     .command('live')
     .description(
-      'drive avatars live from OptiTrack Motive over NatNet (or a replayed clip), with the remote control on ws://127.0.0.1:64212/retargeting and a web viewer',
+      'drive avatars live from OptiTrack Motive over NatNet (or a replayed clip, or the webcam mocap page: --source browser), with the remote control on ws://127.0.0.1:64212/retargeting and a web viewer',
     )
     .option(
       '--natnet <host>',
@@ -284,6 +284,12 @@ export function buildProgram(): Command {
       numberArg('--data-port', '1..65535', (v) => Number.isInteger(v) && v > 0 && v < 65536),
     )
     .option('--replay <clip.bvh>', 'clip to replay (default: the embedded walk)')
+    .addOption(
+      new Option(
+        '--source <kind>',
+        'where poses come from: natnet (Motive, with --natnet), replay (a clip over NatNet on loopback) or browser (the webcam mocap page of kind mocap streaming to ws://127.0.0.1:<remote-port>/source); default natnet with --natnet, else replay',
+      ).choices(['natnet', 'replay', 'browser']),
+    )
     .option(
       '--rate <x>',
       'replay speed factor',
@@ -330,6 +336,17 @@ export function buildProgram(): Command {
       if (opts.natnet !== undefined && opts.replay !== undefined) {
         throw new InvalidArgumentError('--natnet and --replay: give one source');
       }
+      if (opts.source === 'browser' && (opts.natnet !== undefined || opts.replay !== undefined)) {
+        throw new InvalidArgumentError(
+          '--source browser: the page is the source; leave out --natnet and --replay',
+        );
+      }
+      if (opts.source === 'natnet' && opts.natnet === undefined) {
+        throw new InvalidArgumentError("--source natnet: give Motive's address with --natnet <host>");
+      }
+      if (opts.source === 'replay' && opts.natnet !== undefined) {
+        throw new InvalidArgumentError('--source replay and --natnet: give one source');
+      }
       if (opts.natnet !== undefined && opts.natnet.trim() === '') {
         throw new InvalidArgumentError("--natnet: empty address; give the Motive machine's host name or IP");
       }
@@ -349,6 +366,7 @@ export function buildProgram(): Command {
               }
             : undefined,
         replay: opts.replay,
+        source: opts.source,
         rate: opts.rate,
         skeleton: opts.skeleton,
         avatars: opts.avatar,

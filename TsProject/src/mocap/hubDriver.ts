@@ -34,7 +34,7 @@
  */
 import { HumanBodyBones as H, type Skeleton } from '../core';
 import { type HubOptions, RetargetHub } from '../rig';
-import { MB } from './bones';
+import { MB, MOCAP_BONE_COUNT, MOCAP_BONES } from './bones';
 import { type MocapCalibration, mocapSkeleton } from './calibrate';
 import { type CausalContactOptions, CausalFootContact } from './causalContact';
 
@@ -77,11 +77,53 @@ const LIMB_BONES = [
   [MB.RightUpperLeg, MB.RightLowerLeg, MB.RightFoot],
 ] as const;
 
+/**
+ * What the driver needs of a mocap source when it has no calibration (a skeleton received over the
+ * stream, src/mocap/stream.ts): the skeleton itself (the 21 bones in MOCAP_BONES order) and the contact
+ * detector's leg length and ankle level (metres). {@link mocapSourceFigure} derives them from the skeleton.
+ */
+export interface MocapSourceFigure {
+  skeleton: Skeleton;
+  legLength: number;
+  ankleLevel: number;
+}
+
+/**
+ * The {@link MocapSourceFigure} of a mocap skeleton (rest T-pose, as `mocapSkeleton` builds it): leg length =
+ * the mean over the sides of thigh + shin (the LowerLeg's and the Foot's rest offsets), ankle level = the
+ * toe tip's drop below the ankle (the Toes' rest offset; the heel's, not in a skeleton, is the calibration's
+ * other candidate and by default the same 7 cm).
+ * @throws MocapHubError when the skeleton's bones are not the mocap's 21 in MOCAP_BONES order.
+ */
+export function mocapSourceFigure(skeleton: Skeleton): MocapSourceFigure {
+  const names = skeleton.names;
+  if (names.length !== MOCAP_BONE_COUNT || MOCAP_BONES.some((n, i) => names[i] !== n))
+    throw new MocapHubError(
+      `mocap hub: the source skeleton's bones must be the mocap's ${MOCAP_BONE_COUNT} in order (${MOCAP_BONES.join(', ')}); got ${names.join(', ')}`,
+    );
+  const r = skeleton.restTranslations;
+  const len = (b: number) => Math.hypot(r[3 * b], r[3 * b + 1], r[3 * b + 2]);
+  const legLength =
+    0.5 * (len(MB.LeftLowerLeg) + len(MB.LeftFoot) + len(MB.RightLowerLeg) + len(MB.RightFoot));
+  const ankleLevel = Math.max(0, -Math.min(r[3 * MB.LeftToes + 1], r[3 * MB.RightToes + 1]));
+  return { skeleton, legLength, ankleLevel };
+}
+
+/** A streamed pose as src/mocap/stream.ts's `MocapStreamFrame` holds it (what {@link MocapHubDriver.stepStream} reads). */
+export interface MocapStreamed {
+  readonly rotations: ArrayLike<number>;
+  readonly translations: ArrayLike<number>;
+  readonly confidence: ArrayLike<number>;
+  /** The frame's time on the page's clock, ms. */
+  readonly timeMs: number;
+}
+
 /** The mocap source driving one avatar through the hub (module doc). */
 export class MocapHubDriver {
   readonly hub: RetargetHub;
   readonly source: Skeleton;
-  readonly calibration: MocapCalibration;
+  /** The solver's calibration the driver was built on, or null when built on a {@link MocapSourceFigure}. */
+  readonly calibration: MocapCalibration | null;
   /** The contact detector, or null with `contact: false`. */
   readonly contact: CausalFootContact | null;
   /** Per limb, this frame's confidence weight target and the smoothed weight, [0, 1] (hub limb order). */
@@ -112,12 +154,21 @@ export class MocapHubDriver {
 
   /**
    * A hub on `mocapSkeleton(calibration)` and `target`, calibrated on the mocap rest T-pose (the hub's
-   * `calibrate()`: the source's canonical T-pose, as `kind mocap <file> <avatar>` and the page do).
-   * @throws MocapHubError for bad options; HubError / RetargetError from the hub.
+   * `calibrate()`: the source's canonical T-pose, as `kind mocap <file> <avatar>` and the page do). Or, for a
+   * streamed source (`kind live --source browser`), `source` a {@link MocapSourceFigure} and `target` an
+   * existing hub on that skeleton, used as it is (its settings and calibration kept; `options.hub` ignored).
+   * @throws MocapHubError for bad options or a hub on another source skeleton; HubError / RetargetError from the hub.
    */
-  constructor(calibration: MocapCalibration, target: Skeleton, options: MocapHubOptions = {}) {
+  constructor(
+    source: MocapCalibration | MocapSourceFigure,
+    target: Skeleton | RetargetHub,
+    options: MocapHubOptions = {},
+  ) {
+    const figure = 'skeleton' in source ? source : null;
+    const calibration = figure ? null : (source as MocapCalibration);
     this.calibration = calibration;
-    this.source = mocapSkeleton(calibration);
+    this.source = figure ? figure.skeleton : mocapSkeleton(calibration as MocapCalibration);
+    if (figure) mocapSourceFigure(figure.skeleton); // the bone order check
     this.o = {
       confidenceLow: options.confidenceLow ?? 0.3,
       confidenceHigh: options.confidenceHigh ?? 0.5,
@@ -133,8 +184,16 @@ export class MocapHubDriver {
     for (const f of ['limbRampSeconds', 'pinReleaseSeconds', 'maxHubStepSeconds'] as const)
       if (!(o[f] > 0 && o[f] <= 10))
         throw new MocapHubError(`mocap hub options.${f}: ${o[f]}; need seconds in (0, 10]`);
-    this.hub = new RetargetHub(this.source, target, { hipsMode: 'room', ik: 'auto', ...options.hub });
-    this.hub.calibrate();
+    if (target instanceof RetargetHub) {
+      if (target.source !== this.source)
+        throw new MocapHubError(
+          'mocap hub: the hub given runs on another source skeleton than the one given',
+        );
+      this.hub = target;
+    } else {
+      this.hub = new RetargetHub(this.source, target, { hipsMode: 'room', ik: 'auto', ...options.hub });
+      this.hub.calibrate();
+    }
     const s = this.source.humanoid;
     this.sAnkle = Int32Array.of(s[H.LeftFoot], s[H.RightFoot]);
     this.sToe = Int32Array.of(s[H.LeftToes], s[H.RightToes]);
@@ -142,10 +201,10 @@ export class MocapHubDriver {
     this.vHips = this.hub.retargeter.virtual.skeleton.humanoid[H.Hips];
     if (options.contact === false) this.contact = null;
     else {
-      const L = calibration.lengths;
+      const L = calibration?.lengths;
       this.contact = new CausalFootContact({
-        legLength: 0.5 * (L.leftThigh + L.rightThigh + L.leftShin + L.rightShin),
-        ankleLevel: ankleLevel(calibration),
+        legLength: L ? 0.5 * (L.leftThigh + L.rightThigh + L.leftShin + L.rightShin) : figure!.legLength,
+        ankleLevel: calibration ? ankleLevel(calibration) : figure!.ankleLevel,
         toeLevel: 0,
         ...options.contact,
       });
@@ -187,6 +246,15 @@ export class MocapHubDriver {
   stepFrame(solved: MocapSolved, frame: { timestampMs: number }): void {
     this.clock[2] = frame.timestampMs;
     this.run(solved.localRotations, solved.localTranslations, solved.confidence);
+  }
+
+  /**
+   * {@link MocapHubDriver.step} on a streamed pose (src/mocap/stream.ts `MocapStreamFrame`: rotations,
+   * translations, confidence, `timeMs`), as `kind live --source browser` drives it. Allocates nothing.
+   */
+  stepStream(frame: MocapStreamed): void {
+    this.clock[2] = frame.timeMs;
+    this.run(frame.rotations, frame.translations, frame.confidence);
   }
 
   private run(

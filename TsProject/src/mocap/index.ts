@@ -12,3 +12,4 @@ export * from './hubRun';
 export { basisRotation, landmarkConfidence, readWorldPoints, UNKNOWN_CONFIDENCE } from './points';
 export * from './run';
 export * from './solver';
+export * from './stream';

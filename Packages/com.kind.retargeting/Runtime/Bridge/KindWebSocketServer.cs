@@ -41,6 +41,19 @@ namespace KindRetargeting
         KindSocketResult OnText(string clientId, string text);
     }
 
+    /// <summary>The receiver of a server's <see cref="KindWebSocketServer.SourcePath"/> (a live pose stream such
+    /// as the browser mocap page's: KindMocapStream). Called on the client's receive thread, once per whole
+    /// message in arrival order (so it must be thread-safe towards the main thread); a throw is caught and
+    /// logged. The return value is sent back to that client as a text message (null or empty: nothing).</summary>
+    public interface IKindStreamSink
+    {
+        /// <summary>A text message (the stream's JSON messages).</summary>
+        string OnStreamText(string clientId, string text);
+        /// <summary>A binary message in <paramref name="bytes"/>[0, <paramref name="count"/>): the server's
+        /// reused buffer, valid only during the call (copy what you keep).</summary>
+        string OnStreamBinary(string clientId, byte[] bytes, int count);
+    }
+
     /// <summary>
     /// WebSocket server on ws://127.0.0.1:&lt;Port&gt;&lt;Path&gt; (every interface with
     /// <see cref="AllowNetwork"/>). The upgrade is refused with 426 without <c>Upgrade: websocket</c> and
@@ -56,6 +69,10 @@ namespace KindRetargeting
     /// go over <see cref="MaxQueuedBytesPerClient"/> bytes is dropped (its TCP connection is cut: a
     /// client that does not read cannot read a close frame either). Set the options before
     /// <see cref="Start"/>.
+    /// <para>With a <see cref="SourceSink"/>, upgrades on <see cref="SourcePath"/> (default <c>/source</c>)
+    /// pass the same token, origin and client-count rules and become stream clients: their messages (text
+    /// and binary) go straight to the sink on the receive thread, never to Pump's handler, and they get no
+    /// broadcasts (the browser mocap source, src/mocap/STREAM.md).</para>
     /// </summary>
     public sealed class KindWebSocketServer : IDisposable
     {
@@ -89,6 +106,11 @@ namespace KindRetargeting
         public bool AllowNetwork;
         /// <summary>The WebSocket path (exact match, query string aside).</summary>
         public string Path = "/retargeting";
+        /// <summary>Path of the stream clients (see <see cref="SourceSink"/>).</summary>
+        public string SourcePath = "/source";
+        /// <summary>Where stream clients' messages go; null: <see cref="SourcePath"/> is refused (404).
+        /// May be set or cleared while running (new upgrades see the current value).</summary>
+        public volatile IKindStreamSink SourceSink;
         /// <summary>Shared token; null or empty: none required.</summary>
         public string Token;
         /// <summary>Most clients at once; more get 503.</summary>
@@ -121,6 +143,8 @@ namespace KindRetargeting
             public long QueuedBytes;
             public FrameGuardStream Guard;
             public volatile bool Gone;
+            /// <summary>A <see cref="SourcePath"/> client: messages to the sink, no broadcasts.</summary>
+            public IKindStreamSink Sink;
             /// <summary>A close frame to send after the queue (0: none).</summary>
             public volatile int CloseStatus;
             public string CloseReason;
@@ -235,7 +259,7 @@ namespace KindRetargeting
                 if (!string.IsNullOrEmpty(r.Broadcast))
                 {
                     byte[] b = Encoding.UTF8.GetBytes(r.Broadcast); // shared by every client's queue (never written)
-                    foreach (var kv in clients) if (kv.Value != m.From) Send(kv.Value, b);
+                    foreach (var kv in clients) if (kv.Value != m.From && kv.Value.Sink == null) Send(kv.Value, b);
                 }
             }
             return n;
@@ -441,7 +465,7 @@ namespace KindRetargeting
             int q = target.IndexOf('?');
             string path = q < 0 ? target : target.Substring(0, q);
             string query = q < 0 ? "" : target.Substring(q + 1);
-            if (path != Path) { why = "path " + path; return 404; }
+            if (path != Path && (SourceSink == null || path != SourcePath)) { why = "path " + path; return 404; }
             if (!string.IsNullOrEmpty(Token))
             {
                 string given = QueryValue(query, "token") ?? h.Header("x-kind-token");
@@ -563,11 +587,15 @@ namespace KindRetargeting
                 await WriteAscii(stream, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
                     AcceptKey(head.Header("Sec-WebSocket-Key")) + "\r\n\r\n").ConfigureAwait(false);
                 var guard = new FrameGuardStream(stream);
+                string target = head.Target;
+                int qm = target.IndexOf('?');
+                IKindStreamSink sink = SourceSink;
                 c = new Client
                 {
                     Id = id,
                     Guard = guard,
                     Socket = WebSocket.CreateFromStream(guard, true, null, KeepAliveInterval),
+                    Sink = (qm < 0 ? target : target.Substring(0, qm)) == SourcePath ? sink : null,
                 };
                 clients[c.Id] = c;
                 Interlocked.Increment(ref connections);
@@ -603,6 +631,9 @@ namespace KindRetargeting
                     string code = c.Socket.CloseStatus.HasValue ? ((int)c.Socket.CloseStatus.Value).ToString()
                         : c.Guard.SentCloseStatus != 0 ? Convert.ToString(c.Guard.SentCloseStatus) : "no close frame";
                     c.Socket.Dispose();
+                    tcp.Close();
+                    // the slot is free before the line says so (a client reading "closed" may connect again)
+                    if (slot) { Interlocked.Decrement(ref slots); slot = false; }
                     Log(false, c.Id + " closed (" + code + ")");
                 }
                 tcp.Close();
@@ -639,6 +670,12 @@ namespace KindRetargeting
                     }
                     message.Write(buffer, 0, r.Count);
                     if (!r.EndOfMessage) continue;
+                    if (c.Sink != null)
+                    {
+                        StreamMessage(c, r.MessageType == WebSocketMessageType.Text, message);
+                        message.SetLength(0);
+                        continue;
+                    }
                     string text = r.MessageType == WebSocketMessageType.Text
                         ? Encoding.UTF8.GetString(message.GetBuffer(), 0, (int)message.Length)
                         : null;
@@ -658,6 +695,20 @@ namespace KindRetargeting
                 if (stop != null) stop.Dispose();
                 if (cut != null) cut.Dispose();
             }
+        }
+
+        /// <summary>A stream client's whole message to its sink (receive thread); the sink's reply queued.</summary>
+        void StreamMessage(Client c, bool isText, MemoryStream message)
+        {
+            string reply;
+            try
+            {
+                reply = isText
+                    ? c.Sink.OnStreamText(c.Id, Encoding.UTF8.GetString(message.GetBuffer(), 0, (int)message.Length))
+                    : c.Sink.OnStreamBinary(c.Id, message.GetBuffer(), (int)message.Length);
+            }
+            catch (Exception e) { Log(true, "the stream sink threw on a message of " + c.Id + ": " + e.Message); return; }
+            if (!string.IsNullOrEmpty(reply)) Send(c, Encoding.UTF8.GetBytes(reply));
         }
 
         /// <summary>The peer went away without the close handshake (reset, EOF mid-stream): normal for

@@ -204,6 +204,16 @@ namespace KindRetargeting
         /// <summary>The protocol's name of a finger copy mode.</summary>
         public static string FingerName(FingerCopyMode m) { return m == FingerCopyMode.None ? "none" : m == FingerCopyMode.MuscleData ? "muscleData" : "rotation"; }
 
+        /// <summary>
+        /// Drops the hub; the next Update creates it again on the source's bones as they stand then (their
+        /// rest pose), with the Inspector's values sent again. For a source whose rest changed (the browser
+        /// mocap's re-calibration: KindBrowserMocapSource calls it).
+        /// </summary>
+        public void RestartHub()
+        {
+            if (driver != null) { driver.Destroy(); driver = null; }
+        }
+
         void Update()
         {
             poseThisFrame = false;

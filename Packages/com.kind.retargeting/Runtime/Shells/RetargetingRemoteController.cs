@@ -59,6 +59,21 @@ namespace KindRetargeting
         /// <summary>Connected clients now.</summary>
         public int ClientCount { get { return server != null ? server.ClientCount : 0; } }
 
+        IKindStreamSink streamSink;
+
+        /// <summary>
+        /// Routes the server's <c>/source</c> path to <paramref name="sink"/> (KindBrowserMocapSource: the mocap
+        /// page streams there with this server's token and origin rules); null closes the path (404).
+        /// </summary>
+        public void AttachStream(IKindStreamSink sink)
+        {
+            streamSink = sink;
+            if (server != null) server.SourceSink = sink;
+        }
+
+        /// <summary>The stream URL of <see cref="AttachStream"/>: ws://host:port/source.</summary>
+        public string StreamUrl { get { return Url.Substring(0, Url.Length - "/retargeting".Length) + "/source"; } }
+
         void OnEnable()
         {
             int messageBytes = KindWebSocketServer.ClampToProtocol(maxMessageBytes);
@@ -73,6 +88,7 @@ namespace KindRetargeting
                 MaxMessageBytes = messageBytes,
                 MaxQueuedBytesPerClient = maxQueuedBytesPerClient,
                 AllowedOrigins = allowedOrigins,
+                SourceSink = streamSink,
             };
             try { server.Start(); }
             catch (Exception e)

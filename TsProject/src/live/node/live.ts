@@ -19,6 +19,12 @@
 import * as path from 'node:path';
 import type { Skeleton } from '../../core';
 import { defaultAssetsDir, loadAvatar, loadSource } from '../../io/node';
+import {
+  MocapHubDriver,
+  type MocapStreamFrame,
+  mocapSourceFigure,
+  placeholderMocapSkeleton,
+} from '../../mocap';
 import { RetargetHub } from '../../rig';
 import {
   frameSkeletonToPose,
@@ -28,6 +34,7 @@ import {
   skeletonFromDescription,
 } from '../natnet';
 import { type LiveCharacters, type LiveFrame, RemoteControl } from '../remote';
+import { BROWSER_SOURCE_PATH, BrowserSource, driveMocapFrame } from './browserSource';
 import { hrtimeMs, NatNetClient } from './natnetClient';
 import { NatNetReplayServer } from './natnetServer';
 import { type RemoteServerHandle, startRemoteServer } from './remoteServer';
@@ -41,6 +48,14 @@ export class LiveError extends Error {
 }
 
 export interface LiveOptions {
+  /**
+   * Where poses come from: `natnet` (Motive; needs `natnet`), `replay` (a clip through our NatNet replay
+   * server on loopback) or `browser` (the webcam mocap page streaming solved poses to the remote-control
+   * port, path `/source`: src/live/node/browserSource.ts). Default: `natnet` when `natnet` is given, else `replay`.
+   */
+  source?: 'natnet' | 'replay' | 'browser';
+  /** Browser source: the mocap page's port on this machine, allowed as a page origin (default 8066, `kind mocap`'s). */
+  mocapPagePort?: number;
   /** Replay a BVH (path) through our NatNet replay server; 'default' = the embedded walk. Default when no `natnet`. */
   replay?: string;
   /** Connect to Motive (or any NatNet server) instead of replaying. */
@@ -95,7 +110,10 @@ export interface LiveStats {
   fps: number;
   /** Packet arrival -> every avatar posed, ms (over the last 4096 frames). */
   latencyMs: { median: number; p99: number };
-  /** Replay only: server transmit -> every avatar posed, ms (same clock; NaN when connected to Motive). */
+  /**
+   * Replay: server transmit -> every avatar posed; browser: the page's send stamp (epoch ms) -> every avatar
+   * posed (both on one machine's clock; NaN when connected to Motive).
+   */
   endToEndMs: { median: number; p99: number };
   /** Largest gap between two retargeted frames, ms (since start). */
   maxGapMs: number;
@@ -106,8 +124,14 @@ export interface LiveHandle {
   remoteUrl: string;
   characters: string[];
   hub(name: string): RetargetHub;
-  /** The source skeleton built from the NatNet skeleton description. */
-  sourceSkeleton: Skeleton;
+  /** The source skeleton: built from the NatNet skeleton description, or the browser page's mocap skeleton. */
+  readonly sourceSkeleton: Skeleton;
+  /** Which source drives the hubs. */
+  source: 'natnet' | 'replay' | 'browser';
+  /** Browser source: the WebSocket URL the page streams to (`ws://host:port/source`), else ''. */
+  browserSourceUrl: string;
+  /** Browser source: the page URL to open (the mocap page streaming here), else ''. */
+  browserPageUrl: string;
   stats(): LiveStats;
   /** One line saying why no frame may arrive (the NatNet client's {@link NatNetClient.whyNoFrames}). */
   whyNoFrames(): string;
@@ -145,8 +169,97 @@ function percentiles(buf: Float64Array, n: number): { median: number; p99: numbe
 
 const RING = 4096;
 
+/** The NatNet side of a run: the client (and our replay server when replaying) and the followed skeleton. */
+interface NatNetSide {
+  client: NatNetClient;
+  replay: NatNetReplayServer | null;
+  name: string;
+  skeleton: Skeleton;
+  mapping: ReturnType<typeof skeletonFromDescription>['mapping'];
+}
+
+/** Connect to Motive or start our replay server and connect to it; pushes what it opens onto `closers`. */
+async function startNatNet(options: LiveOptions, closers: (() => Promise<void>)[]): Promise<NatNetSide> {
+  let replay: NatNetReplayServer | null = null;
+  let host: string;
+  let commandPort: number;
+  if (options.natnet) {
+    host = options.natnet.host;
+    commandPort = options.natnet.commandPort ?? 1510;
+  } else {
+    const file =
+      !options.replay || options.replay === 'default'
+        ? path.join(defaultAssetsDir(), 'default-walk.bvh')
+        : options.replay;
+    const src = await loadSource(file);
+    replay = new NatNetReplayServer();
+    const r = replay;
+    closers.push(() => r.close());
+    const started = await replay.start({
+      clip: src.clip,
+      commandPort: 0,
+      host: '127.0.0.1',
+      rate: options.rate ?? 1,
+      version: options.version ?? '4.1',
+    });
+    host = '127.0.0.1';
+    commandPort = started.port;
+  }
+  const client = new NatNetClient();
+  closers.push(() => client.close());
+  let defs: ModelDefinitions;
+  try {
+    await client.connect({
+      serverAddress: host,
+      commandPort,
+      multicast: options.natnet?.multicast ?? false,
+      multicastAddress: options.natnet?.multicastAddress,
+      dataPort: options.natnet?.dataPort,
+      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    });
+    defs = await client.requestModelDefinitions(options.connectTimeoutMs ?? 5000);
+  } catch (e) {
+    throw new LiveError(`NatNet server ${host}:${commandPort}: ${(e as Error).message}`);
+  }
+  const skeletons: SkeletonDescription[] = defs.skeletons;
+  const desc = options.skeleton ? skeletons.find((s) => s.name === options.skeleton) : skeletons[0];
+  if (!desc) {
+    throw new LiveError(
+      options.skeleton
+        ? `--skeleton: no skeleton '${options.skeleton}' in the stream (it has: ${skeletons.map((s) => s.name).join(', ') || 'none'})`
+        : `NatNet server ${host}:${commandPort}: the stream describes no skeleton (only rigid bodies or markers)`,
+    );
+  }
+  const { skeleton, mapping } = skeletonFromDescription(desc);
+  return { client, replay, name: desc.name, skeleton, mapping };
+}
+
+/** The hub options of `kind live` (both sources). */
+const HUB_OPTIONS = { ik: 'auto', hipsMode: 'room', fingers: 'rotation' } as const;
+
+/** The browser source's driver of `hub` (on the page's mocap skeleton `source`). Set-up time. */
+function mocapDriver(source: Skeleton, hub: RetargetHub): MocapHubDriver {
+  return new MocapHubDriver(mocapSourceFigure(source), hub);
+}
+
 /**
- * Start the live pipeline. Resolves once the source skeleton is known and the servers listen.
+ * A hub on a new browser skeleton keeping `old`'s settings (not its calibration), calibrated on the mocap
+ * rest T-pose (as the page's avatar and `kind mocap <landmarks> <avatar>` are). Set-up time.
+ */
+function mocapHub(source: Skeleton, target: Skeleton, old?: RetargetHub): RetargetHub {
+  let settings: Record<string, unknown> | undefined;
+  if (old) {
+    const { rotationOffsets: _offsets, ...plain } = old.exportSettings();
+    settings = { ...plain, initialHipsHeight: null };
+  }
+  const hub = new RetargetHub(source, target, { ...HUB_OPTIONS, ...(settings ? { settings } : {}) });
+  hub.calibrate({ rotations: source.restRotations, translations: source.restTranslations });
+  return hub;
+}
+
+/**
+ * Start the live pipeline. Resolves once the source skeleton is known (browser: a placeholder until the
+ * page's first skeleton message) and the servers listen.
  * @throws LiveError for bad options, an unreadable avatar or clip (the loaders' messages, naming the
  * file), no skeleton in the NatNet stream, or a server that does not answer.
  */
@@ -155,13 +268,25 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
     throw new LiveError('--avatar: give at least one avatar file (.glb, .gltf or .vrm)');
   if (options.natnet && options.replay)
     throw new LiveError('--natnet and --replay: give one source, a NatNet server or a clip to replay');
+  const sourceKind = options.source ?? (options.natnet ? 'natnet' : 'replay');
+  if (!['natnet', 'replay', 'browser'].includes(sourceKind))
+    throw new LiveError(`--source: '${sourceKind}', need natnet, replay or browser`);
+  if (sourceKind === 'natnet' && !options.natnet)
+    throw new LiveError("--source natnet: give Motive's address with --natnet <host>");
+  if (sourceKind === 'browser' && (options.natnet || options.replay))
+    throw new LiveError('--source browser: the page is the source; leave out --natnet and --replay');
+  if (sourceKind === 'replay' && options.natnet)
+    throw new LiveError('--source replay with --natnet: give one source');
   const rate = options.rate ?? 1;
   if (!(rate > 0 && rate <= 100))
     throw new LiveError(`--rate: ${rate} is out of range (above 0, at most 100)`);
   const viewerFps = options.viewerFps ?? 60;
   if (!(viewerFps > 0 && viewerFps <= 1000)) throw new LiveError(`viewerFps: ${viewerFps} is out of range`);
+  const mocapPagePort = options.mocapPagePort ?? 8066;
+  if (!(Number.isInteger(mocapPagePort) && mocapPagePort > 0 && mocapPagePort < 65536))
+    throw new LiveError(`mocapPagePort: ${mocapPagePort}, need 1..65535`);
 
-  const avatars = [];
+  const avatars: Awaited<ReturnType<typeof loadAvatar>>[] = [];
   for (const f of options.avatars) avatars.push(await loadAvatar(f));
   const names = characterNames(options.avatars);
 
@@ -171,64 +296,18 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
     closers.length = 0;
   };
   try {
-    // 1. the NatNet source: our replay server, or a real one
-    let replay: NatNetReplayServer | null = null;
-    let host: string;
-    let commandPort: number;
-    if (options.natnet) {
-      host = options.natnet.host;
-      commandPort = options.natnet.commandPort ?? 1510;
-    } else {
-      const file =
-        !options.replay || options.replay === 'default'
-          ? path.join(defaultAssetsDir(), 'default-walk.bvh')
-          : options.replay;
-      const src = await loadSource(file);
-      replay = new NatNetReplayServer();
-      const r = replay;
-      closers.push(() => r.close());
-      const started = await replay.start({
-        clip: src.clip,
-        commandPort: 0,
-        host: '127.0.0.1',
-        rate,
-        version: options.version ?? '4.1',
-      });
-      host = '127.0.0.1';
-      commandPort = started.port;
-    }
-    const client = new NatNetClient();
-    closers.push(() => client.close());
-    let defs: ModelDefinitions;
-    try {
-      await client.connect({
-        serverAddress: host,
-        commandPort,
-        multicast: options.natnet?.multicast ?? false,
-        multicastAddress: options.natnet?.multicastAddress,
-        dataPort: options.natnet?.dataPort,
-        connectTimeoutMs: options.connectTimeoutMs ?? 5000,
-      });
-      defs = await client.requestModelDefinitions(options.connectTimeoutMs ?? 5000);
-    } catch (e) {
-      throw new LiveError(`NatNet server ${host}:${commandPort}: ${(e as Error).message}`);
-    }
-    const skeletons: SkeletonDescription[] = defs.skeletons;
-    const desc = options.skeleton ? skeletons.find((s) => s.name === options.skeleton) : skeletons[0];
-    if (!desc) {
-      throw new LiveError(
-        options.skeleton
-          ? `--skeleton: no skeleton '${options.skeleton}' in the stream (it has: ${skeletons.map((s) => s.name).join(', ') || 'none'})`
-          : `NatNet server ${host}:${commandPort}: the stream describes no skeleton (only rigid bodies or markers)`,
-      );
-    }
-    const { skeleton, mapping } = skeletonFromDescription(desc);
+    // 1. the source: NatNet (our replay server, or a real one), or the browser page (skeleton later)
+    const nat = sourceKind === 'browser' ? null : await startNatNet(options, closers);
+    let skeleton = nat ? nat.skeleton : placeholderMocapSkeleton();
+    const sourceName = nat ? nat.name : 'browser mocap';
 
-    // 2. one hub per avatar
-    const hubs = avatars.map(
-      (a) => new RetargetHub(skeleton, a.skeleton, { ik: 'auto', hipsMode: 'room', fingers: 'rotation' }),
+    // 2. one hub per avatar (browser: rebuilt on every skeleton message)
+    const hubs = avatars.map((a) =>
+      nat ? new RetargetHub(skeleton, a.skeleton, HUB_OPTIONS) : mocapHub(skeleton, a.skeleton),
     );
     const byName = new Map(names.map((n, i) => [n, hubs[i]]));
+    // browser: one mocap driver per hub (confidence limb weights, foot contact pins), rebuilt with the hubs
+    const drivers = nat ? [] : hubs.map((h) => mocapDriver(skeleton, h));
     const current: LiveFrame = {
       rotations: Float64Array.from(skeleton.restRotations),
       translations: Float64Array.from(skeleton.restTranslations),
@@ -240,9 +319,21 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
       currentFrame: (n) => (byName.has(n) && haveFrame ? current : undefined),
     };
 
-    // 3. remote control and viewer
+    // 3. remote control (and the browser source on its port) and viewer
     const control = new RemoteControl(characters);
     const remotePort = options.remotePort ?? 64212;
+    const log = options.log ?? ((line: string) => console.error(line));
+    let onMocapFrame: (f: MocapStreamFrame, receivedAtMs: number) => void = () => undefined;
+    const browser =
+      sourceKind === 'browser'
+        ? new BrowserSource({
+            onSkeleton: (s) => rebuild(s.skeleton),
+            onFrame: (f, at) => onMocapFrame(f, at),
+            log: (line) => {
+              if (/refused/.test(line)) log(line);
+            },
+          })
+        : null;
     let remote: RemoteServerHandle;
     try {
       remote = await startRemoteServer({
@@ -251,15 +342,21 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
         host: options.remoteHost ?? '127.0.0.1',
         token: options.token,
         allowedOrigins: options.allowedOrigins,
+        pagePorts: browser ? [mocapPagePort] : [],
+        extraPaths: browser ? { [BROWSER_SOURCE_PATH]: (ws, from) => browser.attach(ws, from) } : undefined,
         log: (line) => {
           // a refused web page is worth one line; connections and closes are not printed
-          if (/: 403 \(/.test(line)) (options.log ?? console.error)(line);
+          if (/: 403 \(/.test(line)) log(line);
         },
       });
     } catch (e) {
       throw new LiveError(`--remote-port ${remotePort}: ${listenMessage(e)}`);
     }
     closers.push(() => remote.close());
+    const browserSourceUrl = browser ? remote.url.replace(/\/[^/]*$/, BROWSER_SOURCE_PATH) : '';
+    const browserPageUrl = browser
+      ? `http://127.0.0.1:${mocapPagePort}/?live=${browserSourceUrl.replace('//0.0.0.0:', '//127.0.0.1:')}${options.token ? '&token=...' : ''}`
+      : '';
     const files: Record<string, string> = {};
     const viewerAvatars = avatars.map((a, i) => {
       const ext = path.extname(options.avatars[i]).toLowerCase();
@@ -272,7 +369,7 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
     try {
       viewer = await startViewerServer({
         scene: {
-          source: viewerSkeleton(desc.name, skeleton),
+          source: viewerSkeleton(sourceName, skeleton),
           avatars: viewerAvatars,
           remote: { url: remote.url, token: options.token },
         },
@@ -280,7 +377,7 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
         port: viewerPort,
         host: options.viewerHost ?? '127.0.0.1',
         allowedOrigins: options.allowedOrigins,
-        log: options.log ?? ((line) => console.error(line)),
+        log,
       });
     } catch (e) {
       throw new LiveError(`--viewer-port ${viewerPort}: ${listenMessage(e)}`);
@@ -288,7 +385,7 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
     closers.push(() => viewer.close());
     remote.allowPagePort(viewer.port); // the viewer's panel is a remote-control client
 
-    // 4. the frame loop (NatNet callback); allocation-free per frame
+    // 4. the frame loop (NatNet callback or browser message); allocation-free per frame
     const latency = new Float64Array(RING);
     const e2e = new Float64Array(RING);
     let latN = 0;
@@ -325,31 +422,56 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
         scales: h.outputScales,
       })),
     };
-    const onFrame = (frame: NatNetFrame, receivedAtMs: number) => {
-      const si = frame.findSkeleton(mapping.skeletonId);
-      if (si < 0) return;
-      frameSkeletonToPose(frame, si, mapping, current.rotations, current.translations);
-      haveFrame = true;
-      const ts = frame.timestamp;
-      // the stream's own interval (dropped frames included) for the source filter; the first frame
-      // and a timestamp running backwards restart it; the hub's smoothing gets a bounded interval
-      const streamDt = !Number.isFinite(ts)
+    /** Browser: new hubs on the page's skeleton (settings kept), the frame arrays and the viewer's views. */
+    function rebuild(sk: Skeleton): void {
+      skeleton = sk;
+      for (let i = 0; i < hubs.length; i++) {
+        hubs[i] = mocapHub(sk, avatars[i].skeleton, hubs[i]);
+        drivers[i] = mocapDriver(sk, hubs[i]);
+        byName.set(names[i], hubs[i]);
+        vf.avatars[i] = {
+          rotations: hubs[i].localRotations,
+          translations: hubs[i].localTranslations,
+          scales: hubs[i].outputScales,
+        };
+      }
+      current.rotations = Float64Array.from(sk.restRotations);
+      current.translations = Float64Array.from(sk.restTranslations);
+      vf.rawSource = current;
+      vf.source =
+        hubs.length > 0
+          ? {
+              rotations: hubs[0].sourceStage.localRotations,
+              translations: hubs[0].sourceStage.localTranslations,
+            }
+          : current;
+      haveFrame = false;
+      lastTimestamp = Number.NaN;
+    }
+    /** The stream's interval (s) for the source filter: Infinity restarts it; and the bounded hub interval. */
+    const intervals = { stream: 0, hub: 0 };
+    const setIntervals = (ts: number) => {
+      intervals.stream = !Number.isFinite(ts)
         ? 1 / 120
         : Number.isFinite(lastTimestamp) && ts - lastTimestamp > 0
           ? ts - lastTimestamp
           : Number.POSITIVE_INFINITY;
-      const dt = streamDt < 0.5 ? streamDt : 1 / 120;
+      intervals.hub = intervals.stream < 0.5 ? intervals.stream : 1 / 120;
       lastTimestamp = ts;
-      for (let i = 0; i < hubs.length; i++) {
-        const h = hubs[i];
-        if (!h.isCalibrated) h.calibrate(current);
-        h.updateLive(current.rotations, current.translations, streamDt, dt);
-      }
+    };
+    /** After every hub: the figures and the viewer. `e2eMs` NaN when unknown. */
+    const afterFrame = (
+      receivedAtMs: number,
+      frameNumber: number,
+      ts: number,
+      e2eMs: number,
+      lost: number,
+    ) => {
       const done = hrtimeMs();
       latency[latN % RING] = done - receivedAtMs;
       latN++;
-      if (replay && frame.stampTransmit > 0) {
-        e2e[e2eN % RING] = done - frame.stampTransmit / ticksPerMs;
+      if (Number.isFinite(e2eMs)) {
+        e2e[e2eN % RING] = e2eMs + (done - receivedAtMs);
         e2eN++;
       }
       frames++;
@@ -363,21 +485,54 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
       }
       if (done - lastPublish >= publishEvery && viewer.clientCount() > 0) {
         lastPublish = done;
-        vf.frameNumber = frame.frameNumber;
+        vf.frameNumber = frameNumber;
         vf.timestamp = Number.isFinite(ts) ? ts : 0;
         vf.latencyMs = done - receivedAtMs;
-        vf.dropped = client.lostFrames;
+        vf.dropped = lost;
         vf.fps = fps;
         viewer.publish(vf);
       }
     };
-    client.onFrame(onFrame);
+    if (nat) {
+      const { client, mapping, replay } = nat;
+      client.onFrame((frame: NatNetFrame, receivedAtMs: number) => {
+        const si = frame.findSkeleton(mapping.skeletonId);
+        if (si < 0) return;
+        frameSkeletonToPose(frame, si, mapping, current.rotations, current.translations);
+        haveFrame = true;
+        const ts = frame.timestamp;
+        setIntervals(ts);
+        for (let i = 0; i < hubs.length; i++) {
+          const h = hubs[i];
+          if (!h.isCalibrated) h.calibrate(current);
+          h.updateLive(current.rotations, current.translations, intervals.stream, intervals.hub);
+        }
+        // the replay server stamps hrtime at 10 MHz: transmit -> arrival on the same clock
+        const e2eMs =
+          replay && frame.stampTransmit > 0 ? receivedAtMs - frame.stampTransmit / ticksPerMs : Number.NaN;
+        afterFrame(receivedAtMs, frame.frameNumber, ts, e2eMs, client.lostFrames);
+      });
+    } else if (browser) {
+      onMocapFrame = (f, receivedAtMs) => {
+        current.rotations.set(f.rotations);
+        current.translations.set(f.translations);
+        haveFrame = true;
+        const ts = f.timeMs / 1000;
+        setIntervals(ts);
+        for (let i = 0; i < drivers.length; i++) driveMocapFrame(drivers[i], f);
+        // the page's send stamp (epoch ms) -> arrival, on this machine's clock (now minus the time since arrival)
+        const e2eMs = performance.timeOrigin + performance.now() - (hrtimeMs() - receivedAtMs) - f.sentAtMs;
+        afterFrame(receivedAtMs, f.frameNumber, ts, e2eMs, browser.counters.lost);
+      };
+    }
 
     const startedAt = hrtimeMs();
     const stats = (): LiveStats => ({
       frames,
-      dropped: client.stats.lost,
-      malformed: client.stats.malformed + client.stats.oversized,
+      dropped: nat ? nat.client.stats.lost : (browser?.counters.lost ?? 0),
+      malformed: nat
+        ? nat.client.stats.malformed + nat.client.stats.oversized
+        : (browser?.counters.malformed ?? 0),
       // no frame for a second: 0; less than a second of frames so far: the average since the start
       fps:
         lastFrameAt < 0 || hrtimeMs() - lastFrameAt > 1000
@@ -398,9 +553,14 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
         if (!h) throw new LiveError(`no character '${n}' (have: ${names.join(', ')})`);
         return h;
       },
-      sourceSkeleton: skeleton,
+      get sourceSkeleton() {
+        return skeleton;
+      },
+      source: sourceKind,
+      browserSourceUrl,
+      browserPageUrl,
       stats,
-      whyNoFrames: () => client.whyNoFrames(),
+      whyNoFrames: () => (nat ? nat.client.whyNoFrames() : (browser?.whyNoFrames(browserPageUrl) ?? '')),
       close: closeAll,
     };
   } catch (e) {

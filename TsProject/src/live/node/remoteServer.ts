@@ -62,6 +62,13 @@ export interface RemoteServerOptions {
   pagePorts?: readonly number[];
   /** Log lines (connections, refusals, closes); default: nothing is logged. */
   log?: (line: string) => void;
+  /**
+   * Other WebSocket paths on the same port (e.g. `/source`, the browser mocap source of `kind live`): an
+   * upgrade there passes the same origin and token rules as `path`, then the socket is handed to the
+   * handler (it is not a remote-control client: no rate limit, no broadcasts, not in `clients` of the stats;
+   * it does count towards `maxClients`).
+   */
+  extraPaths?: Readonly<Record<string, (ws: WebSocket, from: string) => void>>;
 }
 
 export interface RemoteServerStats {
@@ -174,6 +181,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     peakBufferedBytes: 0,
   };
   const clients = new Set<Client>();
+  const extras = new Set<WebSocket>();
   let nextId = 1;
 
   const httpServer = http.createServer((_req, res) => {
@@ -185,7 +193,12 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
   httpServer.on('upgrade', (req, socket, head) => {
     socket.on('error', () => {});
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== path) {
+    const extras0 = options.extraPaths;
+    const extra =
+      url.pathname !== path && extras0 && Object.hasOwn(extras0, url.pathname)
+        ? extras0[url.pathname]
+        : undefined;
+    if (url.pathname !== path && extra === undefined) {
       stats.refused++;
       log?.(`remote: refused ${req.socket.remoteAddress}: path ${url.pathname}`);
       refuse(socket, 404, 'Not Found');
@@ -211,10 +224,18 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
         return;
       }
     }
-    if (clients.size >= maxClients) {
+    if (clients.size + extras.size >= maxClients) {
       stats.refused++;
       log?.(`remote: refused ${req.socket.remoteAddress}: ${maxClients} clients already`);
       refuse(socket, 503, 'Service Unavailable');
+      return;
+    }
+    if (extra !== undefined) {
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        extras.add(ws);
+        ws.on('close', () => extras.delete(ws));
+        extra(ws, req.socket.remoteAddress ?? '?');
+      });
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => accept(ws, req.socket.remoteAddress ?? '?'));
@@ -360,6 +381,8 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
           clearInterval(sweep);
           for (const c of clients) c.ws.terminate();
           clients.clear();
+          for (const w of extras) w.terminate();
+          extras.clear();
           wss.close();
           httpServer.close(() => resolve());
           httpServer.closeAllConnections?.();

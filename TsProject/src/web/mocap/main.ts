@@ -34,6 +34,7 @@ import { LandmarkRecorder } from '../puppet/recorder';
 import { PosedAvatar } from './avatar';
 import { boneColour, ConfidenceSkeleton, drawLandmarks } from './draw';
 import { MocapFigures, type MocapFigureValues } from './figures';
+import { wireMocapStream } from './stream';
 
 /** `GET /config.json` (the puppet server's, src/cli/puppetServe.ts; hosts do not import each other): the fields read. */
 interface PageConfig {
@@ -113,6 +114,8 @@ const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getEl
 const params = new URLSearchParams(location.search);
 const calibTarget = Math.max(1, Number(params.get('calib') ?? 15) || 15);
 const videoFps = Math.min(60, Math.max(1, Number(params.get('videoFps') ?? 15) || 15));
+/** "Stream to": solved poses to `kind live --source browser` or Unity (stream.ts; `?live=ws://...`). */
+const liveStream = wireMocapStream(params);
 
 const emptyHistory = (): MocapHistory => ({
   t: [],
@@ -283,6 +286,7 @@ function calibrate(frames: PoseFrame[], name: string, report: boolean): MocapSol
     const cal = calibrateMocap(frames, { source: name });
     const s = new MocapSolver(cal);
     avatar?.setSource(cal);
+    liveStream.skeleton(s.skeleton);
     api.calibrated = true;
     api.calibrationFrames = cal.frames.length;
     $('fCalibration').textContent =
@@ -314,6 +318,14 @@ function solve(frame: PoseFrame): void {
   const r = solver.step(frame, image);
   avatar?.pose(solver, frame);
   const poseMs = performance.now() - t0;
+  liveStream.pose(
+    frame.timestampMs,
+    r.personFound,
+    solver.localRotations,
+    solver.localTranslations,
+    solver.confidence,
+    solver.state,
+  );
   figures.frame(frame.timestampMs, solver.positions, solver.state, poseMs);
   skeleton.update(solver.positions, solver.state, solver.confidence);
   skeleton.root.visible = true;
