@@ -274,12 +274,36 @@ describeWithData('kind live --source browser on the real squat over loopback', (
           '{"type":"mocap-skeleton","protocol":1,"id":2,"bones":["Hips"],"parents":[-1],"offsets":[0,1]}',
         );
         await until(() => live.stats().malformed === 3, 'two refusals');
+        // a well-formed skeleton the hubs cannot run on (20 of the mocap's 21 bones): refused with the
+        // reason, the current skeleton and hubs kept (nothing rebuilt half-way)
+        // (from a second connection: refusals are answered at most once a second per connection)
+        const j = JSON.parse(text);
+        const other = await connect(url, PAGE_ORIGIN);
+        other.ws.send(
+          JSON.stringify({
+            ...j,
+            id: 3,
+            bones: j.bones.slice(0, 20),
+            parents: j.parents.slice(0, 20),
+            offsets: j.offsets.slice(0, 60),
+          }),
+        );
+        await until(() => other.replies.length > 0, 'the 20-bone skeleton refused');
+        expect(other.replies[0]).toEqual({
+          type: 'refused',
+          reason: expect.stringMatching(
+            /^mocap hub: the source skeleton's bones must be the mocap's 21 in order/,
+          ),
+        });
+        expect(live.stats().malformed).toBe(4);
+        other.ws.close();
+        expect(live.hub('default-avatar')).toBe(hub);
       }
     }
     const s = live.stats();
     expect(s.frames).toBe(squat.messages.length);
     expect(s.dropped).toBe(0);
-    expect(s.malformed).toBe(3);
+    expect(s.malformed).toBe(4);
     expect(Number.isFinite(s.endToEndMs.median)).toBe(true);
     // known answer: the same hub on the same decoded frames
     const frame = new MocapStreamFrame(parseMocapSkeletonMessage(text).skeleton);

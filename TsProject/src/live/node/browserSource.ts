@@ -11,6 +11,7 @@
 import type { RawData, WebSocket } from 'ws';
 import {
   type MocapHubDriver,
+  MocapHubError,
   MocapStreamError,
   MocapStreamFrame,
   type MocapStreamSkeleton,
@@ -134,7 +135,17 @@ export class BrowserSource {
       }
       throw e;
     }
-    this.o.onSkeleton(s);
+    try {
+      this.o.onSkeleton(s);
+    } catch (e) {
+      // a skeleton the receiving hubs cannot run on (not the mocap's 21 bones in order): refused, the
+      // current skeleton and hubs kept
+      if (e instanceof MocapHubError) {
+        refuse(e.message);
+        return;
+      }
+      throw e;
+    }
     this.current = s;
     this.frame = new MocapStreamFrame(s.skeleton);
     this.lastFrameNumber = -1;

@@ -424,10 +424,12 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
     };
     /** Browser: new hubs on the page's skeleton (settings kept), the frame arrays and the viewer's views. */
     function rebuild(sk: Skeleton): void {
+      // a skeleton the drivers cannot take is refused before anything changes (MocapHubError)
+      const figure = mocapSourceFigure(sk);
       skeleton = sk;
       for (let i = 0; i < hubs.length; i++) {
         hubs[i] = mocapHub(sk, avatars[i].skeleton, hubs[i]);
-        drivers[i] = mocapDriver(sk, hubs[i]);
+        drivers[i] = new MocapHubDriver(figure, hubs[i]);
         byName.set(names[i], hubs[i]);
         vf.avatars[i] = {
           rotations: hubs[i].localRotations,
