@@ -22,6 +22,7 @@ import {
   mocapSkeletonMessage,
   mocapSourceFigure,
   parseMocapSkeletonMessage,
+  placeholderMocapSkeleton,
   readMocapPose,
 } from '../src/mocap';
 import { RetargetHub } from '../src/rig';
@@ -199,7 +200,7 @@ describe('kind live --source browser without a page', () => {
         print: (l) => lines.push(l),
       }),
     ).rejects.toThrow(
-      /^no pose from the browser page in \d+\.\d s: no pose from the browser page yet: open http:\/\/127\.0\.0\.1:8066\/\?live=ws:\/\/127\.0\.0\.1:\d+\/source/,
+      /^no pose from the browser page in \d+\.\d s: open http:\/\/127\.0\.0\.1:8066\/\?live=ws:\/\/127\.0\.0\.1:\d+\/source/,
     );
     expect(lines[0]).toMatch(
       /^live: browser mocap page on ws:\/\/127\.0\.0\.1:\d+\/source -> default-avatar$/,
@@ -210,6 +211,105 @@ describe('kind live --source browser without a page', () => {
     await expect(startLive({ source: 'browser', replay: 'default', avatars: [AVATAR] })).rejects.toThrow(
       '--source browser: the page is the source; leave out --natnet and --replay',
     );
+  });
+});
+
+describe('kind live --source browser: a skeleton of other valid HumanBodyBones', () => {
+  let live: LiveHandle | undefined;
+  afterEach(async () => {
+    await live?.close();
+  });
+
+  it('is refused naming the bone (not as an internal error), changes no hub, and the remote settings survive', async () => {
+    live = await startLive({
+      source: 'browser',
+      avatars: [AVATAR],
+      remotePort: 0,
+      viewerPort: 0,
+      log: () => {},
+    });
+    const sk = placeholderMocapSkeleton();
+    const page = await connect(live.browserSourceUrl);
+    page.ws.send(mocapSkeletonMessage(sk, 1));
+    await until(() => page.replies.some((r) => r.type === 'skeleton-ok'), 'the skeleton');
+    const hub = live.hub('default-avatar');
+    const source = live.sourceSkeleton;
+    // the remote control changes a setting on the running hub
+    const remote = await connect(live.remoteUrl);
+    remote.ws.send(
+      JSON.stringify({
+        action: 'updateValueRealtime',
+        characterName: 'default-avatar',
+        property: 'avatarScale',
+        value: 1.5,
+        id: 1,
+      }),
+    );
+    await until(() => remote.replies.some((r) => r.id === 1), 'the remote reply');
+    expect(remote.replies.find((r) => r.id === 1)?.ok).toBe(true);
+
+    const base = JSON.parse(mocapSkeletonMessage(sk, 2));
+    const order = [0, 13, 14, 15, 16, 17, 18, 19, 20, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+    const inv = new Map(order.map((old, i) => [old, i]));
+    const others: [string, Record<string, unknown>][] = [
+      [
+        'mocap skeleton.bones[21]: LeftThumbProximal, expected no more bones',
+        {
+          ...base,
+          bones: [...base.bones, 'LeftThumbProximal'],
+          parents: [...base.parents, 8],
+          offsets: [...base.offsets, 0.03, 0, 0.02],
+        },
+      ],
+      [
+        'mocap skeleton.bones[1]: LeftUpperLeg, expected Spine',
+        {
+          ...base,
+          bones: order.map((i) => base.bones[i]),
+          parents: order.map((i) => (base.parents[i] < 0 ? -1 : inv.get(base.parents[i]))),
+          offsets: order.flatMap((i) => base.offsets.slice(3 * i, 3 * i + 3)),
+        },
+      ],
+      [
+        'mocap skeleton.bones[2]: missing, expected Chest',
+        { ...base, bones: ['Hips', 'Spine'], parents: [-1, 0], offsets: [0, 1, 0, 0, 0.1, 0] },
+      ],
+    ];
+    for (const [i, [reason, msg]] of others.entries()) {
+      const c = await connect(live.browserSourceUrl); // a fresh page: replies are once a second per connection
+      c.ws.send(JSON.stringify(msg));
+      await until(() => c.replies.length > 0, 'the refusal');
+      expect(c.replies[0].type).toBe('refused');
+      expect(String(c.replies[0].reason)).toMatch(new RegExp(`^${reason.replace(/[[\]]/g, '\\$&')} \\(`));
+      expect(live.stats().malformed).toBe(i + 1);
+      c.ws.close();
+    }
+    // the right bones with every offset 0 (no body frame to calibrate on): refused as the page's data
+    {
+      const c = await connect(live.browserSourceUrl);
+      c.ws.send(JSON.stringify({ ...base, offsets: base.offsets.map(() => 0) }));
+      await until(() => c.replies.length > 0, 'the refusal');
+      expect(c.replies[0].type).toBe('refused');
+      expect(String(c.replies[0].reason)).toMatch(/^mocap skeleton: the hubs cannot run on it: /);
+      expect(live.stats().malformed).toBe(others.length + 1);
+      c.ws.close();
+    }
+    // nothing changed: the same hub, the same source skeleton; poses of skeleton 1 still drive it
+    expect(live.hub('default-avatar')).toBe(hub);
+    expect(live.sourceSkeleton).toBe(source);
+    const w = new MocapPoseWriter(21);
+    const rot = new Float64Array(84).map((_, k) => (k % 4 === 3 ? 1 : 0));
+    const conf = new Float64Array(21).fill(1);
+    page.ws.send(w.write(1, 0, true, 0, Date.now(), rot, sk.restTranslations, conf, new Uint8Array(21)));
+    await until(() => live?.stats().frames === 1, 'a pose');
+    // a re-calibration keeps the remote's setting (before the fix the refused skeleton left an orphan hub
+    // whose settings the next rebuild copied)
+    page.ws.send(mocapSkeletonMessage(sk, 3));
+    await until(() => page.replies.some((r) => r.type === 'skeleton-ok' && r.id === 3), 'the re-calibration');
+    expect(live.hub('default-avatar')).not.toBe(hub);
+    expect(live.hub('default-avatar').exportSettings().avatarScale).toBe(1.5);
+    page.ws.close();
+    remote.ws.close();
   });
 });
 
@@ -291,9 +391,7 @@ describeWithData('kind live --source browser on the real squat over loopback', (
         await until(() => other.replies.length > 0, 'the 20-bone skeleton refused');
         expect(other.replies[0]).toEqual({
           type: 'refused',
-          reason: expect.stringMatching(
-            /^mocap hub: the source skeleton's bones must be the mocap's 21 in order/,
-          ),
+          reason: expect.stringMatching(/^mocap skeleton\.bones\[20\]: missing, expected RightToes \(/),
         });
         expect(live.stats().malformed).toBe(4);
         other.ws.close();

@@ -99,7 +99,10 @@ export async function runLive(o: LiveCommandOptions): Promise<LiveRunResult> {
   process.removeListener('SIGINT', onInt);
   process.removeListener('SIGTERM', onTerm);
   print(`stopped${signal ? ` (${signal})` : ''}: ${formatLiveStats(s, from)}`);
-  const none = `no ${live.source === 'browser' ? 'pose from the browser page' : 'NatNet frame'} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${why}`;
+  const what = live.source === 'browser' ? 'pose from the browser page' : 'NatNet frame';
+  // the reason may open with the same words ("no pose from the browser page yet: open ..."): said once
+  const reason = why.startsWith(`no ${what} yet: `) ? why.slice(`no ${what} yet: `.length) : why;
+  const none = `no ${what} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${reason}`;
   if (s.frames === 0) {
     if (!signal) throw new LiveError(none);
     print(`  ${none}`);

@@ -10,8 +10,9 @@
  */
 import type { RawData, WebSocket } from 'ws';
 import {
+  MOCAP_BONE_COUNT,
+  MOCAP_BONES,
   type MocapHubDriver,
-  MocapHubError,
   MocapStreamError,
   MocapStreamFrame,
   type MocapStreamSkeleton,
@@ -55,6 +56,20 @@ export interface BrowserSourceOptions {
   onFrame(frame: MocapStreamFrame, receivedAtMs: number): void;
   /** Log lines (connections, refusals); default nothing. */
   log?: (line: string) => void;
+}
+
+/**
+ * Why a streamed skeleton's bones are not the mocap's 21 in {@link MOCAP_BONES} order (what
+ * {@link MocapHubDriver} drives: the page's `mocapSkeleton`), naming the first bone that differs; null when
+ * they are. Other valid HumanBodyBones skeletons pass `parseMocapSkeletonMessage` but no driver can take them.
+ */
+export function mocapBonesMismatch(names: readonly string[]): string | null {
+  let at = MOCAP_BONES.findIndex((n, i) => names[i] !== n);
+  if (at < 0 && names.length > MOCAP_BONE_COUNT) at = MOCAP_BONE_COUNT;
+  if (at < 0) return null;
+  const got = at < names.length ? names[at] : 'missing';
+  const want = at < MOCAP_BONE_COUNT ? MOCAP_BONES[at] : 'no more bones';
+  return `mocap skeleton.bones[${at}]: ${got}, expected ${want} (the receiver drives the mocap's ${MOCAP_BONE_COUNT} bones in order: ${MOCAP_BONES.join(', ')})`;
 }
 
 /** The receiving end: hand it every socket of {@link BROWSER_SOURCE_PATH} with {@link BrowserSource.attach}. */
@@ -135,13 +150,19 @@ export class BrowserSource {
       }
       throw e;
     }
+    // a valid HumanBodyBones skeleton that is not the mocap's 21 in order: the page's fault, not ours
+    const mismatch = mocapBonesMismatch(s.skeleton.names);
+    if (mismatch !== null) {
+      refuse(mismatch);
+      return;
+    }
     try {
       this.o.onSkeleton(s);
     } catch (e) {
-      // a skeleton the receiving hubs cannot run on (not the mocap's 21 bones in order): refused, the
-      // current skeleton and hubs kept
-      if (e instanceof MocapHubError) {
-        refuse(e.message);
+      // a skeleton the receiving hubs cannot be set up on (e.g. degenerate offsets: no body frame): the
+      // page's data, refused; the receiver builds everything before it swaps, so nothing changed
+      if (e instanceof Error) {
+        refuse(`mocap skeleton: the hubs cannot run on it: ${e.message}`);
         return;
       }
       throw e;

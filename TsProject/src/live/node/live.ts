@@ -424,12 +424,14 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
     };
     /** Browser: new hubs on the page's skeleton (settings kept), the frame arrays and the viewer's views. */
     function rebuild(sk: Skeleton): void {
-      // a skeleton the drivers cannot take is refused before anything changes (MocapHubError)
-      const figure = mocapSourceFigure(sk);
+      // every hub and driver built first, then swapped in: a throw leaves the running set (and the settings
+      // the remote control changed on it) as it was
+      const newHubs = hubs.map((h, i) => mocapHub(sk, avatars[i].skeleton, h));
+      const newDrivers = newHubs.map((h) => mocapDriver(sk, h));
       skeleton = sk;
       for (let i = 0; i < hubs.length; i++) {
-        hubs[i] = mocapHub(sk, avatars[i].skeleton, hubs[i]);
-        drivers[i] = new MocapHubDriver(figure, hubs[i]);
+        hubs[i] = newHubs[i];
+        drivers[i] = newDrivers[i];
         byName.set(names[i], hubs[i]);
         vf.avatars[i] = {
           rotations: hubs[i].localRotations,
