@@ -45,6 +45,7 @@ describeBrowser('cleanup.html in headless Chromium', () => {
     const html = fs.readFileSync(path.join(out, 'cleanup.html'), 'utf8');
     expect(html).not.toContain(EVIL);
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     page.on('console', (m) => {
@@ -157,6 +158,7 @@ describeBrowser('cleanup.html in headless Chromium', () => {
     const v1Html = path.join(tmp, 'v1.html');
     fs.writeFileSync(v1Html, renderCleanupHtml(v1, series, loadChartAssets()));
     const p1 = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    p1.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
     const errors1: string[] = [];
     p1.on('pageerror', (e) => errors1.push(String(e)));
     await p1.goto(`file://${v1Html}`);

@@ -152,6 +152,7 @@ describeBrowser('mocap page, a recorded landmark file', () => {
     const solverKnees = mocapKneeAngles(runMocap(rec, { source: 'squat' }));
     const nodeKnees = await nodeHubKnees(rec, path.join(ROOT, 'assets/default/default-avatar.glb'));
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    page.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
     const pageErrors: string[] = [];
     page.on('pageerror', (e) => pageErrors.push(String(e)));
     await page.goto(server.url);
@@ -232,6 +233,7 @@ describeBrowser('mocap page, an avatar dropped on it', () => {
     const b = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     try {
       const page = await b.newPage({ viewport: { width: 1280, height: 720 } });
+      page.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
       const pageErrors: string[] = [];
       page.on('pageerror', (e) => pageErrors.push(String(e)));
       await page.goto(server.url);
@@ -296,6 +298,7 @@ describeBrowser('mocap page, a video file', () => {
       const b = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
       try {
         const page = await b.newPage({ viewport: { width: 1280, height: 720 } });
+        page.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
         const pageErrors: string[] = [];
         page.on('pageerror', (e) => pageErrors.push(String(e)));
         await page.goto(`${server.url}?backend=legacy&complexity=0&calib=3&videoFps=1`);
@@ -366,6 +369,7 @@ describeBrowser('mocap page, fake webcam from the real squat video', () => {
       const pageErrors: string[] = [];
       try {
         const page = await cam.newPage({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
+        page.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
         page.on('pageerror', (e) => pageErrors.push(String(e)));
         await page.goto(`${server.url}?backend=legacy&complexity=0&calib=3&source=camera`);
         await waitFor(page, "window.kindMocap && window.kindMocap.source === 'camera'", 300_000);

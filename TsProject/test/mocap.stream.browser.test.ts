@@ -72,6 +72,7 @@ describe('the mocap page streaming to kind live --source browser', () => {
       });
       browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
       const page = await browser.newPage();
+      page.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(String(e)));
       await page.goto(`${server.url}?live=${encodeURIComponent(live.browserSourceUrl)}&token=tok`);

@@ -180,6 +180,7 @@ describeBrowser('puppet page, recorded landmark files (no camera)', () => {
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
     page.on('pageerror', (e) => pageErrors.push(String(e)));
   });
   afterAll(async () => {
@@ -445,6 +446,7 @@ describeBrowser('puppet page, fake webcam from the real squat video', () => {
     const pageErrors: string[] = [];
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      page.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
       page.on('pageerror', (e) => pageErrors.push(String(e)));
       await page.goto(`${server.url}?character=/chars/char1/&backend=legacy&complexity=0&source=camera`);
       await waitFor(page, "window.kindPuppet && window.kindPuppet.source === 'camera'");

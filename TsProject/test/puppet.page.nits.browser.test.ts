@@ -50,6 +50,7 @@ describeBrowser('puppet page: the play button and frame counts', () => {
     const s = await startPuppetServer({ port: 0, webRoot: path.join(web, 'puppet'), landmarks: one });
     servers.push(s);
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.goto(s.url);
@@ -95,6 +96,7 @@ describeBrowser('puppet page: the play button and frame counts', () => {
     const s = await startPuppetServer({ port: 0, webRoot: path.join(web, 'puppet') });
     servers.push(s);
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
     await page.goto(`${s.url}?character=none`);
     await page.waitForFunction('window.kindPuppet && window.kindPuppet.ready', undefined, {
       timeout: 120_000,
@@ -121,6 +123,7 @@ describeBrowser('puppet page: the play button and frame counts', () => {
     const s = await startPuppetServer({ port: 0, webRoot: path.join(web, 'puppet') });
     servers.push(s);
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
     await page.goto(s.url);
     await page.waitForFunction('window.kindPuppet && window.kindPuppet.ready', undefined, {
       timeout: 120_000,

@@ -135,6 +135,7 @@ describeBrowser('@mediapipe/tasks-vision on a .task built from @mediapipe/pose (
     }
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage();
+    page.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
     await routeFiles(page);
   }, 120_000);
 

@@ -101,6 +101,7 @@ describeBrowser('QA report in headless Chromium', () => {
     fs.writeFileSync(html, renderQaHtml(file, loadChartAssets()));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
     page.on('pageerror', (e) => pageErrors.push(String(e)));
     page.on('console', (m) => {
       if (m.type() === 'error') pageErrors.push(m.text());

@@ -111,6 +111,7 @@ describeBrowser('live viewer in headless Chromium', () => {
       args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    page.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
     page.on('pageerror', (e) => pageErrors.push(String(e)));
     page.on('console', (m) => {
       if (m.type() === 'error') pageErrors.push(m.text());
@@ -279,6 +280,7 @@ describeBrowser('live viewer in headless Chromium', () => {
     // a noisy copy of the walk (white noise and marker-swap spikes), the source filter on (defaults)
     const noisy = await startViewerTestLive({ noise: true });
     const p3 = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    p3.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
     const errors: string[] = [];
     p3.on('pageerror', (e) => errors.push(String(e)));
     p3.on('console', (m) => {
@@ -429,6 +431,7 @@ describeBrowser('live viewer in headless Chromium', () => {
       viewerPort: 0,
     });
     const p2 = await browser.newPage({ viewport: { width: 800, height: 500 } });
+    p2.setDefaultTimeout(300_000); // actions wait as long as the waits do (a hang guard: a busy machine, not a speed check)
     p2.on('pageerror', (e) => pageErrors.push(String(e)));
     try {
       const target = waiting.hub(waiting.characters[0]).target;
