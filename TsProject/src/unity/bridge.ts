@@ -25,6 +25,15 @@
  *   result also names the characters whose settings the host saves (`save`: a remote autoCalibrateAll).
  * - `exportState()` / `importState(json)`: every hub (setup, calibration, settings, props, weights,
  *   finger muscles, IK memory, last frame and output) for hot reload.
+ * - Webcam mocap: a setup with `source.mocap: true` (the mocap stream's 21 bones, C#'s
+ *   KindBrowserMocapSource) gets a MocapHubDriver (src/mocap/hubDriver.ts) around its hub; `update` then
+ *   takes the input's confidence tail (layout.ts) and steps the driver (confidence limb IK weights, causal
+ *   foot contact pins) on the clock of the summed `dt`s. A hot reload does NOT carry the driver: the
+ *   imported hub (its state includes the IK weight and goal overrides of the last frame) gets a new
+ *   driver, so the limb ramps restart at the next frame's confidences (as a first frame: no ramp, and the
+ *   hub's own IK weight counts as 0 for that one frame), the contact detector restarts with no history
+ *   (pins released at once), and the clock restarts at 0. This equals a MocapHubDriver built on
+ *   `RetargetHub.fromState(the exported state)` (test/unity.mocap.test.ts).
  *
  * Settings (setup `settings`, `applySettings`, `exportSettings`) are the project's settings format
  * (src/rig/settings.ts). Values with a handedness are mirrored at this boundary like poses, so the C#
@@ -213,7 +222,7 @@ interface HubRecord {
 /**
  * Every hub's state as JSON text (for hot reload): the setup text, the hub's state
  * (RetargetHub.exportState: calibration, settings, props, weights, finger muscles, IK memory), the
- * latest frame and output.
+ * latest frame and output. A mocap hub's MocapHubDriver is not in it (module doc: a reload resets it).
  */
 export function exportState(): string {
   const records: HubRecord[] = [...hubs.values()].map((e) => ({
