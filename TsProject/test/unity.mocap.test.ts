@@ -9,25 +9,12 @@
  */
 import * as path from 'node:path';
 import { HumanBodyBones as H, type Skeleton } from '../src/core';
-import { loadAvatar, loadLandmarkRecording } from '../src/io/node';
-import {
-  calibrateMocap,
-  MB,
-  MocapHubDriver,
-  MocapSolver,
-  mocapSkeleton,
-  mocapSourceFigure,
-} from '../src/mocap';
+import { loadAvatar } from '../src/io/node';
+import { MB, MocapHubDriver, mocapSourceFigure } from '../src/mocap';
 import { type HubState, RetargetHub } from '../src/rig';
-import { dataPath, describeWithData } from './helpers/data';
-import {
-  InputPacker,
-  loadShippedBundle,
-  maxDiff,
-  maxQuatDiff,
-  setupJson,
-  unpackOutput,
-} from './unity.helpers';
+import { describeWithData } from './helpers/data';
+import { loadShippedBundle, maxDiff, maxQuatDiff, unpackOutput } from './unity.helpers';
+import { type Frame, mocapSetup, squatFrames, TailPacker } from './unity.mocapHelpers';
 
 interface Api {
   createHub(setup: string): number;
@@ -39,78 +26,6 @@ interface Api {
 }
 
 const AVATAR = path.resolve(__dirname, '../assets/default/default-avatar.glb');
-
-interface Frame {
-  rot: Float64Array;
-  pos: Float64Array;
-  conf: Float64Array;
-  /** seconds since the previous frame (0 for the first) */
-  dt: number;
-}
-
-/**
- * The frames a Unity hub on KindBrowserMocapSource sees: the rest T-pose first (the source shows it for
- * one frame when the skeleton arrives; confidence 1), then the squat as MocapSolver solves it.
- */
-function squatFrames(): { skeleton: Skeleton; frames: Frame[] } {
-  const rec = loadLandmarkRecording(dataPath('pose-landmarks/pose_squats.full.json'), {
-    imageSize: { width: 720, height: 1280 },
-    fps: 5,
-  }).recording;
-  const cal = calibrateMocap(rec.frames, { source: 'squat' });
-  const solver = new MocapSolver(cal);
-  const skeleton = mocapSkeleton(cal);
-  const n = skeleton.boneCount;
-  const frames: Frame[] = [
-    {
-      rot: Float64Array.from(skeleton.restRotations),
-      pos: Float64Array.from(skeleton.restTranslations),
-      conf: new Float64Array(n).fill(1),
-      dt: 0,
-    },
-  ];
-  let last = Number.NaN;
-  for (const f of rec.frames) {
-    solver.step(f, { width: 720, height: 1280 });
-    frames.push({
-      rot: solver.localRotations.slice(),
-      pos: solver.localTranslations.slice(),
-      conf: solver.confidence.slice(),
-      dt: Number.isNaN(last) ? 1 / 30 : (f.timestampMs - last) / 1000,
-    });
-    last = f.timestampMs;
-  }
-  return { skeleton, frames };
-}
-
-/** Input buffers with the confidence tail, as KindAvatarDriver packs them for an IKindConfidenceSource. */
-class TailPacker {
-  readonly base: InputPacker;
-  readonly buffer: ArrayBuffer;
-  readonly floats: Float32Array;
-  constructor(readonly skeleton: Skeleton) {
-    this.base = new InputPacker(skeleton);
-    const n = skeleton.boneCount;
-    this.buffer = new ArrayBuffer(4 * (4 + 8 * n));
-    this.floats = new Float32Array(this.buffer);
-  }
-  pack(fr: Frame, frameNo: number): ArrayBuffer {
-    const n = this.skeleton.boneCount;
-    this.base.packLocal(fr.rot, fr.pos, frameNo);
-    this.floats.set(this.base.floats);
-    this.floats[3] = 1; // the tail flag
-    for (let i = 0; i < n; i++) this.floats[4 + 7 * n + i] = fr.conf[i];
-    return this.buffer;
-  }
-}
-
-function mocapSetup(name: string, sk: Skeleton, target: Skeleton, ik: 'auto' | 'on', mocap = true): string {
-  const s = JSON.parse(
-    setupJson(name, sk, target, { options: { ik, hipsMode: 'room', fingers: 'rotation' } }),
-  );
-  if (mocap) s.source.mocap = true;
-  return JSON.stringify(s);
-}
 
 /** The Node side: a hub calibrated on the first frame as the bridge does, a MocapHubDriver around it. */
 class NodeRun {
