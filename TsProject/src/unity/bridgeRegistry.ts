@@ -49,13 +49,13 @@ export interface Entry {
   control: RemoteControl | null;
   /**
    * A `source.mocap` setup's MocapHubDriver around `hub` (confidence limb weights, causal foot pins), else
-   * null. Not exported for hot reload: a reload makes a new one (module doc of src/unity/bridge.ts).
+   * null. Its memory crosses a hot reload (exportState's `mocap`, module doc of src/unity/bridge.ts).
    */
   driver: MocapHubDriver | null;
   /**
    * The driver's stream frame, made once: `rotations` / `translations` are `frame`'s arrays, `confidence`
    * the input's tail (`S`, copied per frame; all 1 for an input without it), `timeMs` the entry's clock
-   * (the sum of the `dt`s given to `update`, ms, from 0 at creation or reload).
+   * (the sum of the `dt`s given to `update`, ms, from 0 at creation; kept over a hot reload).
    */
   stream: { rotations: Float64Array; translations: Float64Array; confidence: Float64Array; timeMs: number };
 }

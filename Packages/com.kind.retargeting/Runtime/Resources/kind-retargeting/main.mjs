@@ -20819,6 +20819,47 @@ var CausalFootContact = class {
     need("speedWindowSeconds", o.speedWindowSeconds > 0 && o.speedWindowSeconds <= 1, "seconds in (0, 1]");
     this.options = Object.freeze(o);
   }
+  /**
+   * The detector's memory as numbers (hot reload): contact, probability, speed, height (2 each), the clock
+   * (3), the ring's times (HISTORY) and points (12 HISTORY); `11 + 13 HISTORY` numbers, all finite.
+   */
+  exportState() {
+    const out = [];
+    for (const a of [
+      this.contact,
+      this.probability,
+      this.speed,
+      this.height,
+      this.clock,
+      this.ringT,
+      this.ring
+    ])
+      for (let i = 0; i < a.length; i++) out.push(a[i]);
+    return out;
+  }
+  /**
+   * Restore {@link CausalFootContact.exportState}'s numbers (the options stay this detector's).
+   * @throws CausalContactError for the wrong count or a non-finite number.
+   */
+  importState(v) {
+    const n = 11 + 13 * HISTORY;
+    if (v?.length !== n)
+      throw new CausalContactError(`causal contact state: ${v?.length} numbers, expected ${n}`);
+    for (let i = 0; i < n; i++)
+      if (typeof v[i] !== "number" || !Number.isFinite(v[i]))
+        throw new CausalContactError(`causal contact state[${i}]: need a finite number, got ${String(v[i])}`);
+    let k = 0;
+    for (const a of [
+      this.contact,
+      this.probability,
+      this.speed,
+      this.height,
+      this.clock,
+      this.ringT,
+      this.ring
+    ])
+      for (let i = 0; i < a.length; i++) a[i] = v[k++];
+  }
   /** Forget the past (the next step has no speed). */
   reset() {
     this.clock[0] = 0;
@@ -20910,6 +20951,18 @@ function mocapSourceFigure(skeleton) {
   const ankleLevel2 = Math.max(0, -Math.min(r[3 * MB.LeftToes + 1], r[3 * MB.RightToes + 1]));
   return { skeleton, legLength, ankleLevel: ankleLevel2 };
 }
+var DRIVER_ARRAYS = [
+  "limbTarget",
+  "limbWeight",
+  "ikWeight",
+  "pinned",
+  "pinPosition",
+  "pinBlend",
+  "contactPoints",
+  "clock",
+  "ownY",
+  "ownSrcY"
+];
 var MocapHubDriver = class {
   /**
    * A hub on `mocapSkeleton(calibration)` and `target`, calibrated on the mocap rest T-pose (the hub's
@@ -20985,6 +21038,52 @@ var MocapHubDriver = class {
       });
     }
     this.clock[0] = Number.NaN;
+  }
+  /**
+   * This driver's memory (not the hub's: RetargetHub.exportState has that), for a hot reload: a driver made
+   * on the same figure and the hub restored from its state, given this by {@link MocapHubDriver.importState},
+   * runs on as this one would. JSON-safe (see {@link MocapDriverState}).
+   */
+  exportState() {
+    const st = { version: 1, frames: this.frames };
+    for (const k of DRIVER_ARRAYS) st[k] = Array.from(this[k]);
+    st.contact = this.contact ? this.contact.exportState() : null;
+    return encodeStateNumbers(st);
+  }
+  /**
+   * Restore {@link MocapHubDriver.exportState}'s memory (options and contact options stay this driver's).
+   * Checked in full before anything changes.
+   * @throws MocapHubError naming the bad field.
+   */
+  importState(state) {
+    const st = decodeStateNumbers(state);
+    if (st === null || typeof st !== "object" || st.version !== 1)
+      throw new MocapHubError(
+        `mocap driver state: need an object with version 1, got ${String(st?.version)}`
+      );
+    if (!(Number.isInteger(st.frames) && st.frames >= 0))
+      throw new MocapHubError(`mocap driver state.frames: need an integer >= 0, got ${String(st.frames)}`);
+    for (const k of DRIVER_ARRAYS) {
+      const a = st[k];
+      const n = this[k].length;
+      if (!Array.isArray(a) || a.length !== n || a.some((x) => typeof x !== "number"))
+        throw new MocapHubError(`mocap driver state.${k}: need ${n} numbers`);
+    }
+    if (this.contact === null !== (st.contact === null))
+      throw new MocapHubError(
+        `mocap driver state.contact: ${st.contact === null ? "null" : "given"}, but this driver has ${this.contact ? "a" : "no"} contact detector`
+      );
+    if (this.contact) {
+      const before = this.contact.exportState();
+      try {
+        this.contact.importState(st.contact);
+      } catch (e) {
+        this.contact.importState(before);
+        throw new MocapHubError(`mocap driver state.contact: ${e.message}`);
+      }
+    }
+    for (const k of DRIVER_ARRAYS) this[k].set(st[k]);
+    this.frames = st.frames;
   }
   /** The avatar's local rotations `4n` and translations `3n` (metres) after the last step (the hub's). */
   get localRotations() {
@@ -22033,7 +22132,8 @@ function exportState() {
     state: e.hub.exportState(),
     frame: e.hasFrame ? { rotations: Array.from(e.frame.rotations), translations: Array.from(e.frame.translations) } : null,
     output: Array.from(e.out),
-    pendingOffsets: e.pendingOffsets
+    pendingOffsets: e.pendingOffsets,
+    ...e.driver ? { mocap: { driver: e.driver.exportState(), clockMs: e.stream.timeMs } } : {}
   }));
   return JSON.stringify({ version: BRIDGE_STATE_VERSION, layout: LAYOUT_VERSION, nextHandle, hubs: records });
 }
@@ -22088,6 +22188,17 @@ function importState(json2) {
       } catch (err) {
         throw new BridgeError(err.message);
       }
+    }
+    if (e.driver && rec.mocap !== void 0) {
+      const m = rec.mocap;
+      if (!isObject2(m) || typeof m.clockMs !== "number" || !Number.isFinite(m.clockMs))
+        throw new BridgeError(`${field}.mocap: need { driver, clockMs (finite ms) }, got ${show2(m)}`);
+      try {
+        e.driver.importState(m.driver);
+      } catch (err) {
+        throw new BridgeError(`${field}.mocap.driver: ${err.message}`);
+      }
+      e.stream.timeMs = m.clockMs;
     }
     built.set(rec.handle, e);
   });
