@@ -13,6 +13,7 @@ import { HumanBodyBones as H, type Skeleton } from '../src/core';
 import { loadAvatar } from '../src/io/node';
 import { MB, MocapHubDriver, mocapSourceFigure } from '../src/mocap';
 import { type HubState, RetargetHub } from '../src/rig';
+import { runAllocProbe } from './helpers/allocProbe';
 import { describeWithData } from './helpers/data';
 import { loadShippedBundle, maxDiff, maxQuatDiff, unpackOutput } from './unity.helpers';
 import { type Frame, mocapSetup, squatFrames, TailPacker } from './unity.mocapHelpers';
@@ -256,5 +257,75 @@ describeWithData('webcam mocap through the shipped Unity bundle (real squat)', (
     expect(() => loadShippedBundle<Api>().importState(JSON.stringify(v))).toThrow(
       'importState: hubs[0].mocap.driver: mocap driver state.pinBlend: need 2 numbers',
     );
+  });
+});
+
+describe('mocap bridge allocation', () => {
+  // The bridge's update itself allocates about 104 B a call on any hub (measured the same at the commit before
+  // the mocap path, 470a9ae): not this change's. The mocap path (tail copy, clock, MocapHubDriver) must add nothing.
+  it('update on a source.mocap hub with the confidence tail allocates no more per frame than on a plain hub (an esbuild probe of src/unity)', () => {
+    const r = runAllocProbe(`
+      import { calibrateMocap, MocapSolver, mocapSkeleton } from ${JSON.stringify(path.resolve(__dirname, '../src/mocap'))};
+      import * as bridge from ${JSON.stringify(path.resolve(__dirname, '../src/unity/bridge'))};
+      import { InputPacker, setupJson } from ${JSON.stringify(path.resolve(__dirname, 'unity.helpers'))};
+      import { bend, frameOf, tPosePoints } from ${JSON.stringify(path.resolve(__dirname, 'helpers/mocapPose'))};
+      const frames = [];
+      for (let i = 0; i < 64; i++) {
+        const p = tPosePoints();
+        bend(p, [15, 17, 19, 21], p[13], [0, 1, 0], -90 * Math.sin(i / 7));
+        bend(p, [28, 30, 32], p[26], [1, 0, 0], 30 + 30 * Math.sin(i / 5));
+        const vis = i % 16 === 3 ? new Map([[13, 0.1], [15, 0.1], [25, 0.1]]) : undefined;
+        frames.push(frameOf(p, { timestampMs: i * 33, hips: [0.05 * Math.sin(i / 9), 0, 0], vis }));
+      }
+      const cal = calibrateMocap(frames);
+      const big = { ...cal, restTranslations: cal.restTranslations.map((v) => 1.2 * v) };
+      const sk = mocapSkeleton(cal);
+      const S = sk.boneCount;
+      const setup = JSON.parse(setupJson('probe', sk, mocapSkeleton(big), { options: { ik: 'auto' } }));
+      setup.source.mocap = true;
+      const h = bridge.createHub(JSON.stringify(setup));
+      // every frame packed beforehand (world transforms in Unity coordinates, the tail, flag 1)
+      const solver = new MocapSolver(cal);
+      const pack = new InputPacker(sk);
+      const packed = frames.map((f, i) => {
+        solver.step(f, { width: 1280, height: 720 });
+        const b = new Float32Array(4 + 8 * S);
+        pack.packLocal(solver.localRotations, solver.localTranslations, i);
+        b.set(pack.floats);
+        b[3] = 1;
+        b.set(solver.confidence, 4 + 7 * S);
+        return b;
+      });
+      // one input buffer reused, as a caller that keeps its ArrayBuffer does (PuerTS passes a new one: one view a call)
+      const input = new ArrayBuffer(4 * (4 + 8 * S));
+      const view = new Float32Array(input);
+      const I = new Int32Array(1);
+      result.update = bytesPerCall(() => {
+        view.set(packed[I[0] % packed.length]);
+        I[0]++;
+        bridge.update(h, input, 0.0333);
+      }, 3000);
+      // the same frames on a hub without source.mocap (no tail): the bridge's plain path
+      setup.source.mocap = false;
+      setup.name = 'plain';
+      const hp = bridge.createHub(JSON.stringify(setup));
+      const plainInput = new ArrayBuffer(4 * (4 + 7 * S));
+      const plainView = new Float32Array(plainInput);
+      const plainPacked = packed.map((b) => {
+        const c = b.slice(0, 4 + 7 * S);
+        c[3] = 0;
+        return c;
+      });
+      result.plain = bytesPerCall(() => {
+        plainView.set(plainPacked[I[0] % plainPacked.length]);
+        I[0]++;
+        bridge.update(hp, plainInput, 0.0333);
+      }, 3000);
+    `);
+    console.log(
+      `bridge update allocation: mocap hub with tail ${r.update.toFixed(1)} B/frame, plain hub ${r.plain.toFixed(1)} B/frame`,
+    );
+    expect(r.update).toBeLessThanOrEqual(r.plain + 1);
+    expect(r.plain).toBeLessThan(200); // a bound, so a new per-frame allocation in the shared path shows too
   });
 });
