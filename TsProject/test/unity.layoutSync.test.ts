@@ -35,6 +35,9 @@ describe('the C# and TypeScript buffer layouts agree', () => {
     expect(consts.get('StatusOk')).toBe(L.STATUS_OK);
     expect(consts.get('StatusInputRejected')).toBe(L.STATUS_REJECTED);
     expect(consts.get('HumanBoneCount')).toBe(55);
+    expect(consts.get('InTailFlag')).toBe(L.H_TAIL);
+    expect(consts.get('TailNone')).toBe(L.TAIL_NONE);
+    expect(consts.get('TailConfidence')).toBe(L.TAIL_CONFIDENCE);
   });
 
   it('offsets and lengths for many bone counts', () => {
@@ -42,6 +45,8 @@ describe('the C# and TypeScript buffer layouts agree', () => {
       expect(formulas.get('InputFloatCount')!(n)).toBe(L.inputFloats(n));
       expect(formulas.get('InputPositionOffset')!(n)).toBe(L.inputPositionsOffset());
       expect(formulas.get('InputRotationOffset')!(n)).toBe(L.inputRotationsOffset(n));
+      expect(formulas.get('InputFloatCountWithConfidence')!(n)).toBe(L.inputFloatsWithConfidence(n));
+      expect(formulas.get('InputConfidenceOffset')!(n)).toBe(L.inputConfidenceOffset(n));
       expect(formulas.get('OutputFloatCount')!(n)).toBe(L.outputFloats(n));
       expect(formulas.get('OutputHipsPositionOffset')!(n)).toBe(L.outputHipsPositionOffset(n));
       expect(formulas.get('OutputScaleOffset')!(n)).toBe(L.outputScalesOffset(n));

@@ -107,6 +107,49 @@ export class CausalFootContact {
     this.options = Object.freeze(o);
   }
 
+  /**
+   * The detector's memory as numbers (hot reload): contact, probability, speed, height (2 each), the clock
+   * (3), the ring's times (HISTORY) and points (12 HISTORY); `11 + 13 HISTORY` numbers, all finite.
+   */
+  exportState(): number[] {
+    const out: number[] = [];
+    for (const a of [
+      this.contact,
+      this.probability,
+      this.speed,
+      this.height,
+      this.clock,
+      this.ringT,
+      this.ring,
+    ])
+      for (let i = 0; i < a.length; i++) out.push(a[i]);
+    return out;
+  }
+
+  /**
+   * Restore {@link CausalFootContact.exportState}'s numbers (the options stay this detector's).
+   * @throws CausalContactError for the wrong count or a non-finite number.
+   */
+  importState(v: ArrayLike<number>): void {
+    const n = 11 + 13 * HISTORY;
+    if (v?.length !== n)
+      throw new CausalContactError(`causal contact state: ${v?.length} numbers, expected ${n}`);
+    for (let i = 0; i < n; i++)
+      if (typeof v[i] !== 'number' || !Number.isFinite(v[i]))
+        throw new CausalContactError(`causal contact state[${i}]: need a finite number, got ${String(v[i])}`);
+    let k = 0;
+    for (const a of [
+      this.contact,
+      this.probability,
+      this.speed,
+      this.height,
+      this.clock,
+      this.ringT,
+      this.ring,
+    ])
+      for (let i = 0; i < a.length; i++) a[i] = v[k++];
+  }
+
   /** Forget the past (the next step has no speed). */
   reset(): void {
     this.clock[0] = 0;

@@ -33,7 +33,7 @@
  * (any origin), intervals in seconds. `step` allocates nothing.
  */
 import { HumanBodyBones as H, type Skeleton } from '../core';
-import { type HubOptions, RetargetHub } from '../rig';
+import { decodeStateNumbers, encodeStateNumbers, type HubOptions, RetargetHub } from '../rig';
 import { MB, MOCAP_BONE_COUNT, MOCAP_BONES } from './bones';
 import { type MocapCalibration, mocapSkeleton } from './calibrate';
 import { type CausalContactOptions, CausalFootContact } from './causalContact';
@@ -117,6 +117,41 @@ export interface MocapStreamed {
   /** The frame's time on the page's clock, ms. */
   readonly timeMs: number;
 }
+
+/**
+ * A {@link MocapHubDriver}'s memory for a hot reload (src/unity/bridge.ts exportState): the limb ramps, the
+ * pins, the clock, the own target heights and the contact detector's memory. JSON-safe: non-finite numbers
+ * (the clock's NaN before the first frame) are `{"$num": "NaN"}` (src/rig/hubState.ts encodeStateNumbers).
+ */
+export interface MocapDriverState {
+  version: 1;
+  frames: number;
+  limbTarget: number[];
+  limbWeight: number[];
+  ikWeight: number[];
+  pinned: number[];
+  pinPosition: number[];
+  pinBlend: number[];
+  contactPoints: number[];
+  clock: number[];
+  ownY: number[];
+  ownSrcY: number[];
+  /** CausalFootContact.exportState, or null with `contact: false`. */
+  contact: number[] | null;
+}
+
+const DRIVER_ARRAYS = [
+  'limbTarget',
+  'limbWeight',
+  'ikWeight',
+  'pinned',
+  'pinPosition',
+  'pinBlend',
+  'contactPoints',
+  'clock',
+  'ownY',
+  'ownSrcY',
+] as const;
 
 /** The mocap source driving one avatar through the hub (module doc). */
 export class MocapHubDriver {
@@ -210,6 +245,54 @@ export class MocapHubDriver {
       });
     }
     this.clock[0] = Number.NaN;
+  }
+
+  /**
+   * This driver's memory (not the hub's: RetargetHub.exportState has that), for a hot reload: a driver made
+   * on the same figure and the hub restored from its state, given this by {@link MocapHubDriver.importState},
+   * runs on as this one would. JSON-safe (see {@link MocapDriverState}).
+   */
+  exportState(): MocapDriverState {
+    const st: Record<string, unknown> = { version: 1, frames: this.frames };
+    for (const k of DRIVER_ARRAYS) st[k] = Array.from(this[k]);
+    st.contact = this.contact ? this.contact.exportState() : null;
+    return encodeStateNumbers(st) as unknown as MocapDriverState;
+  }
+
+  /**
+   * Restore {@link MocapHubDriver.exportState}'s memory (options and contact options stay this driver's).
+   * Checked in full before anything changes.
+   * @throws MocapHubError naming the bad field.
+   */
+  importState(state: MocapDriverState): void {
+    const st = decodeStateNumbers(state) as Record<string, unknown> | null;
+    if (st === null || typeof st !== 'object' || st.version !== 1)
+      throw new MocapHubError(
+        `mocap driver state: need an object with version 1, got ${String(st?.version)}`,
+      );
+    if (!(Number.isInteger(st.frames) && (st.frames as number) >= 0))
+      throw new MocapHubError(`mocap driver state.frames: need an integer >= 0, got ${String(st.frames)}`);
+    for (const k of DRIVER_ARRAYS) {
+      const a = st[k];
+      const n = this[k].length;
+      if (!Array.isArray(a) || a.length !== n || a.some((x) => typeof x !== 'number'))
+        throw new MocapHubError(`mocap driver state.${k}: need ${n} numbers`);
+    }
+    if ((this.contact === null) !== (st.contact === null))
+      throw new MocapHubError(
+        `mocap driver state.contact: ${st.contact === null ? 'null' : 'given'}, but this driver has ${this.contact ? 'a' : 'no'} contact detector`,
+      );
+    if (this.contact) {
+      const before = this.contact.exportState();
+      try {
+        this.contact.importState(st.contact as number[]);
+      } catch (e) {
+        this.contact.importState(before);
+        throw new MocapHubError(`mocap driver state.contact: ${(e as Error).message}`);
+      }
+    }
+    for (const k of DRIVER_ARRAYS) this[k].set(st[k] as number[]);
+    this.frames = st.frames as number;
   }
 
   /** The avatar's local rotations `4n` and translations `3n` (metres) after the last step (the hub's). */

@@ -25,6 +25,15 @@
  *   result also names the characters whose settings the host saves (`save`: a remote autoCalibrateAll).
  * - `exportState()` / `importState(json)`: every hub (setup, calibration, settings, props, weights,
  *   finger muscles, IK memory, last frame and output) for hot reload.
+ * - Webcam mocap: a setup with `source.mocap: true` (the mocap stream's 21 bones, C#'s
+ *   KindBrowserMocapSource) gets a MocapHubDriver (src/mocap/hubDriver.ts) around its hub; `update` then
+ *   takes the input's confidence tail (layout.ts) and steps the driver (confidence limb IK weights, causal
+ *   foot contact pins) on the clock of the summed `dt`s. A hot reload carries the driver: exportState
+ *   writes its memory (limb ramps, pins, contact detector history, clock; MocapHubDriver.exportState) under
+ *   the hub's `mocap`, and importState restores it, so the hub runs on as without the reload
+ *   (test/unity.mocap.test.ts). A state without `mocap` (from a bundle before it) gives a new driver: the
+ *   limb ramps restart at the next frame's confidences (a first frame: no ramp, the hub's own IK weight
+ *   counts as 0 for that frame), the detector restarts with no history (pins released) and the clock at 0.
  *
  * Settings (setup `settings`, `applySettings`, `exportSettings`) are the project's settings format
  * (src/rig/settings.ts). Values with a handedness are mirrored at this boundary like poses, so the C#
@@ -38,6 +47,7 @@
  */
 
 import { type LiveFrame, RemoteControl } from '../live/remote';
+import type { MocapDriverState } from '../mocap/hubDriver';
 import { type HubState, RetargetHub, type Settings, validateSettings } from '../rig';
 import { characters, Fail, failReply } from './bridgeCommand';
 import { checkNameFree, type Entry, entryOf, hubs, newEntry } from './bridgeRegistry';
@@ -208,12 +218,14 @@ interface HubRecord {
   frame: { rotations: number[]; translations: number[] } | null;
   output: number[];
   pendingOffsets: Settings | null;
+  /** A mocap hub's MocapHubDriver memory and its clock (ms); absent for other hubs and in older states. */
+  mocap?: { driver: MocapDriverState; clockMs: number };
 }
 
 /**
  * Every hub's state as JSON text (for hot reload): the setup text, the hub's state
  * (RetargetHub.exportState: calibration, settings, props, weights, finger muscles, IK memory), the
- * latest frame and output.
+ * latest frame and output; for a mocap hub its MocapHubDriver's memory and clock (`mocap`).
  */
 export function exportState(): string {
   const records: HubRecord[] = [...hubs.values()].map((e) => ({
@@ -225,6 +237,7 @@ export function exportState(): string {
       : null,
     output: Array.from(e.out),
     pendingOffsets: e.pendingOffsets,
+    ...(e.driver ? { mocap: { driver: e.driver.exportState(), clockMs: e.stream.timeMs } } : {}),
   }));
   return JSON.stringify({ version: BRIDGE_STATE_VERSION, layout: LAYOUT_VERSION, nextHandle, hubs: records });
 }
@@ -286,6 +299,17 @@ export function importState(json: string): void {
       } catch (err) {
         throw new BridgeError((err as Error).message);
       }
+    }
+    if (e.driver && rec.mocap !== undefined) {
+      const m = rec.mocap;
+      if (!isObject(m) || typeof m.clockMs !== 'number' || !Number.isFinite(m.clockMs))
+        throw new BridgeError(`${field}.mocap: need { driver, clockMs (finite ms) }, got ${show(m)}`);
+      try {
+        e.driver.importState(m.driver);
+      } catch (err) {
+        throw new BridgeError(`${field}.mocap.driver: ${(err as Error).message}`);
+      }
+      e.stream.timeMs = m.clockMs;
     }
     built.set(rec.handle, e);
   });

@@ -10,8 +10,11 @@ import {
   H_COUNT,
   H_RESERVED,
   H_STATUS,
+  H_TAIL,
   H_VERSION,
+  inputConfidenceOffset,
   inputFloats,
+  inputFloatsWithConfidence,
   inputRotationsOffset,
   LAYOUT_VERSION,
   mirrorPositions,
@@ -21,6 +24,8 @@ import {
   outputScalesOffset,
   STATUS_OK,
   STATUS_REJECTED,
+  TAIL_CONFIDENCE,
+  TAIL_NONE,
 } from './layout';
 
 // -----------------------------------------------------------------------------------------------
@@ -29,31 +34,52 @@ import {
 const TO_STRING = Object.prototype.toString;
 
 /**
- * One avatar-frame (layouts: src/unity/layout.ts). `input` an ArrayBuffer of `4 + 7S` float32, `dt`
+ * One avatar-frame (layouts: src/unity/layout.ts). `input` an ArrayBuffer of `4 + 7S` float32 (tail
+ * flag input[3] = 0), or `4 + 8S` with the confidence tail (flag 1; only for a `source.mocap` hub), `dt`
  * seconds since the last frame (>= 0). Returns the hub's output ArrayBuffer of `4 + 4T + 5` float32:
  * the same buffer every call, overwritten by the next call of this hub (PuerTS copies it into a new C#
- * byte[]; a JavaScript caller that keeps a frame must copy it). A frame holding a non-finite value is
- * rejected: status 1 and the last pose.
- * @throws BridgeError for an unknown handle, a wrong input length, layout version or bone count, or a
- * bad `dt` (the message names the field and the expected value); HubError when the first frame's
- * calibration fails.
+ * byte[]; a JavaScript caller that keeps a frame must copy it). A frame holding a non-finite value
+ * (confidences included) is rejected: status 1 and the last pose.
+ *
+ * A `source.mocap` hub runs through its MocapHubDriver (src/mocap/hubDriver.ts) instead of
+ * `RetargetHub.updateLive`: `stepStream` on the frame's local pose, the tail's confidences (all 1 without
+ * a tail) and the hub's clock (the sum of the `dt`s, ms). Every other hub runs as before the tail existed.
+ * @throws BridgeError for an unknown handle, a wrong input length, layout version, bone count or tail
+ * flag, or a bad `dt` (the message names the field and the expected value); HubError when the first
+ * frame's calibration fails.
  */
 export function update(handle: number, input: ArrayBuffer, dt: number): ArrayBuffer {
   const e = entryOf(handle, 'update');
   if (TO_STRING.call(input) !== '[object ArrayBuffer]')
     throw new BridgeError(`update: input: need an ArrayBuffer of float32, got ${show(input)}`);
   const S = e.source.boneCount;
-  const want = inputFloats(S);
-  if (input.byteLength !== 4 * want)
-    throw new BridgeError(
-      `update: input length ${input.byteLength / 4} floats (${input.byteLength} bytes), expected 4 + 7 x ${S} = ${want} floats for ${S} source bones`,
-    );
+  const bytes = input.byteLength;
   let f = e.lastView;
-  if (e.lastInput !== input || f === null) {
-    f = new Float32Array(input);
-    e.lastInput = input;
-    e.lastView = f;
+  let tail = TAIL_NONE;
+  if (bytes >= 16 && bytes % 4 === 0) {
+    if (e.lastInput !== input || f === null) {
+      f = new Float32Array(input);
+      e.lastInput = input;
+      e.lastView = f;
+    }
+    tail = f[H_TAIL];
   }
+  if (tail !== TAIL_NONE && tail !== TAIL_CONFIDENCE)
+    throw new BridgeError(
+      `update: input[3] (tail flag) is ${tail}, expected ${TAIL_NONE} (no tail) or ${TAIL_CONFIDENCE} (${S} confidence floats follow the 4 + 7 x ${S})`,
+    );
+  if (tail === TAIL_CONFIDENCE && e.driver === null)
+    throw new BridgeError(
+      `update: input[3] (tail flag) is 1 (confidence tail), but hub ${e.handle} "${e.name}" has no source.mocap in its setup (expected 0)`,
+    );
+  const want = tail === TAIL_CONFIDENCE ? inputFloatsWithConfidence(S) : inputFloats(S);
+  if (bytes !== 4 * want)
+    throw new BridgeError(
+      tail === TAIL_CONFIDENCE
+        ? `update: input length ${bytes / 4} floats (${bytes} bytes), expected 4 + 8 x ${S} = ${want} floats for ${S} source bones with the confidence tail (input[3] = 1)`
+        : `update: input length ${bytes / 4} floats (${bytes} bytes), expected 4 + 7 x ${S} = ${want} floats for ${S} source bones`,
+    );
+  f = f as Float32Array;
   if (f[H_VERSION] !== LAYOUT_VERSION)
     throw new BridgeError(`update: input[0] (layout version) is ${f[H_VERSION]}, expected ${LAYOUT_VERSION}`);
   if (f[H_COUNT] !== S)
@@ -83,8 +109,21 @@ export function update(handle: number, input: ArrayBuffer, dt: number): ArrayBuf
       e.pendingOffsets = null;
     }
   }
-  // the live source stage (raw pose kept, One-Euro filtered with settings.sourceFilter), then the hub
-  hub.updateLive(e.frame.rotations, e.frame.translations, dt);
+  const driver = e.driver;
+  if (driver === null) {
+    // the live source stage (raw pose kept, One-Euro filtered with settings.sourceFilter), then the hub
+    hub.updateLive(e.frame.rotations, e.frame.translations, dt);
+  } else {
+    // the mocap driver: the same source stage, confidence limb weights, foot pins, the hub's update
+    const st = e.stream;
+    const conf = st.confidence;
+    if (tail === TAIL_CONFIDENCE) {
+      const c0 = inputConfidenceOffset(S);
+      for (let i = 0; i < S; i++) conf[i] = f[c0 + i];
+    } else conf.fill(1);
+    st.timeMs += 1000 * dt;
+    driver.stepStream(st);
+  }
   e.hasFrame = true;
   writeOutput(e);
   return out.buffer as ArrayBuffer;

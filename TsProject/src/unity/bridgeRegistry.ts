@@ -4,6 +4,7 @@
  */
 import { HumanBodyBones as H, type Skeleton } from '../core';
 import type { LiveFrame, RemoteControl } from '../live/remote';
+import { MocapHubDriver, mocapSourceFigure } from '../mocap/hubDriver';
 import type { RetargetHub, Settings } from '../rig';
 import { BridgeError, type ParsedSetup, show } from './bridgeSetup';
 import {
@@ -46,6 +47,17 @@ export interface Entry {
   lastInput: ArrayBuffer | null;
   lastView: Float32Array | null;
   control: RemoteControl | null;
+  /**
+   * A `source.mocap` setup's MocapHubDriver around `hub` (confidence limb weights, causal foot pins), else
+   * null. Its memory crosses a hot reload (exportState's `mocap`, module doc of src/unity/bridge.ts).
+   */
+  driver: MocapHubDriver | null;
+  /**
+   * The driver's stream frame, made once: `rotations` / `translations` are `frame`'s arrays, `confidence`
+   * the input's tail (`S`, copied per frame; all 1 for an input without it), `timeMs` the entry's clock
+   * (the sum of the `dt`s given to `update`, ms, from 0 at creation; kept over a hot reload).
+   */
+  stream: { rotations: Float64Array; translations: Float64Array; confidence: Float64Array; timeMs: number };
 }
 
 export const hubs = new Map<number, Entry>();
@@ -53,6 +65,7 @@ export const hubs = new Map<number, Entry>();
 export function newEntry(handle: number, setupJson: string, p: ParsedSetup, hub: RetargetHub): Entry {
   const S = p.source.boneCount;
   const T = p.target.boneCount;
+  const frame = { rotations: new Float64Array(4 * S), translations: new Float64Array(3 * S) };
   const e: Entry = {
     handle,
     name: p.name,
@@ -61,7 +74,7 @@ export function newEntry(handle: number, setupJson: string, p: ParsedSetup, hub:
     source: p.source,
     target: p.target,
     pendingOffsets: null,
-    frame: { rotations: new Float64Array(4 * S), translations: new Float64Array(3 * S) },
+    frame,
     hasFrame: false,
     worldRot: new Float64Array(4 * S),
     worldPos: new Float64Array(3 * S),
@@ -70,7 +83,15 @@ export function newEntry(handle: number, setupJson: string, p: ParsedSetup, hub:
     lastInput: null,
     lastView: null,
     control: null,
+    driver: p.mocap ? new MocapHubDriver(mocapSourceFigure(p.source), hub) : null,
+    stream: {
+      rotations: frame.rotations,
+      translations: frame.translations,
+      confidence: new Float64Array(p.mocap ? S : 0).fill(1),
+      timeMs: 0.5, // a double from the start (its field keeps the double representation); 0 below
+    },
   };
+  e.stream.timeMs = 0;
   // until the first frame: the rest pose
   const o = e.out;
   o[H_VERSION] = LAYOUT_VERSION;

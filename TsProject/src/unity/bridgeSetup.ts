@@ -4,6 +4,7 @@
  * (also the handed settings and remote messages: head rotation offset Y/Z, rotation offsets).
  */
 import { createSkeleton, HumanBodyBones as H, HUMAN_BONE_COUNT, type Skeleton } from '../core';
+import { mocapSourceFigure } from '../mocap/hubDriver';
 import type { HipsMode } from '../retarget';
 import { FINGER_COPY_MODES, type IKWeightMode, type Settings, validateSettings } from '../rig';
 import { LAYOUT_VERSION, mirrorPositions, mirrorRotations } from './layout';
@@ -40,6 +41,12 @@ export function show(v: unknown): string {
 
 /** A skeleton as the setup JSON gives it (Unity coordinates). */
 export interface SetupSkeleton {
+  /**
+   * Source only, optional: true when the source is the webcam mocap stream (the mocap's 21 bones in
+   * MOCAP_BONES order, src/mocap/bones.ts): the hub then runs through a MocapHubDriver (confidence limb
+   * weights from the input's confidence tail, causal foot contact pins; src/unity/layout.ts).
+   */
+  mocap?: boolean;
   names: string[];
   parents: number[];
   humanoid: number[];
@@ -204,6 +211,8 @@ export interface ParsedSetup {
   hipsMode?: HipsMode;
   fingers?: (typeof FINGER_COPY_MODES)[number];
   settings?: Settings;
+  /** The setup's `source.mocap` (true: the hub runs through a MocapHubDriver). */
+  mocap: boolean;
 }
 
 export function parseSetup(text: unknown): ParsedSetup {
@@ -226,7 +235,16 @@ export function parseSetup(text: unknown): ParsedSetup {
     throw new BridgeError(`setup.name: need a character name (1 to 256 characters), got ${show(v.name)}`);
   const source = setupSkeleton(v.source, 'setup.source');
   const target = setupSkeleton(v.target, 'setup.target');
-  const out: ParsedSetup = { name: v.name, source, target };
+  const m = (v.source as Record<string, unknown>).mocap;
+  if (m !== undefined && typeof m !== 'boolean')
+    throw new BridgeError(`setup.source.mocap: need true or false, got ${show(m)}`);
+  if (m === true)
+    try {
+      mocapSourceFigure(source); // the mocap's 21 bones in order
+    } catch (e) {
+      throw new BridgeError(`setup.source.mocap: ${(e as Error).message}`);
+    }
+  const out: ParsedSetup = { name: v.name, source, target, mocap: m === true };
   if (v.options !== undefined) {
     const o = v.options;
     if (!isObject(o)) throw new BridgeError(`setup.options: need an object, got ${show(o)}`);

@@ -6,15 +6,23 @@
  * All buffers are `ArrayBuffer`s of little-endian float32 (read here through `Float32Array`, which
  * uses the platform's byte order: little-endian on every platform Unity and PuerTS run on).
  *
- * Input (C# -> TS, once per avatar-frame), `4 + 7S` floats for S source bones:
+ * Input (C# -> TS, once per avatar-frame), `4 + 7S` floats for S source bones, or `4 + 8S` with the
+ * confidence tail:
  * | offset | count | content |
  * |---|---|---|
  * | 0 | 1 | layout version ({@link LAYOUT_VERSION}) |
  * | 1 | 1 | S, the number of source bones (the setup's `source.names.length`) |
  * | 2 | 1 | frame counter (free use; not read) |
- * | 3 | 1 | reserved, 0 |
+ * | 3 | 1 | tail flag: 0 no tail (`4 + 7S` floats), 1 the confidence tail follows (`4 + 8S` floats); nothing else |
  * | 4 | 3S | source bone WORLD positions, x y z per bone, metres, Unity coordinates |
  * | 4 + 3S | 4S | source bone WORLD rotations, x y z w per bone, Unity coordinates |
+ * | 4 + 7S | S | (flag 1 only) confidence per source bone, [0, 1] (the mocap stream's; setup `source.mocap`) |
+ *
+ * The tail is for a hub whose setup says `source.mocap: true` (the webcam mocap's 21 bones): its
+ * confidences drive the MocapHubDriver's limb IK weights (src/mocap/hubDriver.ts). Slot 3 was "reserved,
+ * 0" before the tail and every shell wrote 0 there, so every older input is a valid flag-0 input: the
+ * layout version stays 1 (a flag-0 input means exactly what it meant; a mocap hub given one takes
+ * confidence 1 for every bone).
  *
  * Output (TS -> C#), `4 + 4T + 3 + 2` floats for T target bones:
  * | offset | count | content |
@@ -44,12 +52,24 @@ export const H_COUNT = 1;
 export const H_FRAME = 2;
 export const H_STATUS = 2;
 export const H_RESERVED = 3;
+/** Input header slot 3: the tail flag ({@link TAIL_NONE} or {@link TAIL_CONFIDENCE}). */
+export const H_TAIL = 3;
+export const TAIL_NONE = 0;
+export const TAIL_CONFIDENCE = 1;
 
 export const STATUS_OK = 0;
 export const STATUS_REJECTED = 1;
 
 /** Input length in floats for `s` source bones: `4 + 7s`. */
 export function inputFloats(s: number): number {
+  return HEADER_FLOATS + 7 * s;
+}
+/** Input length in floats with the confidence tail: `4 + 8s`. */
+export function inputFloatsWithConfidence(s: number): number {
+  return HEADER_FLOATS + 8 * s;
+}
+/** Offset of the input's confidence tail (`s` floats, flag {@link TAIL_CONFIDENCE}): `4 + 7s`. */
+export function inputConfidenceOffset(s: number): number {
   return HEADER_FLOATS + 7 * s;
 }
 /** Offset of the input's world positions (`3s` floats). */

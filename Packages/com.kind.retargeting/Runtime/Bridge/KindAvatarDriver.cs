@@ -34,6 +34,8 @@ namespace KindRetargeting
 
         readonly KindRuntime runtime;
         readonly IKindPoseSource source;
+        /// <summary>The source as a confidence source (webcam mocap), or null: the input then has no tail.</summary>
+        readonly IKindConfidenceSource confidenceSource;
         readonly Animator target;
         readonly int sourceCount, targetCount, hipsIndex, headIndex;
         readonly Vector3 restHipsScale, restHeadScale;
@@ -62,7 +64,8 @@ namespace KindRetargeting
             restHeadScale = headIndex >= 0 ? TargetBones[headIndex].localScale : Vector3.one;
             sourceCount = source.Bones.Count;
             targetCount = TargetBones.Count;
-            input = new float[KindBridgeLayout.InputFloatCount(sourceCount)];
+            confidenceSource = source as IKindConfidenceSource;
+            input = new float[confidenceSource != null ? KindBridgeLayout.InputFloatCountWithConfidence(sourceCount) : KindBridgeLayout.InputFloatCount(sourceCount)];
             inputBytes = new byte[input.Length * 4];
             inputBuffer = new ArrayBuffer(inputBytes, inputBytes.Length);
             output = new float[KindBridgeLayout.OutputFloatCount(targetCount)];
@@ -71,7 +74,8 @@ namespace KindRetargeting
         }
 
         /// <summary>
-        /// Reads the source, calls update once, unpacks the output. Returns true when a new pose is ready to
+        /// Reads the source (and, for an <see cref="IKindConfidenceSource"/>, its confidences into the input's
+        /// tail), calls update once, unpacks the output. Returns true when a new pose is ready to
         /// apply; on an error logs it once (naming the field) and keeps the last pose.
         /// </summary>
         public bool Step(float dt)
@@ -94,6 +98,8 @@ namespace KindRetargeting
                 Vector3 p = invRoot * (t.position - rootPos) + SourceOffset;
                 KindBridgeLayout.WriteSourceBone(input, sourceCount, i, p, invRoot * t.rotation);
             }
+            // a confidence source (webcam mocap): its confidences as the tail, flag input[3] = 1, same call
+            if (confidenceSource != null) KindBridgeLayout.WriteConfidenceTail(input, sourceCount, confidenceSource.Confidence);
             KindBridgeLayout.PackFloats(input, input.Length, inputBytes);
             ArrayBuffer result;
             try { result = runtime.UpdateHub(Handle, inputBuffer, dt); }

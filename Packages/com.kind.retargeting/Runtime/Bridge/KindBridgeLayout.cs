@@ -2,10 +2,16 @@
 // TypeScript side is TsProject/src/unity/layout.ts; the two files describe the same layout and each
 // cites the other. The package README ("The boundary") documents it for users.
 //
-// Input buffer (C# -> TS, little-endian float32), 4 + 7*S floats for S source bones:
-//   [0] layout version (1), [1] S, [2] frame counter (free use), [3] reserved 0,
+// Input buffer (C# -> TS, little-endian float32), 4 + 7*S floats for S source bones (4 + 8*S with the
+// confidence tail):
+//   [0] layout version (1), [1] S, [2] frame counter (free use),
+//   [3] tail flag: 0 no tail, 1 the confidence tail follows (nothing else; was "reserved 0", so every
+//       older input is a flag-0 input and the layout version stays 1),
 //   [4 .. 4+3S)     source WORLD positions x y z per bone (metres, Unity coordinates),
-//   [4+3S .. 4+7S)  source WORLD rotations x y z w per bone (Unity coordinates).
+//   [4+3S .. 4+7S)  source WORLD rotations x y z w per bone (Unity coordinates),
+//   [4+7S .. 4+8S)  flag 1 only: confidence per source bone in [0, 1] (an IKindConfidenceSource, e.g.
+//                   KindBrowserMocapSource; the setup's source then says "mocap":true and the hub runs
+//                   through the bundle's MocapHubDriver: confidence limb IK weights, causal foot pins).
 // Output buffer (TS -> C#, float32), 4 + 4T + 3 + 2 floats for T target bones:
 //   [0] layout version, [1] T, [2] status (0 ok; 1 input rejected, pose not updated), [3] reserved,
 //   [4 .. 4+4T)     target LOCAL rotations x y z w per bone of the setup's target list (Unity coordinates),
@@ -31,6 +37,8 @@ namespace KindRetargeting
         public const int HeaderFloats = 4;
         /// <summary>Input header slots.</summary>
         public const int InVersion = 0, InBoneCount = 1, InFrame = 2, InReserved = 3;
+        /// <summary>Input header slot 3 is the tail flag (the former reserved slot): its values.</summary>
+        public const int InTailFlag = 3, TailNone = 0, TailConfidence = 1;
         /// <summary>Output header slots.</summary>
         public const int OutVersion = 0, OutBoneCount = 1, OutStatus = 2, OutReserved = 3;
         /// <summary>Output status values.</summary>
@@ -42,6 +50,10 @@ namespace KindRetargeting
 
         /// <summary>Floats in an input buffer for <paramref name="sourceBones"/> bones: 4 + 7S.</summary>
         public static int InputFloatCount(int sourceBones) { return HeaderFloats + 7 * sourceBones; }
+        /// <summary>Floats in an input buffer with the confidence tail for <paramref name="sourceBones"/> bones: 4 + 8S.</summary>
+        public static int InputFloatCountWithConfidence(int sourceBones) { return HeaderFloats + 8 * sourceBones; }
+        /// <summary>Offset of the confidence tail (S floats) in an input with tail flag 1: 4 + 7S.</summary>
+        public static int InputConfidenceOffset(int sourceBones) { return HeaderFloats + 7 * sourceBones; }
         /// <summary>Floats in an output buffer for <paramref name="targetBones"/> bones: 4 + 4T + 5.</summary>
         public static int OutputFloatCount(int targetBones) { return HeaderFloats + 4 * targetBones + OutputTailFloats; }
         /// <summary>Offset of the first position float in the input.</summary>
@@ -69,6 +81,20 @@ namespace KindRetargeting
             input[p] = position.x; input[p + 1] = position.y; input[p + 2] = position.z;
             int r = HeaderFloats + 3 * sourceBones + 4 * bone;
             input[r] = rotation.x; input[r + 1] = rotation.y; input[r + 2] = rotation.z; input[r + 3] = rotation.w;
+        }
+
+        /// <summary>
+        /// Writes the confidence tail (S floats after the rotations; <paramref name="input"/> of length at least
+        /// 4 + 8S) and sets the tail flag (input[3] = 1), after <see cref="WriteInputHeader"/>. A null or short
+        /// <paramref name="confidence"/> gives 1 for the bones it lacks (seen). No allocation.
+        /// </summary>
+        public static void WriteConfidenceTail(float[] input, int sourceBones, float[] confidence)
+        {
+            int o = HeaderFloats + 7 * sourceBones;
+            int have = confidence == null ? 0 : Math.Min(confidence.Length, sourceBones);
+            for (int i = 0; i < have; i++) input[o + i] = confidence[i];
+            for (int i = have; i < sourceBones; i++) input[o + i] = 1f;
+            input[InTailFlag] = TailConfidence;
         }
 
         /// <summary>

@@ -55,6 +55,15 @@ namespace KindRetargeting
         /// <summary>Appends one skeleton object of the setup JSON, using the transforms' current local pose as rest pose.</summary>
         public static void AppendSkeleton(StringBuilder sb, IList<Transform> bones, int[] humanoid, string what)
         {
+            AppendSkeleton(sb, bones, humanoid, what, false);
+        }
+
+        /// <summary>
+        /// As above; <paramref name="mocap"/> true adds <c>"mocap":true</c> (a source that is the webcam mocap
+        /// stream, <see cref="IKindConfidenceSource"/>: the hub runs through the bundle's MocapHubDriver).
+        /// </summary>
+        public static void AppendSkeleton(StringBuilder sb, IList<Transform> bones, int[] humanoid, string what, bool mocap)
+        {
             if (humanoid == null || humanoid.Length != KindBridgeLayout.HumanBoneCount)
                 throw new ArgumentException(what + ": humanoid map must have " + KindBridgeLayout.HumanBoneCount + " entries");
             if (humanoid[(int)HumanBodyBones.Hips] < 0) throw new ArgumentException(what + ": no Hips bone");
@@ -80,12 +89,13 @@ namespace KindRetargeting
                 KindJson.AppendNumber(sb, q.x); sb.Append(','); KindJson.AppendNumber(sb, q.y); sb.Append(',');
                 KindJson.AppendNumber(sb, q.z); sb.Append(','); KindJson.AppendNumber(sb, q.w);
             }
-            sb.Append("]}");
+            sb.Append(mocap ? "],\"mocap\":true}" : "]}");
         }
 
         /// <summary>
         /// The whole setup JSON: {"layout":1,"name","source","target","options"}. <paramref name="options"/> is
-        /// raw JSON (an object) or null.
+        /// raw JSON (an object) or null. A source that is an <see cref="IKindConfidenceSource"/> gets
+        /// <c>"mocap":true</c> (every other setup is as before, byte for byte).
         /// </summary>
         public static string Setup(string name, IKindPoseSource source, IList<Transform> targetBones, int[] targetHumanoid, string options)
         {
@@ -93,7 +103,7 @@ namespace KindRetargeting
             sb.Append("{\"layout\":").Append(KindBridgeLayout.Version).Append(",\"name\":");
             KindJson.AppendString(sb, name);
             sb.Append(",\"source\":");
-            AppendSkeleton(sb, source.Bones, source.Humanoid, "source '" + source.SourceName + "'");
+            AppendSkeleton(sb, source.Bones, source.Humanoid, "source '" + source.SourceName + "'", source is IKindConfidenceSource);
             sb.Append(",\"target\":");
             AppendSkeleton(sb, targetBones, targetHumanoid, "target '" + name + "'");
             if (!string.IsNullOrEmpty(options)) sb.Append(",\"options\":").Append(options);

@@ -22,7 +22,7 @@ namespace KindRetargeting
     /// position, copied into preallocated arrays (no allocation per frame).</para>
     /// </summary>
     [AddComponentMenu("Kind Retargeting/Source: Browser Mocap")]
-    public class KindBrowserMocapSource : KindPoseSource
+    public class KindBrowserMocapSource : KindPoseSource, IKindConfidenceSource
     {
         [Tooltip("The remote controller whose server takes the page's stream on /source. Empty: the first one in the scene.")]
         public RetargetingRemoteController remote;
@@ -50,7 +50,10 @@ namespace KindRetargeting
 
         /// <summary>The receiver (counters: Frames, Malformed, Lost, LastRefusal).</summary>
         public KindMocapStream Stream { get { return stream; } }
-        /// <summary>Confidence per bone of the last applied pose, [0, 1] (null before).</summary>
+        /// <summary>
+        /// Confidence per bone of the last applied pose, [0, 1] (null before the first skeleton; all 1 for the
+        /// rest T-pose shown when a skeleton arrives). Sent to the hubs as the input's confidence tail.
+        /// </summary>
         public float[] Confidence { get { return confidence; } }
         /// <summary>State per bone of the last applied pose: 0 measured, 1 held, 2 filled (null before).</summary>
         public byte[] States { get { return states; } }
@@ -110,6 +113,7 @@ namespace KindRetargeting
                     bones[i].localPosition = new Vector3(-s.Offsets[3 * i], s.Offsets[3 * i + 1], s.Offsets[3 * i + 2]);
                     bones[i].localRotation = Quaternion.identity;
                 }
+                for (int i = 0; i < n; i++) confidence[i] = 1f; // the rest T-pose: every bone seen
                 built = s;
                 applied = s.Id;
                 seen = 0;
@@ -143,6 +147,7 @@ namespace KindRetargeting
             }
             rotations = new float[4 * n];
             confidence = new float[n];
+            for (int i = 0; i < n; i++) confidence[i] = 1f; // the rest T-pose: every bone seen
             states = new byte[n];
             humanoid = map;
             bones = list;

@@ -19,6 +19,19 @@ namespace KindRetargeting
         string SourceName { get; }
     }
 
+    /// <summary>
+    /// A source that also gives a confidence per bone: the webcam mocap stream (<see cref="KindBrowserMocapSource"/>),
+    /// whose bones are the mocap's 21 in the stream's order (TsProject/src/mocap/bones.ts MOCAP_BONES). The hubs
+    /// reading it say <c>"mocap":true</c> in their setup's source and send <see cref="Confidence"/> each frame
+    /// as the input's confidence tail (KindBridgeLayout), so the bundle lowers the IK weight of an unseen limb
+    /// and pins the feet in contact (src/mocap/hubDriver.ts).
+    /// </summary>
+    public interface IKindConfidenceSource : IKindPoseSource
+    {
+        /// <summary>Confidence per bone of <see cref="IKindPoseSource.Bones"/>, [0, 1]; null or short: 1 (seen) for the bones it lacks.</summary>
+        float[] Confidence { get; }
+    }
+
     /// <summary>Serializable base of the source adapters (Unity cannot serialize an interface field).</summary>
     [DefaultExecutionOrder(-100)]
     public abstract class KindPoseSource : MonoBehaviour, IKindPoseSource

@@ -16441,16 +16441,16 @@ var RetargeterCalibration = class {
     const u = fit.targetCum[joint];
     const pts = fit.sourcePoints;
     const cum = fit.sourceCum;
-    const P = this.sWorldPos;
+    const P2 = this.sWorldPos;
     let i = 0;
     while (i < pts.length - 2 && cum[i + 1] < u) i++;
     const span = cum[i + 1] - cum[i];
     const f = span > 0 ? (u - cum[i]) / span : 0;
     const a = 3 * pts[i];
     const b = 3 * pts[i + 1];
-    out[0] = P[a] + (P[b] - P[a]) * f;
-    out[1] = P[a + 1] + (P[b + 1] - P[a + 1]) * f;
-    out[2] = P[a + 2] + (P[b + 2] - P[a + 2]) * f;
+    out[0] = P2[a] + (P2[b] - P2[a]) * f;
+    out[1] = P2[a + 1] + (P2[b + 1] - P2[a + 1]) * f;
+    out[2] = P2[a + 2] + (P2[b + 2] - P2[a + 2]) * f;
   }
   /**
    * The shoulders whose twist is dropped (RetargetOptions.shoulderTwist): reference local rotation and
@@ -16465,15 +16465,15 @@ var RetargeterCalibration = class {
       [HumanBodyBones.RightShoulder, HumanBodyBones.RightUpperArm]
     ];
     const W = ref.world.rotations;
-    const P = ref.world.positions;
+    const P2 = ref.world.positions;
     for (let k = 0; k < 2; k++) {
       const t = vtk.humanoid[pairs[k][0]];
       const u = vtk.humanoid[pairs[k][1]];
       if (t < 0 || u < 0 || vtk.parents[t] < 0) continue;
       const d = vec64();
-      d[0] = P[3 * u] - P[3 * t];
-      d[1] = P[3 * u + 1] - P[3 * t + 1];
-      d[2] = P[3 * u + 2] - P[3 * t + 2];
+      d[0] = P2[3 * u] - P2[3 * t];
+      d[1] = P2[3 * u + 1] - P2[3 * t + 1];
+      d[2] = P2[3 * u + 2] - P2[3 * t + 2];
       const q = readQuat(quat64(), W, t);
       vec3_exports.transformQuat(d, d, quat_exports.invert(quat64(), q));
       const l = Math.hypot(d[0], d[1], d[2]);
@@ -16634,7 +16634,7 @@ var Retargeter = class extends RetargeterCalibration {
     const SW = this.sWorldRot;
     const SP = this.sWorldPos;
     const W = this.vWorldRot;
-    const P = this.vWorldPos;
+    const P2 = this.vWorldPos;
     const parents = vtk.parents;
     const drivers = this.vDrivers;
     const offsets = this.offsets;
@@ -16706,13 +16706,13 @@ var Retargeter = class extends RetargeterCalibration {
       if (t === hips) {
         if (scaled) {
           const k2 = this.hipsScale;
-          P[o3] = SP[sh] * k2;
-          P[o3 + 1] = (SP[sh + 1] - this.sourceContact) * k2 + this.targetContact;
-          P[o3 + 2] = SP[sh + 2] * k2;
+          P2[o3] = SP[sh] * k2;
+          P2[o3 + 1] = (SP[sh + 1] - this.sourceContact) * k2 + this.targetContact;
+          P2[o3 + 2] = SP[sh + 2] * k2;
         } else {
-          P[o3] = SP[sh];
-          P[o3 + 1] = SP[sh + 1] + this.roomLift;
-          P[o3 + 2] = SP[sh + 2];
+          P2[o3] = SP[sh];
+          P2[o3 + 1] = SP[sh + 1] + this.roomLift;
+          P2[o3 + 2] = SP[sh + 2];
         }
       } else if (p >= 0) {
         const p4 = 4 * p;
@@ -16728,13 +16728,13 @@ var Retargeter = class extends RetargeterCalibration {
         const uvx = qy * z2 - qz * y;
         const uvy = qz * x - qx * z2;
         const uvz = qx * y - qy * x;
-        P[o3] = P[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
-        P[o3 + 1] = P[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
-        P[o3 + 2] = P[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
+        P2[o3] = P2[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+        P2[o3 + 1] = P2[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+        P2[o3 + 2] = P2[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
       } else {
-        P[o3] = rest[o3];
-        P[o3 + 1] = rest[o3 + 1];
-        P[o3 + 2] = rest[o3 + 2];
+        P2[o3] = rest[o3];
+        P2[o3 + 1] = rest[o3 + 1];
+        P2[o3 + 2] = rest[o3 + 2];
       }
       const k = fitOf[t];
       if (k >= 0) {
@@ -16744,9 +16744,9 @@ var Retargeter = class extends RetargeterCalibration {
         const s0 = 3 * fit.sourcePoints[0];
         const t0 = 3 * fit.targetStart;
         const fs = fit.scale * tscale[fit.targetNext[j]];
-        d[0] = P[t0] + (d[0] - SP[s0]) * fs - P[o3];
-        d[1] = P[t0 + 1] + (d[1] - SP[s0 + 1]) * fs - P[o3 + 1];
-        d[2] = P[t0 + 2] + (d[2] - SP[s0 + 2]) * fs - P[o3 + 2];
+        d[0] = P2[t0] + (d[0] - SP[s0]) * fs - P2[o3];
+        d[1] = P2[t0 + 1] + (d[1] - SP[s0 + 1]) * fs - P2[o3 + 1];
+        d[2] = P2[t0 + 2] + (d[2] - SP[s0 + 2]) * fs - P2[o3 + 2];
         vrotate(c, 0, W, o4, rest, 3 * fit.targetNext[j]);
         const l1 = Math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         const l3 = Math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
@@ -16803,7 +16803,7 @@ var Retargeter = class extends RetargeterCalibration {
     const tgt = this.target;
     const virtualOf = this.vt.virtualOf;
     const W = this.vWorldRot;
-    const P = this.vWorldPos;
+    const P2 = this.vWorldPos;
     const RW = this.tWorldRot;
     const RP = this.tWorldPos;
     const hipsReal = tgt.humanoid[HumanBodyBones.Hips];
@@ -16819,9 +16819,9 @@ var Retargeter = class extends RetargeterCalibration {
         RW[4 * r + 1] = W[v4 + 1];
         RW[4 * r + 2] = W[v4 + 2];
         RW[4 * r + 3] = W[v4 + 3];
-        RP[3 * r] = P[v3];
-        RP[3 * r + 1] = P[v3 + 1];
-        RP[3 * r + 2] = P[v3 + 2];
+        RP[3 * r] = P2[v3];
+        RP[3 * r + 1] = P2[v3 + 1];
+        RP[3 * r + 2] = P2[v3 + 2];
       }
     }
     for (let r = 0; r < n; r++) {
@@ -17228,19 +17228,19 @@ var TwoBoneIK = class {
    * @throws IKError when a bone of the limb has zero length, the pose holds a non-finite value or a
    * buffer has the wrong length.
    */
-  calibrateLimb(W, P, label) {
-    this.checkPose(W, P, label);
+  calibrateLimb(W, P2, label) {
+    this.checkPose(W, P2, label);
     const v = this.v;
     const nm = (b) => `'${this.skeleton.names[b]}'`;
     for (const b of [this.upper, this.lower, this.end]) {
       for (let k = 0; k < 3; k++) {
-        if (!Number.isFinite(P[3 * b + k])) throw new IKError(`${label}: position of ${nm(b)} is not finite`);
+        if (!Number.isFinite(P2[3 * b + k])) throw new IKError(`${label}: position of ${nm(b)} is not finite`);
       }
       for (let k = 0; k < 4; k++) {
         if (!Number.isFinite(W[4 * b + k])) throw new IKError(`${label}: rotation of ${nm(b)} is not finite`);
       }
     }
-    this.readLimb(P);
+    this.readLimb(P2);
     sub3(v, T1, E02, S);
     sub3(v, T2, H0, E02);
     this.upperLength = Math.hypot(v[T1], v[T1 + 1], v[T1 + 2]);
@@ -17294,18 +17294,18 @@ var TwoBoneIK = class {
   /**
    * @throws IKError when `W` is not `4n` long or `P` not `3n` (n = the skeleton's bone count).
    */
-  checkPose(W, P, label) {
+  checkPose(W, P2, label) {
     const n = this.skeleton.boneCount;
     if (W.length !== 4 * n)
       throw new IKError(`${label}: W has length ${W.length}, expected ${4 * n} (4 x ${n} bones)`);
-    if (P.length !== 3 * n)
-      throw new IKError(`${label}: P has length ${P.length}, expected ${3 * n} (3 x ${n} bones)`);
+    if (P2.length !== 3 * n)
+      throw new IKError(`${label}: P has length ${P2.length}, expected ${3 * n} (3 x ${n} bones)`);
   }
   /** Copy the FK positions of upper, lower and end from `P` into the scratch. */
-  readLimb(P) {
-    copy32(this.v, S, P, 3 * this.upper);
-    copy32(this.v, E02, P, 3 * this.lower);
-    copy32(this.v, H0, P, 3 * this.end);
+  readLimb(P2) {
+    copy32(this.v, S, P2, 3 * this.upper);
+    copy32(this.v, E02, P2, 3 * this.lower);
+    copy32(this.v, H0, P2, 3 * this.end);
   }
   /**
    * End bone world rotation: `W[end] = slerp(W[end], targetRotation, wr)` (shortest path); weight 0
@@ -17420,12 +17420,12 @@ var ArmIK = class extends TwoBoneIK {
    * perpendicular to the arm); default {@link DEFAULT_ARM_BEND} (back and down, for a pose facing +Z).
    * @throws IKError for a zero-length bone, a non-finite pose value or a zero/non-finite bendDirection.
    */
-  calibrate(W, P, bendDirection = DEFAULT_ARM_BEND) {
+  calibrate(W, P2, bendDirection = DEFAULT_ARM_BEND) {
     const dl = Math.hypot(bendDirection[0], bendDirection[1], bendDirection[2]);
     if (!(dl > 1e-12) || !Number.isFinite(dl)) {
       throw new IKError(`${this.label}: bendDirection must be a finite non-zero vector`);
     }
-    this.calibrateLimb(W, P, this.label);
+    this.calibrateLimb(W, P2, this.label);
     const v = this.v;
     for (let k = 0; k < 3; k++) v[T1 + k] = bendDirection[k] / dl;
     if (this.frameBone >= 0) vrotateConj(v, BEND_LOCAL, W, 4 * this.frameBone, v, T1);
@@ -17444,10 +17444,10 @@ var ArmIK = class extends TwoBoneIK {
    * Solve this arm for one frame, in place on `W`/`P` (see the class docs). Allocates nothing.
    * @throws IKError when called before `calibrate`, or when `W`/`P` do not have `4n`/`3n` values.
    */
-  solve(W, P, goal) {
+  solve(W, P2, goal) {
     if (!this.calibrated) throw new IKError(`${this.label}: calibrate() before solve()`);
-    if (W.length !== this.rotationsLength || P.length !== this.positionsLength)
-      this.checkPose(W, P, this.label);
+    if (W.length !== this.rotationsLength || P2.length !== this.positionsLength)
+      this.checkPose(W, P2, this.label);
     const rep = this.report;
     rep.solved = false;
     rep.skippedNonFinite = false;
@@ -17461,15 +17461,15 @@ var ArmIK = class extends TwoBoneIK {
     let o = 3 * this.upper;
     const ol = 3 * this.lower;
     const oe = 3 * this.end;
-    const sx = P[o];
-    const sy = P[o + 1];
-    const sz = P[o + 2];
-    const ex = P[ol];
-    const ey = P[ol + 1];
-    const ez = P[ol + 2];
-    const hx = P[oe];
-    const hy = P[oe + 1];
-    const hz = P[oe + 2];
+    const sx = P2[o];
+    const sy = P2[o + 1];
+    const sz = P2[o + 2];
+    const ex = P2[ol];
+    const ey = P2[ol + 1];
+    const ez = P2[ol + 2];
+    const hx = P2[oe];
+    const hy = P2[oe + 1];
+    const hz = P2[oe + 2];
     const tp = goal.targetPosition;
     const tx = tp[0];
     const ty = tp[1];
@@ -17495,7 +17495,7 @@ var ArmIK = class extends TwoBoneIK {
     const L1sq = ax * ax + ay * ay + az * az;
     const L2sq = bx * bx + by * by + bz * bz;
     k = L1sq + L2sq + tx + ty + tz + gx + gy + gz;
-    if (k - k !== 0 && !(finite3(P, o) && finite3(P, ol) && finite3(P, oe) && finite3(tp, 0) && finite3(bg, 0))) {
+    if (k - k !== 0 && !(finite3(P2, o) && finite3(P2, ol) && finite3(P2, oe) && finite3(tp, 0) && finite3(bg, 0))) {
       rep.skippedNonFinite = true;
       this.blendEndRotation(W, goal);
       return;
@@ -17854,9 +17854,9 @@ var ArmIK = class extends TwoBoneIK {
     const plx = sx + rx;
     const ply = sy + ry;
     const plz = sz + rz;
-    P[ol] = plx;
-    P[ol + 1] = ply;
-    P[ol + 2] = plz;
+    P2[ol] = plx;
+    P2[ol + 1] = ply;
+    P2[ol + 2] = plz;
     k = d - xu;
     px = k * ux - hn * nx;
     py = k * uy - hn * ny;
@@ -17933,9 +17933,9 @@ var ArmIK = class extends TwoBoneIK {
     W[o + 1] = qy * k + qw * py + qz * px - qx * pz;
     W[o + 2] = qz * k + qw * pz + qx * py - qy * px;
     W[o + 3] = qw * k - qx * px - qy * py - qz * pz;
-    P[oe] = plx + rx;
-    P[oe + 1] = ply + ry;
-    P[oe + 2] = plz + rz;
+    P2[oe] = plx + rx;
+    P2[oe + 1] = ply + ry;
+    P2[oe + 2] = plz + rz;
     v[PREV_DIR] = ux;
     v[PREV_DIR + 1] = uy;
     v[PREV_DIR + 2] = uz;
@@ -18032,8 +18032,8 @@ var LegIK = class extends TwoBoneIK {
    * `P` `Float64Array(3n)` (world).
    * @throws IKError for a zero-length bone or a non-finite pose value.
    */
-  calibrate(W, P) {
-    this.calibrateLimb(W, P, this.label);
+  calibrate(W, P2) {
+    this.calibrateLimb(W, P2, this.label);
     const v = this.v;
     copy32(v, PREV_SRC, v, PREV_DIR);
   }
@@ -18042,10 +18042,10 @@ var LegIK = class extends TwoBoneIK {
    * @param source the source leg's joints this frame.
    * @throws IKError when called before `calibrate`, or when `W`/`P` do not have `4n`/`3n` values.
    */
-  solve(W, P, goal, source) {
+  solve(W, P2, goal, source) {
     if (!this.calibrated) throw new IKError(`${this.label}: calibrate() before solve()`);
-    if (W.length !== this.rotationsLength || P.length !== this.positionsLength)
-      this.checkPose(W, P, this.label);
+    if (W.length !== this.rotationsLength || P2.length !== this.positionsLength)
+      this.checkPose(W, P2, this.label);
     const rep = this.report;
     rep.solved = false;
     rep.skippedNonFinite = false;
@@ -18059,15 +18059,15 @@ var LegIK = class extends TwoBoneIK {
     let o = 3 * this.upper;
     const ol = 3 * this.lower;
     const oe = 3 * this.end;
-    const sx = P[o];
-    const sy = P[o + 1];
-    const sz = P[o + 2];
-    const ex = P[ol];
-    const ey = P[ol + 1];
-    const ez = P[ol + 2];
-    const hx = P[oe];
-    const hy = P[oe + 1];
-    const hz = P[oe + 2];
+    const sx = P2[o];
+    const sy = P2[o + 1];
+    const sz = P2[o + 2];
+    const ex = P2[ol];
+    const ey = P2[ol + 1];
+    const ez = P2[ol + 2];
+    const hx = P2[oe];
+    const hy = P2[oe + 1];
+    const hz = P2[oe + 2];
     let q = goal.targetPosition;
     const tx = q[0];
     const ty = q[1];
@@ -18113,7 +18113,7 @@ var LegIK = class extends TwoBoneIK {
     z2 = ankleZ - kneeZ;
     const ssq = x * x + y * y + z2 * z2;
     k = L1sq + L2sq + ksq + ssq + tx + ty + tz + gx + gy + gz;
-    if (k - k !== 0 && !(finite3(P, o) && finite3(P, ol) && finite3(P, oe) && finite3(goal.targetPosition, 0) && finite3(goal.bendGoal, 0) && finite3(source.hip, 0) && finite3(source.knee, 0) && finite3(source.ankle, 0))) {
+    if (k - k !== 0 && !(finite3(P2, o) && finite3(P2, ol) && finite3(P2, oe) && finite3(goal.targetPosition, 0) && finite3(goal.bendGoal, 0) && finite3(source.hip, 0) && finite3(source.knee, 0) && finite3(source.ankle, 0))) {
       rep.skippedNonFinite = true;
       this.blendEndRotation(W, goal);
       return;
@@ -18411,9 +18411,9 @@ var LegIK = class extends TwoBoneIK {
     const plx = sx + rx;
     const ply = sy + ry;
     const plz = sz + rz;
-    P[ol] = plx;
-    P[ol + 1] = ply;
-    P[ol + 2] = plz;
+    P2[ol] = plx;
+    P2[ol + 1] = ply;
+    P2[ol + 2] = plz;
     px = L2 * shx;
     py = L2 * shy;
     pz = L2 * shz;
@@ -18489,9 +18489,9 @@ var LegIK = class extends TwoBoneIK {
     W[o + 1] = qy * k + qw * py + qz * px - qx * pz;
     W[o + 2] = qz * k + qw * pz + qx * py - qy * px;
     W[o + 3] = qw * k - qx * px - qy * py - qz * pz;
-    P[oe] = plx + rx;
-    P[oe + 1] = ply + ry;
-    P[oe + 2] = plz + rz;
+    P2[oe] = plx + rx;
+    P2[oe + 1] = ply + ry;
+    P2[oe + 2] = plz + rz;
     v[PREV_DIR] = ux;
     v[PREV_DIR + 1] = uy;
     v[PREV_DIR + 2] = uz;
@@ -18633,10 +18633,10 @@ var PropSystem = class {
    * the frame the props' positions are in. Allocates nothing.
    * @throws PropError when `W` or `P` is shorter than the skeleton needs.
    */
-  update(W, P) {
+  update(W, P2) {
     const n = this.skeleton.boneCount;
     if (W.length < 4 * n) throw new PropError(`update: W has length ${W.length}, need ${4 * n} (${n} bones)`);
-    if (P.length < 3 * n) throw new PropError(`update: P has length ${P.length}, need ${3 * n} (${n} bones)`);
+    if (P2.length < 3 * n) throw new PropError(`update: P has length ${P2.length}, need ${3 * n} (${n} bones)`);
     const s = this.scale;
     const pp = this.pointPositions;
     const pr = this.pointRotations;
@@ -18644,9 +18644,9 @@ var PropSystem = class {
       const b = this.pointBones[k];
       qmul(pr, 4 * k, W, 4 * b, this.pointLocalRotations, 4 * k);
       vrotate(pp, 3 * k, W, 4 * b, this.pointLocalPositions, 3 * k);
-      pp[3 * k] = P[3 * b] + s * pp[3 * k];
-      pp[3 * k + 1] = P[3 * b + 1] + s * pp[3 * k + 1];
-      pp[3 * k + 2] = P[3 * b + 2] + s * pp[3 * k + 2];
+      pp[3 * k] = P2[3 * b] + s * pp[3 * k];
+      pp[3 * k + 1] = P2[3 * b + 1] + s * pp[3 * k + 1];
+      pp[3 * k + 2] = P2[3 * b + 2] + s * pp[3 * k + 2];
     }
     const pos = this.positions;
     const att = this.attachedPoint;
@@ -19328,7 +19328,7 @@ var SourceStage = class {
     const PW = this.rawWorldPositions;
     forwardKinematics(sk, RL, TL, RW, PW);
     const W = this.worldRotations;
-    const P = this.worldPositions;
+    const P2 = this.worldPositions;
     const prm = this.params;
     const groups = this.groups;
     const parents = sk.parents;
@@ -19412,7 +19412,7 @@ var SourceStage = class {
         let a = 1 / (1 + 1 / (k2pi * (fc + beta * (edx < 0 ? -edx : edx)) * te));
         const o0 = prev + a * (x0 - prev);
         pv[b3] = o0;
-        P[b3] = o0;
+        P2[b3] = o0;
         prev = pv[b3 + 1];
         dx = (x1 - prev) / te;
         edx = ps[b3 + 1] + ad * (dx - ps[b3 + 1]);
@@ -19420,7 +19420,7 @@ var SourceStage = class {
         a = 1 / (1 + 1 / (k2pi * (fc + beta * (edx < 0 ? -edx : edx)) * te));
         const o1 = prev + a * (x1 - prev);
         pv[b3 + 1] = o1;
-        P[b3 + 1] = o1;
+        P2[b3 + 1] = o1;
         prev = pv[b3 + 2];
         dx = (x2 - prev) / te;
         edx = ps[b3 + 2] + ad * (dx - ps[b3 + 2]);
@@ -19428,8 +19428,8 @@ var SourceStage = class {
         a = 1 / (1 + 1 / (k2pi * (fc + beta * (edx < 0 ? -edx : edx)) * te));
         const o2 = prev + a * (x2 - prev);
         pv[b3 + 2] = o2;
-        P[b3 + 2] = o2;
-      } else pos.step(b, PW, b3, P, b3, te, fc, prm[g3 + 1], prm[g3 + 2]);
+        P2[b3 + 2] = o2;
+      } else pos.step(b, PW, b3, P2, b3, te, fc, prm[g3 + 1], prm[g3 + 2]);
       const p = parents[b];
       if (!on && (p < 0 || passed[p] === 1)) {
         passed[b] = 1;
@@ -19448,9 +19448,9 @@ var SourceStage = class {
         L[b4 + 1] = W[b4 + 1];
         L[b4 + 2] = W[b4 + 2];
         L[b4 + 3] = W[b4 + 3];
-        T[b3] = P[b3];
-        T[b3 + 1] = P[b3 + 1];
-        T[b3 + 2] = P[b3 + 2];
+        T[b3] = P2[b3];
+        T[b3 + 1] = P2[b3 + 1];
+        T[b3 + 2] = P2[b3 + 2];
       } else {
         const p4 = 4 * p;
         const p3 = 3 * p;
@@ -19466,9 +19466,9 @@ var SourceStage = class {
         L[b4 + 1] = ay * bw + aw * by + az * bx - ax * bz;
         L[b4 + 2] = az * bw + aw * bz + ax * by - ay * bx;
         L[b4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
-        const x = P[b3] - P[p3];
-        const y = P[b3 + 1] - P[p3 + 1];
-        const z2 = P[b3 + 2] - P[p3 + 2];
+        const x = P2[b3] - P2[p3];
+        const y = P2[b3 + 1] - P2[p3 + 1];
+        const z2 = P2[b3 + 2] - P2[p3 + 2];
         let uvx = ay * z2 - az * y;
         let uvy = az * x - ax * z2;
         let uvz = ax * y - ay * x;
@@ -19789,7 +19789,7 @@ var HubRig = class {
     const vt = r.virtual.skeleton;
     const n = vt.boneCount;
     const W = r.virtualWorldRotations;
-    const P = r.virtualWorldPositions;
+    const P2 = r.virtualWorldPositions;
     const SP = r.lastSourceWorldPositions;
     qcopy(this.headCopyLocal, 0, L, 4 * this.vHead);
     const s = this.settingsValue;
@@ -19797,10 +19797,10 @@ var HubRig = class {
     const sh3 = 3 * this.sHips;
     const auto = this.ikMode === "auto";
     if (auto && this.snapWeights) {
-      this.fillWeightInput(P);
+      this.fillWeightInput(P2);
       this.weights.snap(this.weightInput);
     }
-    const correction = P[vh3 + 1] - SP[sh3 + 1];
+    const correction = P2[vh3 + 1] - SP[sh3 + 1];
     const wh = this.weights.hips;
     let dy = s.floorHeight;
     if (auto) {
@@ -19809,10 +19809,10 @@ var HubRig = class {
       const chair = this.weights.nearestSlot[2];
       if (seat > 0 && chair >= 0) {
         const seatY = this.props.positions[3 * chair + 1] + this.weights.settings.chairSeatOffset;
-        dy += seat * (seatY - (P[vh3 + 1] + dy));
+        dy += seat * (seatY - (P2[vh3 + 1] + dy));
       }
     }
-    if (dy !== 0) for (let t = 0; t < n; t++) P[3 * t + 1] += dy;
+    if (dy !== 0) for (let t = 0; t < n; t++) P2[3 * t + 1] += dy;
     const k = r.info.hipsScale;
     const targets = this.ikTargets;
     for (let li = 0; li < 4; li++) {
@@ -19820,12 +19820,12 @@ var HubRig = class {
       const g = l.goal;
       const se3 = 3 * l.src[2];
       const tp = g.targetPosition;
-      tp[0] = P[vh3] + k * (SP[se3] - SP[sh3]);
-      tp[1] = P[vh3 + 1] + k * (SP[se3 + 1] - SP[sh3 + 1]);
-      tp[2] = P[vh3 + 2] + k * (SP[se3 + 2] - SP[sh3 + 2]);
+      tp[0] = P2[vh3] + k * (SP[se3] - SP[sh3]);
+      tp[1] = P2[vh3 + 1] + k * (SP[se3 + 1] - SP[sh3 + 1]);
+      tp[2] = P2[vh3 + 2] + k * (SP[se3 + 2] - SP[sh3 + 2]);
       qcopy(g.targetRotation, 0, W, 4 * l.limb.end);
       if (l.arm) {
-        this.armBendGoal(l, tp, P, SP);
+        this.armBendGoal(l, tp, P2, SP);
       } else {
         this.applyFootOffsets(li, tp, W);
         const ls = l.legSource;
@@ -19849,7 +19849,7 @@ var HubRig = class {
     }
     this.fingers.update(L, this.sourceFingers, r.lastSourceLocalRotations, fingersKept);
     if (auto) {
-      this.fillWeightInput(P);
+      this.fillWeightInput(P2);
       if (this.snapWeights) this.weights.snap(this.weightInput);
       else this.weights.update(this.weightInput, dt);
     }
@@ -19868,8 +19868,8 @@ var HubRig = class {
       l.goal.weights[2] = Number.isNaN(ov[o3 + 2]) || !bendSet ? l.arm ? 1 : 0 : ov[o3 + 2];
       this.ikWeights[li] = w;
       if (w <= 0) continue;
-      if (l.arm) l.ik.solve(W, P, l.goal);
-      else l.ik.solve(W, P, l.goal, l.legSource);
+      if (l.arm) l.ik.solve(W, P2, l.goal);
+      else l.ik.solve(W, P2, l.goal, l.legSource);
       pinned[l.limb.upper] = 1;
       pinned[l.limb.lower] = 1;
       pinned[l.limb.end] = 1;
@@ -19878,24 +19878,24 @@ var HubRig = class {
     qmul(L, h4, L, h4, this.headForward, 0);
     qmul(L, h4, L, h4, this.headOffsetLocal, 0);
     qnormalize(L, h4);
-    this.forwardPass(W, P, L, pinned);
-    if (identity2) this.writeIdentityOutput(P);
+    this.forwardPass(W, P2, L, pinned);
+    if (identity2) this.writeIdentityOutput(P2);
     else r.writeOutput(this.localRotations, this.localTranslations);
     for (let li = 0; li < 4; li++) {
       const e3 = 3 * this.limbs[li].limb.end;
-      this.ikReached[3 * li] = P[e3];
-      this.ikReached[3 * li + 1] = P[e3 + 1];
-      this.ikReached[3 * li + 2] = P[e3 + 2];
+      this.ikReached[3 * li] = P2[e3];
+      this.ikReached[3 * li + 1] = P2[e3 + 1];
+      this.ikReached[3 * li + 2] = P2[e3 + 2];
     }
     this.outputScales[0] = s.avatarScale;
     this.outputScales[1] = s.headScale;
-    this.props.update(W, P);
+    this.props.update(W, P2);
   }
   /**
    * Output when the avatar needed no re-parenting: the virtual local rotations are the avatar's own;
    * translations are the rest ones but for the hips (from its world position).
    */
-  writeIdentityOutput(P) {
+  writeIdentityOutput(P2) {
     const out = this.localRotations;
     const L = this.L;
     out.set(L);
@@ -19905,15 +19905,15 @@ var HubRig = class {
     const p = this.target.parents[h];
     const h3 = 3 * h;
     if (p < 0) {
-      T[h3] = P[h3];
-      T[h3 + 1] = P[h3 + 1];
-      T[h3 + 2] = P[h3 + 2];
+      T[h3] = P2[h3];
+      T[h3 + 1] = P2[h3 + 1];
+      T[h3 + 2] = P2[h3 + 2];
     } else {
       const W = this.retargeter.virtualWorldRotations;
       const v = FWD;
-      v[0] = P[h3] - P[3 * p];
-      v[1] = P[h3 + 1] - P[3 * p + 1];
-      v[2] = P[h3 + 2] - P[3 * p + 2];
+      v[0] = P2[h3] - P2[3 * p];
+      v[1] = P2[h3 + 1] - P2[3 * p + 1];
+      v[2] = P2[h3 + 2] - P2[3 * p + 2];
       vrotateConj(T, h3, W, 4 * p, v, 0);
     }
   }
@@ -19923,7 +19923,7 @@ var HubRig = class {
    * from the middle of the avatar's line: the bend plane keeps its place around the limb axis (as the
    * knee construction does for legs), whatever the avatar's proportions make of the bend angle.
    */
-  armBendGoal(l, tp, P, SP) {
+  armBendGoal(l, tp, P2, SP) {
     const a = this.bendAxisS;
     const b = this.bendAxisT;
     const e = this.bendPerp;
@@ -19935,15 +19935,15 @@ var HubRig = class {
     a[1] = SP[se + 1] - SP[su + 1];
     a[2] = SP[se + 2] - SP[su + 2];
     const ls = Math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-    b[0] = tp[0] - P[tu];
-    b[1] = tp[1] - P[tu + 1];
-    b[2] = tp[2] - P[tu + 2];
+    b[0] = tp[0] - P2[tu];
+    b[1] = tp[1] - P2[tu + 1];
+    b[2] = tp[2] - P2[tu + 2];
     const lt = Math.sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
     const g = l.goal.bendGoal;
     if (!(ls > 1e-9) || !(lt > 1e-9)) {
-      g[0] = P[tu] + SP[sm] - SP[su];
-      g[1] = P[tu + 1] + SP[sm + 1] - SP[su + 1];
-      g[2] = P[tu + 2] + SP[sm + 2] - SP[su + 2];
+      g[0] = P2[tu] + SP[sm] - SP[su];
+      g[1] = P2[tu + 1] + SP[sm + 1] - SP[su + 1];
+      g[2] = P2[tu + 2] + SP[sm + 2] - SP[su + 2];
       return;
     }
     a[0] /= ls;
@@ -19961,9 +19961,9 @@ var HubRig = class {
     e[2] = ez - d * a[2];
     fromTo(this.bendQuat, a, b);
     vrotate(e, 0, this.bendQuat, 0, e, 0);
-    g[0] = P[tu] + 0.5 * lt * b[0] + e[0];
-    g[1] = P[tu + 1] + 0.5 * lt * b[1] + e[1];
-    g[2] = P[tu + 2] + 0.5 * lt * b[2] + e[2];
+    g[0] = P2[tu] + 0.5 * lt * b[0] + e[0];
+    g[1] = P2[tu + 1] + 0.5 * lt * b[1] + e[1];
+    g[2] = P2[tu + 2] + 0.5 * lt * b[2] + e[2];
   }
   /**
    * The weights' input from the current pose: hands, feet, hips positions, the floor height, and the
@@ -19971,14 +19971,14 @@ var HubRig = class {
    * IK targets scale the performer by, so the weights' ramps (an adult performer's metres) apply to
    * an avatar of any size.
    */
-  fillWeightInput(P) {
+  fillWeightInput(P2) {
     const wi = this.weightInput;
     const J = wi.joints;
-    copyJoint(J, WeightJoint.LeftHand, P, this.limbs[0].limb.end);
-    copyJoint(J, WeightJoint.RightHand, P, this.limbs[1].limb.end);
-    copyJoint(J, WeightJoint.LeftFoot, P, this.limbs[2].limb.end);
-    copyJoint(J, WeightJoint.RightFoot, P, this.limbs[3].limb.end);
-    copyJoint(J, WeightJoint.Hips, P, this.vHips);
+    copyJoint(J, WeightJoint.LeftHand, P2, this.limbs[0].limb.end);
+    copyJoint(J, WeightJoint.RightHand, P2, this.limbs[1].limb.end);
+    copyJoint(J, WeightJoint.LeftFoot, P2, this.limbs[2].limb.end);
+    copyJoint(J, WeightJoint.RightFoot, P2, this.limbs[3].limb.end);
+    copyJoint(J, WeightJoint.Hips, P2, this.vHips);
     wi.floor[0] = this.settingsValue.floorHeight;
     wi.scale[0] = this.retargeter.info.hipsScale;
   }
@@ -20023,7 +20023,7 @@ var HubRig = class {
    * FK over the subtrees IK and the head offset changed (passBones): pinned bones keep W and P (set
    * by the solver) and get L; others get W from L and P from the rest translations. Other bones kept their copied world pose.
    */
-  forwardPass(W, P, L, pinned) {
+  forwardPass(W, P2, L, pinned) {
     const r = this.retargeter;
     const vt = r.virtual.skeleton;
     const parents = vt.parents;
@@ -20070,17 +20070,17 @@ var HubRig = class {
       const uvx = qy * z2 - qz * y;
       const uvy = qz * x - qx * z2;
       const uvz = qx * y - qy * x;
-      P[t3] = P[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
-      P[t3 + 1] = P[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
-      P[t3 + 2] = P[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
+      P2[t3] = P2[p3] + x + 2 * (qw * uvx + qy * uvz - qz * uvy);
+      P2[t3 + 1] = P2[p3 + 1] + y + 2 * (qw * uvy + qz * uvx - qx * uvz);
+      P2[t3 + 2] = P2[p3 + 2] + z2 + 2 * (qw * uvz + qx * uvy - qy * uvx);
     }
   }
 };
 var FWD = new Float64Array(3);
-function copyJoint(J, o, P, b) {
-  J[o] = P[3 * b];
-  J[o + 1] = P[3 * b + 1];
-  J[o + 2] = P[3 * b + 2];
+function copyJoint(J, o, P2, b) {
+  J[o] = P2[3 * b];
+  J[o + 1] = P2[3 * b + 1];
+  J[o + 2] = P2[3 * b + 2];
 }
 var Z_AXIS = new Float64Array([0, 0, 1]);
 
@@ -20299,13 +20299,13 @@ var HubCalibration = class extends HubSettings {
   autoFloorHeight(comfortRatio = 0.98) {
     checkRange("comfortRatio", comfortRatio, 0, 1);
     if (comfortRatio === 0) throw new HubError("comfortRatio: 0 is outside (0, 1]");
-    const P = this.retargeter.virtualWorldPositions;
+    const P2 = this.retargeter.virtualWorldPositions;
     const vt = this.retargeter.virtual.skeleton;
     const leg = this.limbs[2];
-    const len3 = (a, b) => Math.hypot(P[3 * b] - P[3 * a], P[3 * b + 1] - P[3 * a + 1], P[3 * b + 2] - P[3 * a + 2]);
+    const len3 = (a, b) => Math.hypot(P2[3 * b] - P2[3 * a], P2[3 * b + 1] - P2[3 * a + 1], P2[3 * b + 2] - P2[3 * a + 2]);
     const legLength = len3(leg.limb.upper, leg.limb.lower) + len3(leg.limb.lower, leg.limb.end);
     const ankle = this.retargeter.info?.targetContactHeight ?? 0;
-    const hipsY = P[3 * vt.humanoid[HumanBodyBones.Hips] + 1] - this.settingsValue.floorHeight;
+    const hipsY = P2[3 * vt.humanoid[HumanBodyBones.Hips] + 1] - this.settingsValue.floorHeight;
     const floor3 = hipsY - comfortRatio * legLength - ankle;
     this.setFloorHeight(Math.max(-10, Math.min(10, floor3)));
     return this.settingsValue.floorHeight;
@@ -20612,6 +20612,654 @@ var n2 = new Float64Array(3);
 var LO = Number.NEGATIVE_INFINITY;
 var HI = Number.POSITIVE_INFINITY;
 
+// src/mocap/bones.ts
+var MOCAP_BONES = [
+  "Hips",
+  "Spine",
+  "Chest",
+  "Neck",
+  "Head",
+  "LeftShoulder",
+  "LeftUpperArm",
+  "LeftLowerArm",
+  "LeftHand",
+  "RightShoulder",
+  "RightUpperArm",
+  "RightLowerArm",
+  "RightHand",
+  "LeftUpperLeg",
+  "LeftLowerLeg",
+  "LeftFoot",
+  "LeftToes",
+  "RightUpperLeg",
+  "RightLowerLeg",
+  "RightFoot",
+  "RightToes"
+];
+var MOCAP_BONE_COUNT = 21;
+var MB = Object.freeze(
+  Object.fromEntries(MOCAP_BONES.map((n, i) => [n, i]))
+);
+var MOCAP_PARENTS = [
+  -1,
+  0,
+  1,
+  2,
+  3,
+  2,
+  5,
+  6,
+  7,
+  2,
+  9,
+  10,
+  11,
+  0,
+  13,
+  14,
+  15,
+  0,
+  17,
+  18,
+  19
+];
+var P = {
+  MidHip: 33,
+  // mean of 23, 24
+  MidShoulder: 34,
+  // mean of 11, 12
+  MidEar: 35,
+  // mean of 7, 8
+  MidEye: 36,
+  // mean of 2, 5
+  LeftHandTip: 37,
+  // mean of 17, 19 (pinky, index)
+  RightHandTip: 38
+  // mean of 18, 20
+};
+var X2 = [1, 0, 0];
+var NX = [-1, 0, 0];
+var Y2 = [0, 1, 0];
+var NY = [0, -1, 0];
+var Z2 = [0, 0, 1];
+var EYE_PITCH_DEG = 7;
+var EYE = [
+  0,
+  Math.sin(EYE_PITCH_DEG * Math.PI / 180),
+  Math.cos(EYE_PITCH_DEG * Math.PI / 180)
+];
+function spec(from, to, restPrimary, kind, s, restSecondary, sign = 1) {
+  return {
+    from,
+    to,
+    restPrimary,
+    kind,
+    s0: s[0],
+    s1: s[1],
+    s2: s[2] ?? -1,
+    s3: s[3] ?? -1,
+    sign,
+    restSecondary
+  };
+}
+var BONE_SPECS = [
+  spec(24, 23, X2, "vec", [P.MidHip, P.MidShoulder], Y2),
+  // Hips: hip line, torso up
+  spec(P.MidHip, P.MidShoulder, Y2, "vec", [24, 23, 12, 11], X2),
+  // Spine: hip + shoulder lines
+  spec(P.MidHip, P.MidShoulder, Y2, "vec", [12, 11], X2),
+  // Chest: shoulder line
+  spec(P.MidShoulder, P.MidEar, Y2, "vec", [12, 11, 8, 7], X2),
+  // Neck: shoulder + ear lines
+  spec(8, 7, X2, "vec", [P.MidEar, P.MidEye], EYE),
+  // Head: ear line, ears -> eyes (EYE_PITCH_DEG up)
+  spec(P.MidShoulder, 11, X2, "parent", [0, 0], Z2),
+  // LeftShoulder
+  spec(11, 13, X2, "bend", [13, 15], Z2, 1),
+  // LeftUpperArm: the forearm's bend plane
+  spec(13, 15, X2, "vec", [17, 19], Z2),
+  // LeftLowerArm: pinky -> index
+  spec(15, P.LeftHandTip, X2, "vec", [17, 19], Z2),
+  // LeftHand
+  spec(P.MidShoulder, 12, NX, "parent", [0, 0], Z2),
+  // RightShoulder
+  spec(12, 14, NX, "bend", [14, 16], Z2, 1),
+  spec(14, 16, NX, "vec", [18, 20], Z2),
+  spec(16, P.RightHandTip, NX, "vec", [18, 20], Z2),
+  spec(23, 25, NY, "bend", [25, 27], Z2, -1),
+  // LeftUpperLeg: minus the shin's bend (the knee points forward)
+  spec(25, 27, NY, "vec", [29, 31], Z2),
+  // LeftLowerLeg: heel -> foot index
+  spec(29, 31, Z2, "vec", [27, 25], Y2),
+  // LeftFoot: heel -> foot index, ankle -> knee up
+  spec(29, 31, Z2, "copy", [0, 0], Y2),
+  // LeftToes: no landmark of its own: the foot's rotation
+  spec(24, 26, NY, "bend", [26, 28], Z2, -1),
+  spec(26, 28, NY, "vec", [30, 32], Z2),
+  spec(30, 32, Z2, "vec", [28, 26], Y2),
+  spec(30, 32, Z2, "copy", [0, 0], Y2)
+];
+
+// src/mocap/points.ts
+var M3 = new Float64Array(9);
+var Q2 = new Float64Array(4);
+
+// src/mocap/calibrate.ts
+var NO_TURN = Float64Array.of(1, 0);
+function mocapSkeleton(cal) {
+  const humanoid = new Int32Array(HUMAN_BONE_COUNT).fill(-1);
+  MOCAP_BONES.forEach((n, i) => {
+    humanoid[humanBoneIndex(n)] = i;
+  });
+  const rr = new Float64Array(4 * MOCAP_BONE_COUNT);
+  for (let i = 0; i < MOCAP_BONE_COUNT; i++) rr[4 * i + 3] = 1;
+  return createSkeleton({
+    names: MOCAP_BONES,
+    parents: MOCAP_PARENTS,
+    restTranslations: cal.restTranslations,
+    restRotations: rr,
+    humanoid
+  });
+}
+
+// src/contact/features.ts
+var WINDOW_RADIUS = 10;
+var WINDOW_SIZE = 2 * WINDOW_RADIUS + 1;
+var FEATURE_COUNT = 10;
+var INPUT_SIZE = WINDOW_SIZE * FEATURE_COUNT;
+
+// src/contact/rule.ts
+var RULE_HEIGHT = 0.06;
+var RULE_SPEED = 0.5;
+var RULE_SHARPNESS = 6;
+
+// src/mocap/causalContact.ts
+var HISTORY = 16;
+var CausalContactError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "CausalContactError";
+  }
+};
+var CausalFootContact = class {
+  /** @throws CausalContactError naming a bad option. */
+  constructor(options) {
+    /** 1 while the foot is in contact (after this frame's step). */
+    this.contact = new Uint8Array(2);
+    /** This frame's rule probability per foot (0 on a frame with no speed). */
+    this.probability = new Float64Array(2);
+    /** The speed (m/s, horizontal) and height above its level (m) of the point the rule used this frame. */
+    this.speed = new Float64Array(2);
+    this.height = new Float64Array(2);
+    /** Ring of the last HISTORY frames' points (12 each) and their times (seconds since the first). */
+    this.ring = new Float64Array(12 * HISTORY);
+    this.ringT = new Float64Array(HISTORY);
+    /** [frames held, head index, time now] (typed: no boxed doubles). */
+    this.clock = new Float64Array(3);
+    /** [dt seconds] for {@link CausalFootContact.stepStored}. */
+    this.dtIn = new Float64Array(1);
+    const o = {
+      toeLevel: 0,
+      floor: 0,
+      start: 0.7,
+      end: 0.3,
+      maxGapSeconds: 0.5,
+      speedWindowSeconds: 1 / 15,
+      ...Object.fromEntries(Object.entries(options ?? {}).filter(([, v]) => v !== void 0))
+    };
+    const need = (f, ok, what) => {
+      if (!ok) throw new CausalContactError(`causal contact options.${f}: ${String(o[f])}; need ${what}`);
+    };
+    need("legLength", o.legLength > 0 && Number.isFinite(o.legLength), "a finite number of metres > 0");
+    for (const f of ["ankleLevel", "toeLevel", "floor"])
+      need(f, typeof o[f] === "number" && Number.isFinite(o[f]), "a finite number of metres");
+    need("end", o.end >= 0 && o.end <= o.start, "a probability <= start");
+    need("start", o.start > 0 && o.start <= 1, "a probability in (0, 1]");
+    need("maxGapSeconds", o.maxGapSeconds > 0, "a number of seconds > 0");
+    need("speedWindowSeconds", o.speedWindowSeconds > 0 && o.speedWindowSeconds <= 1, "seconds in (0, 1]");
+    this.options = Object.freeze(o);
+  }
+  /**
+   * The detector's memory as numbers (hot reload): contact, probability, speed, height (2 each), the clock
+   * (3), the ring's times (HISTORY) and points (12 HISTORY); `11 + 13 HISTORY` numbers, all finite.
+   */
+  exportState() {
+    const out = [];
+    for (const a of [
+      this.contact,
+      this.probability,
+      this.speed,
+      this.height,
+      this.clock,
+      this.ringT,
+      this.ring
+    ])
+      for (let i = 0; i < a.length; i++) out.push(a[i]);
+    return out;
+  }
+  /**
+   * Restore {@link CausalFootContact.exportState}'s numbers (the options stay this detector's).
+   * @throws CausalContactError for the wrong count or a non-finite number.
+   */
+  importState(v) {
+    const n = 11 + 13 * HISTORY;
+    if (v?.length !== n)
+      throw new CausalContactError(`causal contact state: ${v?.length} numbers, expected ${n}`);
+    for (let i = 0; i < n; i++)
+      if (typeof v[i] !== "number" || !Number.isFinite(v[i]))
+        throw new CausalContactError(`causal contact state[${i}]: need a finite number, got ${String(v[i])}`);
+    let k = 0;
+    for (const a of [
+      this.contact,
+      this.probability,
+      this.speed,
+      this.height,
+      this.clock,
+      this.ringT,
+      this.ring
+    ])
+      for (let i = 0; i < a.length; i++) a[i] = v[k++];
+  }
+  /** Forget the past (the next step has no speed). */
+  reset() {
+    this.clock[0] = 0;
+    this.contact.fill(0);
+    this.probability.fill(0);
+  }
+  /**
+   * One frame. `points`: 12 numbers, world metres ({@link CONTACT_POINTS}); `dt` seconds since the
+   * previous step. `dt <= 0` or NaN (a repeated frame) keeps the previous decisions. Writes `contact`,
+   * `probability`, `speed`, `height`. Allocates nothing.
+   */
+  step(points, dt) {
+    this.dtIn[0] = dt;
+    this.stepStored(points);
+  }
+  /** {@link CausalFootContact.step} with `dt` in `dtIn[0]` (no double argument: nothing boxed). */
+  stepStored(points) {
+    const dt = this.dtIn[0];
+    if (!(dt > 0)) return;
+    const o = this.options;
+    const L = o.legLength;
+    const c = this.clock;
+    if (!(dt <= o.maxGapSeconds)) c[0] = 0;
+    const now = c[0] > 0 ? c[2] + dt : 0;
+    let past = -1;
+    for (let k = 0; k < c[0]; k++) {
+      const i = (c[1] - k + HISTORY) % HISTORY;
+      past = i;
+      if (now - this.ringT[i] >= o.speedWindowSeconds - 1e-9) break;
+    }
+    const span = past >= 0 ? now - this.ringT[past] : 0;
+    const ring = this.ring;
+    const q = 12 * past;
+    for (let side = 0; side < 2; side++) {
+      const a = 6 * side;
+      const t = a + 3;
+      const ah = (points[a + 1] - o.floor - o.ankleLevel) / L;
+      const th = (points[t + 1] - o.floor - o.toeLevel) / L;
+      const useToe = th < ah;
+      const b = useToe ? t : a;
+      let v = 0;
+      if (span > 0) {
+        const dx = points[b] - ring[q + b];
+        const dz = points[b + 2] - ring[q + b + 2];
+        v = Math.sqrt(dx * dx + dz * dz) / span / L;
+      }
+      const h = useToe ? th : ah;
+      const hg = Math.max(h, 0);
+      const ph = 1 / (1 + Math.exp(-RULE_SHARPNESS * (1 - hg / RULE_HEIGHT)));
+      const pv = 1 / (1 + Math.exp(-RULE_SHARPNESS * (1 - v / RULE_SPEED)));
+      const p = span > 0 ? Math.min(ph, pv) : 0;
+      this.height[side] = h * L;
+      this.speed[side] = v * L;
+      this.probability[side] = p;
+      const on = this.contact[side] === 1;
+      this.contact[side] = (on ? p > o.end : p >= o.start) ? 1 : 0;
+    }
+    const head = c[0] > 0 ? (c[1] + 1) % HISTORY : 0;
+    for (let i = 0; i < 12; i++) ring[12 * head + i] = points[i];
+    this.ringT[head] = now;
+    c[1] = head;
+    c[2] = now;
+    if (c[0] < HISTORY) c[0]++;
+  }
+};
+
+// src/mocap/hubDriver.ts
+var MocapHubError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "MocapHubError";
+  }
+};
+var LIMB_BONES2 = [
+  [MB.LeftUpperArm, MB.LeftLowerArm, MB.LeftHand],
+  [MB.RightUpperArm, MB.RightLowerArm, MB.RightHand],
+  [MB.LeftUpperLeg, MB.LeftLowerLeg, MB.LeftFoot],
+  [MB.RightUpperLeg, MB.RightLowerLeg, MB.RightFoot]
+];
+function mocapSourceFigure(skeleton) {
+  const names = skeleton.names;
+  if (names.length !== MOCAP_BONE_COUNT || MOCAP_BONES.some((n, i) => names[i] !== n))
+    throw new MocapHubError(
+      `mocap hub: the source skeleton's bones must be the mocap's ${MOCAP_BONE_COUNT} in order (${MOCAP_BONES.join(", ")}); got ${names.join(", ")}`
+    );
+  const r = skeleton.restTranslations;
+  const len3 = (b) => Math.hypot(r[3 * b], r[3 * b + 1], r[3 * b + 2]);
+  const legLength = 0.5 * (len3(MB.LeftLowerLeg) + len3(MB.LeftFoot) + len3(MB.RightLowerLeg) + len3(MB.RightFoot));
+  const ankleLevel2 = Math.max(0, -Math.min(r[3 * MB.LeftToes + 1], r[3 * MB.RightToes + 1]));
+  return { skeleton, legLength, ankleLevel: ankleLevel2 };
+}
+var DRIVER_ARRAYS = [
+  "limbTarget",
+  "limbWeight",
+  "ikWeight",
+  "pinned",
+  "pinPosition",
+  "pinBlend",
+  "contactPoints",
+  "clock",
+  "ownY",
+  "ownSrcY"
+];
+var MocapHubDriver = class {
+  /**
+   * A hub on `mocapSkeleton(calibration)` and `target`, calibrated on the mocap rest T-pose (the hub's
+   * `calibrate()`: the source's canonical T-pose, as `kind mocap <file> <avatar>` and the page do). Or, for a
+   * streamed source (`kind live --source browser`), `source` a {@link MocapSourceFigure} and `target` an
+   * existing hub on that skeleton, used as it is (its settings and calibration kept; `options.hub` ignored).
+   * @throws MocapHubError for bad options or a hub on another source skeleton; HubError / RetargetError from the hub.
+   */
+  constructor(source, target, options = {}) {
+    /** Per limb, this frame's confidence weight target and the smoothed weight, [0, 1] (hub limb order). */
+    this.limbTarget = new Float64Array(4);
+    this.limbWeight = new Float64Array(4);
+    /** Per limb, the IK position weight given to the hub this frame (own x confidence weight). */
+    this.ikWeight = new Float64Array(4);
+    /** Per foot (0 left, 1 right): 1 while pinned (in contact). */
+    this.pinned = new Uint8Array(2);
+    /** Per foot the pin's world position (x, y, z; y unused), metres. */
+    this.pinPosition = new Float64Array(6);
+    /** Per foot the pin's blend, 1 in contact, falling to 0 over the release. */
+    this.pinBlend = new Float64Array(2);
+    /** The detector's points this frame: left ankle, left toe, right ankle, right toe (world, metres). */
+    this.contactPoints = new Float64Array(12);
+    /** Frames stepped. */
+    this.frames = 0;
+    /** [last time ms, this frame's interval s, this frame's time ms]. */
+    this.clock = new Float64Array(3);
+    /** Per foot, the hub's own target height last frame, and its source part (hips x hips scale + k (ankle - hips)). */
+    this.ownY = new Float64Array(2);
+    this.ownSrcY = new Float64Array(2);
+    const figure = "skeleton" in source ? source : null;
+    const calibration = figure ? null : source;
+    this.calibration = calibration;
+    this.source = figure ? figure.skeleton : mocapSkeleton(calibration);
+    if (figure) mocapSourceFigure(figure.skeleton);
+    this.o = {
+      confidenceLow: options.confidenceLow ?? 0.3,
+      confidenceHigh: options.confidenceHigh ?? 0.5,
+      limbRampSeconds: options.limbRampSeconds ?? 0.3,
+      pinReleaseSeconds: options.pinReleaseSeconds ?? 0.1,
+      maxHubStepSeconds: options.maxHubStepSeconds ?? 0.1
+    };
+    const o = this.o;
+    if (!(o.confidenceLow >= 0 && o.confidenceHigh > o.confidenceLow && o.confidenceHigh <= 1))
+      throw new MocapHubError(
+        `mocap hub options: confidenceLow ${o.confidenceLow} / confidenceHigh ${o.confidenceHigh}; need 0 <= low < high <= 1`
+      );
+    for (const f of ["limbRampSeconds", "pinReleaseSeconds", "maxHubStepSeconds"])
+      if (!(o[f] > 0 && o[f] <= 10))
+        throw new MocapHubError(`mocap hub options.${f}: ${o[f]}; need seconds in (0, 10]`);
+    if (target instanceof RetargetHub) {
+      if (target.source !== this.source)
+        throw new MocapHubError(
+          "mocap hub: the hub given runs on another source skeleton than the one given"
+        );
+      this.hub = target;
+    } else {
+      this.hub = new RetargetHub(this.source, target, { hipsMode: "room", ik: "auto", ...options.hub });
+      this.hub.calibrate();
+    }
+    const s = this.source.humanoid;
+    this.sAnkle = Int32Array.of(s[HumanBodyBones.LeftFoot], s[HumanBodyBones.RightFoot]);
+    this.sToe = Int32Array.of(s[HumanBodyBones.LeftToes], s[HumanBodyBones.RightToes]);
+    this.sHips = s[HumanBodyBones.Hips];
+    this.vHips = this.hub.retargeter.virtual.skeleton.humanoid[HumanBodyBones.Hips];
+    if (options.contact === false) this.contact = null;
+    else {
+      const L = calibration?.lengths;
+      this.contact = new CausalFootContact({
+        legLength: L ? 0.5 * (L.leftThigh + L.rightThigh + L.leftShin + L.rightShin) : figure.legLength,
+        ankleLevel: calibration ? ankleLevel(calibration) : figure.ankleLevel,
+        toeLevel: 0,
+        ...options.contact
+      });
+    }
+    this.clock[0] = Number.NaN;
+  }
+  /**
+   * This driver's memory (not the hub's: RetargetHub.exportState has that), for a hot reload: a driver made
+   * on the same figure and the hub restored from its state, given this by {@link MocapHubDriver.importState},
+   * runs on as this one would. JSON-safe (see {@link MocapDriverState}).
+   */
+  exportState() {
+    const st = { version: 1, frames: this.frames };
+    for (const k of DRIVER_ARRAYS) st[k] = Array.from(this[k]);
+    st.contact = this.contact ? this.contact.exportState() : null;
+    return encodeStateNumbers(st);
+  }
+  /**
+   * Restore {@link MocapHubDriver.exportState}'s memory (options and contact options stay this driver's).
+   * Checked in full before anything changes.
+   * @throws MocapHubError naming the bad field.
+   */
+  importState(state) {
+    const st = decodeStateNumbers(state);
+    if (st === null || typeof st !== "object" || st.version !== 1)
+      throw new MocapHubError(
+        `mocap driver state: need an object with version 1, got ${String(st?.version)}`
+      );
+    if (!(Number.isInteger(st.frames) && st.frames >= 0))
+      throw new MocapHubError(`mocap driver state.frames: need an integer >= 0, got ${String(st.frames)}`);
+    for (const k of DRIVER_ARRAYS) {
+      const a = st[k];
+      const n = this[k].length;
+      if (!Array.isArray(a) || a.length !== n || a.some((x) => typeof x !== "number"))
+        throw new MocapHubError(`mocap driver state.${k}: need ${n} numbers`);
+    }
+    if (this.contact === null !== (st.contact === null))
+      throw new MocapHubError(
+        `mocap driver state.contact: ${st.contact === null ? "null" : "given"}, but this driver has ${this.contact ? "a" : "no"} contact detector`
+      );
+    if (this.contact) {
+      const before = this.contact.exportState();
+      try {
+        this.contact.importState(st.contact);
+      } catch (e) {
+        this.contact.importState(before);
+        throw new MocapHubError(`mocap driver state.contact: ${e.message}`);
+      }
+    }
+    for (const k of DRIVER_ARRAYS) this[k].set(st[k]);
+    this.frames = st.frames;
+  }
+  /** The avatar's local rotations `4n` and translations `3n` (metres) after the last step (the hub's). */
+  get localRotations() {
+    return this.hub.localRotations;
+  }
+  get localTranslations() {
+    return this.hub.localTranslations;
+  }
+  /**
+   * One solver frame: `localRotations` `4 * 21`, `localTranslations` `3 * 21` (metres; the root's = the
+   * hips position), `confidence` 21 in [0, 1] (MocapSolver's, bone order MOCAP_BONES), `timeMs` the
+   * frame's timestamp. A time not after the previous one counts as a repeated frame (interval 0). Writes
+   * the hub's outputs and this driver's read-outs. Allocates nothing itself; a fractional `timeMs`
+   * computed per frame is boxed by V8 where it is passed (16 B at the call site): {@link
+   * MocapHubDriver.stepFrame} takes it inside the frame object instead.
+   * @throws MocapHubError for arrays of the wrong length.
+   */
+  step(localRotations, localTranslations, confidence, timeMs) {
+    this.clock[2] = timeMs;
+    this.run(localRotations, localTranslations, confidence);
+  }
+  /**
+   * {@link MocapHubDriver.step} on a solved frame: `solved` is the MocapSolver after its `step(frame)`
+   * (its local rotations, translations and confidence), `frame` gives `timestampMs`. Allocates nothing.
+   */
+  stepFrame(solved, frame) {
+    this.clock[2] = frame.timestampMs;
+    this.run(solved.localRotations, solved.localTranslations, solved.confidence);
+  }
+  /**
+   * {@link MocapHubDriver.step} on a streamed pose (src/mocap/stream.ts `MocapStreamFrame`: rotations,
+   * translations, confidence, `timeMs`), as `kind live --source browser` drives it. Allocates nothing.
+   */
+  stepStream(frame) {
+    this.clock[2] = frame.timeMs;
+    this.run(frame.rotations, frame.translations, frame.confidence);
+  }
+  run(localRotations, localTranslations, confidence) {
+    const n = this.source.boneCount;
+    if (localRotations?.length !== 4 * n || localTranslations?.length !== 3 * n || confidence?.length !== n)
+      throw new MocapHubError(
+        `MocapHubDriver.step: rotations / translations / confidence have lengths ${localRotations?.length} / ${localTranslations?.length} / ${confidence?.length}, expected ${4 * n} / ${3 * n} / ${n} (the mocap skeleton's ${n} bones)`
+      );
+    const c = this.clock;
+    const timeMs = c[2];
+    let dt = (timeMs - c[0]) / 1e3;
+    if (!(dt > 0)) dt = 0;
+    if (dt > 0 || Number.isNaN(c[0])) c[0] = timeMs;
+    const first = this.frames === 0;
+    const hub = this.hub;
+    const o = this.o;
+    const stage = hub.sourceStage;
+    c[1] = dt;
+    stage.update(localRotations, localTranslations, boxedSeconds(dt));
+    const W = stage.worldPositions;
+    const pts = this.contactPoints;
+    for (let side = 0; side < 2; side++) {
+      const a = 3 * this.sAnkle[side];
+      const t = 3 * this.sToe[side];
+      for (let k = 0; k < 3; k++) {
+        pts[6 * side + k] = W[a + k];
+        pts[6 * side + 3 + k] = W[t + k];
+      }
+    }
+    const det = this.contact;
+    if (det) {
+      det.dtIn[0] = dt;
+      det.stepStored(pts);
+    }
+    const span = o.confidenceHigh - o.confidenceLow;
+    const rate = dt / o.limbRampSeconds;
+    const own2 = hub.weights.weights;
+    const ov = hub.ikWeightOverride;
+    for (let l = 0; l < 4; l++) {
+      const b = LIMB_BONES2[l];
+      const cl = Math.min(confidence[b[0]], confidence[b[1]], confidence[b[2]]);
+      let target = (cl - o.confidenceLow) / span;
+      target = target > 0 ? Math.min(target, 1) : 0;
+      this.limbTarget[l] = target;
+      const w0 = this.limbWeight[l];
+      const d = target - w0;
+      this.limbWeight[l] = first ? target : d > rate ? w0 + rate : d < -rate ? w0 - rate : target;
+      const mode = hub.ikMode;
+      const hubOwn = mode === "on" ? 1 : mode === "off" ? 0 : first ? 0 : own2[l];
+      const w = hubOwn * this.limbWeight[l];
+      this.ikWeight[l] = w;
+      ov[3 * l] = w;
+      ov[3 * l + 1] = w;
+    }
+    this.pinTargets(first);
+    hub.update(
+      stage.localRotations,
+      stage.localTranslations,
+      boxedSeconds(Math.min(dt, o.maxHubStepSeconds))
+    );
+    this.readOwnHeights();
+    this.frames++;
+  }
+  /**
+   * The feet's IK target overrides this frame. The hub's own foot target is `avatarHips + k (sourceAnkle -
+   * sourceHips)` (src/rig/hubRig.ts step 3); its x, z are known before the update from the filtered source
+   * (room mode: the avatar's hips x, z are the source's; scaled: k times them), its height is the previous
+   * frame's own moved by the source's change since (the hips height needs this frame's weights). Settings' foot offsets (default 0) are not
+   * added while a pin holds or blends.
+   */
+  pinTargets(first) {
+    const dt = this.clock[1];
+    const hub = this.hub;
+    const det = this.contact;
+    const go = hub.ikGoalOverride;
+    const targets = hub.ikTargets;
+    const W = hub.sourceStage.worldPositions;
+    const r = hub.retargeter;
+    const k = r.info.hipsScale;
+    const hs = r.options.hipsMode === "scaled" ? k : 1;
+    const h3 = 3 * this.sHips;
+    const release = dt / this.o.pinReleaseSeconds;
+    for (let side = 0; side < 2; side++) {
+      const li = 2 + side;
+      const g = 6 * li;
+      const p3 = 3 * side;
+      const inContact = det !== null && det.contact[side] === 1;
+      if (inContact && this.pinned[side] === 0 && !first) {
+        this.pinPosition[p3] = targets[3 * li];
+        this.pinPosition[p3 + 1] = targets[3 * li + 1];
+        this.pinPosition[p3 + 2] = targets[3 * li + 2];
+        this.pinned[side] = 1;
+        this.pinBlend[side] = 1;
+      } else if (!inContact && this.pinned[side] === 1) this.pinned[side] = 0;
+      if (this.pinned[side] === 0 && this.pinBlend[side] > 0) {
+        const b2 = this.pinBlend[side] - release;
+        this.pinBlend[side] = Math.max(b2, 0);
+      }
+      const b = this.pinBlend[side];
+      if (b <= 0) {
+        go[g] = Number.NaN;
+        continue;
+      }
+      const a3 = 3 * this.sAnkle[side];
+      const ox = hs * W[h3] + k * (W[a3] - W[h3]);
+      const oz = hs * W[h3 + 2] + k * (W[a3 + 2] - W[h3 + 2]);
+      go[g] = ox + b * (this.pinPosition[p3] - ox);
+      go[g + 1] = this.ownY[side] + hs * W[h3 + 1] + k * (W[a3 + 1] - W[h3 + 1]) - this.ownSrcY[side];
+      go[g + 2] = oz + b * (this.pinPosition[p3 + 2] - oz);
+    }
+  }
+  /** The hub's own foot target height this frame (for the next frame's pins): avatar hips + k (ankle - hips). */
+  readOwnHeights() {
+    const r = this.hub.retargeter;
+    const P2 = r.virtualWorldPositions;
+    const SP = r.lastSourceWorldPositions;
+    const k = r.info.hipsScale;
+    const vh = 3 * this.vHips + 1;
+    const sh = 3 * this.sHips + 1;
+    const hs = r.options.hipsMode === "scaled" ? k : 1;
+    for (let side = 0; side < 2; side++) {
+      const term = k * (SP[3 * this.sAnkle[side] + 1] - SP[sh]);
+      this.ownY[side] = P2[vh] + term;
+      this.ownSrcY[side] = hs * SP[sh] + term;
+    }
+  }
+};
+var DT_STEPS = 1e4;
+var DT_TABLE = Array.from({ length: DT_STEPS + 1 }, (_, i) => i / DT_STEPS);
+DT_TABLE.push(null);
+function boxedSeconds(dt) {
+  const i = Math.round(dt * DT_STEPS);
+  return i >= 0 && i <= DT_STEPS ? DT_TABLE[i] : dt;
+}
+function ankleLevel(cal) {
+  const r = cal.restTranslations;
+  const ly = r[3 * MB.LeftToes + 1];
+  const ry = r[3 * MB.RightToes + 1];
+  return Math.max(0, -Math.min(ly, ry, cal.heel[1], cal.heel[4]));
+}
+
 // src/unity/layout.ts
 var LAYOUT_VERSION = 1;
 var HEADER_FLOATS = 4;
@@ -20619,9 +21267,18 @@ var H_VERSION = 0;
 var H_COUNT = 1;
 var H_STATUS = 2;
 var H_RESERVED = 3;
+var H_TAIL = 3;
+var TAIL_NONE = 0;
+var TAIL_CONFIDENCE = 1;
 var STATUS_OK = 0;
 var STATUS_REJECTED = 1;
 function inputFloats(s) {
+  return HEADER_FLOATS + 7 * s;
+}
+function inputFloatsWithConfidence(s) {
+  return HEADER_FLOATS + 8 * s;
+}
+function inputConfidenceOffset(s) {
   return HEADER_FLOATS + 7 * s;
 }
 function inputRotationsOffset(s) {
@@ -20826,7 +21483,16 @@ function parseSetup(text) {
     throw new BridgeError(`setup.name: need a character name (1 to 256 characters), got ${show2(v.name)}`);
   const source = setupSkeleton(v.source, "setup.source");
   const target = setupSkeleton(v.target, "setup.target");
-  const out = { name: v.name, source, target };
+  const m = v.source.mocap;
+  if (m !== void 0 && typeof m !== "boolean")
+    throw new BridgeError(`setup.source.mocap: need true or false, got ${show2(m)}`);
+  if (m === true)
+    try {
+      mocapSourceFigure(source);
+    } catch (e) {
+      throw new BridgeError(`setup.source.mocap: ${e.message}`);
+    }
+  const out = { name: v.name, source, target, mocap: m === true };
   if (v.options !== void 0) {
     const o = v.options;
     if (!isObject2(o)) throw new BridgeError(`setup.options: need an object, got ${show2(o)}`);
@@ -20853,6 +21519,7 @@ var hubs = /* @__PURE__ */ new Map();
 function newEntry(handle, setupJson, p, hub) {
   const S2 = p.source.boneCount;
   const T = p.target.boneCount;
+  const frame = { rotations: new Float64Array(4 * S2), translations: new Float64Array(3 * S2) };
   const e = {
     handle,
     name: p.name,
@@ -20861,7 +21528,7 @@ function newEntry(handle, setupJson, p, hub) {
     source: p.source,
     target: p.target,
     pendingOffsets: null,
-    frame: { rotations: new Float64Array(4 * S2), translations: new Float64Array(3 * S2) },
+    frame,
     hasFrame: false,
     worldRot: new Float64Array(4 * S2),
     worldPos: new Float64Array(3 * S2),
@@ -20869,8 +21536,17 @@ function newEntry(handle, setupJson, p, hub) {
     hips: p.target.humanoid[HumanBodyBones.Hips],
     lastInput: null,
     lastView: null,
-    control: null
+    control: null,
+    driver: p.mocap ? new MocapHubDriver(mocapSourceFigure(p.source), hub) : null,
+    stream: {
+      rotations: frame.rotations,
+      translations: frame.translations,
+      confidence: new Float64Array(p.mocap ? S2 : 0).fill(1),
+      timeMs: 0.5
+      // a double from the start (its field keeps the double representation); 0 below
+    }
   };
+  e.stream.timeMs = 0;
   const o = e.out;
   o[H_VERSION] = LAYOUT_VERSION;
   o[H_COUNT] = T;
@@ -21207,17 +21883,31 @@ function update(handle, input2, dt) {
   if (TO_STRING.call(input2) !== "[object ArrayBuffer]")
     throw new BridgeError(`update: input: need an ArrayBuffer of float32, got ${show2(input2)}`);
   const S2 = e.source.boneCount;
-  const want = inputFloats(S2);
-  if (input2.byteLength !== 4 * want)
-    throw new BridgeError(
-      `update: input length ${input2.byteLength / 4} floats (${input2.byteLength} bytes), expected 4 + 7 x ${S2} = ${want} floats for ${S2} source bones`
-    );
+  const bytes = input2.byteLength;
   let f = e.lastView;
-  if (e.lastInput !== input2 || f === null) {
-    f = new Float32Array(input2);
-    e.lastInput = input2;
-    e.lastView = f;
+  let tail = TAIL_NONE;
+  if (bytes >= 16 && bytes % 4 === 0) {
+    if (e.lastInput !== input2 || f === null) {
+      f = new Float32Array(input2);
+      e.lastInput = input2;
+      e.lastView = f;
+    }
+    tail = f[H_TAIL];
   }
+  if (tail !== TAIL_NONE && tail !== TAIL_CONFIDENCE)
+    throw new BridgeError(
+      `update: input[3] (tail flag) is ${tail}, expected ${TAIL_NONE} (no tail) or ${TAIL_CONFIDENCE} (${S2} confidence floats follow the 4 + 7 x ${S2})`
+    );
+  if (tail === TAIL_CONFIDENCE && e.driver === null)
+    throw new BridgeError(
+      `update: input[3] (tail flag) is 1 (confidence tail), but hub ${e.handle} "${e.name}" has no source.mocap in its setup (expected 0)`
+    );
+  const want = tail === TAIL_CONFIDENCE ? inputFloatsWithConfidence(S2) : inputFloats(S2);
+  if (bytes !== 4 * want)
+    throw new BridgeError(
+      tail === TAIL_CONFIDENCE ? `update: input length ${bytes / 4} floats (${bytes} bytes), expected 4 + 8 x ${S2} = ${want} floats for ${S2} source bones with the confidence tail (input[3] = 1)` : `update: input length ${bytes / 4} floats (${bytes} bytes), expected 4 + 7 x ${S2} = ${want} floats for ${S2} source bones`
+    );
+  f = f;
   if (f[H_VERSION] !== LAYOUT_VERSION)
     throw new BridgeError(`update: input[0] (layout version) is ${f[H_VERSION]}, expected ${LAYOUT_VERSION}`);
   if (f[H_COUNT] !== S2)
@@ -21246,7 +21936,19 @@ function update(handle, input2, dt) {
       e.pendingOffsets = null;
     }
   }
-  hub.updateLive(e.frame.rotations, e.frame.translations, dt);
+  const driver = e.driver;
+  if (driver === null) {
+    hub.updateLive(e.frame.rotations, e.frame.translations, dt);
+  } else {
+    const st = e.stream;
+    const conf = st.confidence;
+    if (tail === TAIL_CONFIDENCE) {
+      const c0 = inputConfidenceOffset(S2);
+      for (let i = 0; i < S2; i++) conf[i] = f[c0 + i];
+    } else conf.fill(1);
+    st.timeMs += 1e3 * dt;
+    driver.stepStream(st);
+  }
   e.hasFrame = true;
   writeOutput(e);
   return out.buffer;
@@ -21255,10 +21957,10 @@ function toLocal(e, f) {
   const S2 = e.source.boneCount;
   const parents = e.source.parents;
   const W = e.worldRot;
-  const P = e.worldPos;
+  const P2 = e.worldPos;
   const R = e.frame.rotations;
   const T = e.frame.translations;
-  mirrorPositions(P, 0, f, 4, S2);
+  mirrorPositions(P2, 0, f, 4, S2);
   mirrorRotations(W, 0, f, inputRotationsOffset(S2), S2);
   for (let i = 0; i < S2; i++) {
     const o4 = 4 * i;
@@ -21281,9 +21983,9 @@ function toLocal(e, f) {
       R[o4 + 1] = W[o4 + 1];
       R[o4 + 2] = W[o4 + 2];
       R[o4 + 3] = W[o4 + 3];
-      T[o3] = P[o3];
-      T[o3 + 1] = P[o3 + 1];
-      T[o3 + 2] = P[o3 + 2];
+      T[o3] = P2[o3];
+      T[o3 + 1] = P2[o3 + 1];
+      T[o3 + 2] = P2[o3 + 2];
       continue;
     }
     const p4 = 4 * p;
@@ -21300,9 +22002,9 @@ function toLocal(e, f) {
     R[o4 + 1] = aw * by + ay * bw + az * bx - ax * bz;
     R[o4 + 2] = aw * bz + az * bw + ax * by - ay * bx;
     R[o4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
-    const vx = P[o3] - P[p3];
-    const vy = P[o3 + 1] - P[p3 + 1];
-    const vz = P[o3 + 2] - P[p3 + 2];
+    const vx = P2[o3] - P2[p3];
+    const vy = P2[o3 + 1] - P2[p3 + 1];
+    const vz = P2[o3 + 2] - P2[p3 + 2];
     const cx = ay * vz - az * vy;
     const cy = az * vx - ax * vz;
     const cz = ax * vy - ay * vx;
@@ -21430,7 +22132,8 @@ function exportState() {
     state: e.hub.exportState(),
     frame: e.hasFrame ? { rotations: Array.from(e.frame.rotations), translations: Array.from(e.frame.translations) } : null,
     output: Array.from(e.out),
-    pendingOffsets: e.pendingOffsets
+    pendingOffsets: e.pendingOffsets,
+    ...e.driver ? { mocap: { driver: e.driver.exportState(), clockMs: e.stream.timeMs } } : {}
   }));
   return JSON.stringify({ version: BRIDGE_STATE_VERSION, layout: LAYOUT_VERSION, nextHandle, hubs: records });
 }
@@ -21485,6 +22188,17 @@ function importState(json2) {
       } catch (err) {
         throw new BridgeError(err.message);
       }
+    }
+    if (e.driver && rec.mocap !== void 0) {
+      const m = rec.mocap;
+      if (!isObject2(m) || typeof m.clockMs !== "number" || !Number.isFinite(m.clockMs))
+        throw new BridgeError(`${field}.mocap: need { driver, clockMs (finite ms) }, got ${show2(m)}`);
+      try {
+        e.driver.importState(m.driver);
+      } catch (err) {
+        throw new BridgeError(`${field}.mocap.driver: ${err.message}`);
+      }
+      e.stream.timeMs = m.clockMs;
     }
     built.set(rec.handle, e);
   });
