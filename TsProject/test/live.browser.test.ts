@@ -28,27 +28,20 @@ import {
 import { RetargetHub } from '../src/rig';
 import { MocapStream } from '../src/web/mocap/stream';
 import { dataPath, describeWithData } from './helpers/data';
-import { sleep } from './remote.wsclient';
+import { sleep, TestClient } from './remote.wsclient';
 
 const AVATAR = path.resolve(__dirname, '../assets/default/default-avatar.glb');
 const PAGE_ORIGIN = 'http://127.0.0.1:8066';
 const TOKEN = 'squat-token';
 
-/** A page stand-in: connects with an Origin, collects the server's text replies. */
-function connect(
+/** A page stand-in: connects with an Origin (remote.wsclient's TestClient), collects the server's text replies. */
+async function connect(
   url: string,
   origin?: string,
 ): Promise<{ ws: WebSocket; replies: Record<string, unknown>[] }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, origin ? { headers: { Origin: origin } } : {});
-    const replies: Record<string, unknown>[] = [];
-    ws.on('message', (d, bin) => {
-      if (!bin) replies.push(JSON.parse(String(d)));
-    });
-    ws.once('open', () => resolve({ ws, replies }));
-    ws.once('unexpected-response', (_q, res) => reject(new Error(`HTTP ${res.statusCode}`)));
-    ws.once('error', reject);
-  });
+  const c = new TestClient(url, origin ? { Origin: origin } : undefined);
+  await c.open();
+  return { ws: c.ws, replies: c.messages };
 }
 
 async function until(pred: () => boolean, what: string, ms = 30000): Promise<void> {

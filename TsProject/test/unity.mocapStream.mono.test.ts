@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { loadLandmarkRecording } from '../src/io/node';
 import {
   calibrateMocap,
@@ -27,6 +27,7 @@ import {
 } from '../src/mocap';
 import { dataPath, HAS_SHARED_DATA } from './helpers/data';
 import { monoAvailable } from './helpers/mono';
+import { TestClient } from './remote.wsclient';
 
 const HAS = monoAvailable('Unity browser mocap source') && HAS_SHARED_DATA;
 if (!HAS_SHARED_DATA) console.warn('[skip] Unity browser mocap source: shared data (the squat) not found');
@@ -81,20 +82,14 @@ class Host {
   }
 }
 
-function connect(
+/** A page stand-in: connects with an Origin (remote.wsclient's TestClient), collects the server's text replies. */
+async function connect(
   url: string,
   origin?: string,
 ): Promise<{ ws: WebSocket; replies: Record<string, unknown>[] }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, origin ? { headers: { Origin: origin } } : {});
-    const replies: Record<string, unknown>[] = [];
-    ws.on('message', (d, bin) => {
-      if (!bin) replies.push(JSON.parse(String(d)));
-    });
-    ws.once('open', () => resolve({ ws, replies }));
-    ws.once('unexpected-response', (_q, res) => reject(new Error(`HTTP ${res.statusCode}`)));
-    ws.once('error', reject);
-  });
+  const c = new TestClient(url, origin ? { Origin: origin } : undefined);
+  await c.open();
+  return { ws: c.ws, replies: c.messages };
 }
 
 let tmp = '';

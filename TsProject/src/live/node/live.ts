@@ -450,7 +450,6 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
             }
           : current;
       haveFrame = false;
-      lastTimestamp = Number.NaN;
     }
     /** The stream's interval (s) for the source filter: Infinity restarts it; and the bounded hub interval. */
     const intervals = { stream: 0, hub: 0 };
@@ -522,7 +521,7 @@ export async function startLive(options: LiveOptions): Promise<LiveHandle> {
         current.translations.set(f.translations);
         haveFrame = true;
         const ts = f.timeMs / 1000;
-        setIntervals(ts);
+        // each driver takes its intervals from the page's frame times itself
         for (let i = 0; i < drivers.length; i++) driveMocapFrame(drivers[i], f);
         // the page's send stamp (epoch ms) -> arrival, on this machine's clock (now minus the time since arrival)
         const e2eMs = performance.timeOrigin + performance.now() - (hrtimeMs() - receivedAtMs) - f.sentAtMs;
