@@ -101,6 +101,36 @@ describeWithData('kind mocap with an avatar', () => {
     expect(fs.readdirSync(out).sort()).toEqual(['mocap.json', 'pose_squats.bvh', 'retarget']);
   });
 
+  it('--cleanup cleans the feet on the avatar as kind retarget --cleanup does (summary.json cleanup, less slide); usage errors exit 2', async () => {
+    const out = path.join(work, 'xbot-clean');
+    const args = ['mocap', squat(), dataPath('threejs/Xbot.glb'), '--image-size', '720x1280', '--fps', '5'];
+    const r = await runKind([...args, '-o', out, '--cleanup', '--cleanup-model', 'rule']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/cleanup \(rule contacts\): \d+ left and \d+ right segments/);
+    const s = JSON.parse(fs.readFileSync(path.join(out, 'retarget', 'summary.json'), 'utf8'));
+    expect(s.cleanup.model).toBe('rule');
+    expect(s.cleanup.supportingSlide.after.total).toBeLessThan(s.cleanup.supportingSlide.before.total);
+    // --cleanup-model without --cleanup, and --cleanup without an avatar: exit 2, nothing written
+    const noClean = await runKind([
+      ...args.slice(0, 2),
+      '--cleanup-model',
+      'rule',
+      '-o',
+      path.join(work, 'nc'),
+    ]);
+    expect([noClean.code, noClean.err.trim()]).toEqual([
+      2,
+      'kind: --cleanup-model applies to --cleanup (add --cleanup to clean the feet)',
+    ]);
+    const noAvatar = await runKind([...args.slice(0, 2), '--cleanup', '-o', path.join(work, 'na')]);
+    expect(noAvatar.code).toBe(2);
+    expect(noAvatar.err).toMatch(
+      /--cleanup cleans the feet on an avatar: give a landmark file and an avatar/,
+    );
+    expect(fs.existsSync(path.join(work, 'nc')) || fs.existsSync(path.join(work, 'na'))).toBe(false);
+  });
+
   const avatarArgs = (out: string, fps: string) => [
     'mocap',
     squat(),

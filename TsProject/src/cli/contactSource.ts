@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { FloorEstimate } from '../cleanup';
 import {
   computeFootTracks,
@@ -36,6 +37,33 @@ export type ContactModelName = 'rule' | 'learned' | 'teacher';
 
 /** The `--model` choices of `kind cleanup` (and `--cleanup-model` of `kind retarget`). */
 export const CONTACT_MODEL_NAMES: readonly ContactModelName[] = ['rule', 'learned', 'teacher'];
+
+/**
+ * `--cleanup` and `--cleanup-model <kind>` for a command that retargets onto an avatar (`kind retarget`,
+ * `kind mocap`): the feet cleaned on the avatar before writing, with this contact detector. Add both with
+ * `.addOption`.
+ */
+export function cleanupOptions(): [Option, Option] {
+  return [
+    new Option('--cleanup', 'clean the feet on the avatar before writing (kind cleanup: contacts, leg IK)'),
+    new Option('--cleanup-model <kind>', 'contact detector for --cleanup (default: as kind cleanup)')
+      .choices([...CONTACT_MODEL_NAMES])
+      .default(DEFAULT_CONTACT_MODEL),
+  ];
+}
+
+/**
+ * The cleanup choice of {@link cleanupOptions}: `{ model }` with `--cleanup`, else undefined.
+ * @throws InvalidArgumentError for `--cleanup-model` given without `--cleanup`.
+ */
+export function cleanupChoice(
+  opts: { cleanup?: boolean; cleanupModel: ContactModelName },
+  cmd: Command,
+): { model: ContactModelName } | undefined {
+  if (cmd.getOptionValueSource('cleanupModel') === 'cli' && !opts.cleanup)
+    throw new InvalidArgumentError('--cleanup-model applies to --cleanup (add --cleanup to clean the feet)');
+  return opts.cleanup ? { model: opts.cleanupModel } : undefined;
+}
 
 export interface ContactSourceOptions {
   model: ContactModelName;

@@ -14,7 +14,7 @@ import { defaultAssetsDir } from '../io/node';
 import { INTERRUPT_EXIT_CODES, withInterrupts } from '../io/node/interrupt';
 import { numberArg, outDirArg } from './args';
 import { registerCleanupCommand } from './cleanup';
-import { CONTACT_MODEL_NAMES, DEFAULT_CONTACT_MODEL } from './contactSource';
+import { cleanupChoice, cleanupOptions } from './contactSource';
 import { runInspect } from './inspect';
 import { runLive } from './live';
 import { registerMocapCommand } from './mocap';
@@ -165,18 +165,11 @@ export function buildProgram(): Command {
         .preset('auto')
         .argParser(ikMode),
     )
-    .option('--cleanup', 'clean the feet on the avatar before writing (kind cleanup: contacts, leg IK)')
-    .addOption(
-      new Option('--cleanup-model <kind>', 'contact detector for --cleanup (default: as kind cleanup)')
-        .choices([...CONTACT_MODEL_NAMES])
-        .default(DEFAULT_CONTACT_MODEL),
-    )
+    .addOption(cleanupOptions()[0])
+    .addOption(cleanupOptions()[1])
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (sourceArg: string | undefined, avatarArg: string | undefined, opts, cmd: Command) => {
-      if (cmd.getOptionValueSource('cleanupModel') === 'cli' && !opts.cleanup)
-        throw new InvalidArgumentError(
-          '--cleanup-model applies to --cleanup (add --cleanup to clean the feet)',
-        );
+      const cleanup = cleanupChoice(opts, cmd);
       if (opts.ik === 'auto' || opts.ik === 'on') {
         // the live hub's ranges (src/rig/settings.ts SETTINGS_LIMITS), checked before anything loads
         if (opts.scale !== undefined && !(opts.scale >= 0.1 && opts.scale <= 3))
@@ -227,7 +220,7 @@ export function buildProgram(): Command {
           ground: opts.ground,
           shoulderTwist: opts.shoulderTwist,
           ik: opts.ik,
-          cleanup: opts.cleanup ? { model: opts.cleanupModel } : undefined,
+          cleanup,
           onProgress: (done, total) => {
             if (opts.quiet || total < 600 || !process.stderr.isTTY) return;
             if (!bar) {

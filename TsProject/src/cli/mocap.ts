@@ -29,6 +29,7 @@ import { describeFsError, loadLandmarkRecording, requireNotFolder } from '../io/
 import { interruptPoint, withInterrupts } from '../io/node/interrupt';
 import { type MocapSummary, mocapJson, runMocap, summarizeMocap } from '../mocap';
 import { numberArg, outDirArg } from './args';
+import { type ContactModelName, cleanupChoice, cleanupOptions } from './contactSource';
 import {
   checkOutputDir,
   createOutputDirUndoable,
@@ -59,6 +60,8 @@ export interface MocapCommandOptions {
   fovDeg?: number;
   /** One-Euro minimum cutoff on the landmarks, Hz (0 / undefined = off; beta 3 per m/s). */
   smoothHz?: number;
+  /** With an avatar: clean the feet on it before writing (`--cleanup`, as `kind retarget --cleanup`). */
+  cleanup?: { model: ContactModelName };
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -120,7 +123,7 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
   // staged retarget/ first; then the BVH, mocap.json and retarget/ go into place together (retarget/ last),
   // so the folder is all the previous run or all this one, on an error or an interrupt alike
   const retarget = o.avatar
-    ? formatSummary(await retargetStaged(o.outDir, outputs, bvh, json, o.avatar))
+    ? formatSummary(await retargetStaged(o.outDir, outputs, bvh, json, o.avatar, o.cleanup))
     : undefined;
   const notes = [...loaded.notes];
   if (stale.length) notes.push(`left from an earlier run, not written by this one: ${stale.join(', ')}`);
@@ -173,6 +176,7 @@ async function retargetStaged(
   bvh: string,
   json: string,
   avatar: string,
+  cleanup: MocapCommandOptions['cleanup'],
 ): Promise<RetargetSummary> {
   const retargetDir = path.join(outDir, 'retarget');
   // an existing retarget/ that cannot be replaced fails here, before anything is written
@@ -194,6 +198,7 @@ async function retargetStaged(
       avatar,
       outDir: staged.dir,
       finalOutDir: retargetDir,
+      cleanup,
     });
     await interruptPoint();
     writeFilesAtomically([
@@ -295,8 +300,15 @@ export function registerMocapCommand(program: Command, setExitCode: (code: numbe
       'with no landmark file: stop serving after this many seconds (default: until Ctrl-C)',
       numberArg('--duration', 'above 0', (v) => v > 0 && v <= 2e6),
     )
+    .addOption(cleanupOptions()[0])
+    .addOption(cleanupOptions()[1])
     .option('-q, --quiet', 'print nothing but errors')
-    .action(async (input: string | undefined, avatar: string | undefined, opts) => {
+    .action(async (input: string | undefined, avatar: string | undefined, opts, cmd: Command) => {
+      const cleanup = cleanupChoice(opts, cmd);
+      if (cleanup && (input === undefined || avatar === undefined))
+        throw new InvalidArgumentError(
+          '--cleanup cleans the feet on an avatar: give a landmark file and an avatar',
+        );
       if (input === undefined) {
         // no file: the live page (webcam, video file or recording -> the solver -> the avatar) on 127.0.0.1
         const r = await runMocapServe({
@@ -319,6 +331,7 @@ export function registerMocapCommand(program: Command, setExitCode: (code: numbe
           world: opts.world,
           fovDeg: opts.fov,
           smoothHz: opts.smooth,
+          cleanup,
           onProgress: (done, total) => {
             if (!tty || total < 1000) return;
             if (!bar) {
