@@ -427,9 +427,26 @@ describeBrowser('mocap page, fake webcam from the real squat video', () => {
         expect(Math.min(range(kl), range(kr))).toBeGreaterThan(40);
         expect(Math.max(...kl, ...kr)).toBeGreaterThan(150);
         expect(Math.min(...kl, ...kr)).toBeLessThan(120);
-        // the avatar's hips go down as the solver's do
+        // the avatar's hips go down as the solver's do. Through the hub (One-Euro source stage, leg IK, room
+        // hips) the avatar's height is not a per-frame monotonic map of the solver's, so with three dips of
+        // near equal depth the two lowest frames may fall in different dips: the avatar at the solver's
+        // lowest frame is at the bottom of its own range, and the two heights move together
         const sy = got.h.solverHipsY;
-        expect(sy.indexOf(Math.min(...sy))).toBe(y.indexOf(lo));
+        const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+        const my = mean(y);
+        const ms = mean(sy);
+        let cov = 0;
+        let vy = 0;
+        let vs = 0;
+        for (let i = 0; i < y.length; i++) {
+          cov += (y[i] - my) * (sy[i] - ms);
+          vy += (y[i] - my) ** 2;
+          vs += (sy[i] - ms) ** 2;
+        }
+        const hipsR = cov / Math.sqrt(vy * vs);
+        const atSolverLow = (y[sy.indexOf(Math.min(...sy))] - lo) / (hi - lo);
+        expect(hipsR).toBeGreaterThan(0.9);
+        expect(atSolverLow).toBeLessThanOrEqual(0.25);
         // bones: MediaPipe gives visibility; the legs and torso are measured with a confidence from it
         const measured = got.h.measured;
         expect(measured.reduce((s, v) => s + v, 0) / measured.length).toBeGreaterThan(15);
@@ -457,7 +474,7 @@ describeBrowser('mocap page, fake webcam from the real squat video', () => {
         expect(fs.existsSync(path.join(tmp, 'out', 'recorded.bvh'))).toBe(true);
         console.log(
           `[mocap page] fake webcam: ${got.frames} frames (${got.solved} solved), inference ${f.inferenceMs.toFixed(0)} ms, ` +
-            `pose ${f.poseMs.toFixed(2)} ms, jitter ${f.jitter.toFixed(2)} m/s^2; avatar hips ${lo.toFixed(3)}..${hi.toFixed(3)} m; ` +
+            `pose ${f.poseMs.toFixed(2)} ms, jitter ${f.jitter.toFixed(2)} m/s^2; avatar hips ${lo.toFixed(3)}..${hi.toFixed(3)} m (vs the solver's: r ${hipsR.toFixed(3)}, at the solver's lowest ${(100 * atSolverLow).toFixed(0)} % up its range); ` +
             `knees L ${Math.min(...kl).toFixed(0)}-${Math.max(...kl).toFixed(0)}, R ${Math.min(...kr).toFixed(0)}-${Math.max(...kr).toFixed(0)} deg; ` +
             `measured ${(measured.reduce((s, v) => s + v, 0) / measured.length).toFixed(1)} bones/frame; recorded ${rec.frames.length} frames -> ` +
             `kind mocap: knees ${r.summary.knees.left.min.toFixed(0)}-${r.summary.knees.left.max.toFixed(0)} deg; screenshot /tmp/mocap-page-camera.png`,
