@@ -18,6 +18,7 @@ import { loadAvatar, loadSource } from '../src/io/node';
 import { Retargeter } from '../src/retarget';
 import { RetargetHub } from '../src/rig';
 import { bytesPerCall, DEFAULT_ASSETS, fmt, median, now, type Row, sharedFile } from './harness';
+import { runHubProfile } from './hubProfile';
 import { quickjsHub } from './hubQuickjs';
 
 interface Case {
@@ -201,6 +202,7 @@ export async function runHubBench(): Promise<Row[]> {
       console.log(
         `  QuickJS:   bridge update (buffers copied in and out) ${fmt(q.filtered, 1)} us/avatar-frame with the source filter, ${fmt(q.unfiltered, 1)} with every filter group off${j ? ` (${fmt(q.filtered / j.live, 1)}x --jitless updateLive)` : ''}`,
       );
+    if (c.label === cases().at(-1)?.label) runHubProfile();
     rows.push({
       bench: `Hub update ${c.label}`,
       ours: `${fmt(m.hub, 2)} us/frame JIT${j ? `, ${fmt(j.hub, 1)} jitless` : ''}`,

@@ -4,7 +4,7 @@
  * ratios; nothing asserts wall-clock times. Rates and latencies the tests must not assert live here.
  *
  * Build and run: `npm run bench` in TsProject (esbuild bundles this file to dist/bench.cjs, run with
- * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub`, `qa`, `live`, `cleanup`, `contact`, `puppet-pose`, `puppet-lbs` or `mocap` (the mocap beside Kalidokit and its speed: bench/mocapBench.ts) runs one benchmark only
+ * `node --expose-gc`). Arguments: `parse`, `retarget`, `hub` (`hub-profile`: only its folded --jitless profile), `qa`, `live`, `cleanup`, `contact`, `puppet-pose`, `puppet-lbs` or `mocap` (the mocap beside Kalidokit and its speed: bench/mocapBench.ts) runs one benchmark only
  * (`npm run bench -- live`);
  * `puerts-alloc [--frames N ...]` measures the C# garbage per avatar-frame at the PuerTS boundary under Mono instead
  * (tools/puerts-alloc.mjs: the real PuerTS C# runtime, KindResultBuffer against PuerTS's own getter);
@@ -32,6 +32,7 @@ import { runContactBench } from './contactBench';
 import { runFilterSweep } from './filterSweep';
 import { now, printTable, type Row, readText, shortName } from './harness';
 import { hubChild, runHubBench } from './hubBench';
+import { hubProfileChild, runHubProfile } from './hubProfile';
 import { runLiveBench } from './liveBench';
 import { runMocapBench } from './mocapBench';
 import { parseBenchFiles, runParseBench } from './parseBench';
@@ -60,6 +61,15 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === 'hub-child') {
     await hubChild();
+    return;
+  }
+  if (args[0] === 'hub-profile-child') {
+    await hubProfileChild(Number(args[1] ?? 3000));
+    return;
+  }
+  if (args[0] === 'hub-profile') {
+    // only the folded --jitless profile of updateLive (also printed at the end of `hub`)
+    runHubProfile(Number(args[1] ?? 3000));
     return;
   }
   if (args[0] === 'puerts-alloc') {
