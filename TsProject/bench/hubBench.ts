@@ -150,10 +150,43 @@ export async function measure(c: Case, budgetMs: number): Promise<Measures> {
   return { hub, live, peer, filter, bytes, liveBytes, bones: s.bones };
 }
 
+/**
+ * The unit of interpreted work: nanoseconds per flat quaternion product `W[t] = W[t-1] * L[t]` over 64
+ * bones (8 typed-array loads and 28 arithmetic results, each a boxed double without a JIT, 4 stores), the
+ * pattern the per-frame path is written in. Dividing a step's time by it says how many such products'
+ * worth of arithmetic the step does.
+ */
+export function quatProductNs(budgetMs: number): number {
+  const N = 64;
+  const W = new Float64Array(4 * N).fill(0.5);
+  const L = new Float64Array(4 * N).fill(0.5);
+  const pass = () => {
+    for (let t = 1; t < N; t++) {
+      const p4 = 4 * (t - 1);
+      const t4 = 4 * t;
+      const qx = W[p4];
+      const qy = W[p4 + 1];
+      const qz = W[p4 + 2];
+      const qw = W[p4 + 3];
+      const bx = L[t4];
+      const by = L[t4 + 1];
+      const bz = L[t4 + 2];
+      const bw = L[t4 + 3];
+      // unit quaternions in (every component 0.5): the products stay unit, no overflow or denormals
+      W[t4] = qx * bw + qw * bx + qy * bz - qz * by;
+      W[t4 + 1] = qy * bw + qw * by + qz * bx - qx * bz;
+      W[t4 + 2] = qz * bw + qw * bz + qx * by - qy * bx;
+      W[t4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
+    }
+  };
+  return (1000 * usPerFrame(200, pass, budgetMs)) / (N - 1);
+}
+
 /** Child mode (`hub-child`): print the measurements of every case as JSON (run under --jitless). */
 export async function hubChild(): Promise<void> {
   const results = [];
-  for (const c of cases()) results.push({ label: c.label, ...(await measure(c, 1500)) });
+  for (const c of cases())
+    results.push({ label: c.label, ...(await measure(c, 1500)), quatNs: quatProductNs(300) });
   console.log(JSON.stringify(results));
 }
 
@@ -193,6 +226,11 @@ export async function runHubBench(): Promise<Row[]> {
       console.log(
         `  jitless:   hub + source stage (updateLive) ${fmt(j.live, 1)} us/avatar-frame (${fmt(j.live / m.live, 0)}x the JIT's); heap ${fmt(j.liveBytes, 0)} B/frame`,
       );
+      const jq = (j as { quatNs?: number }).quatNs;
+      if (jq)
+        console.log(
+          `  jitless:   one flat quaternion product (36 boxed doubles) ${fmt(jq, 0)} ns: updateLive is ${fmt((1000 * j.live) / jq, 0)} products' worth, the hub update ${fmt((1000 * j.hub) / jq, 0)}, the source stage ${fmt((1000 * j.filter) / jq, 0)}; heap ${fmt(j.liveBytes / 16, 0)} boxed doubles (16 B) per frame`,
+        );
     }
     const q = await quickjsHub(s.clip, s.target, 4000).catch((e: Error) => {
       console.log(`  QuickJS:   failed: ${e.message.split('\n')[0]}`);
