@@ -40,7 +40,7 @@ import {
   writeFilesAtomically,
 } from './files';
 import { DEFAULT_MOCAP_PORT, runMocapServe } from './mocapServe';
-import { imageSizeArg } from './puppet';
+import { imageSizeArg } from './puppetArgs';
 import { formatSummary, type RetargetSummary, runRetarget } from './retarget';
 
 function portArg(v: string): number {

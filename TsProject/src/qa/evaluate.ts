@@ -56,9 +56,16 @@ import {
   qcopy,
   qmulConj,
   restWorld,
-  sampleClip,
 } from '../core';
-import { fkSome, neededBones } from './evaluateFk';
+import { bonesAndAncestors, neededBones } from './evaluateFk';
+import {
+  type FramePass,
+  measureFrames,
+  mirroredMeanError,
+  overThreshold,
+  scoreCheck,
+  sumSeries,
+} from './evaluateFrames';
 import { checkClip, checkSameCharacter, extent, pitchDeg, resolveProfile } from './evaluateInputs';
 import {
   type EvaluateOptions,
@@ -71,7 +78,7 @@ import {
   type QaRun,
   type QaSeries,
 } from './evaluateReport';
-import { compareRotations, twistVelocity } from './measures';
+import { twistVelocity } from './measures';
 import { defaultRigProfile } from './profile';
 
 export {
@@ -208,128 +215,78 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
     pitchDeg(gRest.positions, gBpitch(kOf[s]), gBpitch(kOf[u])),
   ]);
 
-  // Scratch (per clip; nothing allocated per frame).
+  // Scratch (per clip; nothing allocated per frame) and the per-frame pass (evaluateFrames.ts).
   const ng = gS.boneCount;
   const no = oS.boneCount;
-  const gL = new Float64Array(4 * ng);
-  const gT = new Float64Array(3 * ng);
-  const gW = new Float64Array(4 * ng);
-  const gP = new Float64Array(3 * ng);
-  const oW = new Float64Array(4 * no);
-  const oP = new Float64Array(3 * no);
-  const gW2 = new Float64Array(4 * nE); // golden world rotations carried onto the observed bones
-  const qRef = new Float64Array(4);
-  const qObs = new Float64Array(4);
-  const out3 = new Float64Array(3);
-  const R2D = 180 / Math.PI;
   // the same rate up to float32 rounding of key times (a GLB's 1/30 s is 0.033333335): frames are
   // read one for one; a drift of 1e-5 per frame stays under 0.1 frame over 10,000 frames
   const sameRate = Math.abs(golden.frameTime - observed.frameTime) <= 1e-5 * observed.frameTime;
   const gDur = clipDuration(golden);
-
   // Forward kinematics over the bones the measures read (evaluated bones, their ancestors; on the golden
   // side the mirrored bones too), read straight from the clip when its frames are read one for one: the
   // same products in the same order as core `forwardKinematics`, so the same values, without the bones
   // nobody reads (fingers of an unmapped hand, end sites, props).
-  const gNeed = neededBones(gS.parents, [...gBd, ...gBm]);
-  const oNeed = neededBones(oS.parents, oB);
-  const loadFrame = (f: number, useMirror: boolean) => {
-    // golden sample
-    if (sampling === 'normalized') {
-      if (golden.frameCount === N)
-        fkSome(gS.parents, gNeed, golden.rotations, golden.translations, f * ng, gW, gP);
-      else {
-        sampleClip(golden, N > 1 ? (f / (N - 1)) * gDur : 0, gL, gT);
-        fkSome(gS.parents, gNeed, gL, gT, 0, gW, gP);
-      }
-    } else if (sameRate) {
-      const gf = f < golden.frameCount ? f : golden.frameCount - 1;
-      fkSome(gS.parents, gNeed, golden.rotations, golden.translations, gf * ng, gW, gP);
-    } else {
-      sampleClip(golden, f * observed.frameTime, gL, gT);
-      fkSome(gS.parents, gNeed, gL, gT, 0, gW, gP);
-    }
-    fkSome(oS.parents, oNeed, observed.rotations, observed.translations, f * no, oW, oP);
-    const gR = gRest.rotations;
-    const oR = oRest.rotations;
-    for (let k = 0; k < nE; k++) {
-      const g4 = 4 * (useMirror ? gBm[k] : gBd[k]);
-      const o4 = 4 * oB[k];
-      // D = W_gold(gb) * conj(Rest_gold(gb)), mirrored across X = 0 when asked; W' = D * Rest_obs(ob)
-      // (flat qmulByConj then qmul, written out)
-      const ax = gW[g4];
-      const ay = gW[g4 + 1];
-      const az = gW[g4 + 2];
-      const aw = gW[g4 + 3];
-      const bx = -gR[g4];
-      const by = -gR[g4 + 1];
-      const bz = -gR[g4 + 2];
-      const bw = gR[g4 + 3];
-      const dx = ax * bw + aw * bx + ay * bz - az * by;
-      let dy = ay * bw + aw * by + az * bx - ax * bz;
-      let dz = az * bw + aw * bz + ax * by - ay * bx;
-      const dw = aw * bw - ax * bx - ay * by - az * bz;
-      if (useMirror) {
-        dy = -dy;
-        dz = -dz;
-      }
-      const cx = oR[o4];
-      const cy = oR[o4 + 1];
-      const cz = oR[o4 + 2];
-      const cw = oR[o4 + 3];
-      const k4 = 4 * k;
-      gW2[k4] = dx * cw + dw * cx + dy * cz - dz * cy;
-      gW2[k4 + 1] = dy * cw + dw * cy + dz * cx - dx * cz;
-      gW2[k4 + 2] = dz * cw + dw * cz + dx * cy - dy * cx;
-      gW2[k4 + 3] = dw * cw - dx * cx - dy * cy - dz * cz;
-    }
+  const gBsel = mirror ? gBm : gBd;
+  const effO = Int32Array.from(effectors, (h) => oB[kOf[h]]);
+  const effG = Int32Array.from(effectors, (h) => gBsel[kOf[h]]);
+  const shO = Int32Array.from(shoulders, ([s]) => oB[kOf[s]]);
+  const suO = Int32Array.from(shoulders, ([, u]) => oB[kOf[u]]);
+  const shG = Int32Array.from(shoulders, ([s]) => gBsel[kOf[s]]);
+  const suG = Int32Array.from(shoulders, ([, u]) => gBsel[kOf[u]]);
+  const pass: FramePass = {
+    golden,
+    observed,
+    mode: sampling === 'normalized' ? 2 : sameRate ? 0 : 1,
+    N,
+    gDur,
+    gParents: Int32Array.from(gS.parents),
+    oParents: Int32Array.from(oS.parents),
+    gNeed: neededBones(gS.parents, [...gBd, ...gBm]),
+    oNeed: neededBones(oS.parents, oB),
+    gPos: bonesAndAncestors(gS.parents, [gBsel[hipsK], ...effG, ...shG, ...suG]),
+    oPos: bonesAndAncestors(oS.parents, [oB[hipsK], ...effO, ...shO, ...suO]),
+    gL: new Float64Array(4 * ng),
+    gT: new Float64Array(3 * ng),
+    gW: new Float64Array(4 * ng),
+    gP: new Float64Array(3 * ng),
+    oW: new Float64Array(4 * no),
+    oP: new Float64Array(3 * no),
+    gW2: new Float64Array(4 * nE), // golden world rotations carried onto the observed bones
+    gR: gRest.rotations,
+    oR: oRest.rotations,
+    nE,
+    oB,
+    gBd,
+    gBm,
+    pk,
+    axes,
+    qRef: new Float64Array(4),
+    qObs: new Float64Array(4),
+    out3: new Float64Array(3),
+    rotDeg,
+    twistDeg,
+    swingDeg,
+    fromRestK: Int32Array.from(fromRestK),
+    restRel,
+    obsFromRest,
+    goldFromRest,
+    mirror,
+    ohb: oB[hipsK],
+    ghb: gBsel[hipsK],
+    hObs,
+    hGold,
+    effO,
+    effG,
+    posErr,
+    shO,
+    suO,
+    shG,
+    suG,
+    restPitchO: Float64Array.from(restPitch, (r) => r[0]),
+    restPitchG: Float64Array.from(restPitch, (r) => r[1]),
+    pitchErr,
   };
-  const relPair = (k: number) => {
-    const pp = pk[k];
-    if (pp < 0) {
-      qcopy(qRef, 0, gW2, 4 * k);
-      qcopy(qObs, 0, oW, 4 * oB[k]);
-    } else {
-      qmulConj(qRef, 0, gW2, 4 * pp, gW2, 4 * k);
-      qmulConj(qObs, 0, oW, 4 * oB[pp], oW, 4 * oB[k]);
-    }
-  };
-
-  for (let f = 0; f < N; f++) {
-    loadFrame(f, mirror);
-    for (let k = 0; k < nE; k++) {
-      relPair(k);
-      compareRotations(qRef, qObs, axes[k], out3);
-      rotDeg[k][f] = out3[0] * R2D;
-      twistDeg[k][f] = out3[1] * R2D;
-      swingDeg[k][f] = out3[2] * R2D;
-    }
-    for (let i = 0; i < fromRestK.length; i++) {
-      const k = fromRestK[i];
-      relPair(k);
-      obsFromRest[k]![f] = angleAt(restRel, 4 * k, qObs) * R2D;
-      goldFromRest[k]![f] = angleAt(restRel, 4 * k, qRef) * R2D;
-    }
-    const ohb = oB[hipsK];
-    const ghb = mirror ? gBm[hipsK] : gBd[hipsK];
-    for (let e = 0; e < effectors.length; e++) {
-      const k = kOf[effectors[e]];
-      const ob = oB[k];
-      const gb = mirror ? gBm[k] : gBd[k];
-      const sx = mirror ? -1 : 1;
-      const dx = (oP[3 * ob] - oP[3 * ohb]) / hObs - (sx * (gP[3 * gb] - gP[3 * ghb])) / hGold;
-      const dy = (oP[3 * ob + 1] - oP[3 * ohb + 1]) / hObs - (gP[3 * gb + 1] - gP[3 * ghb + 1]) / hGold;
-      const dz = (oP[3 * ob + 2] - oP[3 * ohb + 2]) / hObs - (gP[3 * gb + 2] - gP[3 * ghb + 2]) / hGold;
-      posErr[e][f] = Math.sqrt(dx * dx + dy * dy + dz * dz);
-    }
-    for (let s = 0; s < shoulders.length; s++) {
-      const ks = kOf[shoulders[s][0]];
-      const ku = kOf[shoulders[s][1]];
-      const po = pitchDeg(oP, oB[ks], oB[ku]) - restPitch[s][0];
-      const pg = pitchDeg(gP, gBpitch(ks), gBpitch(ku)) - restPitch[s][1];
-      pitchErr[s][f] = po - pg;
-    }
-  }
+  measureFrames(pass);
 
   // Mirror detection: does the observed match the mirrored golden much better?
   let mirroredDetected = false;
@@ -337,22 +294,10 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
     const body = hs
       .map((_h, k) => k)
       .filter((k) => !/(Proximal|Intermediate|Distal|Eye|Jaw)$/.test(HUMAN_BONE_NAMES[hs[k]]));
-    let direct = 0;
-    for (const k of body) for (let f = 0; f < N; f++) direct += rotDeg[k][f];
-    direct /= body.length * N;
+    const bodyK = Int32Array.from(body);
+    const direct = sumSeries(rotDeg, bodyK, N) / (body.length * N);
     if (direct > 5) {
-      const samples = Math.min(N, 48);
-      let mir = 0;
-      for (let i = 0; i < samples; i++) {
-        const f = samples > 1 ? Math.round((i * (N - 1)) / (samples - 1)) : 0;
-        loadFrame(f, true);
-        for (const k of body) {
-          relPair(k);
-          compareRotations(qRef, qObs, null, out3);
-          mir += out3[0] * R2D;
-        }
-      }
-      mir /= body.length * samples;
+      const mir = mirroredMeanError(pass, bodyK, Math.min(N, 48));
       if (mir < 0.5 * direct) {
         mirroredDetected = true;
         warnings.push(
@@ -395,8 +340,7 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
     const kl = kOf[la];
     const kh = kOf[hand];
     if (kl < 0 || kh < 0 || !axes[kl] || !axes[kh]) continue;
-    const v = new Float32Array(N);
-    for (let f = 0; f < N; f++) v[f] = Math.abs(twistDeg[kl][f]) + lambda * Math.abs(twistDeg[kh][f]);
+    const v = wristTwist(twistDeg[kl], twistDeg[kh], lambda);
     addCheck(kl, 'wrist', p.wrist.thresholdDeg, thresholdsOf(la).weight, v);
   }
   effectors.forEach((h, e) => {
@@ -409,14 +353,7 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
 
   const score = new Float32Array(N);
   const boneSeverity = hs.map(() => new Float32Array(N));
-  for (const c of checks) {
-    for (let f = 0; f < N; f++) {
-      const s = c.weight * Math.max(0, c.values[f] / c.threshold - 1);
-      c.severity[f] = s;
-      boneSeverity[c.k][f] += s;
-      score[f] += s;
-    }
-  }
+  for (const c of checks) scoreCheck(c.values, c.threshold, c.weight, c.severity, boneSeverity[c.k], score);
 
   // Runs.
   interface RawRun {
@@ -428,18 +365,15 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
   }
   const raw: RawRun[] = [];
   const shortRuns: { c: Check; a: number; b: number }[] = [];
+  const stretches: number[] = [];
   for (const c of checks) {
-    let f = 0;
-    while (f < N) {
-      if (!(c.values[f] > c.threshold)) {
-        f++;
-        continue;
-      }
-      let e = f;
-      while (e + 1 < N && c.values[e + 1] > c.threshold) e++;
+    stretches.length = 0;
+    overThreshold(c.values, c.threshold, stretches);
+    for (let i = 0; i < stretches.length; i += 2) {
+      const f = stretches[i];
+      const e = stretches[i + 1];
       if (e - f + 1 >= minRun) raw.push({ c, a: f, b: e, code: 'generic', note: '' });
       else if (shortRuns.length < 1000) shortRuns.push({ c, a: f, b: e });
-      f = e + 1;
     }
   }
   const maxOf = (arr: Float32Array | undefined, a: number, b: number) => {
@@ -561,7 +495,7 @@ export function evaluateClip(golden: Clip, observed: Clip, options: EvaluateOpti
   const flagged = new Float32Array(N);
   for (const r of raw) {
     if (r.code === 'proportion-compensation') continue;
-    for (let f = r.a; f <= r.b; f++) flagged[f] += r.c.severity[f];
+    addRange(flagged, r.c.severity, r.a, r.b);
   }
   const runs: QaRun[] = raw.map((r) => {
     const { c, a, b } = r;
@@ -656,17 +590,16 @@ function meanOf(arr: Float32Array, a: number, b: number): number {
   return s / (b - a + 1);
 }
 
-/** Angle (radians, [0, pi]) between the quaternion at a[ao] and q, as 2*atan2(|v|, |w|) of conj(a) * q. */
-function angleAt(a: Float64Array, ao: number, q: Float64Array): number {
-  const ax = -a[ao];
-  const ay = -a[ao + 1];
-  const az = -a[ao + 2];
-  const aw = a[ao + 3];
-  const x = ax * q[3] + aw * q[0] + ay * q[2] - az * q[1];
-  const y = ay * q[3] + aw * q[1] + az * q[0] - ax * q[2];
-  const z = az * q[3] + aw * q[2] + ax * q[1] - ay * q[0];
-  const w = aw * q[3] - ax * q[0] - ay * q[1] - az * q[2];
-  return 2 * Math.atan2(Math.sqrt(x * x + y * y + z * z), Math.abs(w));
+/** E_wrist per frame: `|forearm[f]| + lambda * |hand[f]|` (twists in degrees). */
+function wristTwist(forearm: Float32Array, hand: Float32Array, lambda: number): Float32Array {
+  const v = new Float32Array(forearm.length);
+  for (let f = 0; f < v.length; f++) v[f] = Math.abs(forearm[f]) + lambda * Math.abs(hand[f]);
+  return v;
+}
+
+/** `into[f] += add[f]` for f in [a, b]. */
+function addRange(into: Float32Array, add: Float32Array, a: number, b: number): void {
+  for (let f = a; f <= b; f++) into[f] += add[f];
 }
 
 function rotAbs(v: Float32Array): Float32Array {

@@ -69,23 +69,50 @@ export function checkClip(which: string, clip: Clip): void {
     throw new QaError(
       `${which} clip '${clip.name}': rotations/translations length does not match ${clip.frameCount} frames x ${n} bones`,
     );
-  for (let i = 0; i < r.length; i += 4) {
-    const l = r[i] * r[i] + r[i + 1] * r[i + 1] + r[i + 2] * r[i + 2] + r[i + 3] * r[i + 3];
-    if (!(l > 1e-12) || !Number.isFinite(l)) {
-      const f = Math.floor(i / 4 / n);
-      throw new QaError(
-        `${which} clip '${clip.name}': frame ${f} bone '${clip.skeleton.names[(i / 4) % n]}': rotation is not a valid quaternion`,
-      );
-    }
+  const bad = firstBadQuaternion(r);
+  if (bad >= 0)
+    throw new QaError(
+      `${which} clip '${clip.name}': frame ${Math.floor(bad / 4 / n)} bone '${clip.skeleton.names[(bad / 4) % n]}': rotation is not a valid quaternion`,
+    );
+  const badT = firstNonFinite(t);
+  if (badT >= 0)
+    throw new QaError(
+      `${which} clip '${clip.name}': frame ${Math.floor(badT / 3 / n)} bone '${clip.skeleton.names[Math.floor(badT / 3) % n]}': translation is not finite`,
+    );
+}
+
+/**
+ * Index (a multiple of 4) of the first quaternion of `r` whose squared length is not a finite number
+ * over 1e-12, or -1. (A sum of squares is >= 0 or NaN, so `l > 1e-12 && l < Infinity` is
+ * `l > 1e-12 && isFinite(l)`.)
+ */
+function firstBadQuaternion(r: Float32Array | Float64Array): number {
+  const len = r.length;
+  for (let i = 0; i < len; i += 4) {
+    const a = r[i];
+    const b = r[i + 1];
+    const c = r[i + 2];
+    const d = r[i + 3];
+    const l = a * a + b * b + c * c + d * d;
+    if (!(l > 1e-12 && l < Number.POSITIVE_INFINITY)) return i;
   }
-  for (let i = 0; i < t.length; i++) {
-    if (!Number.isFinite(t[i])) {
-      const f = Math.floor(i / 3 / n);
-      throw new QaError(
-        `${which} clip '${clip.name}': frame ${f} bone '${clip.skeleton.names[Math.floor(i / 3) % n]}': translation is not finite`,
-      );
-    }
+  return -1;
+}
+
+/**
+ * Index of the first element of `t` that is not finite, or -1. Scans blocks of 64 with `x * 0` summed
+ * (0 for a finite x, NaN for NaN or an infinity), then the failing block one by one.
+ */
+function firstNonFinite(t: Float32Array | Float64Array): number {
+  const len = t.length;
+  for (let i0 = 0; i0 < len; i0 += 64) {
+    const e = Math.min(i0 + 64, len);
+    let z = 0;
+    for (let i = i0; i < e; i++) z += t[i] * 0;
+    if (z === 0) continue;
+    for (let i = i0; i < e; i++) if (!Number.isFinite(t[i])) return i;
   }
+  return -1;
 }
 
 export function extent(positions: Float64Array): number {
