@@ -17,7 +17,7 @@ import { checkClipValues, clipFileStem } from './retarget';
 
 /** What a VRM Animation leaves out, said on every run (and in the docs). */
 export const VRMA_LEFT_OUT =
-  'expressions and lookAt (optional in VRMC_vrm_animation) are not written: a take carries neither; the eyes follow the head';
+  "expressions and lookAt (optional in VRMC_vrm_animation; a take carries no face or gaze: the eyes follow the head); upperChest (the take's spine goes onto spine and chest, so an avatar without one loses nothing)";
 
 export interface VrmaCommandOptions {
   source: string;
@@ -115,7 +115,7 @@ export async function buildVrma(
     warnings.push(
       `--source-up ${info.sourceUp}, but in the calibration frame the source's hips -> head points along ${info.detectedSourceUp}`,
     );
-  const missing = [...source.mapping.missingOptional];
+  const missing = source.mapping.missingOptional.filter((b) => !/^(LeftEye|RightEye|UpperChest)$/.test(b));
   if (missing.length > 0)
     warnings.push(
       `the take has no ${missing.length} optional humanoid bone(s) (${missing.slice(0, 4).join(', ')}${missing.length > 4 ? ', ...' : ''}): not in the VRM Animation`,
@@ -175,10 +175,9 @@ export async function runRetargetVrma(o: VrmaCommandOptions): Promise<VrmaSummar
 
 /** A few human lines about a `.vrma` run. */
 export function formatVrmaSummary(s: VrmaSummary): string {
-  const hasUpperChest = s.humanBones.includes('upperChest');
   const fingers = s.humanBones.filter((b) => /Thumb|Index|Middle|Ring|Little/.test(b)).length;
   const lines = [
-    `VRM Animation of '${s.source.clip}' (${s.source.format}, ${s.source.bones} bones${s.source.unit ? `, ${s.source.unit}` : ''}): ${s.humanBones.length} humanoid bones (${fingers} finger joints${hasUpperChest ? ', upperChest' : ''}), source up ${s.source.up}`,
+    `VRM Animation of '${s.source.clip}' (${s.source.format}, ${s.source.bones} bones${s.source.unit ? `, ${s.source.unit}` : ''}): ${s.humanBones.length} humanoid bones (${fingers} finger joints), source up ${s.source.up}`,
     `  ${s.frames} frames at ${s.fps.toFixed(3)} fps (${s.durationSeconds.toFixed(2)} s); rotations relative to the VRM T-pose, hips translation; rest hips height ${s.restHipsHeightM.toFixed(3)} m`,
     `  left out: ${s.leftOut}`,
   ];

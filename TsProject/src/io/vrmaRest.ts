@@ -44,14 +44,18 @@ const FINGERS = ['Thumb', 'Index', 'Middle', 'Ring', 'Little'] as const;
 
 /**
  * Humanoid bones a `.vrma` rest skeleton built from `mapped` holds: the mapped ones minus the eyes
- * (VRMC_vrm_animation "Humanoid": no animation data for leftEye/rightEye), minus bones whose VRM
- * "needs parent bone" rule fails (`upperChest` without `chest`, a finger joint without the joint
- * before it).
+ * (VRMC_vrm_animation "Humanoid": no animation data for leftEye/rightEye), minus `upperChest` (see
+ * below), minus finger joints whose VRM "needs parent bone" rule fails (the joint before is missing).
  */
 function keptBones(mapped: (h: number) => boolean): boolean[] {
   const keep = new Array<boolean>(HUMAN_BONE_COUNT).fill(false);
   for (let h = 0; h < HUMAN_BONE_COUNT; h++) keep[h] = mapped(h) && h !== H.LeftEye && h !== H.RightEye;
-  if (!keep[H.Chest]) keep[H.UpperChest] = false;
+  // No upperChest, ever: the take's spine goes onto spine + chest (ChainFit, src/retarget). A player
+  // drops the tracks of bones its avatar lacks (three-vrm-animation does), and upperChest is optional
+  // in VRM 1.0 (neither VRM avatar of the shared test data has one): its rotation would be lost and the
+  // neck, shoulders and arms turned by it (17 degrees on jesse_dance). Without it, an avatar with an
+  // upperChest keeps it at rest and every limb still points the same way.
+  keep[H.UpperChest] = false;
   for (const side of ['Left', 'Right'] as const) {
     for (const f of FINGERS) {
       const p = H[`${side}${f}Proximal`];
@@ -80,7 +84,8 @@ export class VrmaError extends Error {
  * facing +Z, left at +X):
  * - segment lengths are the take's own: the distance between a bone and its humanoid parent in the
  *   take's rest pose (metres; at least 0.01 m), so the hips path needs no rescaling;
- * - hips -> spine -> chest -> upperChest -> neck -> head straight up; jaw forward (+Z);
+ * - hips -> spine -> chest -> neck -> head straight up (no upperChest: the take's spine is fitted onto
+ *   spine + chest, so players whose avatar lacks an upperChest lose nothing); jaw forward (+Z);
  * - upper legs `(±w, -d, 0)` from the hips (`w` half the take's distance between them), lower legs,
  *   feet straight down, toes forward (+Z, level: the canonical T-pose of src/retarget/referencePose.ts);
  * - shoulders `(±w, +d, 0)` from their parent, upper arms (from the shoulder, or like a shoulder
