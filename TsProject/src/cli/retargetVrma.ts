@@ -5,12 +5,21 @@
  * the VRM T-pose (src/io/vrmaRest.ts), and written with src/io/vrmaWrite.ts, atomically.
  */
 import * as path from 'node:path';
-import { type Clip, clipDuration, clipFps } from '../core';
+import { type Clip, clipDuration, clipFps, HumanBodyBones as H, readFrame } from '../core';
 import { GltfError } from '../io/gltf';
 import { type LoadedSource, loadSource } from '../io/node';
 import { interruptPoint } from '../io/node/interrupt';
 import { VrmaError, vrmaRestSkeleton, writeVrma } from '../io/vrma';
-import { type RetargetClipOptions, RetargetError, retargetClip, type UpAxis } from '../retarget';
+import {
+  estimateContactHeight,
+  nearestAxis,
+  poseGeometry,
+  type RetargetClipOptions,
+  RetargetError,
+  retargetClip,
+  type UpAxis,
+  upAxisRotation,
+} from '../retarget';
 import { ensureOutputDir, refuseOverwritingInputs, writeFilesAtomically } from './files';
 import { overrideArgument } from './jsonArgument';
 import { checkClipValues, clipFileStem } from './retarget';
@@ -73,16 +82,16 @@ export async function buildVrma(
   const take = source.clip;
   checkClipValues(o.source, take);
   const base = path.basename(o.source);
+  const cf = o.fromFrame ?? 0;
+  if (o.fromFrame !== undefined && (!Number.isInteger(cf) || cf < 0 || cf >= take.frameCount))
+    throw new Error(`--from-frame ${cf}: the clip has frames 0..${take.frameCount - 1}`);
   let rest: ReturnType<typeof vrmaRestSkeleton>;
   try {
-    rest = vrmaRestSkeleton(take.skeleton);
+    rest = vrmaRestSkeleton(take.skeleton, { ankleHeight: ankleOnFloor(take, cf, o.sourceUp ?? 'auto') });
   } catch (e) {
     if (e instanceof VrmaError) throw new Error(`${base}: ${e.message}`);
     throw e;
   }
-  const cf = o.fromFrame ?? 0;
-  if (o.fromFrame !== undefined && (!Number.isInteger(cf) || cf < 0 || cf >= take.frameCount))
-    throw new Error(`--from-frame ${cf}: the clip has frames 0..${take.frameCount - 1}`);
   const options: RetargetClipOptions = {
     hipsMode: 'scaled',
     referencePose: 'T',
@@ -143,6 +152,27 @@ export async function buildVrma(
       warnings,
     },
   };
+}
+
+/**
+ * The take's ankle height with a foot on the floor, metres: `estimateContactHeight` (src/retarget) in
+ * the frame whose up axis is `up`, or, for 'auto', the axis nearest hips -> head in frame `cf` (as the
+ * retargeter's calibration detects it).
+ */
+function ankleOnFloor(take: Clip, cf: number, up: UpAxis): number {
+  let axis = up;
+  if (axis === 'auto') {
+    const n = take.skeleton.boneCount;
+    const r = new Float64Array(4 * n);
+    const t = new Float64Array(3 * n);
+    readFrame(take, cf, r, t);
+    const g = poseGeometry(take.skeleton, r, t);
+    const a = 3 * take.skeleton.humanoid[H.Hips];
+    const b = 3 * take.skeleton.humanoid[H.Head];
+    const p = g.positions;
+    axis = nearestAxis([p[b] - p[a], p[b + 1] - p[a + 1], p[b + 2] - p[a + 2]]);
+  }
+  return estimateContactHeight(take, upAxisRotation(axis));
 }
 
 /** The default output path: `<outDir>/<clip stem>.vrma`. */

@@ -90,14 +90,14 @@ export class VrmaError extends Error {
  *   feet straight down, toes forward (+Z, level: the canonical T-pose of src/retarget/referencePose.ts);
  * - shoulders `(±w, +d, 0)` from their parent, upper arms (from the shoulder, or like a shoulder
  *   without one), lower arms, hands and the four fingers along ±X; thumbs along `(±1, 0, 1)/√2`;
- * - the hips at the height of its legs plus the take's ankle height in its rest pose
- *   clamped to 0.05..0.15 m (a rest pose lying along another axis gives no usable height), so the
- *   feet stand about on y = 0 as the T-pose asks.
+ * - the hips at the height of its legs plus `options.ankleHeight` (metres, the take's ankle height
+ *   with a foot on the floor, e.g. src/retarget `estimateContactHeight`; clamped to 0.02..0.2 m,
+ *   default 0.08 m), so the feet stand on y = 0 as the T-pose asks.
  * The humanoid map of the result is filled (bone index per HumanBodyBones, -1 where not kept).
  * @throws VrmaError naming the VRM bones the take lacks when a VRM required bone is not mapped
  * (hips, spine, head, upper/lower arms and legs, hands, feet; VRMC_vrm-1.0/humanoid.md).
  */
-export function vrmaRestSkeleton(source: Skeleton): Skeleton {
+export function vrmaRestSkeleton(source: Skeleton, options: { ankleHeight?: number } = {}): Skeleton {
   const keep = keptBones((h) => source.humanoid[h] >= 0);
   const missing = REQUIRED_HUMAN_BONES.filter((h) => !keep[h]);
   if (missing.length > 0) {
@@ -153,20 +153,18 @@ export function vrmaRestSkeleton(source: Skeleton): Skeleton {
       }
     }
   }
-  // Hips height: legs straight down plus the take's ankle height at rest (feet on y = 0).
+  // Hips height: legs straight down plus the ankle height (feet on y = 0).
   let legs = 0;
   for (const side of ['Left', 'Right'] as const) {
     const leg = -offset[H[`${side}UpperLeg`]][1] + len(H[`${side}LowerLeg`]) + len(H[`${side}Foot`]);
     legs = Math.max(legs, leg);
   }
-  const up = upOfRest(source, wp);
-  const ankle = Math.min(
-    ...(['LeftFoot', 'RightFoot'] as const).map((f) => {
-      const p = pos(H[f]);
-      return p[0] * up[0] + p[1] * up[1] + p[2] * up[2];
-    }),
-  );
-  offset[H.Hips] = [0, legs + (Number.isFinite(ankle) ? Math.min(0.15, Math.max(0.05, ankle)) : 0.08), 0];
+  const ankle = options.ankleHeight;
+  offset[H.Hips] = [
+    0,
+    legs + (ankle !== undefined && Number.isFinite(ankle) ? Math.min(0.2, Math.max(0.02, ankle)) : 0.08),
+    0,
+  ];
 
   const order: number[] = [];
   const visit = (h: number) => {
@@ -185,16 +183,4 @@ export function vrmaRestSkeleton(source: Skeleton): Skeleton {
     restRotations: order.flatMap(() => [0, 0, 0, 1]),
     humanoid: index,
   });
-}
-
-/** The take's rest "up": the unit axis nearest to hips -> head in its rest pose (a Z-up BVH gives +Z). */
-function upOfRest(source: Skeleton, wp: Float64Array): [number, number, number] {
-  const a = 3 * source.humanoid[H.Hips];
-  const b = 3 * source.humanoid[H.Head];
-  const v = [wp[b] - wp[a], wp[b + 1] - wp[a + 1], wp[b + 2] - wp[a + 2]];
-  let k = 0;
-  for (let i = 1; i < 3; i++) if (Math.abs(v[i]) > Math.abs(v[k])) k = i;
-  const up: [number, number, number] = [0, 0, 0];
-  up[k] = v[k] >= 0 ? 1 : -1;
-  return up;
 }
