@@ -70,7 +70,14 @@ const VRM_NAME: Record<number, string> = {
   [H.RightUpperLeg]: 'rightUpperLeg',
   [H.RightLowerLeg]: 'rightLowerLeg',
   [H.RightFoot]: 'rightFoot',
+  [H.LeftToes]: 'leftToes',
+  [H.RightToes]: 'rightToes',
 };
+/** Reported, not compared: foot -> toes (a VRM player turns the avatar's own rest foot). */
+const FEET: [number, number][] = [
+  [H.LeftFoot, H.LeftToes],
+  [H.RightFoot, H.RightToes],
+];
 
 // three's GLTFLoader reads `self` (a browser global) for its texture loaders; textures then fail
 // quietly in Node (no image decoder), which the bones do not need.
@@ -177,6 +184,7 @@ describeWithData(
             const F = source.clip.frameCount;
             const three: number[] = [];
             const perSegment: number[][] = [];
+            const feet: number[] = [];
             const round: number[] = [];
             // The avatar's own rest against our canonical T-pose of it (src/retarget/referencePose.ts):
             // a VRM player turns the avatar's rest as the T-pose, kind retarget its straightened T-pose
@@ -217,6 +225,10 @@ describeWithData(
               const ours = ourPositions(avatar.skeleton, direct, f);
               three.push(...segmentAngles(theirs, ours));
               perSegment.push(segmentAngles(theirs, ours));
+              for (const [a, b] of FEET)
+                feet.push(
+                  angleDeg(direction(theirs.get(a)!, theirs.get(b)!), direction(ours.get(a)!, ours.get(b)!)),
+                );
               round.push(...segmentAngles(ourPositions(avatar.skeleton, viaVrma, f), ours));
             }
             const stat = (a: number[]) => ({
@@ -231,8 +243,9 @@ describeWithData(
             );
             const g = stat(perSegment.flatMap((row) => row.map((a, i) => Math.abs(a - segMean[i]))));
             const d = stat(restDeviation);
+            const ft = stat(feet);
             figures.push(
-              `${path.basename(take)} (${F} frames, ${written.bytes} bytes .vrma, ${written.humanBones.length} bones) onto ${path.basename(vrmPath)}: three-vrm-animation vs ours mean ${t.mean.toFixed(3)} max ${t.max.toFixed(3)}; avatar rest vs its T-pose mean ${d.mean.toFixed(3)} max ${d.max.toFixed(3)}; per-segment gap off its own mean over the frames: mean ${g.mean.toFixed(3)} max ${g.max.toFixed(3)}; per segment ${segMean.map((a) => a.toFixed(1)).join(' ')} vs rest ${restDeviation.map((a) => a.toFixed(1)).join(' ')}; our reader round trip mean ${r.mean.toFixed(3)} max ${r.max.toFixed(3)} (${SAMPLES} frames x ${SEGMENTS.length} segments)`,
+              `${path.basename(take)} (${F} frames, ${written.bytes} bytes .vrma, ${written.humanBones.length} bones) onto ${path.basename(vrmPath)}: three-vrm-animation vs ours mean ${t.mean.toFixed(3)} max ${t.max.toFixed(3)}; avatar rest vs its T-pose mean ${d.mean.toFixed(3)} max ${d.max.toFixed(3)}; per-segment gap off its own mean over the frames: mean ${g.mean.toFixed(3)} max ${g.max.toFixed(3)}; per segment ${segMean.map((a) => a.toFixed(1)).join(' ')} vs rest ${restDeviation.map((a) => a.toFixed(1)).join(' ')}; feet (foot -> toes, not compared) mean ${ft.mean.toFixed(1)} max ${ft.max.toFixed(1)}; our reader round trip mean ${r.mean.toFixed(3)} max ${r.max.toFixed(3)} (${SAMPLES} frames x ${SEGMENTS.length} segments)`,
             );
             // the gap is a constant offset per segment (the avatars' rest against our T-pose of them), not motion
             expect(g.mean).toBeLessThanOrEqual(0.1);

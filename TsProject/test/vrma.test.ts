@@ -271,6 +271,11 @@ describe('kind retarget <take> --vrma on a hand-made take (known answers)', () =
     close(seg(H.Hips, H.Spine), [0, 0.1, 0]);
     expect(p(H.LeftFoot)[1]).toBeCloseTo(0.08, 6);
     expect(p(H.Hips)[1]).toBeCloseTo(0.95, 6);
+    // the take's flat foot pitched down 0.3 rad: the rest's toes take that pitch (tpose.md: feet flat)
+    const pitched = vrmaRestSkeleton(source.clip.skeleton, { ankleHeight: ankle, footDrop: 0.3 });
+    const t = 3 * pitched.humanoid[H.LeftToes];
+    const toes = [...pitched.restTranslations.subarray(t, t + 3)];
+    close(toes, [0, -0.12 * Math.sin(0.3), 0.12 * Math.cos(0.3)]);
     for (let i = 0; i < n; i++)
       expect([...sk.restRotations.subarray(4 * i, 4 * i + 4)]).toEqual([0, 0, 0, 1]);
   });

@@ -5,12 +5,13 @@
  * the VRM T-pose (src/io/vrmaRest.ts), and written with src/io/vrmaWrite.ts, atomically.
  */
 import * as path from 'node:path';
-import { type Clip, clipDuration, clipFps, HumanBodyBones as H, readFrame } from '../core';
+import { type Clip, clipDuration, clipFps, forwardKinematics, HumanBodyBones as H, readFrame } from '../core';
 import { GltfError } from '../io/gltf';
 import { type LoadedSource, loadSource } from '../io/node';
 import { interruptPoint } from '../io/node/interrupt';
 import { VrmaError, vrmaRestSkeleton, writeVrma } from '../io/vrma';
 import {
+  alignRoots,
   estimateContactHeight,
   nearestAxis,
   poseGeometry,
@@ -87,7 +88,7 @@ export async function buildVrma(
     throw new Error(`--from-frame ${cf}: the clip has frames 0..${take.frameCount - 1}`);
   let rest: ReturnType<typeof vrmaRestSkeleton>;
   try {
-    rest = vrmaRestSkeleton(take.skeleton, { ankleHeight: ankleOnFloor(take, cf, o.sourceUp ?? 'auto') });
+    rest = vrmaRestSkeleton(take.skeleton, takeOnFloor(take, cf, o.sourceUp ?? 'auto'));
   } catch (e) {
     if (e instanceof VrmaError) throw new Error(`${base}: ${e.message}`);
     throw e;
@@ -155,24 +156,52 @@ export async function buildVrma(
 }
 
 /**
- * The take's ankle height with a foot on the floor, metres: `estimateContactHeight` (src/retarget) in
- * the frame whose up axis is `up`, or, for 'auto', the axis nearest hips -> head in frame `cf` (as the
- * retargeter's calibration detects it).
+ * How the take stands on the floor, for the `.vrma` rest (vrmaRest.ts): the ankle height with a foot
+ * on the floor (`estimateContactHeight`, src/retarget, metres) and the foot's pitch there: the median
+ * over the frames where an ankle is within 2 cm of that height of the angle of its foot -> toes below
+ * the horizontal (radians; undefined without toes or such frames). The up axis is `up`, or, for
+ * 'auto', the axis nearest hips -> head in frame `cf` (as the retargeter's calibration finds it).
+ * A flat foot of the take is then the T-pose rest of the `.vrma` foot, which VRM players take as flat.
  */
-function ankleOnFloor(take: Clip, cf: number, up: UpAxis): number {
+export function takeOnFloor(take: Clip, cf: number, up: UpAxis): { ankleHeight: number; footDrop?: number } {
+  const sk = take.skeleton;
+  const n = sk.boneCount;
+  const lr = new Float64Array(4 * n);
+  const lp = new Float64Array(3 * n);
+  const wr = new Float64Array(4 * n);
+  const wp = new Float64Array(3 * n);
   let axis = up;
   if (axis === 'auto') {
-    const n = take.skeleton.boneCount;
-    const r = new Float64Array(4 * n);
-    const t = new Float64Array(3 * n);
-    readFrame(take, cf, r, t);
-    const g = poseGeometry(take.skeleton, r, t);
-    const a = 3 * take.skeleton.humanoid[H.Hips];
-    const b = 3 * take.skeleton.humanoid[H.Head];
-    const p = g.positions;
+    readFrame(take, cf, lr, lp);
+    const p = poseGeometry(sk, lr, lp).positions;
+    const a = 3 * sk.humanoid[H.Hips];
+    const b = 3 * sk.humanoid[H.Head];
     axis = nearestAxis([p[b] - p[a], p[b + 1] - p[a + 1], p[b + 2] - p[a + 2]]);
   }
-  return estimateContactHeight(take, upAxisRotation(axis));
+  const align = upAxisRotation(axis);
+  const ankleHeight = estimateContactHeight(take, align);
+  const drops: number[] = [];
+  for (let f = 0; f < take.frameCount; f++) {
+    readFrame(take, f, lr, lp);
+    alignRoots(sk, lr, lp, align);
+    forwardKinematics(sk, lr, lp, wr, wp);
+    for (const [foot, toes] of [
+      [H.LeftFoot, H.LeftToes],
+      [H.RightFoot, H.RightToes],
+    ]) {
+      const a = sk.humanoid[foot];
+      const t = sk.humanoid[toes];
+      if (a < 0 || t < 0 || wp[3 * a + 1] > ankleHeight + 0.02) continue;
+      const dx = wp[3 * t] - wp[3 * a];
+      const dy = wp[3 * t + 1] - wp[3 * a + 1];
+      const dz = wp[3 * t + 2] - wp[3 * a + 2];
+      const len = Math.hypot(dx, dy, dz);
+      if (len > 1e-6) drops.push(Math.asin(Math.max(-1, Math.min(1, -dy / len))));
+    }
+  }
+  if (drops.length === 0) return { ankleHeight };
+  drops.sort((x, y) => x - y);
+  return { ankleHeight, footDrop: drops[Math.floor(drops.length / 2)] };
 }
 
 /** The default output path: `<outDir>/<clip stem>.vrma`. */

@@ -40,6 +40,9 @@ export function vrm1BoneName(human: number): string {
 /** Shortest segment the rest skeleton gets (metres), so coincident source joints still give a direction. */
 const MIN_SEGMENT = 0.01;
 
+/** Largest foot pitch the rest takes from `options.footDrop` (60 degrees), radians. */
+const MAX_FOOT_DROP = Math.PI / 3;
+
 const FINGERS = ['Thumb', 'Index', 'Middle', 'Ring', 'Little'] as const;
 
 /**
@@ -87,7 +90,10 @@ export class VrmaError extends Error {
  * - hips -> spine -> chest -> neck -> head straight up (no upperChest: the take's spine is fitted onto
  *   spine + chest, so players whose avatar lacks an upperChest lose nothing); jaw forward (+Z);
  * - upper legs `(±w, -d, 0)` from the hips (`w` half the take's distance between them), lower legs,
- *   feet straight down, toes forward (+Z, level: the canonical T-pose of src/retarget/referencePose.ts);
+ *   feet straight down, toes forward (+Z), pitched down by `options.footDrop` (radians, the take's
+ *   foot -> toes angle below the horizontal with the foot on the floor, clamped to 0..60 degrees;
+ *   default 0, level): the T-pose's feet are flat on the floor "in appearance" (tpose.md 1.2-1.3), so
+ *   the take's flat foot is the rest, which a VRM player puts on its avatar's own flat foot;
  * - shoulders `(±w, +d, 0)` from their parent, upper arms (from the shoulder, or like a shoulder
  *   without one), lower arms, hands and the four fingers along ±X; thumbs along `(±1, 0, 1)/√2`;
  * - the hips at the height of its legs plus `options.ankleHeight` (metres, the take's ankle height
@@ -97,7 +103,10 @@ export class VrmaError extends Error {
  * @throws VrmaError naming the VRM bones the take lacks when a VRM required bone is not mapped
  * (hips, spine, head, upper/lower arms and legs, hands, feet; VRMC_vrm-1.0/humanoid.md).
  */
-export function vrmaRestSkeleton(source: Skeleton, options: { ankleHeight?: number } = {}): Skeleton {
+export function vrmaRestSkeleton(
+  source: Skeleton,
+  options: { ankleHeight?: number; footDrop?: number } = {},
+): Skeleton {
   const keep = keptBones((h) => source.humanoid[h] >= 0);
   const missing = REQUIRED_HUMAN_BONES.filter((h) => !keep[h]);
   if (missing.length > 0) {
@@ -129,6 +138,8 @@ export function vrmaRestSkeleton(source: Skeleton, options: { ankleHeight?: numb
     return [left * Math.max(w, MIN_SEGMENT), sign * d, 0];
   };
   const offset = new Array<[number, number, number]>(HUMAN_BONE_COUNT);
+  const fd = options.footDrop;
+  const drop = fd !== undefined && Number.isFinite(fd) ? Math.min(MAX_FOOT_DROP, Math.max(0, fd)) : 0;
   for (const h of [H.Spine, H.Chest, H.UpperChest, H.Neck, H.Head]) offset[h] = [0, len(h), 0];
   offset[H.Jaw] = [0, 0, len(H.Jaw)];
   for (const side of ['Left', 'Right'] as const) {
@@ -137,7 +148,8 @@ export function vrmaRestSkeleton(source: Skeleton, options: { ankleHeight?: numb
     offset[H[`${side}UpperLeg`]] = lateral(H[`${side}UpperLeg`], H[`${other}UpperLeg`], -1);
     offset[H[`${side}LowerLeg`]] = [0, -len(H[`${side}LowerLeg`]), 0];
     offset[H[`${side}Foot`]] = [0, -len(H[`${side}Foot`]), 0];
-    offset[H[`${side}Toes`]] = [0, 0, len(H[`${side}Toes`])];
+    const toes = len(H[`${side}Toes`]);
+    offset[H[`${side}Toes`]] = [0, -toes * Math.sin(drop), toes * Math.cos(drop)];
     offset[H[`${side}Shoulder`]] = lateral(H[`${side}Shoulder`], H[`${other}Shoulder`], 1);
     const upper = H[`${side}UpperArm`];
     offset[upper] = keep[H[`${side}Shoulder`]]
