@@ -4,7 +4,8 @@
  * plays on the VRM avatars of ../shared/data, in Node; the avatar's limb directions (world, upper arm ->
  * lower arm, lower arm -> hand, thigh -> calf, calf -> foot, hips -> neck) are compared with our own
  * retarget of the same take onto the same avatar (`retargetClip`, as `kind retarget`) at the same frames.
- * Also the round trip: the `.vrma` read back by our reader (src/io/node loadSource), retargeted onto the
+ * The same for `kind mocap <landmarks> --vrma` (the squat recording, against our retarget of the BVH
+ * it writes beside). Also the round trip: the `.vrma` read back by our reader (src/io/node loadSource), retargeted onto the
  * avatar, against the direct retarget.
  */
 import * as fs from 'node:fs';
@@ -30,12 +31,15 @@ import {
 import { loadAvatar, loadSource } from '../src/io/node';
 import { canonicalPose, poseGeometry, retargetClip } from '../src/retarget';
 import { dataPath, describeWithData } from './helpers/data';
+import { runKind } from './helpers/runCli';
 
 const TAKES = [
   'bandai-namco-motiondataset/dataset-1_walk_normal_001.bvh',
   'threejs/pirouette.bvh',
   'animated-drawings/rokoko/jesse_dance.bvh',
 ];
+/** Recorded MediaPipe landmarks: `kind mocap <landmarks> --vrma`. */
+const MOCAP = 'pose-landmarks/pose_squats.full.json';
 const VRMS = [
   'vrm-samples-madjin/cryptovoxels.vrm',
   'vrm-specification/VRMC_materials_mtoon_UV_Animation_Test/VRMC_materials_mtoon_UV_Animation_Test.vrm',
@@ -149,18 +153,42 @@ describeWithData(
       console.log(`VRM Animation figures (limb directions, degrees):\n${figures.join('\n')}`);
     });
 
-    for (const take of TAKES) {
+    for (const take of [...TAKES, MOCAP]) {
       describe(path.basename(take), () => {
         const vrmaFile = path.join(tmp, `${path.basename(take, '.bvh')}.vrma`);
-        let written: Awaited<ReturnType<typeof runRetargetVrma>>;
+        /** The take the .vrma was made from: a shared BVH, or the BVH kind mocap wrote. */
+        let takeFile = dataPath(take);
+        let written: { bytes: number; humanBones: string[] };
         beforeAll(async () => {
-          written = await runRetargetVrma({ source: dataPath(take), vrma: vrmaFile, outDir: tmp });
+          if (take !== MOCAP) {
+            written = await runRetargetVrma({ source: takeFile, vrma: vrmaFile, outDir: tmp });
+            return;
+          }
+          // kind mocap --vrma: the .vrma next to the BVH, in the same set
+          const dir = path.join(tmp, 'mocap');
+          const r = await runKind([
+            'mocap',
+            dataPath(take),
+            '--image-size',
+            '720x1280',
+            '--fps',
+            '5',
+            '--vrma',
+            '-o',
+            dir,
+            '-q',
+          ]);
+          expect(r.code).toBe(0);
+          takeFile = path.join(dir, 'pose_squats.bvh');
+          fs.copyFileSync(path.join(dir, 'pose_squats.vrma'), vrmaFile);
+          const s = await loadSource(vrmaFile);
+          written = { bytes: fs.statSync(vrmaFile).size, humanBones: [...s.clip.skeleton.names] };
         });
 
         it.each(VRMS)(
           'onto %s: three-vrm-animation vs our retarget, and our reader round trip: mean <= 1 deg',
           async (vrmPath) => {
-            const source = await loadSource(dataPath(take));
+            const source = await loadSource(takeFile);
             const avatar = await loadAvatar(dataPath(vrmPath));
             const opts = { hipsMode: 'scaled', referencePose: 'T', groundContact: true } as const;
             const direct = retargetClip(source.clip, avatar.skeleton, opts).clip;
