@@ -10,11 +10,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { WebIO } from '@gltf-transform/core';
 import { runRetargetVrma } from '../src/cli/retargetVrma';
-import { forwardKinematics, HumanBodyBones as H } from '../src/core';
+import { createSkeleton, forwardKinematics, HumanBodyBones as H } from '../src/core';
 import { readAvatar, readGltfClip } from '../src/io/gltf';
 import { loadSource } from '../src/io/node';
 import { vrmaRestSkeleton } from '../src/io/vrma';
-import { estimateContactHeight } from '../src/retarget';
+import { estimateContactHeight, retargetClip } from '../src/retarget';
 import { runKind } from './helpers/runCli';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -295,6 +295,36 @@ describe('kind retarget <take> --vrma on a hand-made take (known answers)', () =
     expect(clip.frameCount).toBe(3);
     const loaded = await loadSource(out);
     expect(loaded.format).toBe('vrma');
+  });
+});
+
+describe("RetargetOptions.targetReference 'rest': the target's rest taken as its T-pose, as VRM players do", () => {
+  it('a target whose left upper arm rests 5 deg below the T-pose keeps it there on the T-pose frame; canonical straightens it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-vrma-'));
+    try {
+      const take = path.join(dir, 't.bvh');
+      fs.writeFileSync(take, handMadeBvh([frame([0, 95, 0])]));
+      const source = await loadSource(take, { unitScale: 0.01 });
+      const t = vrmaRestSkeleton(source.clip.skeleton, { ankleHeight: 0.08 });
+      const rot = Float64Array.from(t.restRotations);
+      const b = t.humanoid[H.LeftUpperArm];
+      rot.set([0, 0, -Math.sin(2.5 * deg), Math.cos(2.5 * deg)], 4 * b); // 5 deg down about Z
+      const target = createSkeleton({ ...t, restRotations: rot });
+      const opts = { hipsMode: 'scaled', referencePose: 'T' } as const;
+      const atRest = retargetClip(source.clip, target, { ...opts, targetReference: 'rest' }).clip;
+      const straight = retargetClip(source.clip, target, opts).clip;
+      const n = target.boneCount;
+      const q = (c: typeof atRest) => [...c.rotations.subarray(4 * b, 4 * b + 4)];
+      const want = [0, 0, -Math.sin(2.5 * deg), Math.cos(2.5 * deg)];
+      for (let k = 0; k < 4; k++) expect(q(atRest)[k]).toBeCloseTo(want[k], 6);
+      expect(Math.abs(q(straight)[3])).toBeCloseTo(1, 6); // identity: the arm along +X
+      expect(atRest.rotations.length).toBe(4 * n);
+      expect(() => retargetClip(source.clip, target, { ...opts, targetReference: 'bent' as never })).toThrow(
+        /targetReference: bent is not 'canonical' or 'rest'/,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
