@@ -197,6 +197,8 @@ describeWithData(
               ...opts,
               targetReference: 'rest',
             }).clip;
+            // no upperChest ever (jesse_dance maps one): the spine goes onto spine + chest
+            expect(written.humanBones).not.toContain('upperChest');
             const back = await loadSource(vrmaFile);
             expect(back.format).toBe('vrma');
             const viaVrma = retargetClip(back.clip, avatar.skeleton, opts).clip;

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { WebIO } from '@gltf-transform/core';
 import { runRetargetVrma } from '../src/cli/retargetVrma';
-import { createSkeleton, forwardKinematics, HumanBodyBones as H } from '../src/core';
+import { createSkeleton, forwardKinematics, HumanBodyBones as H, withHumanoid } from '../src/core';
 import { readAvatar, readGltfClip } from '../src/io/gltf';
 import { loadSource } from '../src/io/node';
 import { vrmaRestSkeleton } from '../src/io/vrma';
@@ -278,6 +278,18 @@ describe('kind retarget <take> --vrma on a hand-made take (known answers)', () =
     close(toes, [0, -0.12 * Math.sin(0.3), 0.12 * Math.cos(0.3)]);
     for (let i = 0; i < n; i++)
       expect([...sk.restRotations.subarray(4 * i, 4 * i + 4)]).toEqual([0, 0, 0, 1]);
+  });
+
+  it('a take with one shoulder: the other upper arm hangs from the chest, out to its side', async () => {
+    const source = await loadSource(take, { unitScale: 0.01 });
+    const map = Int32Array.from(source.clip.skeleton.humanoid);
+    map[H.RightShoulder] = -1;
+    const sk = vrmaRestSkeleton(withHumanoid(source.clip.skeleton, map));
+    expect([...sk.restTranslations].every(Number.isFinite)).toBe(true);
+    expect(sk.names).not.toContain('rightShoulder');
+    const r = sk.humanoid[H.RightUpperArm];
+    expect(sk.names[sk.parents[r]]).toBe('chest');
+    expect(sk.restTranslations[3 * r]).toBeLessThan(-0.1); // out to the right (-X)
   });
 
   it('our reader takes the humanoid map from the extension, not from the node names', async () => {

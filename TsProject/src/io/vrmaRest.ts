@@ -131,8 +131,10 @@ export function vrmaRestSkeleton(
   const len = (h: number) => Math.max(MIN_SEGMENT, dist(h, parentOf(h)));
   /** `(±w, sign*d, 0)` from the parent: half the left-right distance across, the rest of the length up/down. */
   const lateral = (h: number, mirror: number, sign: number): [number, number, number] => {
+    if (!keep[h]) return [0, 0, 0]; // not in the rest skeleton (and maybe not in the take)
     const l = len(h);
-    const w = Math.min(l, 0.5 * dist(h, mirror));
+    // without its mirror (a one-sided shoulder), the whole length goes out to the side
+    const w = source.humanoid[mirror] >= 0 ? Math.min(l, 0.5 * dist(h, mirror)) : l;
     const d = Math.sqrt(Math.max(0, l * l - w * w));
     const left = HUMAN_BONE_NAMES[h].startsWith('Left') ? 1 : -1;
     return [left * Math.max(w, MIN_SEGMENT), sign * d, 0];
