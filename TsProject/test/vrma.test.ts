@@ -340,6 +340,48 @@ describe("RetargetOptions.targetReference 'rest': the target's rest taken as its
   });
 });
 
+describe('kind retarget --avatar-pose rest', () => {
+  it('a T-pose take onto the embedded A-pose avatar leaves it in its A-pose (its rest is its reference), summary says so', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-vrma-'));
+    try {
+      const take = path.join(dir, 't.bvh');
+      fs.writeFileSync(take, handMadeBvh([frame([0, 95, 0]), frame([0, 95, 0])]));
+      const avatarFile = path.resolve(__dirname, '../assets/default/default-avatar.glb');
+      const out = path.join(dir, 'out');
+      const r = await runKind([
+        'retarget',
+        take,
+        avatarFile,
+        '--avatar-pose',
+        'rest',
+        '-o',
+        out,
+        '--source-unit',
+        '0.01',
+      ]);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/T-pose \(the avatar at its rest\)/);
+      expect(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')).calibration.avatarPose).toBe(
+        'rest',
+      );
+      const back = await loadSource(path.join(out, 't.glb'));
+      const sk = back.clip.skeleton;
+      for (const h of [H.LeftUpperArm, H.RightUpperArm, H.LeftLowerArm, H.LeftUpperLeg]) {
+        const b = sk.humanoid[h];
+        const got = [...back.clip.rotations.subarray(4 * b, 4 * b + 4)];
+        const rest = [...sk.restRotations.subarray(4 * b, 4 * b + 4)];
+        const dot = Math.abs(got.reduce((a, v, k) => a + v * rest[k], 0));
+        expect(dot).toBeGreaterThan(Math.cos(0.01 * deg)); // within 0.02 deg of the rest
+      }
+      const ik = await runKind(['retarget', take, avatarFile, '--avatar-pose', 'rest', '--ik', '-o', out]);
+      expect(ik.code).toBe(1);
+      expect(ik.err).toMatch(/--avatar-pose rest: not with --ik yet/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('kind retarget --vrma: refusals', () => {
   it('refuses an avatar with --vrma, options that act on an avatar, and a .vrma given as the avatar', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-vrma-'));

@@ -94,6 +94,7 @@ const AVATAR_ONLY = [
   ['headOffset', '--head-offset'],
   ['headScale', '--head-scale'],
   ['shoulderTwist', '--shoulder-twist'],
+  ['avatarPose', '--avatar-pose'],
   ['ik', '--ik'],
   ['cleanup', '--cleanup'],
   ['cleanupModel', '--cleanup-model'],
@@ -177,6 +178,14 @@ export function buildProgram(): Command {
       '--head-scale <s>',
       'head scale (a scale on the head bone)',
       numberArg('--head-scale', 'more than 0, at most 100', (v) => v > 0 && v <= 100),
+    )
+    .addOption(
+      new Option(
+        '--avatar-pose <pose>',
+        "the avatar's reference: t-pose (its rest straightened into the T-pose) or rest (its rest as its T-pose as authored, as VRM players take a VRM avatar)",
+      )
+        .choices(['t-pose', 'rest'])
+        .default('t-pose'),
     )
     .addOption(
       new Option(
@@ -274,6 +283,7 @@ export function buildProgram(): Command {
           headScale: opts.headScale,
           ground: opts.ground,
           shoulderTwist: opts.shoulderTwist,
+          avatarPose: opts.avatarPose,
           ik: opts.ik,
           cleanup,
           onProgress: (done, total) => {
