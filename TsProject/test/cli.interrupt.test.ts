@@ -262,6 +262,21 @@ describeWithData('interrupted kind commands leave the previous outputs or the ne
     expectLandedInWrite(await interruptMany(args, out, before, after, ms, 6, frozenTries(3)));
   });
 
+  it('kind retarget --vrma of a real take (the Bandai dance): 4 delays, 4 signals on the first .tmp/.bak, signals landed inside the write phase', async () => {
+    const out = path.join(work, 'vrma');
+    const file = path.join(out, 'dance.vrma');
+    // the previous output: the walk's VRM Animation at the same path (every byte differs)
+    const walk = dataPath('bandai-namco-motiondataset/dataset-1_walk_normal_001.bvh');
+    runToEnd(['retarget', walk, '--vrma', file, '-q']);
+    const before = readSet(out);
+    const args = ['retarget', dance, '--vrma', file, '-q'];
+    const ms = runToEnd(args);
+    const after = readSet(out);
+    expect([...before.keys()]).toEqual(['dance.vrma']);
+    expect(before.get('dance.vrma')!.equals(after.get('dance.vrma')!)).toBe(false);
+    expectLandedInWrite(await interruptMany(args, out, before, after, ms, 4, frozenTries(2)));
+  });
+
   it('kind qa --batch (worker threads) over three real retargets: 4 delays, 4 signals on the first .tmp/.bak, 6 signals landed inside the write phase', async () => {
     const g = path.join(work, 'golden');
     const r = path.join(work, 'retargeted');

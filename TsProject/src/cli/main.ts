@@ -21,6 +21,7 @@ import { registerMocapCommand } from './mocap';
 import { registerPuppetCommand } from './puppet';
 import { registerQaCommand } from './qa';
 import { FPS_RANGE, formatSummary, fpsInRange, runRetarget } from './retarget';
+import { formatVrmaSummary, runRetargetVrma } from './retargetVrma';
 
 const VERSION = '0.1.0';
 
@@ -75,6 +76,30 @@ export function ikBeforeFiles(argv: readonly string[]): string[] {
   return out;
 }
 
+/** `--vrma [out.vrma]`: the value must name a .vrma (a file name of another kind is a misplaced argument). */
+function vrmaPath(value: string): string {
+  if (/\.vrma$/i.test(value)) return value;
+  throw new InvalidArgumentError(
+    `--vrma: '${value}' is not a .vrma file name (put --vrma after the take, or give the output as out.vrma)`,
+  );
+}
+
+/** Options of `kind retarget` that act on an avatar: refused with --vrma (the .vrma has none). */
+const AVATAR_ONLY = [
+  ['map', '--map'],
+  ['scale', '--scale'],
+  ['hips', '--hips'],
+  ['ground', '--ground'],
+  ['pose', '--pose'],
+  ['headOffset', '--head-offset'],
+  ['headScale', '--head-scale'],
+  ['shoulderTwist', '--shoulder-twist'],
+  ['avatarPose', '--avatar-pose'],
+  ['ik', '--ik'],
+  ['cleanup', '--cleanup'],
+  ['cleanupModel', '--cleanup-model'],
+] as const;
+
 export function buildProgram(): Command {
   const program = new Command('kind')
     .description('KindRetargeting: humanoid retargeting, from the command line')
@@ -91,8 +116,13 @@ export function buildProgram(): Command {
       'retarget a mocap clip onto a humanoid avatar; writes <dir>/<clip>.glb, <dir>/<clip>.bvh and <dir>/summary.json.\nWith no files, uses the embedded default (a keyframed walk onto an A-pose avatar).',
     )
     .argument('[source]', 'source clip: .bvh, or .glb/.gltf/.vrm with --clip')
-    .argument('[avatar]', 'target avatar: .glb, .gltf or .vrm')
+    .argument('[avatar]', 'target avatar: .glb, .gltf or .vrm (none with --vrma)')
     .option('-o, --out <dir>', 'output folder', outDirArg, 'out')
+    .option(
+      '--vrma [file]',
+      'write the take as a VRM Animation (.vrma, VRMC_vrm_animation-1.0) instead: no avatar; default <dir>/<clip>.vrma',
+      vrmaPath,
+    )
     .option('--clip <name>', 'animation to use when the source is a glTF/VRM file (default: the first)')
     .option(
       '--fps <n>',
@@ -151,6 +181,14 @@ export function buildProgram(): Command {
     )
     .addOption(
       new Option(
+        '--avatar-pose <pose>',
+        "the avatar's reference: t-pose (its rest straightened into the T-pose) or rest (its rest as its T-pose as authored, as VRM players take a VRM avatar)",
+      )
+        .choices(['t-pose', 'rest'])
+        .default('t-pose'),
+    )
+    .addOption(
+      new Option(
         '--shoulder-twist <mode>',
         "shoulder (clavicle) twist about its own axis: keep the source's, or drop it as Unity's Humanoid does (joint positions unchanged)",
       )
@@ -169,6 +207,32 @@ export function buildProgram(): Command {
     .addOption(cleanupOptions()[1])
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (sourceArg: string | undefined, avatarArg: string | undefined, opts, cmd: Command) => {
+      if (opts.vrma !== undefined) {
+        if (!sourceArg)
+          throw new InvalidArgumentError('--vrma: give the take to write (kind retarget <take> --vrma)');
+        if (avatarArg)
+          throw new InvalidArgumentError(
+            `--vrma writes a VRM Animation, which needs no avatar: drop '${avatarArg}' or --vrma`,
+          );
+        const given = AVATAR_ONLY.filter(([k]) => cmd.getOptionValueSource(k) === 'cli').map(([, f]) => f);
+        if (given.length > 0)
+          throw new InvalidArgumentError(`${given.join(', ')}: not with --vrma (they act on an avatar)`);
+        const s = await withInterrupts('kind retarget', () =>
+          runRetargetVrma({
+            source: sourceArg,
+            vrma: opts.vrma === true ? undefined : opts.vrma,
+            outDir: opts.out,
+            clip: opts.clip,
+            fps: opts.fps,
+            sourceMap: opts.sourceMap,
+            sourceUp: opts.sourceUp,
+            sourceUnit: opts.sourceUnit,
+            fromFrame: opts.fromFrame,
+          }),
+        );
+        if (!opts.quiet) console.log(formatVrmaSummary(s));
+        return;
+      }
       const cleanup = cleanupChoice(opts, cmd);
       if (opts.ik === 'auto' || opts.ik === 'on') {
         // the live hub's ranges (src/rig/settings.ts SETTINGS_LIMITS), checked before anything loads
@@ -219,6 +283,7 @@ export function buildProgram(): Command {
           headScale: opts.headScale,
           ground: opts.ground,
           shoulderTwist: opts.shoulderTwist,
+          avatarPose: opts.avatarPose,
           ik: opts.ik,
           cleanup,
           onProgress: (done, total) => {

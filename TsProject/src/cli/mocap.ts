@@ -17,6 +17,9 @@
  * put in place together with the BVH and mocap.json: one all-or-nothing set (an error or an interrupt
  * leaves the previous outputs).
  *
+ * With `--vrma` (issue 25 item 4), `<dir>/<name>.vrma` too: the BVH as a VRM Animation, as
+ * `kind retarget <bvh> --vrma` makes it (./retargetVrma.ts), in the same all-or-nothing set.
+ *
  * Exit codes: 0 done; 1 bad input (one line naming the file and the frame / field; nothing written);
  * 2 usage; 130 / 143 / 129 interrupted (nothing written, the previous outputs unchanged).
  */
@@ -34,6 +37,7 @@ import {
   checkOutputDir,
   createOutputDirUndoable,
   ensureOutputDir,
+  type OutputFile,
   refuseOverwritingInputs,
   type StagedFolder,
   stageFolder,
@@ -42,6 +46,7 @@ import {
 import { DEFAULT_MOCAP_PORT, runMocapServe } from './mocapServe';
 import { imageSizeArg } from './puppetArgs';
 import { formatSummary, type RetargetSummary, runRetarget } from './retarget';
+import { buildVrma, formatVrmaSummary, type VrmaSummary } from './retargetVrma';
 
 function portArg(v: string): number {
   const n = Number(v);
@@ -62,12 +67,16 @@ export interface MocapCommandOptions {
   smoothHz?: number;
   /** With an avatar: clean the feet on it before writing (`--cleanup`, as `kind retarget --cleanup`). */
   cleanup?: { model: ContactModelName };
+  /** Also write `<dir>/<name>.vrma`: the BVH as a VRM Animation, as `kind retarget <bvh> --vrma` makes it. */
+  vrma?: boolean;
   onProgress?: (done: number, total: number) => void;
 }
 
 export interface MocapCommandResult {
   summary: MocapSummary;
-  outputs: { bvh: string; json: string };
+  outputs: { bvh: string; json: string; vrma?: string };
+  /** With --vrma: `kind retarget --vrma`'s lines about the VRM Animation written. */
+  vrma?: string;
   /** `kind retarget`'s summary of the avatar run, when an avatar was given. */
   retarget?: string;
   notes: string[];
@@ -95,11 +104,12 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
   const outputs = {
     bvh: path.join(o.outDir, `${mocapStem(input)}.bvh`),
     json: path.join(o.outDir, 'mocap.json'),
+    ...(o.vrma ? { vrma: path.join(o.outDir, `${mocapStem(input)}.vrma`) } : {}),
   };
   const loaded = loadLandmarkRecording(input, { imageSize: o.imageSize, fps: o.fps, world: o.world });
   const inputs = [{ role: 'landmark file', path: input }];
   if (loaded.worldFile) inputs.push({ role: 'world landmark file', path: loaded.worldFile });
-  refuseOverwritingInputs([outputs.bvh, outputs.json], inputs);
+  refuseOverwritingInputs([outputs.bvh, outputs.json, ...(outputs.vrma ? [outputs.vrma] : [])], inputs);
   await interruptPoint();
   const run = runMocap(loaded.recording, {
     source: input,
@@ -110,20 +120,19 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
   });
   const bvh = writeBvh(run.clip, { unitScale: 0.01 });
   const json = mocapJsonText(mocapJson(run, input, { bvh: outputs.bvh }) as { frames: unknown[] });
+  const vrma = outputs.vrma ? await vrmaOfBvh(o.outDir, outputs.bvh, outputs.vrma, bvh) : undefined;
+  const extra: OutputFile[] = vrma && outputs.vrma ? [{ path: outputs.vrma, data: vrma.bytes }] : [];
   await interruptPoint(); // nothing is written once interrupted
   const stale = staleOutputs(o.outDir, outputs.bvh, o.avatar !== undefined);
   if (!o.avatar) {
     ensureOutputDir(o.outDir);
-    writeFilesAtomically([
-      { path: outputs.bvh, data: bvh },
-      { path: outputs.json, data: json },
-    ]);
+    writeFilesAtomically([{ path: outputs.bvh, data: bvh }, { path: outputs.json, data: json }, ...extra]);
   }
   // an avatar: the BVH through `kind retarget` (its rest T-pose is the calibration reference) into a
   // staged retarget/ first; then the BVH, mocap.json and retarget/ go into place together (retarget/ last),
   // so the folder is all the previous run or all this one, on an error or an interrupt alike
   const retarget = o.avatar
-    ? formatSummary(await retargetStaged(o.outDir, outputs, bvh, json, o.avatar, o.cleanup))
+    ? formatSummary(await retargetStaged(o.outDir, outputs, bvh, json, o.avatar, o.cleanup, extra))
     : undefined;
   const notes = [...loaded.notes];
   if (stale.length) notes.push(`left from an earlier run, not written by this one: ${stale.join(', ')}`);
@@ -139,6 +148,7 @@ export async function runMocapCommand(input: string, o: MocapCommandOptions): Pr
   return {
     summary: summarizeMocap(run),
     outputs,
+    vrma: vrma ? formatVrmaSummary(vrma.summary) : undefined,
     retarget,
     notes,
     headingDeg: (run.solver.calibration.heading * 180) / Math.PI,
@@ -177,6 +187,7 @@ async function retargetStaged(
   json: string,
   avatar: string,
   cleanup: MocapCommandOptions['cleanup'],
+  extra: OutputFile[],
 ): Promise<RetargetSummary> {
   const retargetDir = path.join(outDir, 'retarget');
   // an existing retarget/ that cannot be replaced fails here, before anything is written
@@ -204,6 +215,7 @@ async function retargetStaged(
     writeFilesAtomically([
       { path: outputs.bvh, data: bvh },
       { path: outputs.json, data: json },
+      ...extra,
       { path: retargetDir, stagedDir: staged.dir },
     ]);
     source.discard();
@@ -214,6 +226,34 @@ async function retargetStaged(
     source.discard();
     outDirDone(false); // the folder this run made, now empty again
     throw e;
+  }
+}
+
+/**
+ * The mocap BVH as a VRM Animation (`--vrma`): the BVH written to a temporary folder next to the
+ * output, made into `.vrma` bytes by `kind retarget --vrma`'s {@link buildVrma}, the folder removed.
+ * Nothing is written at `vrmaPath` here (the caller commits it with the other outputs).
+ */
+async function vrmaOfBvh(
+  outDir: string,
+  bvhPath: string,
+  vrmaPath: string,
+  bvh: string,
+): Promise<{ bytes: Uint8Array; summary: VrmaSummary }> {
+  const outDirDone = createOutputDirUndoable(outDir);
+  const temp = stageFolder(path.join(outDir, `${path.basename(bvhPath)}.vrma-source`));
+  try {
+    const file = path.join(temp.dir, path.basename(bvhPath));
+    try {
+      fs.writeFileSync(file, bvh);
+    } catch (e) {
+      throw new Error(describeFsError(file, e));
+    }
+    const built = await buildVrma({ source: file, sourceName: bvhPath, outDir });
+    return { bytes: built.bytes, summary: { ...built.summary, output: vrmaPath } };
+  } finally {
+    temp.discard();
+    outDirDone(false); // a folder made only for the temporary one is removed; the write makes it again
   }
 }
 
@@ -244,6 +284,7 @@ export function formatMocapSummary(r: MocapCommandResult): string {
     `  knees: left ${s.knees.left.min.toFixed(0)}-${s.knees.left.max.toFixed(0)} deg, right ${s.knees.right.min.toFixed(0)}-${s.knees.right.max.toFixed(0)} deg (180 = straight)`,
     ...r.notes.map((n) => `  note: ${n}`),
     `  wrote ${r.outputs.bvh} and ${r.outputs.json}`,
+    ...(r.vrma ? [r.vrma] : []),
     ...(r.retarget ? [r.retarget] : []),
   ].join('\n');
 }
@@ -302,9 +343,15 @@ export function registerMocapCommand(program: Command, setExitCode: (code: numbe
     )
     .addOption(cleanupOptions()[0])
     .addOption(cleanupOptions()[1])
+    .option(
+      '--vrma',
+      'also write <dir>/<name>.vrma: the result as a VRM Animation (VRMC_vrm_animation-1.0), as kind retarget --vrma',
+    )
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (input: string | undefined, avatar: string | undefined, opts, cmd: Command) => {
       const cleanup = cleanupChoice(opts, cmd);
+      if (opts.vrma && input === undefined)
+        throw new InvalidArgumentError('--vrma writes a recorded take: give a landmark file');
       if (cleanup && (input === undefined || avatar === undefined))
         throw new InvalidArgumentError(
           '--cleanup cleans the feet on an avatar: give a landmark file and an avatar',
@@ -332,6 +379,7 @@ export function registerMocapCommand(program: Command, setExitCode: (code: numbe
           fovDeg: opts.fov,
           smoothHz: opts.smooth,
           cleanup,
+          vrma: opts.vrma === true,
           onProgress: (done, total) => {
             if (!tty || total < 1000) return;
             if (!bar) {

@@ -72,6 +72,12 @@ export interface RetargetCommandOptions {
   /** 'contact' (default): hips height measured from the source's floor contact level; 'origin': floors at y = 0. */
   ground?: 'contact' | 'origin';
   /**
+   * `--avatar-pose`: 't-pose' (default) calibrates on the avatar's rest straightened into the canonical
+   * T-pose; 'rest' takes its rest as its T-pose as authored (RetargetOptions.targetReference 'rest'),
+   * as VRM players do with a VRM avatar. Not with `ik`.
+   */
+  avatarPose?: 't-pose' | 'rest';
+  /**
    * Run the live hub frame by frame with IK (targets: the source's hands and feet): 'auto' (the hub's
    * limb weights decide per frame and limb: arms when the hands meet or touch a prop, legs when the
    * feet are near the floor), 'on' (all four limbs always). 'off' or absent: the plain retarget.
@@ -137,6 +143,8 @@ export interface RetargetSummary {
     headRotationOffsetDeg: [number, number, number];
     /** 'keep' or 'drop' (--shoulder-twist). */
     shoulderTwist: 'keep' | 'drop';
+    /** With --avatar-pose rest: 'rest' (the avatar's rest taken as its T-pose as authored). */
+    avatarPose?: 'rest';
   };
   quality: QualityReport;
   /**
@@ -334,6 +342,9 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
   const headScale = o.headScale ?? 1;
   if (!(headScale > 0)) throw new Error(`--head-scale ${headScale}: need a positive number`);
   const notes: string[] = ignored.map((w) => `ignored: ${w}`);
+  const avatarAtRest = o.avatarPose === 'rest';
+  if (avatarAtRest && o.ik !== undefined && o.ik !== 'off')
+    throw new Error('--avatar-pose rest: not with --ik yet (the hub calibrates on the straightened T-pose)');
   const options: RetargetClipOptions = {
     hipsMode: o.hips ?? 'scaled',
     referencePose: o.pose ?? 'T',
@@ -346,6 +357,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
     calibrationFrame,
     groundContact: (o.ground ?? 'contact') === 'contact',
     onProgress: o.onProgress,
+    ...(avatarAtRest ? { targetReference: 'rest' as const } : {}),
   };
   let result: { clip: Clip; retargeter: Retargeter };
   let ikFigures: ({ mode: IKWeightMode } & IkFigures) | null = null;
@@ -419,6 +431,10 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
       `the avatar is ${avatar.format === 'vrm0' ? 'VRM 0.x' : 'VRM 1.0'}; the output .glb is plain glTF 2.0: the VRM extensions (meta and licence, MToon materials, spring bones) are not carried over (the humanoid map is, in extras.kindHumanoid)`,
     );
   }
+  if (avatarAtRest)
+    notes.push(
+      "--avatar-pose rest: the segment direction errors include the avatar's rest off a strict T-pose (its feet: their toe drop), which this mode keeps as a VRM player does",
+    );
   const skinless = skinlessNote(avatar);
   if (skinless) notes.unshift(skinless);
   const T = avatar.skeleton;
@@ -491,6 +507,7 @@ export async function runRetarget(o: RetargetCommandOptions): Promise<RetargetSu
       headScale,
       headRotationOffsetDeg: options.headRotationOffset ?? [0, 0, 0],
       shoulderTwist: options.shoulderTwist ?? 'keep',
+      ...(avatarAtRest ? { avatarPose: 'rest' as const } : {}),
     },
     quality,
     ...(ikFigures ? { ik: ikFigures } : {}),
@@ -525,7 +542,7 @@ export function formatSummary(s: RetargetSummary): string {
     `retargeted '${s.source.clip}' (${s.source.format}, ${s.source.bones} bones${s.source.unit ? `, ${s.source.unit}` : ''}) onto ${path.basename(s.target.file)} (${s.target.format}, ${s.target.bones} bones)`,
   );
   lines.push(
-    `  ${s.frames} frames at ${s.fps.toFixed(3)} fps (${s.durationSeconds.toFixed(2)} s); calibration: ${s.calibration.reference} -> ${s.calibration.pose}-pose, source up ${s.source.up}, ${s.calibration.roomLiftM !== null ? `hips room, ${s.calibration.roomLiftM >= 0 ? '+' : ''}${s.calibration.roomLiftM.toFixed(3)} m leg-length lift` : `hips scaled x${(s.calibration.hipsScale ?? 1).toFixed(3)}`}`,
+    `  ${s.frames} frames at ${s.fps.toFixed(3)} fps (${s.durationSeconds.toFixed(2)} s); calibration: ${s.calibration.reference} -> ${s.calibration.pose}-pose${s.calibration.avatarPose === 'rest' ? ' (the avatar at its rest)' : ''}, source up ${s.source.up}, ${s.calibration.roomLiftM !== null ? `hips room, ${s.calibration.roomLiftM >= 0 ? '+' : ''}${s.calibration.roomLiftM.toFixed(3)} m leg-length lift` : `hips scaled x${(s.calibration.hipsScale ?? 1).toFixed(3)}`}`,
   );
   const segs = Object.entries(s.quality.segments).filter(([, v]) => v !== null) as [
     string,

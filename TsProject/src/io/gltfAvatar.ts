@@ -179,7 +179,7 @@ async function readAvatarChecked(
   const vrm = readVrmHumanoid(parsed.json, graph.nodes.length, fileName);
   if (vrm) {
     // glTF Transform does not know the VRM extensions and says so; this reader read the humanoid.
-    const read = vrm.format === 'vrm1' ? 'VRMC_vrm' : 'VRM';
+    const read = { vrm1: 'VRMC_vrm', vrma: 'VRMC_vrm_animation', vrm0: 'VRM' }[vrm.format];
     removeIf(warnings, (w) => w.startsWith(`Missing optional extension, "${read}"`));
     warnings.push(...vrm.warnings);
   }

@@ -7,7 +7,8 @@ import type { Skeleton } from '../core/skeleton';
 import type { GltfDecoders } from './gltfDocument';
 import type { HumanoidMapResult } from './humanoidMap';
 
-export type AvatarFormat = 'gltf' | 'vrm0' | 'vrm1';
+/** 'vrma': a VRM Animation (`VRMC_vrm_animation`), read as a source clip (its humanoid map from the extension). */
+export type AvatarFormat = 'gltf' | 'vrm0' | 'vrm1' | 'vrma';
 
 /** One clip of the file: its name and the glTF animations it is made of. */
 export interface GltfClipSource {

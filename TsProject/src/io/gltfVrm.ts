@@ -29,7 +29,8 @@ export function vrmBoneToHumanBone(vrmName: string, version: 0 | 1): number {
 }
 
 interface VrmHumanoid {
-  format: 'vrm0' | 'vrm1';
+  /** 'vrma': a VRM Animation's `VRMC_vrm_animation` humanoid (VRM 1.0 bone names). */
+  format: 'vrm0' | 'vrm1' | 'vrma';
   /** glTF node per HumanBodyBones value, -1 where missing. */
   nodeOfHuman: Int32Array;
   warnings: string[];
@@ -44,8 +45,10 @@ export function removeIf<T>(list: T[], test: (x: T) => boolean): void {
 
 /**
  * The VRM humanoid map of a file, read from the raw JSON (glTF Transform drops unknown extensions):
- * VRM 1.0 `extensions.VRMC_vrm.humanoid.humanBones` (`{hips: {node}}`) takes precedence over VRM 0.x
- * `extensions.VRM.humanoid.humanBones` (`[{bone, node}]`). Returns null for a plain glTF.
+ * VRM 1.0 `extensions.VRMC_vrm.humanoid.humanBones` (`{hips: {node}}`) takes precedence over a VRM
+ * Animation's `extensions.VRMC_vrm_animation.humanoid.humanBones` (same shape and VRM 1.0 names,
+ * VRMC_vrm_animation-1.0), then VRM 0.x `extensions.VRM.humanoid.humanBones` (`[{bone, node}]`).
+ * Returns null for a plain glTF.
  * Unknown bone names and repeated bones are skipped with a warning; so are VRM 0.x entries with
  * `"node": -1`, which UniVRM 0.61 writes for unassigned bones (the bone is absent from the map).
  * @throws GltfError naming the field when the structure is wrong or a node index is out of range.
@@ -83,9 +86,10 @@ export function readVrmHumanoid(
     }
     nodeOfHuman[h] = node;
   };
-  if (ext.VRMC_vrm !== undefined) {
-    const base = 'extensions.VRMC_vrm.humanoid.humanBones';
-    const vrm = ext.VRMC_vrm;
+  for (const key of ['VRMC_vrm', 'VRMC_vrm_animation'] as const) {
+    if (ext[key] === undefined) continue;
+    const base = `extensions.${key}.humanoid.humanBones`;
+    const vrm = ext[key];
     const humanoid = isObject(vrm) ? vrm.humanoid : undefined;
     const bones = isObject(humanoid) ? humanoid.humanBones : undefined;
     if (!isObject(bones)) throw new GltfError(fileName, `${base}: missing or not an object`);
@@ -93,7 +97,7 @@ export function readVrmHumanoid(
       if (!isObject(value)) throw new GltfError(fileName, `${base}.${bone}: expected an object {node}`);
       place(bone, value.node, `${base}.${bone}.node`, 1);
     }
-    return { format: 'vrm1', nodeOfHuman, warnings };
+    return { format: key === 'VRMC_vrm' ? 'vrm1' : 'vrma', nodeOfHuman, warnings };
   }
   if (ext.VRM !== undefined) {
     const base = 'extensions.VRM.humanoid.humanBones';

@@ -5,3 +5,4 @@
 export * from './bvh';
 export * from './gltf';
 export * from './humanoidMap';
+export * from './vrma';

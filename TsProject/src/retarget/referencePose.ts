@@ -221,6 +221,16 @@ const Y = vec64(0, 1, 0);
 const Z = vec64(0, 0, 1);
 
 /**
+ * The turn about +Y by a multiple of 90 degrees that brings `frame.forward` (projected on the floor)
+ * nearest +Z, as a quaternion `[x, y, z, w]` (`Float64Array(4)`).
+ */
+function snappedFacing(frame: BodyFrame): Float64Array {
+  const yaw = Math.atan2(frame.forward[0], frame.forward[2]);
+  const turn = -Math.round(yaw / (Math.PI / 2)) * (Math.PI / 2);
+  return Float64Array.of(0, Math.sin(turn / 2), 0, Math.cos(turn / 2));
+}
+
+/**
  * Canonical reference pose of `skeleton`, computed from a base pose (local rotations `4n`, local
  * translations `3n`; default: the rest pose). See the module docs for the pose definition.
  * @throws ReferencePoseError when a required humanoid bone is missing or the base pose is degenerate.
@@ -231,6 +241,13 @@ export function canonicalPose(
     kind?: ReferencePoseKind;
     baseRotations?: ArrayLike<number>;
     baseTranslations?: ArrayLike<number>;
+    /**
+     * false: the base pose kept as it is, only turned about +Y by the multiple of 90 degrees that
+     * brings its facing nearest +Z (`bodyToCanonical` is then that turn): a rig whose rest is its
+     * T-pose by definition (VRM: facing +Z in 1.0, -Z in 0.x, upright in the file's frame) taken as
+     * authored, no tilt corrected, nothing straightened. Default true.
+     */
+    straighten?: boolean;
   } = {},
 ): ReferencePose {
   const kind = options.kind ?? 'T';
@@ -243,7 +260,7 @@ export function canonicalPose(
   const m = skeleton.humanoid;
   const g = poseGeometry(skeleton, local, trans);
   const frame = bodyFrame(skeleton, g);
-  const G = bodyToCanonical(frame);
+  const G = options.straighten === false ? snappedFacing(frame) : bodyToCanonical(frame);
 
   // Rotate every root by G (rotations and positions).
   const tmp = quat64();
@@ -258,6 +275,14 @@ export function canonicalPose(
   }
 
   const geo = poseGeometry(skeleton, local, trans);
+  if (options.straighten === false)
+    return {
+      kind,
+      localRotations: local,
+      world: geo,
+      bodyToCanonical: G,
+      hipsHeight: hipsHeightOf(skeleton, geo),
+    };
   const refresh = () => forwardKinematics(skeleton, local, trans, geo.rotations, geo.positions);
   const cur = vec64();
   const delta = quat64();

@@ -54,6 +54,15 @@ export interface RetargetOptions {
    * about the head's reference-pose axes (X the character's left, Y up, Z forward).
    */
   headRotationOffset?: [number, number, number];
+  /**
+   * The target's reference pose: 'canonical' (default) is its rest straightened into the canonical
+   * T/I-pose (referencePose.ts `canonicalPose`); 'rest' is its rest pose as is, only turned to face
+   * +Z (`canonicalPose(..., { straighten: false })`), taken as its T-pose. 'rest' is what VRM players
+   * do with a VRM avatar, whose rest the VRM spec defines as the T-pose (VRMC_vrm-1.0 tpose.md): with
+   * it, a retarget onto a VRM avatar whose rest is a few degrees off a strict T-pose poses it as a VRM
+   * Animation player does.
+   */
+  targetReference?: 'canonical' | 'rest';
 }
 
 export class RetargetError extends Error {

@@ -45,7 +45,9 @@ import { type VirtualHierarchy, virtualizeHumanoid } from './virtualHierarchy';
 export abstract class RetargeterCalibration {
   readonly source: Skeleton;
   readonly target: Skeleton;
-  readonly options: Required<Omit<RetargetOptions, 'headRotationOffset' | 'sourceContactHeight'>> & {
+  readonly options: Required<
+    Omit<RetargetOptions, 'headRotationOffset' | 'sourceContactHeight' | 'targetReference'>
+  > & {
     headRotationOffset: [number, number, number];
     sourceContactHeight: number | undefined;
   };
@@ -115,6 +117,9 @@ export abstract class RetargeterCalibration {
   private readonly q1 = quat64();
   protected readonly v1 = vec64();
 
+  /** RetargetOptions.targetReference ('canonical' by default). */
+  private readonly targetPoseMode: 'canonical' | 'rest';
+
   constructor(source: Skeleton, target: Skeleton, options: RetargetOptions = {}) {
     for (const [sk, which] of [
       [source, 'source'],
@@ -152,6 +157,9 @@ export abstract class RetargeterCalibration {
       sourceContactHeight: options.sourceContactHeight,
       shoulderTwist: options.shoulderTwist ?? 'keep',
     };
+    this.targetPoseMode = options.targetReference ?? 'canonical';
+    if (this.targetPoseMode !== 'canonical' && this.targetPoseMode !== 'rest')
+      throw new RetargetError(`targetReference: ${String(this.targetPoseMode)} is not 'canonical' or 'rest'`);
     if (this.options.shoulderTwist !== 'drop' && this.options.shoulderTwist !== 'keep')
       throw new RetargetError(`shoulderTwist: ${String(this.options.shoulderTwist)} is not 'drop' or 'keep'`);
     this.vt = virtualizeHumanoid(target);
@@ -412,7 +420,7 @@ export abstract class RetargeterCalibration {
     let tgtRef: ReferencePose;
     let failing: 'source' | 'target' = 'target';
     try {
-      tgtRef = canonicalPose(vtk, { kind });
+      tgtRef = canonicalPose(vtk, { kind, straighten: this.targetPoseMode !== 'rest' });
       failing = 'source';
       if (asIs) {
         const g = poseGeometry(vsk, vbase.rotations, vbase.translations);

@@ -15,7 +15,8 @@ import {
 import { readInput, requireNotFolder } from './files';
 import { NODE_GLTF_DECODERS } from './gltfDecoders';
 
-export type SourceFormat = 'bvh' | 'gltf' | 'vrm0' | 'vrm1';
+/** 'vrma': a VRM Animation (`.vrma`, VRMC_vrm_animation-1.0), its humanoid map read from the extension. */
+export type SourceFormat = 'bvh' | 'gltf' | 'vrm0' | 'vrm1' | 'vrma';
 
 export interface LoadedSource {
   file: string;
@@ -30,6 +31,8 @@ export interface LoadedSource {
 }
 
 const AVATAR_EXT = new Set(['.glb', '.gltf', '.vrm']);
+/** Files a source clip may come from besides BVH: the avatar formats and VRM Animation. */
+const GLTF_SOURCE_EXT = new Set([...AVATAR_EXT, '.vrma']);
 
 /**
  * External files of a .gltf (buffers, images), read relative to its folder. The reader asks with the
@@ -48,8 +51,9 @@ function resourcesNextTo(file: string): (uri: string) => Uint8Array | undefined 
 }
 
 /**
- * Load a source clip: a BVH, or an animation inside a glTF/VRM file (`clipName`, default the first).
- * The clip's skeleton gets its humanoid map (automatic, with `override`).
+ * Load a source clip: a BVH, or an animation inside a glTF/VRM file or a VRM Animation (`.vrma`)
+ * (`clipName`, default the first). The clip's skeleton gets its humanoid map (automatic, with
+ * `override`; for VRM and VRM Animation files the file's own humanoid map, gaps filled automatically).
  */
 export async function loadSource(
   file: string,
@@ -70,7 +74,7 @@ export async function loadSource(
     const clip: Clip = { ...parsed.clip, skeleton };
     return { file, format: 'bvh', clip, mapping, unit: parsed.unitGuess, warnings: mapping.warnings };
   }
-  if (AVATAR_EXT.has(ext)) {
+  if (GLTF_SOURCE_EXT.has(ext)) {
     const avatar = await readAvatar(bytes, {
       fileName: path.basename(file),
       mapOverride: options.override,
@@ -88,19 +92,28 @@ export async function loadSource(
       warnings: [...avatar.warnings, ...clip.warnings],
     };
   }
-  throw new Error(`${file}: unknown source type '${ext}' (expected .bvh, .glb, .gltf or .vrm)`);
+  throw new Error(`${file}: unknown source type '${ext}' (expected .bvh, .glb, .gltf, .vrm or .vrma)`);
 }
 
 /** Load a target avatar (.glb, .gltf, .vrm). */
 export async function loadAvatar(file: string, override?: HumanoidOverride): Promise<Avatar> {
   requireNotFolder(file);
   const ext = path.extname(file).toLowerCase();
+  if (ext === '.vrma')
+    throw new Error(
+      `${file}: a VRM Animation is motion without a body; give it as the source, not the avatar`,
+    );
   if (!AVATAR_EXT.has(ext))
     throw new Error(`${file}: an avatar must be .glb, .gltf or .vrm (got '${ext || 'no extension'}')`);
-  return readAvatar(readInput(file), {
+  const avatar = await readAvatar(readInput(file), {
     fileName: path.basename(file),
     mapOverride: override,
     resources: resourcesNextTo(file),
     decoders: NODE_GLTF_DECODERS,
   });
+  if (avatar.format === 'vrma')
+    throw new Error(
+      `${file}: holds a VRM Animation (VRMC_vrm_animation), motion without a body; give it as the source, not the avatar`,
+    );
+  return avatar;
 }

@@ -15662,6 +15662,11 @@ function chainBetween(skeleton, top, bottom) {
 var X = vec64(1, 0, 0);
 var Y = vec64(0, 1, 0);
 var Z = vec64(0, 0, 1);
+function snappedFacing(frame) {
+  const yaw = Math.atan2(frame.forward[0], frame.forward[2]);
+  const turn = -Math.round(yaw / (Math.PI / 2)) * (Math.PI / 2);
+  return Float64Array.of(0, Math.sin(turn / 2), 0, Math.cos(turn / 2));
+}
 function canonicalPose(skeleton, options = {}) {
   const kind = options.kind ?? "T";
   const n = skeleton.boneCount;
@@ -15673,7 +15678,7 @@ function canonicalPose(skeleton, options = {}) {
   const m = skeleton.humanoid;
   const g = poseGeometry(skeleton, local, trans);
   const frame = bodyFrame(skeleton, g);
-  const G = bodyToCanonical(frame);
+  const G = options.straighten === false ? snappedFacing(frame) : bodyToCanonical(frame);
   const tmp = quat64();
   for (let i = 0; i < n; i++) {
     if (skeleton.parents[i] >= 0) continue;
@@ -15685,6 +15690,14 @@ function canonicalPose(skeleton, options = {}) {
     trans.set(p, 3 * i);
   }
   const geo = poseGeometry(skeleton, local, trans);
+  if (options.straighten === false)
+    return {
+      kind,
+      localRotations: local,
+      world: geo,
+      bodyToCanonical: G,
+      hipsHeight: hipsHeightOf(skeleton, geo)
+    };
   const refresh = () => forwardKinematics(skeleton, local, trans, geo.rotations, geo.positions);
   const cur = vec64();
   const delta = quat64();
@@ -16098,6 +16111,9 @@ var RetargeterCalibration = class {
       sourceContactHeight: options.sourceContactHeight,
       shoulderTwist: options.shoulderTwist ?? "keep"
     };
+    this.targetPoseMode = options.targetReference ?? "canonical";
+    if (this.targetPoseMode !== "canonical" && this.targetPoseMode !== "rest")
+      throw new RetargetError(`targetReference: ${String(this.targetPoseMode)} is not 'canonical' or 'rest'`);
     if (this.options.shoulderTwist !== "drop" && this.options.shoulderTwist !== "keep")
       throw new RetargetError(`shoulderTwist: ${String(this.options.shoulderTwist)} is not 'drop' or 'keep'`);
     this.vt = virtualizeHumanoid(target);
@@ -16337,7 +16353,7 @@ var RetargeterCalibration = class {
     let tgtRef;
     let failing = "target";
     try {
-      tgtRef = canonicalPose(vtk, { kind });
+      tgtRef = canonicalPose(vtk, { kind, straighten: this.targetPoseMode !== "rest" });
       failing = "source";
       if (asIs) {
         const g = poseGeometry(vsk, vbase.rotations, vbase.translations);
