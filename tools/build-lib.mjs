@@ -102,6 +102,7 @@ writeFileSync(
         rootDir: path.join(ts, 'src'),
         outDir: path.join(out, 'types'),
         types: ['node'],
+        typeRoots: [path.join(ts, 'node_modules/@types')],
         incremental: false,
       },
       files: [
