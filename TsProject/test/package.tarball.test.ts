@@ -236,6 +236,19 @@ itInstalled('a command that needs a missing optional dependency names it; the re
     'cleanup',
   );
   expect(learned).toContain('wrote c2/default-slide.bvh');
+  // the library's glTF decoders (the command has both bundled)
+  fs.writeFileSync(
+    path.join(APP, 'decoders.mjs'),
+    `import { NODE_GLTF_DECODERS } from 'kind-retargeting/node';
+const why = (p) => p.then(() => 'loaded', (e) => e.message);
+console.log(JSON.stringify({ draco: await why(NODE_GLTF_DECODERS.draco()), meshopt: await why(NODE_GLTF_DECODERS.meshopt()) }));`,
+  );
+  expect(JSON.parse(ok(run(process.execPath, ['decoders.mjs'], APP), 'decoders'))).toEqual({
+    draco:
+      'this glTF uses Draco mesh compression (KHR_draco_mesh_compression); decoding it needs the optional package draco3dgltf, which is not installed (npm install draco3dgltf)',
+    meshopt:
+      'this glTF uses meshopt compression (EXT_meshopt_compression); decoding it needs the optional package meshoptimizer, which is not installed (npm install meshoptimizer)',
+  });
   const mocap = run('npx', ['--no-install', 'kind', 'mocap', '--port', '0'], APP, 60_000);
   expect(mocap.status).not.toBe(0);
   expect(mocap.stderr).toContain(
