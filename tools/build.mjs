@@ -66,10 +66,10 @@ for (const e of webOnly || unityOnly ? [] : entries.filter((x) => !cliOnly || x.
 }
 
 // The Draco decoder (draco3dgltf, bundled into kind.cjs) reads its WebAssembly from the folder of the
-// script that runs it: put it next to dist/kind.cjs (src/io/node/gltfDecoders.ts).
+// script that runs it: put it next to dist/kind.cjs, or the `cli <outDir>` build's (src/io/node/gltfDecoders.ts).
 if (!webOnly && !unityOnly) {
   const wasm = require.resolve('draco3dgltf/draco_decoder_gltf.wasm');
-  copyFileSync(wasm, path.join(ts, 'dist', path.basename(wasm)));
+  copyFileSync(wasm, path.join(cliOut ?? path.join(ts, 'dist'), path.basename(wasm)));
 }
 
 // The live viewer (browser, ES module): bundle and page.

@@ -15,7 +15,7 @@ import {
   SHIPPED_MODEL_INFO,
   teacherContactProbabilities,
 } from '../contact';
-import { onnxContactProbabilities } from '../contact/onnxRunner';
+import type { onnxContactProbabilities } from '../contact/onnxRunner';
 import type { Clip } from '../core';
 import { describeFsError } from '../io/node';
 
@@ -86,10 +86,22 @@ export function setContactSourceFactory(factory: ContactSourceFactory | null): v
 /** The detector `kind cleanup` uses without `--model`: the model card's choice (src/contact/model). */
 export const DEFAULT_CONTACT_MODEL: ContactModelName = SHIPPED_MODEL_INFO.defaultModel;
 
-/** Folder of onnxruntime-web's .wasm files (node_modules/onnxruntime-web/dist/), offline. */
-function ortWasmPaths(): string {
-  return `${path.dirname(require.resolve('onnxruntime-web'))}${path.sep}`;
+/**
+ * Folder of onnxruntime-web's .wasm files (node_modules/onnxruntime-web/dist/), offline; null when the
+ * package is not installed (it is an optional dependency of kind-retargeting: `npm install --omit=optional`
+ * leaves it out).
+ */
+function ortWasmPaths(): string | null {
+  try {
+    return `${path.dirname(require.resolve('onnxruntime-web'))}${path.sep}`;
+  } catch {
+    return null;
+  }
 }
+
+/** The error for `--model-file` without onnxruntime-web installed. */
+export const ONNX_MISSING =
+  '--model-file runs the model in onnxruntime-web, an optional dependency of kind-retargeting that is not installed (npm install onnxruntime-web)';
 
 /** The shipped ONNX model (src/contact/model/contact.onnx beside the package), or null if absent. */
 function shippedOnnxPath(): string | null {
@@ -114,8 +126,10 @@ function readModelFile(file: string): Uint8Array {
  * The contact source for `options`: `rule` is the rule baseline; `teacher` the offline teacher
  * (src/contact/teacher.ts: the whole take at once, heel and toe, 0/1 labels); `learned` runs the ONNX model
  * (`modelFile`, else the shipped `contact.onnx`) in onnxruntime-web, or the same weights in the
- * pure-TS forward pass when the shipped file is not beside the package (equal within 1e-6, tested).
- * @throws Error naming the file when `modelFile` cannot be read; ContactError (from src/contact) for a
+ * pure-TS forward pass when the shipped file is not beside the package or onnxruntime-web (an optional
+ * dependency) is not installed (equal within 1e-6, tested).
+ * @throws Error naming the file when `modelFile` cannot be read, {@link ONNX_MISSING} when `modelFile` is
+ * given without onnxruntime-web installed; ContactError (from src/contact) for a
  * clip without feet or a model that is not the expected one.
  */
 export function contactSource(options: ContactSourceOptions): ContactSource {
@@ -123,8 +137,11 @@ export function contactSource(options: ContactSourceOptions): ContactSource {
   if (options.model === 'rule') return async (clip) => ruleContactProbabilities(computeFootTracks(clip));
   if (options.model === 'teacher')
     return async (clip) => teacherContactProbabilities(computeFootTracks(clip));
-  const file = options.modelFile ?? shippedOnnxPath();
-  if (file === null) {
+  // without onnxruntime-web the shipped model runs as its pure-TS forward pass (same weights, equal within 1e-6)
+  const wasmPaths = ortWasmPaths();
+  if (options.modelFile !== undefined && wasmPaths === null) throw new Error(ONNX_MISSING);
+  const file = options.modelFile ?? (wasmPaths === null ? null : shippedOnnxPath());
+  if (file === null || wasmPaths === null) {
     const weights = loadShippedContactModel();
     return async (clip) => learnedContactProbabilities(computeFootTracks(clip), weights);
   }
@@ -133,7 +150,9 @@ export function contactSource(options: ContactSourceOptions): ContactSource {
     const tracks = computeFootTracks(clip);
     let est: Awaited<ReturnType<typeof onnxContactProbabilities>>;
     try {
-      est = await onnxContactProbabilities(tracks, bytes, undefined, { wasmPaths: ortWasmPaths() });
+      // imported here, not at the top: onnxruntime-web is optional and only this path needs it
+      const { onnxContactProbabilities } = await import('../contact/onnxRunner');
+      est = await onnxContactProbabilities(tracks, bytes, undefined, { wasmPaths });
     } catch (e) {
       throw new Error(`${file}: ${(e as Error).message}`);
     }

@@ -168,15 +168,21 @@ function defaultWebRoot(): string {
   );
 }
 
-/** node_modules holding @mediapipe/pose, searched upwards from this module (src/cli or dist). */
+/**
+ * node_modules holding @mediapipe/pose, searched upwards from this module (src/cli, dist, or an installed
+ * package's dist: node_modules/kind-retargeting/dist); when none has it, the nearest node_modules (named in
+ * the error of a missing optional dependency).
+ */
 function defaultNodeModules(): string {
   let dir = __dirname;
+  let nearest: string | null = null;
   for (let i = 0; i < 6; i++) {
-    const c = path.join(dir, 'node_modules');
+    const c = path.basename(dir) === 'node_modules' ? dir : path.join(dir, 'node_modules');
     if (fs.existsSync(path.join(c, '@mediapipe', 'pose', 'pose.js'))) return c;
+    if (nearest === null && fs.existsSync(c)) nearest = c;
     dir = path.dirname(dir);
   }
-  return path.resolve(__dirname, '../../node_modules');
+  return nearest ?? path.resolve(__dirname, '../../node_modules');
 }
 
 /** `TsProject/assets/default/puppet`, searched upwards from this module. */
@@ -213,7 +219,9 @@ export async function startPuppetServer(options: PuppetServerOptions = {}): Prom
   const poseDir = path.join(nodeModules, '@mediapipe', 'pose');
   const visionWasmDir = path.join(nodeModules, '@mediapipe', 'tasks-vision', 'wasm');
   if (!isFile(path.join(poseDir, 'pose.js')))
-    throw new Error(`puppet page: ${poseDir}/pose.js not found (npm ci installs @mediapipe/pose)`);
+    throw new Error(
+      `puppet page: ${poseDir}/pose.js not found: the puppet and mocap pages need @mediapipe/pose and @mediapipe/tasks-vision, optional dependencies of kind-retargeting (npm install @mediapipe/pose @mediapipe/tasks-vision)`,
+    );
 
   const routes = new Map<string, string>(); // URL path -> absolute file
   const add = (urlPath: string, file: string) => routes.set(urlPath, path.resolve(file));

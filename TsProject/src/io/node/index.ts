@@ -4,6 +4,7 @@
  * that run in Node (src/cli, src/live/node) so that neither imports the other.
  */
 export { defaultAssetsDir, describeFsError, readInput, requireNotFolder } from './files';
+export { NODE_GLTF_DECODERS } from './gltfDecoders';
 export { type LoadedSource, loadAvatar, loadSource, type SourceFormat } from './load';
 export {
   decodeImage,
