@@ -15,8 +15,13 @@ import {
 import { readInput, requireNotFolder } from './files';
 import { NODE_GLTF_DECODERS } from './gltfDecoders';
 
+/** The format a source was read from. */
 export type SourceFormat = 'bvh' | 'gltf' | 'vrm0' | 'vrm1';
 
+/**
+ * A source clip loaded from a file, with its humanoid map, the file's clips (glTF/VRM) and the readers'
+ * notes.
+ */
 export interface LoadedSource {
   file: string;
   format: SourceFormat;
