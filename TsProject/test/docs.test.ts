@@ -48,9 +48,18 @@ describe('Markdown links', () => {
     }
   });
 
-  it('README.md and docs/*.md have no broken relative link or anchor', () => {
+  it('README.md, docs/*.md and the pages they link to have no broken relative link or anchor', () => {
     const files = [
       path.join(ROOT, 'README.md'),
+      // linked from the docs: the Unity package's README and the design notes beside the code
+      path.join(ROOT, 'Packages/com.kind.retargeting/README.md'),
+      ...[
+        'mocap/MOCAP.md',
+        'mocap/STREAM.md',
+        'puppet/POSE.md',
+        'puppet/DRAWING.md',
+        'contact/model/MODEL_CARD.md',
+      ].map((f) => path.join(TS, 'src', f)),
       ...fs
         .readdirSync(DOCS)
         .filter((f) => f.endsWith('.md'))

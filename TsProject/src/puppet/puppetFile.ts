@@ -151,7 +151,7 @@ export interface PuppetLayerStats {
 }
 
 /**
- * The puppet.json `kind puppet render` writes (README, `kind puppet render`): joints, the drawing and frame
+ * The puppet.json `kind puppet render` writes (docs/puppet.md, `kind puppet render`): joints, the drawing and frame
  * geometry, the options used, every frame and the stats.
  */
 export interface PuppetFile {

@@ -14,7 +14,7 @@ export type HipsMode = 'scaled' | 'room';
 export type UpAxis = 'auto' | '+x' | '-x' | '+y' | '-y' | '+z' | '-z';
 
 /**
- * Options of a {@link Retargeter} (README, `kind retarget` options): hips mode, reference pose, up axis,
+ * Options of a {@link Retargeter} (docs/retarget.md, `kind retarget` options): hips mode, reference pose, up axis,
  * scales, offsets.
  */
 export interface RetargetOptions {

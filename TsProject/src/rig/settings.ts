@@ -104,7 +104,7 @@ export const SOURCE_FILTER_GROUPS: readonly SourceFilterGroup[] = Object.freeze(
 export type SourceFilterSettings = Record<SourceFilterGroup, OneEuroParams>;
 
 /**
- * The filter's defaults, chosen from data (README "Source filter": noisy copies of the real takes,
+ * The filter's defaults, chosen from data (docs/live.md "Source filter": noisy copies of the real takes,
  * jitter of the avatar's hands and feet against lag, `npm run bench -- filter-sweep`,
  * bench/filterSweep.ts): the least jitter within 10 ms of added lag, hands (and body) 4 / 8 / 1, feet
  * 2 / 8 / 2 (minCutoff Hz / beta / dCutoff Hz).
