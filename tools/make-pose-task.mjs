@@ -14,7 +14,7 @@
 //                                     (byte range from pose_solution_packed_assets_loader.js's metadata)
 //   pose_landmarks_detector.tflite <- pose_landmark_{lite,full,heavy}.tflite (--model, default full)
 // Whether the Tasks graph accepts these legacy models (they predate the Tasks API's TFLite metadata) is
-// what test/puppet.tasks.browser.test.ts finds out; the README's puppet section records the result.
+// what test/puppet.tasks.browser.test.ts finds out; docs/puppet.md records the result.
 //
 // Usage: node tools/make-pose-task.mjs [--model lite|full|heavy] [--out <file.task>] [--node-modules <dir>]
 //        [--no-metadata]  (the models as shipped, without the TFLite metadata added below: the Tasks graph refuses them)

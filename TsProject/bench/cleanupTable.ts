@@ -1,5 +1,5 @@
 /**
- * The README's per-take table of `kind cleanup` (not a test: it takes minutes): every BVH take of the
+ * The per-take table of docs/cleanup.md of `kind cleanup` (not a test: it takes minutes): every BVH take of the
  * shared data (test/helpers/data.ts BVH_TAKES and every clip under cmu-locomotion/), cleaned with the
  * offline teacher (the default), the rule baseline and the learned model (contact.onnx in onnxruntime-web), through the same
  * `cleanTake` the CLI runs (read, contacts, cleanupClip, cleanup.json data; no files written).

@@ -5,7 +5,7 @@
  * bone, single-frame spikes of 30 mm and 5 degrees on 1% of frames) retargeted onto Xbot by a live hub
  * (IK on all four limbs); per parameter set, the avatar's hands and feet: jitter (mean acceleration),
  * RMS error and lag (velocity cross-correlation delay) against the clean take, averaged over the takes.
- * Prints a Markdown table (the README's "Source filter" table is this output).
+ * Prints a Markdown table (the "Source filter" table of docs/live.md is this output).
  */
 import * as path from 'node:path';
 import { loadAvatar, loadSource } from '../src/io/node';

@@ -8,8 +8,8 @@
  * (`npm run bench -- live`);
  * `puerts-alloc [--frames N ...]` measures the C# garbage per avatar-frame at the PuerTS boundary under Mono instead
  * (tools/puerts-alloc.mjs: the real PuerTS C# runtime, KindResultBuffer against PuerTS's own getter);
- * `filter-sweep` runs the source filter's parameter sweep instead (bench/filterSweep.ts; the README's table);
- * `cleanup-table` prints the README's per-take table of `kind cleanup` instead (bench/cleanupTable.ts);
+ * `filter-sweep` runs the source filter's parameter sweep instead (bench/filterSweep.ts; the table in docs/live.md);
+ * `cleanup-table` prints docs/cleanup.md's per-take table of `kind cleanup` instead (bench/cleanupTable.ts);
  * `cleanup-steps [--json f] [--blend-seconds s] [--rate own|25|both]` runs the outside check of the cleanup's
  * leg motion (bench/cleanupSteps.ts: per leg joint and frame, how much more the cleaned take moves than the source);
  * `support-slide [rule|learned] [height speed]` checks the slide of the supporting point (heel or toe) before and after

@@ -1,7 +1,7 @@
 /**
  * Mocap benchmark (issue 23; `npm run bench -- mocap`): first the comparison beside Kalidokit (1.1.5, npm
  * `kalidokit`, run in this process on the same landmarks and put on the same skeleton:
- * test/helpers/kalidokitPose.ts, test/helpers/mocapCompare.ts; the README's tables), then the speed of
+ * test/helpers/kalidokitPose.ts, test/helpers/mocapCompare.ts; docs/mocap.md's tables), then the speed of
  * landmarks -> avatar pose per frame, microseconds, on the same frames:
  * - ours: `MocapSolver.step` alone; step + `Retargeter.retargetPose` onto the default avatar (the live page's
  *   path, hips 'room'); step + `RetargetHub.update` (IK on four limbs) onto the default avatar; heap bytes per

@@ -212,7 +212,7 @@ describe('cleanup.html: the timeline has heel and toe lanes and every review ran
       // both points' pinned frames are the foot's contact frames, without overlap
       expect(t.heel!.pinnedFrames + t.toe!.pinnedFrames).toBe(j.contact.filter((c) => c === 1).length);
     }
-    // the header gives the counts the terminal gives (README: "toe pinned on 79 frames, heel on 42")
+    // the header gives the counts the terminal gives (docs/cleanup.md, the rule's output: "toe pinned on 79 frames, heel on 42")
     expect(html).toContain('(heel 3/4, toe 4/5; toe pinned on 79 frames, heel on 42)');
     expect(data.timeline.left.heel!.pinnedFrames + data.timeline.right.heel!.pinnedFrames).toBe(42);
     expect(data.timeline.left.toe!.pinnedFrames + data.timeline.right.toe!.pinnedFrames).toBe(79);

@@ -2,7 +2,7 @@
  * Issue 23, "beside Kalidokit": our mocap and Kalidokit 1.1.5 on the same landmarks, on the same skeleton
  * (test/helpers/kalidokitPose.ts, test/helpers/mocapCompare.ts). Asserted: the conversion of Kalidokit's
  * output (known poses, and its raw Euler angles turned by hand) and facts about ours; Kalidokit's own
- * accuracy is printed, not asserted. The tables are `npm run bench -- mocap`'s (the README's).
+ * accuracy is printed, not asserted. The tables are `npm run bench -- mocap`'s (docs/mocap.md's).
  */
 import { loadLandmarkRecording } from '../src/io/node';
 import { dataPath, describeWithData } from './helpers/data';

@@ -4,7 +4,7 @@
  * pose_landmark_full.tflite, TFLite metadata with each model's input normalisation added), in headless
  * Debian chromium (playwright-core), judged against references made apart from it:
  * - without the metadata, the Tasks graph refuses the bundle: the exact error is asserted (and quoted in
- *   the README);
+ *   docs/puppet.md);
  * - pose.jpg (MediaPipe's own test image) against MediaPipe Tasks' expected PoseLandmarker result
  *   (pose_landmarks.pbtxt) with MediaPipe's own margin, kLandmarksAbsMargin = 0.03 in normalised units
  *   (mediapipe/tasks/cc/vision/pose_landmarker/pose_landmarker_test.cc);

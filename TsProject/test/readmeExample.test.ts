@@ -1,9 +1,27 @@
-/** The README's "Using it from TypeScript" example, run on the embedded default sample. */
+/**
+ * The "Using it from TypeScript" example (README.md, "From TypeScript", and docs/typescript.md), run on the
+ * embedded default sample; the statements between the `// ---` marks below are the docs' code, compared
+ * with both blocks statement for statement (comments and spacing aside), so the docs cannot drift from it.
+ */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { withHumanoid } from '../src/core';
 import { autoMapHumanoid, parseBvh, readAvatar, requireHumanoid, writeRetargetedGlb } from '../src/io';
 import { measureQuality, retargetClip, upAxisRotation } from '../src/retarget';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** Code lines without comments, spacing or import lines. */
+const statements = (code: string) =>
+  code
+    .split('\n')
+    .map((l) =>
+      l
+        .replace(/\/\/.*$/, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
+    .filter((l) => l !== '' && !l.startsWith('import '));
 
 it('the README library example works as written', async () => {
   const dir = path.resolve(__dirname, '../assets/default');
@@ -23,4 +41,16 @@ it('the README library example works as written', async () => {
   expect(new TextDecoder().decode(glb.subarray(0, 4))).toBe('glTF');
   expect(quality.segments.leftThigh!.maxDeg).toBeLessThan(1);
   expect(quality.footHeight.meanAbsM!).toBeLessThan(0.02);
+});
+
+it('README.md and docs/typescript.md show the code this test runs', () => {
+  const self = fs.readFileSync(__filename, 'utf8');
+  const ran = statements(self.split('// --- as in the README\n')[1].split('  // ---\n')[0]);
+  expect(ran).toHaveLength(8);
+  for (const file of ['README.md', 'docs/typescript.md']) {
+    const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+    const block = /```ts\n(import \{ withHumanoid \}[\s\S]*?)```/.exec(text);
+    expect([file, block !== null]).toEqual([file, true]);
+    expect([file, statements(block![1])]).toEqual([file, ran]);
+  }
 });

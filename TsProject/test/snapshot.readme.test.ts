@@ -1,6 +1,6 @@
 /**
- * The README's snapshot command (tools/snapshot.mjs) works as written, from TsProject where the
- * README's commands run, and from the repository root (issue 10, item 8): the render needs Debian's
+ * The docs' snapshot command (tools/snapshot.mjs; docs/layout.md, moved there from the README by issue 25)
+ * works as written, from TsProject where the README's commands run, and from the repository root (issue 10, item 8): the render needs Debian's
  * chromium and is skipped with a printed reason without it; finding the input from both folders is
  * checked without a browser.
  */
@@ -16,15 +16,15 @@ const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((c) => 
 const REL = path.join('test-output', `snapshot-${process.pid}`);
 const DIR = path.join(TS, REL);
 
-/** The snapshot command of the README (the one after "needs Debian's chromium"), split into words. */
+/** The snapshot command of docs/layout.md (the one after "needs Debian's chromium"), split into words. */
 function readmeCommand(): string[] {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const readme = fs.readFileSync(path.join(ROOT, 'docs', 'layout.md'), 'utf8');
   const m = /`(node [^`]*snapshot\.mjs [^`]*)`/.exec(readme);
-  if (!m) throw new Error('README.md: no `node ... snapshot.mjs ...` command');
+  if (!m) throw new Error('docs/layout.md: no `node ... snapshot.mjs ...` command');
   return m[1].split(/\s+/);
 }
 
-describe("the README's snapshot command", () => {
+describe("the docs' snapshot command (docs/layout.md)", () => {
   beforeAll(async () => {
     // what the README's first command (`npx kind retarget`) writes to out/, here in a folder of our own
     const r = await runKind(['retarget', '-o', DIR, '-q']);

@@ -9,7 +9,7 @@
  * floor) when within `stepTolerance`; otherwise the segment keeps its own level (stairs, slopes,
  * raised equipment). The foot is raised by `lift = median lowest-joint height - ground` (negative)
  * when it stands below that level, so it stands on it; it is lowered by that much (positive) only up to
- * {@link MAX_LOWERING_SHARE} of `stepTolerance` (5 mm at a 0.9 m leg): a resting foot lowered further
+ * `MAX_LOWERING_SHARE` of `stepTolerance` (5 mm at a 0.9 m leg): a resting foot lowered further
  * is pushed into the ground it rests on, the judge's "new penetration" (issue 20: per point, depth below
  * its own resting level beyond the source's; 1080 point-frames over 1 cm on the 33 shared takes, up to
  * 2.6 cm, with the full lowering of up to `stepTolerance`, 3 cm). Such a foot keeps standing up to the
@@ -29,7 +29,7 @@ export interface SegmentAnchor extends FrameRange {
   ground: number;
   /**
    * How far the foot is lowered during the segment toward its ground level, metres (negative: raised
-   * onto it); at most `stepTolerance` * {@link MAX_LOWERING_SHARE}.
+   * onto it); at most `stepTolerance` * `MAX_LOWERING_SHARE`.
    */
   lift: number;
   /** Number of stable frames the median used. */

@@ -25,6 +25,7 @@ export interface PointChannel {
   short: FrameRange[];
 }
 
+/** A foot's contact channels: the foot's own segments and the heel's and toe's. */
 export interface FootChannels {
   /** The foot's own probability's segments (its review and short lists are the foot's). */
   foot: SegmentResult;
@@ -76,7 +77,7 @@ function channel(
  * @param foot the foot's probability per frame.
  * @param points its heel and toe probabilities, or undefined.
  * @param toePoint the toe point per frame (`Float64Array(3 * frameCount)`), needed with `points`.
- * @throws CleanupError naming `probabilities.<foot>` or `points.<foot>.heel|toe` (see {@link channelSegments}).
+ * @throws CleanupError naming `probabilities.<foot>` or `points.<foot>.heel|toe` (see `channelSegments`).
  */
 export function footChannels(
   name: string,

@@ -94,6 +94,10 @@ import {
   type ReviewRange,
 } from './types';
 
+/**
+ * Options of {@link cleanupClip}: segmentation thresholds, root correction, IK, blends and guards (lengths at
+ * a 0.9 m leg, scaled to the take's).
+ */
 export interface CleanupOptions extends SegmentOptions {
   /** Move the hips while both feet are in contact (capped, rate-limited). Default false. */
   rootCorrection?: boolean;
@@ -161,6 +165,10 @@ export interface CleanupOptions extends SegmentOptions {
   kneePopMargin60?: number;
 }
 
+/**
+ * The input of {@link cleanupClip}: the clip and its contact probabilities per foot (and per heel and toe),
+ * with the floor.
+ */
 export interface CleanupInput {
   clip: Clip;
   /** Contact probability per frame per foot, in [0, 1], length = frame count. */
@@ -175,6 +183,10 @@ export interface CleanupInput {
   floor: FloorEstimate;
 }
 
+/**
+ * What the cleanup did to one foot: probabilities, contact frames, segments with anchors, review and short
+ * ranges, weights, heel and toe channels, pins, toe point.
+ */
 export interface FootCleanup {
   /** The input probabilities, one per frame. */
   probability: Float32Array;
@@ -220,6 +232,10 @@ export interface TransitionStats {
   maxStepExcess: Record<FootName, number>;
 }
 
+/**
+ * The result of {@link cleanupClip}: the cleaned clip, per foot what was done and measured, the floor, the
+ * ground levels, the review list and the IK limits.
+ */
 export interface CleanupResult {
   /** The cleaned clip (new arrays; same skeleton object, frame count and frame time). */
   clip: Clip;

@@ -42,6 +42,7 @@ export interface GroundLevel {
   segments: { foot: FootName; index: number }[];
 }
 
+/** The ground levels the contacts stand on (planes, lowest first) and the level of each contact segment. */
 export interface GroundModel {
   /** The levels, lowest first. */
   levels: GroundLevel[];

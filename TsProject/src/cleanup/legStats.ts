@@ -9,6 +9,7 @@ import { kneeAngleDeg } from './metrics';
 import type { LegBones, LegTrack } from './tracks';
 import type { FootName, FrameRange } from './types';
 
+/** How much the cleanup rotated one joint of a leg (degrees). */
 export interface JointRotationStats {
   /** Degrees. */
   maxDeg: number;
@@ -16,6 +17,10 @@ export interface JointRotationStats {
   meanDeg: number;
 }
 
+/**
+ * The IK figures of one leg: frames changed, rotation change of hip, knee and ankle, knee shift and knee
+ * pops.
+ */
 export interface FootIkStats {
   /** Frames whose leg was changed (weight > 0). */
   framesChanged: number;

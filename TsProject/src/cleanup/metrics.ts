@@ -28,6 +28,7 @@ import { type FootGround, localContactHeight } from './ground';
 import type { LegTrack } from './tracks';
 import type { FloorEstimate } from './types';
 
+/** When a {@link FootMetrics} figure earns a warning. */
 export interface MetricThresholds {
   /** Mean horizontal contact speed warning, m/s at the reference leg length. Default 0.03. */
   speed: number;
@@ -41,6 +42,7 @@ export interface MetricThresholds {
   skateSpeed: number;
 }
 
+/** The default {@link MetricThresholds} (metres and m/s at the reference leg length). */
 export const DEFAULT_THRESHOLDS: MetricThresholds = {
   speed: 0.03,
   slide: 0.05,
@@ -49,6 +51,10 @@ export const DEFAULT_THRESHOLDS: MetricThresholds = {
   skateSpeed: 0.5,
 };
 
+/**
+ * The foot-slide figures of one foot (cleanup.json `metrics.before`/`after`): contact speed S, slide,
+ * penetration, skating ratio, knee jumps, warnings.
+ */
 export interface FootMetrics {
   /** Frames in contact. */
   contactFrames: number;

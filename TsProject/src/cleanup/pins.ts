@@ -45,9 +45,12 @@ import type { FloorEstimate, FrameRange } from './types';
 
 /** Pinned point codes per frame. */
 export const PIN_NONE = 0;
+/** Pinned point code: the heel (the ankle). */
 export const PIN_HEEL = 1;
+/** Pinned point code: the toe. */
 export const PIN_TOE = 2;
 
+/** The point of a foot that is pinned. */
 export type PinPoint = 'heel' | 'toe';
 
 /** One run of one pinned point inside a stance. */
@@ -144,6 +147,10 @@ export interface PointSegment extends FrameRange {
   pinnedFrames: number;
 }
 
+/**
+ * Which point of a foot is pinned where: the stances (union contacts with anchors), the pin runs of heel and
+ * toe, and the point per frame.
+ */
 export interface FootPinPlan {
   /** Union contact segments (step 2), sorted, with the ankle anchor of their first heel run (or the ankle's median). */
   stances: SegmentAnchor[];

@@ -16,6 +16,9 @@
  */
 import { CleanupError, type FrameRange } from './types';
 
+/**
+ * How probabilities become contact segments: hysteresis thresholds, review band, shortest contact and gap.
+ */
 export interface SegmentOptions {
   /** Start threshold. Default 0.7. */
   enter?: number;
@@ -31,6 +34,10 @@ export interface SegmentOptions {
   reviewFrames60?: number;
 }
 
+/**
+ * Contact segments of one probability series, with the ranges left for review and the pieces too short to
+ * pin.
+ */
 export interface SegmentResult {
   /** Contact segments, sorted, disjoint, end exclusive. */
   segments: FrameRange[];

@@ -38,6 +38,7 @@
 import { type NumArray, qmul } from '../core';
 import type { LegDLS } from '../ik/dls';
 
+/** Options of the toe pivot (the foot turning about a pinned toe). */
 export interface ToePivotOptions {
   /** Largest rotation of the foot about the toe beyond the source's, radians. Default 30 deg. */
   maxSwing?: number;

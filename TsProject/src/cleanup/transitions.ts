@@ -102,6 +102,10 @@ export function pinCorrection(
   for (let k = 0; k < 3; k++) out[o + k] = seg.anchor[k] + n[k] * dh - a[3 * f + k];
 }
 
+/**
+ * One leg's input to the transition planner: its track, contact segments with anchors, the floor, the
+ * source's jumps and the blend, step and length limits.
+ */
 export interface TransitionInput {
   track: LegTrack;
   /** Contact segments with their anchors, sorted, disjoint. */
@@ -119,6 +123,10 @@ export interface TransitionInput {
   speedText: string;
 }
 
+/**
+ * The planned correction of one leg per frame: weight, segment, ramp frames, carried offsets and corrections,
+ * and the review ranges the limits caused.
+ */
 export interface TransitionPlan {
   /** Per frame: the correction's weight (slerp of the solved rotation deltas, FootPinner). */
   weight: Float32Array;
@@ -532,6 +540,10 @@ function stepOf(p: Float64Array, q: Float64Array, t: number, joint: number): voi
   }
 }
 
+/**
+ * One leg as {@link limitJointSteps} checks it: foot, bones, planned weights and corrections, source and
+ * cleaned tracks.
+ */
 export interface StepLimitLeg {
   foot: FootName;
   bones: LegBones;
@@ -544,6 +556,10 @@ export interface StepLimitLeg {
   after: LegTrack;
 }
 
+/**
+ * What {@link limitJointSteps} changed: per leg the `jointStep` review ranges, eased frames and largest
+ * excess; the frames left unresolved.
+ */
 export interface StepLimitResult {
   /** Per leg: `jointStep` review ranges (frames whose weight was lowered), with the excess that caused it. */
   review: ReviewRange[][];
@@ -567,8 +583,8 @@ export interface StepLimitResult {
  * seventh round the whole run of non-zero weights around an offending pair is set to 0 (that leg's
  * frames are then the source's), and after ten rounds every weight of a leg still offending. Set-up
  * code (allocates per round).
- * @param apply cleans frame f of `out` again with the current weights (FootPinner.apply).
- * @param resetFrame clears per-frame bookkeeping of frame f before it is cleaned again.
+ * @param args.apply cleans frame f of `out` again with the current weights (FootPinner.apply).
+ * @param args.resetFrame clears per-frame bookkeeping of frame f before it is cleaned again.
  */
 export function limitJointSteps(args: {
   src: Clip;

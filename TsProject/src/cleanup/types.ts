@@ -24,6 +24,7 @@ export interface FrameRange {
   end: number;
 }
 
+/** A foot: `'left'` or `'right'`. */
 export type FootName = 'left' | 'right';
 
 /**

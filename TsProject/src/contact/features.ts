@@ -34,6 +34,7 @@ export const WINDOW_SIZE = 2 * WINDOW_RADIUS + 1;
 export const FEATURE_COUNT = 10;
 /** Model input length: WINDOW_SIZE * FEATURE_COUNT, tap-major (`x[j * FEATURE_COUNT + c]`, j = 0 is t - k). */
 export const INPUT_SIZE = WINDOW_SIZE * FEATURE_COUNT;
+/** Names of the {@link FEATURE_COUNT} features per grid frame and foot, in their order in the model input. */
 export const FEATURE_NAMES = [
   'ankleHeight',
   'toeHeight',
@@ -47,6 +48,10 @@ export const FEATURE_NAMES = [
   'otherFootHeight',
 ] as const;
 
+/**
+ * The learned model's features of a take on the 60 Hz grid, per foot (heights in leg lengths above the local
+ * ground, speeds in leg lengths per second, angles in radians).
+ */
 export interface ContactFeatures {
   /** Number of grid frames G: grid frame g is at time g / GRID_FPS seconds. */
   gridCount: number;

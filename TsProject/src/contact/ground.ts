@@ -47,6 +47,7 @@ export const GROUND_SNAP = RULE_HEIGHT / 2;
 /** Largest distance (leg lengths) from an accepted run at which a patch vouches for another run. */
 export const GROUND_RADIUS = 1.5;
 
+/** A foot: `'left'` or `'right'`. */
 export type FootSide = 'left' | 'right';
 
 /** A still run of one foot on the feature grid. */
@@ -64,6 +65,10 @@ export interface GroundRun {
   ground: 'floor' | 'support' | 'plane' | 'none';
 }
 
+/**
+ * The local ground under each foot on the feature grid (leg lengths above the contact level) and the still
+ * runs it was found from.
+ */
 export interface LocalGround {
   /** Per grid frame, the ground above the contact level, leg lengths (`Float32Array(G)`). */
   left: Float32Array;

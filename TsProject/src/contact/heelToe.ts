@@ -32,6 +32,7 @@ export const HEEL_HEIGHT = 0.03;
 export const HEEL_SPEED = 0.3;
 /** Toe contact height and speed: the baseline rule's. */
 export const TOE_HEIGHT = RULE_HEIGHT;
+/** Toe contact horizontal speed, leg lengths per second: the baseline rule's. */
 export const TOE_SPEED = RULE_SPEED;
 
 /** Heel and toe contact probability per frame of one foot (`Float32Array(frameCount)` each). */
@@ -40,6 +41,7 @@ export interface PointProbabilities {
   toe: Float32Array;
 }
 
+/** {@link PointProbabilities} of both feet. */
 export type HeelToeProbabilities = { left: PointProbabilities; right: PointProbabilities };
 
 /** log(sigmoid(x)), stable for large |x|. */

@@ -11,6 +11,7 @@
 import { INPUT_SIZE } from './features';
 import { ContactError } from './tracks';
 
+/** One fully connected layer of the contact MLP: `out = weight * in + bias`. */
 export interface DenseLayer {
   inSize: number;
   outSize: number;
@@ -20,6 +21,9 @@ export interface DenseLayer {
   bias: Float32Array;
 }
 
+/**
+ * The contact MLP's weights: input normalisation (mean and scale per input) and the dense layers, in order.
+ */
 export interface ContactModelWeights {
   /** `Float32Array(INPUT_SIZE)`: subtracted from every input. */
   inputMean: Float32Array;

@@ -10,6 +10,10 @@ import { type ContactModelWeights, checkWeights, mlpForward, mlpScratch } from '
 import { ruleGrid } from './rule';
 import type { FootTracks } from './tracks';
 
+/**
+ * A detector's output for a take: P(contact) per foot per frame, split into heel and toe, with the detector's
+ * name and the floor it used.
+ */
 export interface ContactProbabilities {
   /** `Float32Array(frameCount)`: P(contact) of the left foot per frame of the take. */
   left: Float32Array;

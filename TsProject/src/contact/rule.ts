@@ -58,6 +58,10 @@ export function ruleGrid(features: Float32Array, gridCount: number, ground?: Flo
   return out;
 }
 
+/**
+ * Options of {@link cleanContacts}: the series' rate, the hysteresis thresholds and the shortest contact and
+ * longest gap (frames at 60 fps).
+ */
 export interface CleanOptions {
   /** Frames per second of the series (default 60). */
   fps?: number;

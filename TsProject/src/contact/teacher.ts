@@ -107,6 +107,7 @@ export const TEACHER = {
   slideJitter: 0.5,
 } as const;
 
+/** The point of a foot a stance is of: heel (the ankle) or toe. */
 export type TeacherPoint = 'heel' | 'toe';
 
 /** One stance of one point (frames `[start, end)` of the take). */
@@ -121,6 +122,7 @@ export interface TeacherStance {
   ground: 'lowest' | 'support' | 'none';
 }
 
+/** Options of {@link teacherLabels}. */
 export interface TeacherOptions {
   /** Find sliding stances (step 2b of the module doc); default true. */
   slides?: boolean;
@@ -133,6 +135,10 @@ export interface TeacherFoot {
   foot: Uint8Array;
 }
 
+/**
+ * The teacher's labels of a take: per foot the heel and toe contacts per frame, and the stances they come
+ * from.
+ */
 export interface TeacherLabels {
   frameCount: number;
   /** Seconds between frames. */

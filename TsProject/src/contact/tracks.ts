@@ -50,6 +50,10 @@ export interface LegTrack {
   roll: Float64Array;
 }
 
+/**
+ * The feet of a take as the detectors read them (world positions by forward kinematics): both legs' tracks,
+ * the hips path, the leg length and the up axis.
+ */
 export interface FootTracks {
   frameCount: number;
   /** Seconds between frames. */

@@ -9,6 +9,11 @@
 import { type NumArray, quat64, slerpShortest } from './quat';
 import type { Skeleton } from './skeleton';
 
+/**
+ * An animation clip on one skeleton: `frameCount` frames of local rotations (`Float32Array(4 * boneCount *
+ * frameCount)`, quaternions `[x, y, z, w]`, frame-major) and local translations (metres), `frameTime` seconds
+ * apart.
+ */
 export interface Clip {
   name: string;
   readonly skeleton: Skeleton;

@@ -36,6 +36,7 @@ export interface GroundPatch {
   members: number[];
 }
 
+/** Options of {@link fitGroundPatches}: the height tolerance (metres) and the limits of a tilted patch. */
 export interface GroundPatchOptions {
   /** Largest height difference of a point from its patch, metres. */
   tolerance: number;

@@ -68,6 +68,7 @@ export const HUMAN_BONE_NAMES = [
   'UpperChest',
 ] as const;
 
+/** A Unity `HumanBodyBones` name, e.g. `'LeftUpperArm'` (one of {@link HUMAN_BONE_NAMES}). */
 export type HumanBoneName = (typeof HUMAN_BONE_NAMES)[number];
 
 /** Number of humanoid bones (Unity's `HumanBodyBones.LastBone`). */

@@ -26,6 +26,10 @@ export class JsonFieldError extends Error {
   }
 }
 
+/**
+ * A parsed JSON value with `at`, the character offset where it starts in the text (for errors that name
+ * line:column).
+ */
 export type JNode =
   | { kind: 'null'; at: number }
   | { kind: 'boolean'; value: boolean; at: number }
@@ -34,8 +38,15 @@ export type JNode =
   | { kind: 'array'; items: JNode[]; at: number }
   | { kind: 'object'; keys: string[]; values: JNode[]; at: number };
 
+/**
+ * Deepest nesting of arrays and objects {@link JsonReader} accepts (64); deeper is an error naming the place.
+ */
 export const MAX_DEPTH = 64;
 
+/**
+ * Parses one JSON text (RFC 8259 grammar) into {@link JNode}s with their offsets; calls `fail(offset,
+ * detail)` (which must throw) on the first error.
+ */
 export class JsonReader {
   private pos = 0;
   constructor(
@@ -43,6 +54,10 @@ export class JsonReader {
     private readonly fail: (at: number, detail: string) => never,
   ) {}
 
+  /**
+   * Parse the whole text as one JSON value (a leading byte-order mark skipped); anything after it, or an
+   * empty text, is an error through `fail`.
+   */
   document(): JNode {
     if (this.text.charCodeAt(0) === 0xfeff) this.pos = 1; // a byte-order mark some editors write
     this.ws();

@@ -9,7 +9,9 @@
  */
 import { quat, type vec3 } from 'gl-matrix';
 
+/** A quaternion `[x, y, z, w]` (gl-matrix order and type). */
 export type Quat = quat;
+/** A 3-vector `[x, y, z]` (gl-matrix type). */
 export type Vec3 = vec3;
 /** A readable array of numbers: typed array or plain array. */
 export type NumArray = { [i: number]: number; readonly length: number };
@@ -19,7 +21,9 @@ export type NumArray = { [i: number]: number; readonly length: number };
 const { abs: m_abs, atan2: m_atan2, cos: m_cos, round: m_round, sin: m_sin, sqrt: m_sqrt } = Math;
 
 const RAD = Math.PI / 180;
+/** Radians per degree (pi / 180). */
 export const DEG2RAD = RAD;
+/** Degrees per radian (180 / pi). */
 export const RAD2DEG = 180 / Math.PI;
 
 /** Read quaternion `i` (components `4i..4i+3`) of a flat array into `out`. */
@@ -241,6 +245,7 @@ export function fromTo(out: Quat, from: ArrayLike<number>, to: ArrayLike<number>
 
 /** A Tait-Bryan rotation order as written in a BVH CHANNELS line, e.g. 'ZXY' for `Zrotation Xrotation Yrotation`. */
 export type EulerOrder = 'XYZ' | 'XZY' | 'YXZ' | 'YZX' | 'ZXY' | 'ZYX';
+/** Every {@link EulerOrder}, e.g. for checking a BVH channel order. */
 export const EULER_ORDERS: readonly EulerOrder[] = ['XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX'];
 
 const AXIS_INDEX: Record<string, number> = { X: 0, Y: 1, Z: 2 };

@@ -9,6 +9,11 @@ import { qcopy, qmulConj } from './flat';
 import { HUMAN_BONE_COUNT, HUMAN_BONE_NAMES } from './humanBodyBones';
 import { type NumArray, readQuat } from './quat';
 
+/**
+ * A skeleton as flat arrays (DESIGN.md, data model): names, parent indices (parents before children), rest
+ * local translations (metres) and rotations (`[x, y, z, w]`), and the humanoid map (bone index per
+ * HumanBodyBones value, -1 where missing).
+ */
 export interface Skeleton {
   /** Number of bones `n`. */
   readonly boneCount: number;
@@ -24,6 +29,10 @@ export interface Skeleton {
   readonly humanoid: Int32Array;
 }
 
+/**
+ * The input of {@link createSkeleton}: names, parents and rest pose as any array-likes (copied into typed
+ * arrays).
+ */
 export interface SkeletonInit {
   names: readonly string[];
   parents: ArrayLike<number>;

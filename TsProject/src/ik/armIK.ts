@@ -80,7 +80,7 @@ export const DEFAULT_ARM_BEND: readonly number[] = [0, -Math.SQRT1_2, -Math.SQRT
  *   forward-up at 45 degrees, where the bend goal or the FK elbow normally decide;
  * - a target exactly at the shoulder keeps last frame's `u` and `n`.
  *
- * Writing: see {@link TwoBoneIK}: each bone turns by the shortest rotation from its FK segment to the
+ * Writing: see `TwoBoneIK`: each bone turns by the shortest rotation from its FK segment to the
  * solved one (twist kept), blended FK -> IK by the position weight; the hand's world rotation is
  * blended FK -> target by the rotation weight. Position weight 0 skips the position solve (W/P are
  * left bit for bit). Non-finite targets skip the position solve for the frame (`report.skippedNonFinite`).

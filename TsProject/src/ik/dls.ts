@@ -36,6 +36,10 @@
  */
 import type { NumArray } from '../core';
 
+/**
+ * Options of {@link LegDLS}: the reach and knee limits and the damping of the damped-least-squares leg
+ * solver.
+ */
 export interface LegDLSOptions {
   /**
    * How far the hip-ankle distance may exceed the source's, as a fraction of the chain length `l1 + l2`.

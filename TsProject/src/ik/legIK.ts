@@ -42,6 +42,7 @@ export class LegSourceJoints implements LegSource {
   readonly ankle = new Float64Array(3);
 }
 
+/** Options of {@link LegIK}. */
 export interface LegIKOptions {
   /**
    * Distance, as a fraction of the leg's length, below which the bend goal's offset from the
@@ -77,7 +78,7 @@ export interface LegIKOptions {
  * (the default in `LimbGoal`) follows the source knee exactly.
  *
  * Degenerate input: a target exactly at the hip keeps last frame's direction `u`; a source ankle at
- * the source hip keeps last frame's source direction; no NaN. Writing: as {@link TwoBoneIK}.
+ * the source hip keeps last frame's source direction; no NaN. Writing: as `TwoBoneIK` (./twoBone.ts).
  */
 export class LegIK extends TwoBoneIK {
   readonly side: 'left' | 'right';

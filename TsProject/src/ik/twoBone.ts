@@ -60,6 +60,7 @@ export interface Limb {
   end: number;
 }
 
+/** The four IK limbs. */
 export type LimbName = 'LeftArm' | 'RightArm' | 'LeftLeg' | 'RightLeg';
 
 const LIMB_BONES: Record<LimbName, [number, number, number]> = {

@@ -12,7 +12,7 @@
  * Conventions of this module (shared by reader and writer):
  * - A joint's local transform per frame is `T(translation) * R(rotation)`, where `R` composes the
  *   joint's rotation channels in the order listed: `CHANNELS 3 Zrotation Xrotation Yrotation` with
- *   values `a b c` is `Rz(a) * Rx(b) * Ry(c)` (first listed is outermost; {@link quatFromEuler}).
+ *   values `a b c` is `Rz(a) * Rx(b) * Ry(c)` (first listed is outermost; `quatFromEuler` in src/core).
  * - Position channels REPLACE the OFFSET: they are the joint's local translation. A component with
  *   no position channel keeps the OFFSET value. Checked on the shared data: in the Bandai Namco
  *   dataset every joint has 6 channels and the non-root position values equal the OFFSETs (Spine

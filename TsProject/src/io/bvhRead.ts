@@ -65,7 +65,7 @@ function quote(s: string): string {
 /**
  * Parse a BVH file.
  *
- * @param text the file's text, or its bytes (decoded as UTF-8). CRLF, CR or LF line ends, tabs, a BOM,
+ * @param input the file's text, or its bytes (decoded as UTF-8). CRLF, CR or LF line ends, tabs, a BOM,
  *   blank lines, leading/trailing whitespace, scientific notation (`1e-05`, `-2.5E+2`) and leading-dot
  *   numbers (`.03333`) are accepted; blank lines are never frames. Keywords (`HIERARCHY`, `ROOT`,
  *   `JOINT`, `End Site`, `OFFSET`, `CHANNELS`, `MOTION`, `Frames:`, `Frame Time:`) and channel names are

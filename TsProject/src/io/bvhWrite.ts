@@ -233,6 +233,7 @@ function decomposeFew(
   e[2] = 0;
 }
 
+/** Options of the BVH writer: layout (joints, offsets, channels, End Sites), unit, reference channel values. */
 export interface BvhWriteOptions {
   /**
    * Joints, offsets, channels and End Sites to write; default {@link defaultBvhLayout}(clip.skeleton,

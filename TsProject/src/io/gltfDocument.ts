@@ -145,7 +145,15 @@ export const KHR_DRACO = 'KHR_draco_mesh_compression';
  * Decoded geometry is plain accessors: the GLB that `writeRetargetedGlb` writes is uncompressed.
  */
 export interface GltfDecoders {
+  /**
+   * Returns the Draco decoder module (`draco3dgltf`'s `createDecoderModule()` result, or a promise of it),
+   * for `KHR_draco_mesh_compression`.
+   */
   draco?: () => unknown;
+  /**
+   * Returns the meshopt decoder (`meshoptimizer`'s `MeshoptDecoder`, or a promise of it), for
+   * `EXT_meshopt_compression`.
+   */
   meshopt?: () => unknown;
 }
 

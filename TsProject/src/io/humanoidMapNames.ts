@@ -1,5 +1,5 @@
 /**
- * Bone-name classification for the humanoid auto-mapper ({@link ./humanoidMap}).
+ * Bone-name classification for the humanoid auto-mapper (./humanoidMap.ts).
  *
  * A name is reduced to a side (`'L'`, `'R'` or `null`) and a *kind* (what the name says the bone is).
  * Kinds are deliberately not HumanBodyBones: names lie, and the same word means different bones in
@@ -18,8 +18,10 @@
  * (`upper_arm.L`, `Palm1.L`), VRoid (`J_Bip_L_UpperArm`), Rokoko (`LeftInHandIndex` metacarpals).
  */
 
+/** The side a bone name says: `'L'`, `'R'`, or `null` for a middle bone or no side found. */
 export type Side = 'L' | 'R' | null;
 
+/** What a bone name says the bone is, side aside (hips, spine, upper arm, finger, ...): {@link classifyBoneName}. */
 export type BoneKind =
   | 'hips'
   | 'spine'
@@ -46,6 +48,7 @@ export type BoneKind =
   | 'ignore'
   | 'unknown';
 
+/** What a bone name says: side, kind, finger number, whether a metacarpal, and the name's core. */
 export interface BoneNameInfo {
   side: Side;
   kind: BoneKind;

@@ -22,7 +22,7 @@ function similarityKey(name: string): string {
 
 /**
  * The candidates most similar to `word`: those at the smallest edit distance of their
- * {@link similarityKey}s (ties in candidate order, at most `max`), provided that distance divided by the
+ * `similarityKey`s (ties in candidate order, at most `max`), provided that distance divided by the
  * longer key length is at most {@link SIMILAR_NAME_THRESHOLD}. Empty when none is close: better no
  * suggestion than a misleading one.
  */

@@ -13,6 +13,7 @@ export type MapSource = 'vrm' | 'extras' | 'override' | 'name' | 'topology';
 /** HumanBodyBones name -> skeleton bone name (`null` = force unmapped). */
 export type HumanoidOverride = Partial<Record<HumanBoneName, string | null>>;
 
+/** The humanoid map found for a skeleton, how each bone was found, what is missing and the warnings. */
 export interface HumanoidMapResult {
   /** Length 55: skeleton bone index per HumanBodyBones value, -1 where missing. */
   humanoid: Int32Array;
@@ -32,6 +33,10 @@ export interface HumanoidMapResult {
   missingReasons: Partial<Record<HumanBoneName, string>>;
 }
 
+/**
+ * Options of {@link autoMapHumanoid}: an override, a preset map (e.g. a VRM's) and the file name for
+ * messages.
+ */
 export interface AutoMapOptions {
   /** Per-file override, applied last (wins over preset and automatic results). */
   override?: HumanoidOverride;

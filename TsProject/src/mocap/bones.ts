@@ -40,7 +40,9 @@ export const MOCAP_BONES = [
   'RightFoot',
   'RightToes',
 ] as const;
+/** One of the 21 solved bones ({@link MOCAP_BONES}, HumanBodyBones names). */
 export type MocapBoneName = (typeof MOCAP_BONES)[number];
+/** Number of solved bones (21). */
 export const MOCAP_BONE_COUNT = 21;
 
 /** Bone indices by name (solver order). */
@@ -55,7 +57,12 @@ export const MOCAP_PARENTS: readonly number[] = [
 
 /** Per-bone state (mocap.json `state`), index = the code stored in `MocapSolver.state`. */
 export const MOCAP_STATES = ['measured', 'held', 'filled'] as const;
+/**
+ * How a bone's rotation was found this frame: `measured` (its landmarks seen), `held` (its last rotation, up
+ * to 300 ms), `filled` (eased to a relaxed pose).
+ */
 export type MocapState = (typeof MOCAP_STATES)[number];
+/** {@link MocapState} codes as stored per bone in a Uint8Array. */
 export const MocapStateCode = { Measured: 0, Held: 1, Filled: 2 } as const;
 
 /**
@@ -70,6 +77,7 @@ export const P = {
   LeftHandTip: 37, // mean of 17, 19 (pinky, index)
   RightHandTip: 38, // mean of 18, 20
 } as const;
+/** Points in the solver's point buffer: the 33 landmarks and the 6 virtual points of {@link P}. */
 export const POINT_COUNT = 39;
 /** The two landmarks averaged into each virtual point, in P order (33..38). */
 export const VIRTUAL_PARTS: readonly (readonly [number, number])[] = [

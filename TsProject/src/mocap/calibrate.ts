@@ -22,6 +22,7 @@ export class MocapInputError extends Error {
   }
 }
 
+/** Options of {@link calibrateMocap}: when a landmark counts as seen and how many frames are used. */
 export interface MocapCalibrationOptions {
   /** Landmark confidence at or above which a landmark counts as seen (default 0.5, MediaPipe's usual cut). */
   visibilityThreshold?: number;
@@ -60,6 +61,10 @@ export const DEFAULT_PROPORTIONS: Record<string, number> = {
 };
 const DEFAULT_FOOT = [0, -0.07, 0.16, 0, -0.07, -0.05];
 
+/**
+ * What {@link calibrateMocap} measured on the first confident frames: heading (radians), bone lengths
+ * (metres), rest translations, heel offsets and the hips height.
+ */
 export interface MocapCalibration {
   /** Frame indices (of the recording) used. */
   frames: number[];

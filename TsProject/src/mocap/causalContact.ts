@@ -34,6 +34,10 @@ import { RULE_HEIGHT, RULE_SHARPNESS, RULE_SPEED } from '../contact/rule';
 
 export { RULE_HEIGHT, RULE_SPEED };
 
+/**
+ * Options of the causal foot contact: leg length and ankle and toe levels (metres), hysteresis thresholds and
+ * time windows (seconds).
+ */
 export interface CausalContactOptions {
   /** Leg length L, metres (hip -> knee + knee -> ankle at rest); the rule's thresholds are in L. */
   legLength: number;
@@ -58,6 +62,7 @@ const HISTORY = 16;
 /** Point offsets in the `points` array given to {@link CausalFootContact.step}: left ankle, left toe, right ankle, right toe (x y z each). */
 export const CONTACT_POINTS = { LeftAnkle: 0, LeftToe: 3, RightAnkle: 6, RightToe: 9 } as const;
 
+/** Thrown for bad causal-contact options or input; the message names the field. */
 export class CausalContactError extends Error {
   constructor(message: string) {
     super(message);

@@ -38,6 +38,10 @@ import { MB, MOCAP_BONE_COUNT, MOCAP_BONES } from './bones';
 import { type MocapCalibration, mocapSkeleton } from './calibrate';
 import { type CausalContactOptions, CausalFootContact } from './causalContact';
 
+/**
+ * Options of a {@link MocapHubDriver}: the hub's options, the confidence ramp of the limb weights, the foot
+ * contact and the time steps (seconds).
+ */
 export interface MocapHubOptions {
   /** Hub options (default hipsMode 'room', ik 'auto'). */
   hub?: HubOptions;
@@ -55,6 +59,7 @@ export interface MocapHubOptions {
   maxHubStepSeconds?: number;
 }
 
+/** Thrown for bad mocap-hub input (wrong skeleton, buffer length, options); the message names the field. */
 export class MocapHubError extends Error {
   constructor(message: string) {
     super(message);
@@ -299,6 +304,9 @@ export class MocapHubDriver {
   get localRotations(): Float64Array {
     return this.hub.localRotations;
   }
+  /**
+   * The avatar's local translations after the last step, metres, `Float64Array(3 * bone count)` (the hub's).
+   */
   get localTranslations(): Float64Array {
     return this.hub.localTranslations;
   }

@@ -26,6 +26,10 @@ export const HUB_RUN_JOINTS = [
   H.RightHand,
 ] as const;
 
+/**
+ * A recording run through the solver and the hub ({@link runMocapThroughHub}), every frame's output kept:
+ * rotations, translations, joints, weights and contacts.
+ */
 export interface MocapHubRun {
   driver: MocapHubDriver;
   solver: MocapSolver;
@@ -48,6 +52,7 @@ export interface MocapHubRun {
   contactPoints: Float64Array;
 }
 
+/** Options of {@link runMocapThroughHub}: the solver's, the calibration's and the driver's. */
 export interface MocapHubRunOptions extends MocapOptions, MocapCalibrationOptions {
   driver?: MocapHubOptions;
 }

@@ -21,16 +21,6 @@ export function landmarkConfidence(l: Landmark): number {
 }
 
 /**
- * Fill `pts` (`Float64Array(3 * POINT_COUNT)`, metres, internal frame: Y up, the performer's left +X, facing
- * +Z after `heading`) and `conf` (`Float64Array(POINT_COUNT)`, [0, 1]) from the frame's 33 world landmarks
- * (MediaPipe axes, bones.ts header): `internal = Ry(heading) * (x, -y, -z)`, `heading` given as
- * `[cos, sin]` of the angle (a typed array: a double argument to a call V8 does not inline is boxed). A landmark's confidence is the
- * image landmark's when the frame has 33 of them, else the world landmark's. The virtual points 33..38 are
- * means of two landmarks (bones.ts `P`), confidence the smaller.
- * @returns false (and every confidence 0) when the frame has no 33 world landmarks or `"landmarks": []`
- *   (no person: {@link framePerson}).
- */
-/**
  * Whether a frame shows a person: 33 world landmarks and not `"landmarks": []`, the recording format's
  * frame with no person whatever else it carries (src/puppet/landmarks.ts `personSpace`, POSE.md).
  */
@@ -38,6 +28,16 @@ export function framePerson(frame: PoseFrame): boolean {
   return frame.worldLandmarks?.length === 33 && frame.landmarks?.length !== 0;
 }
 
+/**
+ * Fill `pts` (`Float64Array(3 * POINT_COUNT)`, metres, internal frame: Y up, the performer's left +X, facing
+ * +Z after `heading`) and `conf` (`Float64Array(POINT_COUNT)`, [0, 1]) from the frame's 33 world landmarks
+ * (MediaPipe axes, bones.ts header): `internal = Ry(heading) * (x, -y, -z)`, `heading` given as
+ * `[cos, sin]` of the angle (a typed array: a double argument to a call V8 does not inline is boxed). A landmark's confidence is the
+ * image landmark's when the frame has 33 of them, else the world landmark's. The virtual points 33..38 are
+ * means of two landmarks (bones.ts `P`), confidence the smaller.
+ * @returns false (and every confidence 0) when the frame has no 33 world landmarks or `"landmarks": []`
+ *   (no person: `framePerson`).
+ */
 export function readWorldPoints(
   frame: PoseFrame,
   heading: Float64Array,

@@ -9,11 +9,16 @@ import { MB, MOCAP_BONE_COUNT, MOCAP_BONES, MOCAP_STATES } from './bones';
 import { calibrateMocap, type MocapCalibrationOptions, MocapInputError } from './calibrate';
 import { type MocapOptions, MocapSolver } from './solver';
 
+/** Options of {@link runMocap}: the solver's, the calibration's and a progress callback. */
 export interface MocapRunOptions extends MocapOptions, MocapCalibrationOptions {
   /** Called every so many frames with (done, total). */
   onProgress?: (done: number, total: number) => void;
 }
 
+/**
+ * A recording solved into a clip ({@link runMocap}): the BVH clip, the solver, the rate, per frame and bone
+ * the confidence and state, the hips path.
+ */
 export interface MocapRun {
   clip: Clip;
   solver: MocapSolver;
@@ -154,6 +159,10 @@ export interface MocapSummary {
   knees: { left: { min: number; max: number }; right: { min: number; max: number } };
 }
 
+/**
+ * The figures `kind mocap` prints and writes to mocap.json for a run: bone states, hips height and travel,
+ * knee angles.
+ */
 export function summarizeMocap(run: MocapRun): MocapSummary {
   const F = run.clip.frameCount;
   const n = MOCAP_BONE_COUNT;

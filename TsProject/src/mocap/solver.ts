@@ -28,6 +28,10 @@ import { MB, MOCAP_BONE_COUNT, MOCAP_PARENTS, MocapStateCode, POINT_COUNT, relax
 import { type MocapCalibration, mocapSkeleton } from './calibrate';
 import { basisRotation, boneSpec, pointDir, readWorldPoints } from './points';
 
+/**
+ * Options of a {@link MocapSolver}: visibility threshold, hold and fill times, smoothing, camera field of
+ * view.
+ */
 export interface MocapOptions {
   /** Landmark confidence at or above which a landmark is seen (default 0.5). */
   visibilityThreshold?: number;
@@ -91,6 +95,10 @@ const SCALE_SEGMENTS = [
   11, 13, 13, 15, 12, 14, 14, 16, 23, 25, 25, 27, 24, 26, 26, 28, 11, 23, 12, 24, 11, 12, 23, 24,
 ];
 
+/**
+ * Solves one frame of MediaPipe landmarks into 21 bone rotations with a confidence and state each, and the
+ * hips position (module doc). `step` allocates nothing.
+ */
 export class MocapSolver {
   readonly skeleton: Skeleton;
   readonly calibration: MocapCalibration;

@@ -80,6 +80,7 @@ const CMU_SHORT: Record<string, string> = {
   hipjoint: 'hipjoint',
 };
 
+/** The BVH naming family a retarget config's joints use: AnimatedDrawings' FAIR skeleton or CMU's. */
 export type BvhFamily = 'fair1' | 'cmu';
 
 /** Which table a set of BVH names reads with (see the tables' doc). */

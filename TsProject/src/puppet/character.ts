@@ -55,6 +55,10 @@ export interface CharCfgJoint {
   line: number;
 }
 
+/**
+ * A parsed AnimatedDrawings `char_cfg.yaml`: the drawing's size in pixels and its joints (name, parent,
+ * position in pixels).
+ */
 export interface CharCfg {
   width: number;
   height: number;

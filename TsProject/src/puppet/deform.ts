@@ -60,11 +60,20 @@ const GUARD_MARGIN = 1.5;
  */
 const SEAM_OVERLAP = 0.25;
 
+/**
+ * How the mesh is deformed: `'lbs'` (linear blend skinning alone) or `'arap'` (LBS refined
+ * as-rigid-as-possible, with the fold-over guard).
+ */
 export type DeformMode = 'lbs' | 'arap';
+/** Every {@link DeformMode}. */
 export const DEFORM_MODES: readonly DeformMode[] = ['lbs', 'arap'];
 /** The default: ARAP (0 flipped triangles on the shared recordings and the embedded one, DRAWING.md). */
 export const DEFAULT_DEFORM_MODE: DeformMode = 'arap';
 
+/**
+ * Options of the ARAP refinement (Sorkine & Alexa 2007) and the fold-over guard: iterations, stiffnesses,
+ * guard sweeps and the area bounds.
+ */
 export interface ArapOptions {
   /** Local/global iterations per frame (default 2: more lowered neither the folds left for the guard nor its sweeps). */
   iterations?: number;
@@ -82,6 +91,7 @@ export interface ArapOptions {
   maxAreaRatio?: number;
 }
 
+/** The ARAP defaults, each chosen from the measured sweeps in DRAWING.md. */
 export const DEFAULT_ARAP_OPTIONS: Required<ArapOptions> = {
   iterations: 2,
   handleStiffness: 30,

@@ -159,6 +159,10 @@ export function retargetBodyPartGroups(skeleton: CharacterSkeleton): BodyPartGro
   });
 }
 
+/**
+ * Options of {@link DepthOrder}: the hysteresis margin (torso lengths), the camera size and the body-part
+ * groups.
+ */
 export interface DepthOrderOptions {
   /** Hysteresis margin in torso lengths (default {@link DEPTH_MARGIN}; 0: plain depth order every frame). */
   margin?: number;
@@ -168,6 +172,10 @@ export interface DepthOrderOptions {
   groups?: BodyPartGroup[];
 }
 
+/**
+ * The layers of a puppet mesh (module doc): body-part groups drawn back to front in an order taken every
+ * frame from the pose's depth, with hysteresis. `update` allocates nothing.
+ */
 export class DepthOrder {
   /** The groups, in their default order (index = group number). */
   readonly groups: readonly BodyPartGroup[];

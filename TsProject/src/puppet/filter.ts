@@ -25,6 +25,10 @@ const J = PUPPET_JOINT_COUNT;
 /** Time constant of the speed low-pass, ms: 1 Hz cutoff (One-Euro's dCutoff default), 1000 / (2 pi). */
 const SPEED_TAU_MS = 1000 / (2 * Math.PI);
 
+/**
+ * Confidence-weighted smoothing of the 21 joints (module doc): a low-confidence measurement counts less, one
+ * below the threshold is not used, outliers are dropped. Allocation-free per frame.
+ */
 export class ConfidenceFilter {
   /** 1 where the joint has no value this frame (for the occlusion fill), after step(). */
   readonly missing = new Uint8Array(J);
@@ -43,6 +47,7 @@ export class ConfidenceFilter {
 
   constructor(readonly options: PoseOptions) {}
 
+  /** Forget every joint's history (a new take or a cut): the next frame starts the smoothing afresh. */
   reset(): void {
     this.has.fill(0);
     this.heldMs.fill(0);

@@ -41,6 +41,9 @@ const COMMON_SIZES: readonly (readonly [number, number])[] = [
   [3840, 2160],
 ];
 
+/**
+ * What {@link checkRecordingImageSize} found: which check ran, its figures, and the notes for the terminal.
+ */
 export interface ImageSizeCheck {
   /** Which check ran: 'outside' (pixels), 'aspect' (normalised + world), or 'none'. */
   kind: 'outside' | 'aspect' | 'none';

@@ -43,6 +43,7 @@ export interface LandmarkFrameInfo {
   bodyScale: number;
 }
 
+/** A fresh {@link LandmarkFrameInfo} (no person, image space, body scale 0), to be filled per frame. */
 export function createFrameInfo(): LandmarkFrameInfo {
   return { personFound: false, visibilityUnknown: false, space: 'image', bodyScale: 0 };
 }

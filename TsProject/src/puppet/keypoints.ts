@@ -131,6 +131,10 @@ export interface KeypointFileInfo {
   scoresAbsent: boolean;
 }
 
+/**
+ * A tfjs-models keypoint file read as a landmark recording ({@link tfjsKeypointsToRecording}), with what was
+ * found and the notes for the terminal.
+ */
 export interface KeypointRecording {
   recording: LandmarkRecording;
   info: KeypointFileInfo;

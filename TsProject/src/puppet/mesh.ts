@@ -21,6 +21,10 @@ import type { Character } from './character';
 import { maskArea, maskBounds } from './mask';
 import { PuppetInputError } from './types';
 
+/**
+ * The drawing's triangle mesh (a grid inside the mask): rest vertices in drawing pixels, texture coordinates,
+ * triangles.
+ */
 export interface PuppetMesh {
   /** Rest positions, drawing pixels (y down), 2 per vertex. */
   vertices: Float32Array;
@@ -34,6 +38,10 @@ export interface PuppetMesh {
   spacing: number;
 }
 
+/**
+ * Options of {@link buildMesh}: grid spacing or vertex count, and how cells inside the mask are kept and
+ * snapped.
+ */
 export interface MeshOptions {
   /** Grid spacing in pixels (overrides targetVertices). */
   spacing?: number;

@@ -17,6 +17,10 @@ import {
 
 const J = PUPPET_JOINT_COUNT;
 
+/**
+ * A recording run through the pose pipeline ({@link runPipeline}), every frame kept: times, raw and filtered
+ * joints, states, body scale.
+ */
 export interface PipelineRun {
   /** Frame times, ms. */
   timesMs: Float64Array;
@@ -78,6 +82,7 @@ export function runPipeline(rec: LandmarkRecording, options: Partial<PoseOptions
   return run;
 }
 
+/** Which joints and frames {@link jitter} and {@link lagMs} measure, and in what unit. */
 export interface SeriesOptions {
   /** Divide distances by this (e.g. PipelineRun.bodyScale) to get body-scale units; default 1 (pose-space units). */
   bodyScale?: number;
@@ -134,6 +139,7 @@ export function jitter(
   return n > 0 ? sum / n : 0;
 }
 
+/** Options of {@link lagMs}: the series options plus the delays tried. */
 export interface LagOptions extends SeriesOptions {
   /** Largest delay tried, ms (default 1000). */
   maxLagMs?: number;

@@ -41,6 +41,10 @@ const END_JOINTS = [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 
  * shoulder width 0.6, hip width 0.32, upper arm 0.5, forearm 0.45, thigh 0.8, shin 0.8, head 0.42.
  */
 const C45 = Math.SQRT1_2;
+/**
+ * The rest pose of the 21 joints as offsets from the hips in torso lengths (image axes, y down): an A-pose,
+ * used by the `rest` fill state.
+ */
 export const REST_OFFSETS: readonly (readonly [number, number])[] = [
   [0, 0], // Hips
   [0, -1 / 3], // Spine
@@ -69,6 +73,10 @@ function isGood(s: number): boolean {
   return s === JointStateCode.Measured || s === JointStateCode.Held;
 }
 
+/**
+ * The occlusion fill (module doc): infers every joint with no value this frame from its parent, child, the
+ * torso or the rest pose, with a low confidence. Allocation-free per frame.
+ */
 export class OcclusionFill {
   // last seen offsets in body-scale units: from the parent, from Hips, from Neck
   private readonly offPx = new Float64Array(J);

@@ -7,6 +7,10 @@
 /** Which landmarks give the pose space: image (x * width, y * height, pixels) or world (x, y metres). */
 export type PoseSpace = 'auto' | 'image' | 'world';
 
+/**
+ * The pose side's options (POSE.md): landmark space, visibility threshold, smoothing, outliers, hold and fill
+ * confidences.
+ */
 export interface PoseOptions {
   /**
    * 'auto': image landmarks when the frame has them; world landmarks only when the frame has no

@@ -33,6 +33,10 @@ export interface PoseFrameReport {
 
 const J = PUPPET_JOINT_COUNT;
 
+/**
+ * The pose side of the puppet for one frame (module doc): landmarks -> 21 joints -> confidence filter ->
+ * occlusion fill. Allocation-free per frame.
+ */
 export class PosePipeline {
   readonly options: PoseOptions;
   /**
@@ -72,6 +76,7 @@ export class PosePipeline {
     this.reset();
   }
 
+  /** Forget every joint's history (the filter's and the fill's): the next frame starts afresh. */
   reset(): void {
     this.filter.reset();
     this.fill.reset();

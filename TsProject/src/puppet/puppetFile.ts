@@ -53,6 +53,10 @@ export interface PuppetJointOut {
   state: JointState;
 }
 
+/**
+ * One frame of puppet.json: its time, whether a person was found, and each joint's position, confidence and
+ * state.
+ */
 export interface PuppetFrameOut {
   timestampMs: number;
   /** The frame had a person (33 landmarks in the pose space used). */
@@ -92,6 +96,10 @@ export interface PuppetMeshStats {
   overlap: TakeOverlap;
 }
 
+/**
+ * puppet.json `stats`: frames, rate, joint-frames per state, jitter before and after smoothing, lag,
+ * outliers, and the mesh and layer figures.
+ */
 export interface PuppetStats {
   frames: number;
   personFrames: number;
@@ -142,6 +150,10 @@ export interface PuppetLayerStats {
   orderChanges: number;
 }
 
+/**
+ * The puppet.json `kind puppet render` writes (docs/puppet.md, `kind puppet render`): joints, the drawing and frame
+ * geometry, the options used, every frame and the stats.
+ */
 export interface PuppetFile {
   tool: 'kind puppet render';
   /** Format version of this file. */
@@ -239,6 +251,7 @@ export class PuppetRecorder {
     });
   }
 
+  /** Number of frames recorded so far. */
   get frames(): number {
     return this.times.length;
   }

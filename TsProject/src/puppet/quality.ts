@@ -37,6 +37,7 @@ export interface TriangleQuality {
   worstTriangle: number;
 }
 
+/** A zeroed {@link TriangleQuality}, to be filled per frame. */
 export function createTriangleQuality(): TriangleQuality {
   return {
     flipped: 0,
@@ -192,6 +193,7 @@ export class TakeQualityAccumulator {
     maxAreaRatio: 1,
   };
 
+  /** Start a new take: every figure back to its empty value. */
   reset(): void {
     const t = this.take;
     t.frames = 0;
@@ -206,6 +208,7 @@ export class TakeQualityAccumulator {
     t.maxAreaRatio = 1;
   }
 
+  /** Add one frame's triangle quality to the take's figures. */
   add(q: TriangleQuality): void {
     const t = this.take;
     const f = t.frames++;
@@ -261,6 +264,7 @@ export interface MeshOverlap {
   atGuardBound: number;
 }
 
+/** A zeroed {@link MeshOverlap}, to be filled per frame. */
 export function createMeshOverlap(): MeshOverlap {
   return { overlap: 0, overlapPercent: 0, overlappingPairs: 0, crossOverlap: 0, atGuardBound: 0 };
 }
@@ -271,6 +275,7 @@ export const REST_OVERLAP = 1e-3;
 /** A pair counts as overlapping (overlappingPairs) above this area, px^2. */
 const PAIR_EPS = 1e-6;
 
+/** Options of the overlap measure: the body-part group of each triangle and the guard's area bounds. */
 export interface OverlapOptions {
   /** Group (body part) of each triangle; triangles of one group are checked against each other. Default: one group. */
   groups?: ArrayLike<number> | null;
@@ -514,6 +519,7 @@ export class TakeOverlapAccumulator {
   };
   private sum = 0;
 
+  /** Add one frame's overlap figures to the take's. */
   add(q: MeshOverlap): void {
     const t = this.take;
     const f = t.frames++;

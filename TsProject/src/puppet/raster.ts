@@ -12,6 +12,10 @@ import type { Character } from './character';
 import type { PuppetMesh } from './mesh';
 import { type JointSet, JointStateCode, PUPPET_PARENTS, type RgbaImage } from './types';
 
+/**
+ * Options of {@link rasterize}: a background, joints to draw over the drawing, the triangle order and the
+ * joints' parents.
+ */
 export interface RasterOptions {
   /** Fill the target with this RGBA first (default: leave the target as it is). */
   background?: readonly [number, number, number, number];

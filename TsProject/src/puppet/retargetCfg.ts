@@ -35,6 +35,10 @@ export interface RetargetJoint {
   line: number;
 }
 
+/**
+ * A parsed AnimatedDrawings retarget config: which BVH joint drives each character joint, the body-part
+ * groups and the BVH naming family.
+ */
 export interface RetargetCfg {
   source: string;
   mapping: RetargetJoint[];

@@ -40,6 +40,7 @@ import { type JointSet, PUPPET_JOINTS, PUPPET_PARENTS, PuppetInputError } from '
 
 const HIPS = 0;
 
+/** Options of a {@link DrawingRig}: whether it follows the hips' translation, and at what scale. */
 export interface DrawingRigOptions {
   /** Follow the pose's hip translation (default true). */
   translate?: boolean;
@@ -49,6 +50,10 @@ export interface DrawingRigOptions {
 
 const STANDARD = standardSkeleton(PUPPET_PARENTS);
 
+/**
+ * Poses the drawing's rest skeleton from the pose-space joints, bone by bone, and gives one 2-D rigid
+ * transform per joint for skinning (module doc). Allocation-free per frame.
+ */
 export class DrawingRig {
   /** The skeleton posed: the character's own, or the standard 21 joints. */
   readonly skeleton: CharacterSkeleton;

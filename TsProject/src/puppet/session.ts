@@ -19,6 +19,9 @@ import { DrawingRig, type DrawingRigOptions } from './rig';
 import { createJointSet, type JointSet, type PoseFrame, PUPPET_PARENTS } from './types';
 import { computeWeights, DEFAULT_WEIGHT_MODE, type SkinWeights, type WeightMode } from './weights';
 
+/**
+ * Options of a {@link PuppetSession}: pose options, camera size, weights, mesh, rig, layers and deformation.
+ */
 export interface PuppetSessionOptions {
   /** Pose-side options (DEFAULT_POSE_OPTIONS where absent). */
   pose?: Partial<PoseOptions>;
@@ -46,6 +49,10 @@ export interface PuppetSessionOptions {
   built?: { mesh: PuppetMesh; weights: SkinWeights };
 }
 
+/**
+ * One drawing driven by one pose stream: the whole per-frame path of the drawing puppet (module doc), used by
+ * `kind puppet render` and the page.
+ */
 export class PuppetSession {
   readonly mesh: PuppetMesh;
   readonly weights: SkinWeights;

@@ -66,6 +66,10 @@ export interface DepthGroup {
   charJoints: string[];
 }
 
+/**
+ * How a character's joints follow the person: the rule used (standard, by name or a retarget config) and each
+ * joint's driving bone (puppet.json `skeleton`).
+ */
 export interface SkeletonMapping {
   rule: 'standard' | 'names' | 'retarget-cfg';
   /** The retarget config's file (rule `retarget-cfg`). */

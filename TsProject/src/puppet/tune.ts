@@ -17,6 +17,7 @@ import { type PuppetMeshStats, PuppetRecorder } from './puppetFile';
 import { PuppetSession } from './session';
 import type { Landmark, LandmarkRecording, PoseFrame } from './types';
 
+/** A sweep: for each pose option swept, the values tried. */
 export type TuneGrid = Partial<Record<keyof PoseOptions, number[]>>;
 
 /** The default sweep: the smoothing time constant, its speed adaptation and the outlier jump. */
@@ -26,6 +27,10 @@ export const DEFAULT_TUNE_GRID: TuneGrid = {
   outlierJump: [0.75, 1.5, 3],
 };
 
+/**
+ * One row of `kind puppet tune`: the options of the row and what they gave (jitter before and after, lag,
+ * error against the clean recording, joints not measured, outliers).
+ */
 export interface TuneRow {
   /** The swept values of this row (the other options: defaults, or `base`). */
   options: Partial<PoseOptions>;
@@ -51,6 +56,10 @@ export interface TuneRow {
   frames: number;
 }
 
+/**
+ * Options of the tune sweep: the options not swept, clean recordings to measure the error against, and the
+ * lag search.
+ */
 export interface TuneOptions {
   /** Options not swept (default DEFAULT_POSE_OPTIONS). */
   base?: Partial<PoseOptions>;

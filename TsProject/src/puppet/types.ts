@@ -47,7 +47,9 @@ export const PUPPET_JOINTS = [
   'RightFoot', // 19 28
   'RightToes', // 20 32
 ] as const;
+/** One of the 21 puppet joints ({@link PUPPET_JOINTS}). */
 export type PuppetJointName = (typeof PUPPET_JOINTS)[number];
+/** Number of puppet joints (21). */
 export const PUPPET_JOINT_COUNT = 21;
 /** Parent of each joint (-1 for Hips). Neck's parent is Chest; the upper arms' parent is Neck; the upper legs' parent is Hips. */
 export const PUPPET_PARENTS: readonly number[] = [
@@ -56,6 +58,10 @@ export const PUPPET_PARENTS: readonly number[] = [
 
 /** How a joint's value in a frame was obtained (puppet.json `state`). */
 export const JOINT_STATES = ['measured', 'held', 'parent', 'child', 'torso', 'rest'] as const;
+/**
+ * How a joint's value was found this frame: measured, held, or inferred from its parent, child, the torso or
+ * the rest pose.
+ */
 export type JointState = (typeof JOINT_STATES)[number];
 /** Index into JOINT_STATES, stored per joint in a Uint8Array. */
 export const JointStateCode = {
@@ -88,6 +94,10 @@ export interface PoseFrame {
   worldLandmarks?: Landmark[];
 }
 
+/**
+ * A landmark recording (the format the page records and `kind puppet render` reads): the camera size in
+ * pixels and the frames.
+ */
 export interface LandmarkRecording {
   image: { width: number; height: number };
   frames: PoseFrame[];
@@ -107,7 +117,10 @@ export interface JointSet {
   readonly state: Uint8Array; // length 21
 }
 
-/** @param count joints (default the 21 PUPPET_JOINTS; a character's own skeleton may have more or fewer). */
+/**
+ * A zeroed {@link JointSet} of `count` joints. @param count joints (default the 21 PUPPET_JOINTS; a
+ * character's own skeleton may have more or fewer).
+ */
 export function createJointSet(count: number = PUPPET_JOINT_COUNT): JointSet {
   return {
     x: new Float64Array(count),

@@ -24,7 +24,12 @@ import { type Character, characterJoints } from './character';
 import type { PuppetMesh } from './mesh';
 import { PuppetInputError } from './types';
 
+/**
+ * How skinning weights are computed: `'joints'` (4 nearest joints by 1/d²), `'segments'` (bone segments),
+ * `'segments-geodesic'` (bone segments measured inside the mask).
+ */
 export type WeightMode = 'joints' | 'segments' | 'segments-geodesic';
+/** Every {@link WeightMode}. */
 export const WEIGHT_MODES: readonly WeightMode[] = ['joints', 'segments', 'segments-geodesic'];
 /** The default mode (see DRAWING.md for the measured comparison). */
 export const DEFAULT_WEIGHT_MODE: WeightMode = 'segments-geodesic';
@@ -38,6 +43,7 @@ export const JOINT_BONE: readonly number[] = [
   1, 2, 3, 4, 4, 6, 7, 8, 8, 10, 11, 12, 12, 14, 15, 16, 16, 18, 19, 20, 20,
 ];
 
+/** Skinning weights of a mesh: 4 (joint, weight) slots per vertex. */
 export interface SkinWeights {
   /** Transform index (0..20, or 0..M-1 for a character's own skeleton of M <= 256 joints) per slot, 4 per vertex; unused slots hold 0 with weight 0. */
   joints: Uint8Array;

@@ -6,7 +6,9 @@
 
 import type { RigProfile } from './profile';
 
+/** A clip's QA result. */
 export type QaResult = 'Pass' | 'Warning' | 'Error';
+/** The measure a flagged run is over. */
 export type QaMeasure = 'rotation' | 'twist' | 'wrist' | 'position' | 'shoulder';
 
 /** Machine-readable cause of a run (the `cause` text is the human form). */
@@ -57,6 +59,10 @@ export const QA_CAUSES: Readonly<Record<QaCauseCode, { cause: string; action: st
   },
 });
 
+/**
+ * One flagged run: a bone over its threshold on one measure for a range of frames, with its peak, likely
+ * cause and action.
+ */
 export interface QaRun {
   /** HumanBodyBones name, e.g. 'RightLowerArm'. */
   bone: string;
@@ -81,6 +87,7 @@ export interface QaRun {
   severity: number;
 }
 
+/** Per-frame error curves of one bone (degrees), as the report draws them. */
 export interface QaSeries {
   bone: string;
   /** E_rot per observed frame, degrees. */
@@ -97,6 +104,9 @@ export interface QaSeries {
   twistVelocityDegPerSec: Float32Array;
 }
 
+/**
+ * The QA result of one clip (qa.json per clip): result, scores, flagged runs, per-bone series and warnings.
+ */
 export interface QaClipReport {
   name: string;
   frames: number;
@@ -113,6 +123,7 @@ export interface QaClipReport {
   warnings: string[];
 }
 
+/** Options of {@link evaluateClip}: the rig profile, the clip name, the wrist weight and the sampling. */
 export interface EvaluateOptions {
   profile?: RigProfile;
   name?: string;

@@ -67,8 +67,13 @@ import {
   type Skeleton,
 } from '../core';
 
+/** The rig profile schema version this code reads and writes. */
 export const RIG_PROFILE_SCHEMA_VERSION = 1;
 
+/**
+ * QA thresholds of one bone (degrees; position in units of character height); absent fields keep the
+ * defaults.
+ */
 export interface BoneThresholds {
   /** E_rot threshold, degrees. */
   rotationDeg?: number;
@@ -78,6 +83,10 @@ export interface BoneThresholds {
   positionFraction?: number | null;
 }
 
+/**
+ * A rig profile for QA (the `--profile` JSON): bone map, twist axes, thresholds, weights, wrist and shoulder
+ * settings, minimum run and flags.
+ */
 export interface RigProfile {
   schemaVersion: number;
   name?: string;

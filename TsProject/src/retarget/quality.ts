@@ -44,6 +44,10 @@ export const CONTACT_SPEED = 0.35;
 /** Time over which a foot's speed is measured (the whole frames nearest it, at least one), seconds. */
 export const SPEED_SPAN = 1 / 30;
 
+/**
+ * Direction error of one limb segment over a clip: the angle between the source segment's world direction and
+ * the target's, degrees.
+ */
 export interface SegmentError {
   /** Mean angle over frames, degrees. */
   meanDeg: number;
@@ -56,6 +60,7 @@ export interface SegmentError {
   to: string;
 }
 
+/** Foot height error of one foot on the source's contact frames (see {@link measureQuality}), metres. */
 export interface FootHeightError {
   /** Mean absolute target foot height error on source contact frames, metres (null: no contact frames). */
   meanAbsM: number | null;
@@ -63,6 +68,10 @@ export interface FootHeightError {
   joint: string;
 }
 
+/**
+ * What {@link measureQuality} returns: per-segment direction errors and the foot height figures (summary.json
+ * `quality`).
+ */
 export interface QualityReport {
   segments: Record<string, SegmentError | null>;
   footHeight: {
@@ -80,6 +89,7 @@ export interface QualityReport {
   };
 }
 
+/** Options of {@link measureQuality}. */
 export interface QualityOptions {
   /** The retargeter's up-axis rotation for the source (identity for Y-up data). */
   sourceAlignment?: ArrayLike<number>;

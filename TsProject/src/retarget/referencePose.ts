@@ -54,6 +54,10 @@ export interface BodyFrame {
   forward: Float64Array;
 }
 
+/**
+ * World rotations and positions of a skeleton in one pose, with its body frame (as computed from hips, head
+ * and limbs).
+ */
 export interface PoseGeometry {
   /** World rotations `4n`. */
   rotations: Float64Array;
@@ -204,6 +208,10 @@ export function chainBetween(skeleton: Skeleton, top: number, bottom: number): n
   return [];
 }
 
+/**
+ * A skeleton's canonical reference pose (T or I) as computed from its geometry: local and world rotations,
+ * world positions.
+ */
 export interface ReferencePose {
   kind: ReferencePoseKind;
   /** Local rotations of the reference pose, `Float64Array(4n)`. */

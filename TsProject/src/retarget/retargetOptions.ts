@@ -5,10 +5,18 @@
 
 import type { ReferencePoseKind } from './referencePose';
 
+/**
+ * Hips position: `'scaled'` multiplies the source hips path by the hips-height ratio; `'room'` keeps the
+ * source position and adds the leg-length difference.
+ */
 export type HipsMode = 'scaled' | 'room';
 /** Up axis of the source data: 'auto' detects it from the reference base pose (hips -> head). */
 export type UpAxis = 'auto' | '+x' | '-x' | '+y' | '-y' | '+z' | '-z';
 
+/**
+ * Options of a {@link Retargeter} (docs/retarget.md, `kind retarget` options): hips mode, reference pose, up axis,
+ * scales, offsets.
+ */
 export interface RetargetOptions {
   /** Hips position mode; default 'scaled'. */
   hipsMode?: HipsMode;
@@ -65,6 +73,10 @@ export interface RetargetOptions {
   targetReference?: 'canonical' | 'rest';
 }
 
+/**
+ * Thrown for bad retarget input or options (a missing required bone, an out-of-range option); the message
+ * names the bone or field.
+ */
 export class RetargetError extends Error {
   constructor(message: string) {
     super(message);

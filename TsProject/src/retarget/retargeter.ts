@@ -512,6 +512,10 @@ export class Retargeter extends RetargeterCalibration {
   }
 }
 
+/**
+ * Options of {@link retargetClip}: the retargeter's options plus which source frame to calibrate on and how
+ * to estimate the contact heights.
+ */
 export interface RetargetClipOptions extends RetargetOptions {
   /** Frame of the source clip to calibrate on (used by 'first-frame', 'auto' fallback and as-is). Default 0. */
   calibrationFrame?: number;

@@ -361,6 +361,10 @@ export abstract class RetargeterCalibration {
   get virtualWorldRotations(): Float64Array {
     return this.vWorldRot;
   }
+  /**
+   * World positions of the virtual hierarchy's bones after the last pose, metres, `3 * virtual bone count`
+   * (see {@link VirtualHierarchy}).
+   */
   get virtualWorldPositions(): Float64Array {
     return this.vWorldPos;
   }

@@ -19,6 +19,10 @@ import {
   vec64,
 } from '../core';
 
+/**
+ * A skeleton in which every humanoid bone hangs below its humanoid parent (for IK-style rigs such as
+ * RobotExpressive's feet), with the index maps to and from the real skeleton.
+ */
 export interface VirtualHierarchy {
   /** The virtual skeleton (bones reordered so parents come first), humanoid map in virtual indices. */
   skeleton: Skeleton;

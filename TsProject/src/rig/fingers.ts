@@ -94,6 +94,7 @@ export interface FingerReference {
   world: { rotations: ArrayLike<number>; positions: ArrayLike<number> };
 }
 
+/** Options of a {@link FingerRig}: the muscles' ranges (degrees) and the copy mode. */
 export interface FingerRigOptions {
   /**
    * Replace default ranges (degrees), per finger and muscle, both hands: e.g.
@@ -412,6 +413,7 @@ export class FingerRig {
     this.serial++;
   }
 
+  /** Whether the fingers of that hand are driven (`setEnabled`); a disabled hand's bones are never written. */
   isEnabled(hand: FingerHand): boolean {
     return this.enabled[handIndex(hand)] === 1;
   }
@@ -466,6 +468,7 @@ export class FingerRig {
     this.muscles[m] = checkMuscleValue(muscleField(m), value);
   }
 
+  /** One muscle's current value in [-1, 1] (Unity's muscle convention: -1 and 1 the ends of its range). */
   getMuscle(hand: FingerHand, finger: FingerName, muscle: FingerMuscleName): number {
     return this.muscles[muscleSlot(handIndex(hand), fingerIndex(finger), muscleIndex(muscle))];
   }

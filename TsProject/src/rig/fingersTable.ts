@@ -48,12 +48,15 @@
 
 /** Hands, in storage order. */
 export const FINGER_HANDS = ['left', 'right'] as const;
+/** A hand: `'left'` or `'right'`. */
 export type FingerHand = (typeof FINGER_HANDS)[number];
 /** Fingers, in storage order. */
 export const FINGER_NAMES = ['thumb', 'index', 'middle', 'ring', 'little'] as const;
+/** A finger: thumb, index, middle, ring or little. */
 export type FingerName = (typeof FINGER_NAMES)[number];
 /** Muscles of one finger, in storage order. */
 export const FINGER_MUSCLES = ['curl1', 'curl2', 'curl3', 'spread'] as const;
+/** A finger muscle: the three curls (`curl1` on the proximal bone, `curl3` on the distal) and `spread`. */
 export type FingerMuscleName = (typeof FINGER_MUSCLES)[number];
 /** Number of finger muscles of both hands (2 x 5 x 4). */
 export const FINGER_MUSCLE_COUNT = 40;
@@ -62,6 +65,10 @@ export const HAND_MUSCLE_COUNT = 20;
 
 /** Copy modes: controls only; source finger muscles measured and applied; source rotations left alone. */
 export const FINGER_COPY_MODES = ['none', 'muscleData', 'rotation'] as const;
+/**
+ * How fingers are driven: `'none'` (from the controls and presets), `'muscleData'` (the source's muscles),
+ * `'rotation'` (the source's finger rotations).
+ */
 export type FingerCopyMode = (typeof FINGER_COPY_MODES)[number];
 
 /** Thrown for a bad finger control (value out of range, unknown name) or bad set-up data; the message names the field. */
@@ -215,6 +222,7 @@ export function checkMuscleValue(field: string, value: unknown): number {
 
 /** Preset names accepted by {@link FingerRig.applyPreset}. */
 export const FINGER_PRESET_NAMES = ['rock', 'paper', 'scissors', 'v', 'index-point', 'reset'] as const;
+/** A hand-pose preset name (rock, paper, scissors, v, index-point, reset). */
 export type FingerPresetName = (typeof FINGER_PRESET_NAMES)[number];
 
 /** Muscles of one finger as `[curl1, curl2, curl3, spread]`. */

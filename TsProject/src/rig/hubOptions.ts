@@ -13,6 +13,10 @@ import type { Settings } from './settings';
 /** How the hub sets limb IK weights: from the situation (LimbWeights), always on, or off. */
 export type IKWeightMode = 'auto' | 'on' | 'off';
 
+/**
+ * Options of a {@link RetargetHub}: hips mode, source up axis, IK and finger modes, initial settings, the
+ * source's contact height.
+ */
 export interface HubOptions {
   /** Hips position mode; default 'room' (live: the avatar stands where the performer stands). */
   hipsMode?: HipsMode;
@@ -30,6 +34,9 @@ export interface HubOptions {
   shoulderTwist?: 'keep' | 'drop';
 }
 
+/**
+ * Thrown for bad hub input (wrong buffer length, NaN, an out-of-range setting); the message names the field.
+ */
 export class HubError extends Error {
   constructor(message: string) {
     super(message);

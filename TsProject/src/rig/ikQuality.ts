@@ -14,9 +14,15 @@
 import { HumanBodyBones as H, type Skeleton } from '../core';
 import type { RetargetHub } from './hub';
 
+/** A limb's bend plane more than this many degrees off the source's counts as a flip. */
 export const BEND_PLANE_LIMIT_DEG = 10;
+/** A limb straighter than this (degrees between its two segments) has no bend plane and is not compared. */
 export const BENT_MIN_DEG = 10;
 
+/**
+ * The IK figures of one limb over a run (summary.json `ik.leftArm` ...): end-effector error in millimetres
+ * and bend-plane flips.
+ */
 export interface LimbIkFigures {
   /** Mean end-effector error over IK frames, millimetres (null: no IK frame). */
   meanErrorMm: number | null;
@@ -30,6 +36,7 @@ export interface LimbIkFigures {
   ikFrames: number;
 }
 
+/** {@link LimbIkFigures} of the four limbs. */
 export type IkFigures = Record<'leftArm' | 'rightArm' | 'leftLeg' | 'rightLeg', LimbIkFigures>;
 
 const NAMES = ['leftArm', 'rightArm', 'leftLeg', 'rightLeg'] as const;

@@ -62,7 +62,9 @@ import { PropPoint, PropType, type PropWorld } from './props';
 
 /** Limb indices into {@link LimbWeights.weights}. */
 export const Limb = { LeftArm: 0, RightArm: 1, LeftLeg: 2, RightLeg: 3, Hips: 4 } as const;
+/** The weighted limbs in {@link Limb} order (the hips' weight is the hips-height correction). */
 export const LIMB_NAMES = ['leftArm', 'rightArm', 'leftLeg', 'rightLeg', 'hips'] as const;
+/** Number of weighted limbs ({@link LIMB_NAMES}). */
 export const LIMB_COUNT = 5;
 
 /** Offsets of each joint's x in {@link LimbWeightsInput.joints} (y and z follow). */
@@ -80,6 +82,7 @@ export const LimbCondition = {
   Chair: 7,
   HipsHeight: 8,
 } as const;
+/** Number of conditions in {@link LimbCondition}. */
 export const LIMB_CONDITION_COUNT = 9;
 
 /** Indices into {@link LimbWeights.hips}. */
@@ -91,6 +94,10 @@ export interface Ramp {
   far: number;
 }
 
+/**
+ * The limb-weight rules: the smoothing speed and the distance ramps (metres, an adult performer's) that turn
+ * each condition's weight on and off.
+ */
 export interface LimbWeightSettings {
   /** Weight units per second a weight may move toward its target (> 0; Infinity: no smoothing). */
   smoothingSpeed: number;
@@ -252,7 +259,7 @@ export class LimbWeights {
   /** Slots of those props in the prop registry, -1 for none. */
   readonly nearestSlot = new Int32Array(3).fill(-1);
 
-  /** [0]: this frame's seat target (chair closeness); an array, not a field, so writing it never boxes. */
+  /** Index 0: this frame's seat target (chair closeness); an array, not a field, so writing it never boxes. */
   private readonly seatTarget = new Float64Array(1);
 
   /** @throws LimbWeightsError for bad settings (merged over the defaults). */

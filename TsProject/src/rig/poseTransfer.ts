@@ -42,7 +42,6 @@ export class PoseTransferError extends Error {
     this.name = 'PoseTransferError';
   }
 }
-
 /** A local pose: rotations `4n` (unit quaternions) and translations `3n` (metres, parent frame). */
 export interface LocalPose {
   rotations: ArrayLike<number>;
@@ -59,10 +58,10 @@ export interface LocalPose {
  *   hips as the source avatar does.
  */
 export type RootScaleSync = 'off' | 'follow' | 'height';
-
 const SYNC_MODES: readonly RootScaleSync[] = ['off', 'follow', 'height'];
 const HIPS_MODES: readonly HipsMode[] = ['room', 'scaled'];
 
+/** Per-target options of {@link PoseTransfer.addTarget}: hips offset and mode, scale, head scale and their sync. */
 export interface PoseTransferTargetOptions {
   /**
    * Offset added to the target's hips world position, metres `(x, y, z)` in world space (not turned with
@@ -109,6 +108,7 @@ export interface PoseTransferOutput {
   headScale: number;
 }
 
+/** Options of a {@link PoseTransfer}: the reference pose and where the source's comes from. */
 export interface PoseTransferOptions {
   /** Reference pose both avatars are calibrated in (retargeter.ts); default 'T'. */
   referencePose?: ReferencePoseKind;
@@ -254,6 +254,7 @@ export class PoseTransfer {
   get sourceScale(): number {
     return this.srcScale;
   }
+  /** The source avatar's head scale as last given (1 = none); synced targets copy it. */
   get sourceHeadScale(): number {
     return this.srcHeadScale;
   }

@@ -36,12 +36,14 @@ import { canonicalPose, type ReferencePose } from '../retarget/referencePose';
 
 /** Prop type names, indexed by their code ({@link PropType}). */
 export const PROP_TYPE_NAMES = ['None', 'Object', 'Chair', 'Hand'] as const;
+/** A prop type name ({@link PROP_TYPE_NAMES}). */
 export type PropTypeName = (typeof PROP_TYPE_NAMES)[number];
 /** Prop type codes as stored in {@link PropWorld.types}. */
 export const PropType = { None: 0, Object: 1, Chair: 2, Hand: 3 } as const;
 
 /** Attachment point names, indexed by their code ({@link PropPoint}). */
 export const PROP_POINT_NAMES = ['LeftHand', 'RightHand', 'Head'] as const;
+/** An attachment point name ({@link PROP_POINT_NAMES}). */
 export type PropPointName = (typeof PROP_POINT_NAMES)[number];
 /** Attachment point codes as stored in {@link PropWorld.attachedPoint} (-1: not attached). */
 export const PropPoint = { LeftHand: 0, RightHand: 1, Head: 2 } as const;
@@ -112,6 +114,7 @@ export class PropError extends Error {
   }
 }
 
+/** Options of a {@link PropSystem}: the reference T-pose, the attachment offsets and the capacity. */
 export interface PropSystemOptions {
   /**
    * The avatar's T-pose (kind 'T'), whose world rotations fix the character axes the offsets are given

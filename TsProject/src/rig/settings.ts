@@ -67,8 +67,10 @@
 import { type JNode, JsonFieldError, JsonReader, lineColumn, MAX_DEPTH } from '../core/json';
 import type { OneEuroParams } from '../core/oneEuro';
 
+/** The settings file's schema version this code writes; a newer file is refused with an error naming it. */
 export const SETTINGS_SCHEMA_VERSION = 1;
 
+/** A foot's IK target offset, metres in the foot's frame. */
 export interface FootOffset {
   /** Metres along the foot, positive toward the toes. */
   frontBack: number;
@@ -76,6 +78,10 @@ export interface FootOffset {
   inOut: number;
 }
 
+/**
+ * An avatar's hub settings (the versioned settings file's content): scales, head offset (degrees), floor
+ * height and hips height (metres), seat and foot offsets, calibrated rotation offsets, the source filter.
+ */
 export interface Settings {
   avatarScale: number;
   headScale: number;
@@ -91,13 +97,14 @@ export interface Settings {
 
 /** Bone groups of the source stage's filter: hands and fingers, feet and toes, every other bone. */
 export type SourceFilterGroup = 'body' | 'hands' | 'feet';
+/** The source filter's bone groups, in order. */
 export const SOURCE_FILTER_GROUPS: readonly SourceFilterGroup[] = Object.freeze(['body', 'hands', 'feet']);
 
 /** One-Euro parameters per bone group (src/core/oneEuro.ts). */
 export type SourceFilterSettings = Record<SourceFilterGroup, OneEuroParams>;
 
 /**
- * The filter's defaults, chosen from data (README "Source filter": noisy copies of the real takes,
+ * The filter's defaults, chosen from data (docs/live.md "Source filter": noisy copies of the real takes,
  * jitter of the avatar's hands and feet against lag, `npm run bench -- filter-sweep`,
  * bench/filterSweep.ts): the least jitter within 10 ms of added lag, hands (and body) 4 / 8 / 1, feet
  * 2 / 8 / 2 (minCutoff Hz / beta / dCutoff Hz).
@@ -534,6 +541,7 @@ export class SettingsStore {
     this.value = deepFreeze(validateSettings(initial, 'initial settings'));
   }
 
+  /** The settings in force (read-only; change them through the store's methods). */
   get current(): Readonly<Settings> {
     return this.value;
   }

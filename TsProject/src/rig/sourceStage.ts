@@ -67,6 +67,10 @@ export interface SourceStageState {
   hasFrame: boolean;
 }
 
+/**
+ * The live source stage of one hub (module doc): keeps the raw frame and runs every bone's world pose through
+ * a One-Euro filter.
+ */
 export class SourceStage {
   readonly skeleton: Skeleton;
   /** Group per bone (0 body, 1 hands, 2 feet). */

@@ -167,7 +167,7 @@ function parseScope(scope: unknown): string[] | null {
 }
 
 /**
- * The remote-control protocol (src/live/remote, README "Remote-control protocol") over every hub
+ * The remote-control protocol (src/live/remote, docs/live.md "Remote-control protocol") over every hub
  * (characterName = the setup's name), for the C# WebSocket transport. Returns JSON
  * `{"reply": string, "broadcast": string | null, "save": [names]}`; never throws. `save` names the
  * characters whose settings file the host saves now, as the component's own method does: the

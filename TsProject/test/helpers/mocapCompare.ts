@@ -2,7 +2,7 @@
  * The mocap comparison of issue 23 ("beside Kalidokit"): solvers given as {@link PoseSolve} functions
  * (test/helpers/kalidokitPose.ts) run on the same landmark recordings and judged on the same skeleton.
  * Used by test/mocap.kalidokit.test.ts (asserted facts about ours and the conversion) and by
- * `npm run bench -- mocap` (bench/mocapBench.ts: the README's tables).
+ * `npm run bench -- mocap` (bench/mocapBench.ts: docs/mocap.md's tables).
  *
  * Figures (all from world joint positions / rotations by forward kinematics, internal frame, Y up):
  * - Direction error: the angle between a bone's direction and the take's (test/helpers/mocapJudge.ts: upper
@@ -369,7 +369,7 @@ function squatFps(rec: LandmarkRecording): number {
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
 
-/** The README's tables (markdown) of a comparison. */
+/** The tables (markdown) of a comparison, as docs/mocap.md shows them. */
 export function comparisonTables(c: Comparison): string {
   const out: string[] = [];
   out.push(

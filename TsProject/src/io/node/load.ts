@@ -18,6 +18,10 @@ import { NODE_GLTF_DECODERS } from './gltfDecoders';
 /** 'vrma': a VRM Animation (`.vrma`, VRMC_vrm_animation-1.0), its humanoid map read from the extension. */
 export type SourceFormat = 'bvh' | 'gltf' | 'vrm0' | 'vrm1' | 'vrma';
 
+/**
+ * A source clip loaded from a file, with its humanoid map, the file's clips (glTF/VRM) and the readers'
+ * notes.
+ */
 export interface LoadedSource {
   file: string;
   format: SourceFormat;

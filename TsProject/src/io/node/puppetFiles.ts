@@ -149,6 +149,7 @@ export function loadCharacter(
   return characterFromImage(readImage(where), undefined, { name, source: where });
 }
 
+/** How to read a landmark file whose format does not say it: the camera size and frame rate. */
 export interface RecordingLoadOptions {
   /** Camera image size in pixels, needed for the tfjs reference format's pixel coordinates. */
   imageSize?: { width: number; height: number };
@@ -158,6 +159,7 @@ export interface RecordingLoadOptions {
   world?: string;
 }
 
+/** A landmark recording read from a file, with the format it was read as and the notes for the terminal. */
 export interface LoadedRecording {
   recording: LandmarkRecording;
   /**

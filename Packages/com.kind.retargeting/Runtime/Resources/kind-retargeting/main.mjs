@@ -15268,6 +15268,7 @@ var FingerRig = class {
     this.enabled[h] = on ? 1 : 0;
     this.serial++;
   }
+  /** Whether the fingers of that hand are driven (`setEnabled`); a disabled hand's bones are never written. */
   isEnabled(hand) {
     return this.enabled[handIndex(hand)] === 1;
   }
@@ -15311,6 +15312,7 @@ var FingerRig = class {
     const m = muscleSlot(handIndex(hand), fingerIndex(finger), muscleIndex(muscle));
     this.muscles[m] = checkMuscleValue(muscleField(m), value);
   }
+  /** One muscle's current value in [-1, 1] (Unity's muscle convention: -1 and 1 the ends of its range). */
   getMuscle(hand, finger, muscle) {
     return this.muscles[muscleSlot(handIndex(hand), fingerIndex(finger), muscleIndex(muscle))];
   }
@@ -16299,6 +16301,10 @@ var RetargeterCalibration = class {
   get virtualWorldRotations() {
     return this.vWorldRot;
   }
+  /**
+   * World positions of the virtual hierarchy's bones after the last pose, metres, `3 * virtual bone count`
+   * (see {@link VirtualHierarchy}).
+   */
   get virtualWorldPositions() {
     return this.vWorldPos;
   }
@@ -19043,7 +19049,7 @@ var LimbWeights = class {
     this.nearestDistance = new Float64Array(3);
     /** Slots of those props in the prop registry, -1 for none. */
     this.nearestSlot = new Int32Array(3).fill(-1);
-    /** [0]: this frame's seat target (chair closeness); an array, not a field, so writing it never boxes. */
+    /** Index 0: this frame's seat target (chair closeness); an array, not a field, so writing it never boxes. */
     this.seatTarget = new Float64Array(1);
     this.current = Object.freeze(defaultLimbWeightSettings());
     this.configure(settings);
@@ -21105,6 +21111,9 @@ var MocapHubDriver = class {
   get localRotations() {
     return this.hub.localRotations;
   }
+  /**
+   * The avatar's local translations after the last step, metres, `Float64Array(3 * bone count)` (the hub's).
+   */
   get localTranslations() {
     return this.hub.localTranslations;
   }
