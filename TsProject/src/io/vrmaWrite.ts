@@ -14,8 +14,9 @@ import { HumanBodyBones as H, HUMAN_BONE_COUNT } from '../core/humanBodyBones';
 import { GltfError } from './gltfError';
 import { vrm1BoneName } from './vrmaRest';
 
-/** The extension's name and the version this writer follows. */
+/** The extension's name (VRMC_vrm_animation-1.0 specification). */
 export const VRMA_EXTENSION = 'VRMC_vrm_animation';
+/** The `specVersion` this writer follows and writes. */
 export const VRMA_SPEC_VERSION = '1.0';
 
 /** Writes the root-level `VRMC_vrm_animation` object for the nodes given in {@link VrmaExtension.bones}. */

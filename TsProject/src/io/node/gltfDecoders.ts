@@ -31,6 +31,10 @@ async function optional<T>(load: () => Promise<T>, pkg: string, extension: strin
 
 let draco: Promise<unknown> | null = null;
 
+/**
+ * Draco (draco3dgltf) and meshopt (meshoptimizer) decoders for `readAvatar`/`loadAvatar`, each package
+ * loaded on first use; a missing optional package is named in the error.
+ */
 export const NODE_GLTF_DECODERS: GltfDecoders = {
   draco: () => {
     draco ??= optional(
