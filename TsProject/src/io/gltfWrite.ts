@@ -5,6 +5,7 @@
 import type { Accessor, Document, Node as GltfNode } from '@gltf-transform/core';
 import type { Clip } from '../core/clip';
 import { HUMAN_BONE_COUNT } from '../core/humanBodyBones';
+import type { Skeleton } from '../core/skeleton';
 import {
   type Avatar,
   createGltfIo,
@@ -113,6 +114,44 @@ function weightQuantum(a: Accessor): number {
 }
 
 /**
+ * The checks every glTF writer makes of a clip's frames before it writes anything: rotation and translation
+ * lengths of `frameCount x boneCount`, a positive finite `frameTime`, and every frame's every bone finite
+ * with a non-zero rotation.
+ * @throws GltfError naming `fileName`, the clip, and the frame and bone of the first bad value.
+ */
+export function requireWritableFrames(clip: Clip, sk: Skeleton, fileName: string): void {
+  const n = sk.boneCount;
+  const F = clip.frameCount;
+  if (clip.rotations.length !== F * n * 4 || clip.translations.length !== F * n * 3) {
+    throw new GltfError(
+      fileName,
+      `clip '${clip.name}': rotations/translations lengths do not match ${F} frames x ${n} bones`,
+    );
+  }
+  if (!(clip.frameTime > 0) || !Number.isFinite(clip.frameTime)) {
+    throw new GltfError(
+      fileName,
+      `clip '${clip.name}': frameTime ${clip.frameTime} must be a positive number`,
+    );
+  }
+  for (let f = 0; f < F; f++) {
+    for (let b = 0; b < n; b++) {
+      const o = f * n + b;
+      const r = clip.rotations;
+      const t = clip.translations;
+      const ok =
+        Number.isFinite(t[3 * o] + t[3 * o + 1] + t[3 * o + 2]) &&
+        Math.hypot(r[4 * o], r[4 * o + 1], r[4 * o + 2], r[4 * o + 3]) > 1e-6;
+      if (!ok)
+        throw new GltfError(
+          fileName,
+          `clip '${clip.name}' frame ${f} bone '${sk.names[b]}': not a finite rotation/translation`,
+        );
+    }
+  }
+}
+
+/**
  * A GLB of the avatar (meshes, skins, materials, textures, node hierarchy kept) whose animations are
  * replaced by one animation holding `clip`:
  * - name `options.animationName ?? clip.name`;
@@ -178,33 +217,7 @@ async function writeChecked(
   if (typeof name !== 'string' || name === '')
     throw new GltfError(fileName, 'animation name must be a non-empty string');
   const F = clip.frameCount;
-  if (clip.rotations.length !== F * n * 4 || clip.translations.length !== F * n * 3) {
-    throw new GltfError(
-      fileName,
-      `clip '${clip.name}': rotations/translations lengths do not match ${F} frames x ${n} bones`,
-    );
-  }
-  if (!(clip.frameTime > 0) || !Number.isFinite(clip.frameTime)) {
-    throw new GltfError(
-      fileName,
-      `clip '${clip.name}': frameTime ${clip.frameTime} must be a positive number`,
-    );
-  }
-  for (let f = 0; f < F; f++) {
-    for (let b = 0; b < n; b++) {
-      const o = f * n + b;
-      const r = clip.rotations;
-      const t = clip.translations;
-      const ok =
-        Number.isFinite(t[3 * o] + t[3 * o + 1] + t[3 * o + 2]) &&
-        Math.hypot(r[4 * o], r[4 * o + 1], r[4 * o + 2], r[4 * o + 3]) > 1e-6;
-      if (!ok)
-        throw new GltfError(
-          fileName,
-          `clip '${clip.name}' frame ${f} bone '${sk.names[b]}': not a finite rotation/translation`,
-        );
-    }
-  }
+  requireWritableFrames(clip, sk, fileName);
 
   const { document } = await loadGltfDocument(avatar.bytes, fileName, {
     external: avatar.resources,

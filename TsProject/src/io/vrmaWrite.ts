@@ -12,6 +12,7 @@ import { Document, Extension, type Node as GltfNode, WebIO, type WriterContext }
 import type { Clip } from '../core/clip';
 import { HumanBodyBones as H, HUMAN_BONE_COUNT } from '../core/humanBodyBones';
 import { GltfError } from './gltfError';
+import { requireWritableFrames } from './gltfWrite';
 import { vrm1BoneName } from './vrmaRest';
 
 /** The extension's name (VRMC_vrm_animation-1.0 specification). */
@@ -85,31 +86,7 @@ export async function writeVrma(
   if (typeof name !== 'string' || name === '')
     throw new GltfError(fileName, 'animation name must be a non-empty string');
   const F = clip.frameCount;
-  if (clip.rotations.length !== 4 * F * n || clip.translations.length !== 3 * F * n)
-    throw new GltfError(
-      fileName,
-      `clip '${clip.name}': rotations/translations lengths do not match ${F} frames x ${n} bones`,
-    );
-  if (!(clip.frameTime > 0) || !Number.isFinite(clip.frameTime))
-    throw new GltfError(
-      fileName,
-      `clip '${clip.name}': frameTime ${clip.frameTime} must be a positive number`,
-    );
-  for (let f = 0; f < F; f++) {
-    for (let b = 0; b < n; b++) {
-      const o = f * n + b;
-      const r = clip.rotations;
-      const t = clip.translations;
-      const ok =
-        Number.isFinite(t[3 * o] + t[3 * o + 1] + t[3 * o + 2]) &&
-        Math.hypot(r[4 * o], r[4 * o + 1], r[4 * o + 2], r[4 * o + 3]) > 1e-6;
-      if (!ok)
-        throw new GltfError(
-          fileName,
-          `clip '${clip.name}' frame ${f} bone '${sk.names[b]}': not a finite rotation/translation`,
-        );
-    }
-  }
+  requireWritableFrames(clip, sk, fileName);
 
   const document = new Document();
   document.getRoot().getAsset().generator = options.generator ?? 'KindRetargeting';
