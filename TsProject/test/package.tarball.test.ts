@@ -72,6 +72,8 @@ beforeAll(() => {
   for (const f of [
     'bin/kind.cjs',
     'CHANGELOG.md',
+    'README.md',
+    'LICENSE',
     'src/contact/model/contact.onnx',
     'src/contact/model/MODEL_CARD.md',
   ]) {
@@ -139,6 +141,8 @@ it('the tarball holds the library, the command and its assets, and nothing else'
   for (const f of [
     'package.json',
     'CHANGELOG.md',
+    'README.md',
+    'LICENSE',
     'bin/kind.cjs',
     'dist/kind.cjs',
     'dist/qaWorker.cjs',

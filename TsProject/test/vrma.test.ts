@@ -308,6 +308,18 @@ describe('kind retarget <take> --vrma on a hand-made take (known answers)', () =
     const loaded = await loadSource(out);
     expect(loaded.format).toBe('vrma');
   });
+
+  it('refuses a .vrma whose node tree does not hang as the humanoid (the head cut off the neck), naming both', async () => {
+    const broken = structuredClone(json);
+    const bones = json.extensions.VRMC_vrm_animation.humanoid.humanBones;
+    const neck = broken.nodes[bones.neck.node] as { children?: number[] };
+    neck.children = (neck.children ?? []).filter((c) => c !== bones.head.node);
+    await expect(readAvatar(withJson(bytes, broken), { fileName: 'cut.vrma' })).rejects.toThrow(
+      `cut.vrma: VRMC_vrm_animation humanoid: Head (nodes[${bones.head.node}] 'head') is not under Neck (nodes[${bones.neck.node}] 'neck')`,
+    );
+    // the intact file still reads
+    expect((await readAvatar(withJson(bytes, json), { fileName: 'ok.vrma' })).format).toBe('vrma');
+  });
 });
 
 describe("RetargetOptions.targetReference 'rest': the target's rest taken as its T-pose, as VRM players do", () => {

@@ -259,7 +259,7 @@ export function buildProgram(): Command {
           );
       } else if (!avatar) {
         throw new InvalidArgumentError(
-          'give both a source and an avatar, or neither for the embedded default',
+          'give both a source and an avatar, or neither for the embedded default (or a source with --vrma [out.vrma] to write it as a VRM Animation, no avatar needed)',
         );
       }
       let bar: SingleBar | null = null;

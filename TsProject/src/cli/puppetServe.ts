@@ -220,7 +220,7 @@ export async function startPuppetServer(options: PuppetServerOptions = {}): Prom
   const visionWasmDir = path.join(nodeModules, '@mediapipe', 'tasks-vision', 'wasm');
   if (!isFile(path.join(poseDir, 'pose.js')))
     throw new Error(
-      `puppet page: ${poseDir}/pose.js not found: the puppet and mocap pages need @mediapipe/pose and @mediapipe/tasks-vision, optional dependencies of kind-retargeting (npm install @mediapipe/pose @mediapipe/tasks-vision)`,
+      `page server: ${poseDir}/pose.js not found: the puppet and mocap pages need @mediapipe/pose and @mediapipe/tasks-vision, optional dependencies of kind-retargeting (npm install @mediapipe/pose @mediapipe/tasks-vision)`,
     );
 
   const routes = new Map<string, string>(); // URL path -> absolute file

@@ -42,7 +42,7 @@
  * CesiumMan store one walk cycle as one unnamed animation per joint).
  */
 import type { Animation } from '@gltf-transform/core';
-import { HUMAN_BONE_COUNT, HUMAN_BONE_NAMES } from '../core/humanBodyBones';
+import { HUMAN_BONE_COUNT, HUMAN_BONE_NAMES, nearestMappedAncestor } from '../core/humanBodyBones';
 import { withHumanoid } from '../core/skeleton';
 import type { Avatar, GltfClipSource } from './gltfAvatarTypes';
 import { EXT_MESHOPT, nameList } from './gltfCheck';
@@ -177,6 +177,7 @@ async function readAvatarChecked(
   }
   const graph = nodeGraph(document, fileName);
   const vrm = readVrmHumanoid(parsed.json, graph.nodes.length, fileName);
+  if (vrm?.format === 'vrma') requireHumanoidTree(graph, vrm.nodeOfHuman, fileName);
   if (vrm) {
     // glTF Transform does not know the VRM extensions and says so; this reader read the humanoid.
     const read = { vrm1: 'VRMC_vrm', vrma: 'VRMC_vrm_animation', vrm0: 'VRM' }[vrm.format];
@@ -307,4 +308,31 @@ async function readAvatarChecked(
     resources: external,
     decoders: options.decoders,
   };
+}
+
+/**
+ * A VRM Animation's humanoid bones must hang as VRM's humanoid does (VRMC_vrm_animation-1.0 gives the
+ * bones by node; the motion is only meaningful on that tree): each mapped bone under the node of its
+ * nearest mapped humanoid ancestor (HUMAN_PARENT).
+ * @throws GltfError naming the bone, its node and the ancestor it is not under.
+ */
+function requireHumanoidTree(
+  graph: ReturnType<typeof nodeGraph>,
+  nodeOfHuman: Int32Array,
+  fileName: string,
+): void {
+  for (let h = 0; h < HUMAN_BONE_COUNT; h++) {
+    const node = nodeOfHuman[h];
+    if (node < 0) continue;
+    const a = nearestMappedAncestor(h, (b) => nodeOfHuman[b] >= 0);
+    if (a < 0) continue;
+    const want = nodeOfHuman[a];
+    let p = graph.parent[node];
+    while (p >= 0 && p !== want) p = graph.parent[p];
+    if (p !== want)
+      throw new GltfError(
+        fileName,
+        `VRMC_vrm_animation humanoid: ${HUMAN_BONE_NAMES[h]} (${nodeLabel(graph, node)}) is not under ${HUMAN_BONE_NAMES[a]} (${nodeLabel(graph, want)}): the node hierarchy does not hang as VRM's humanoid`,
+      );
+  }
 }
