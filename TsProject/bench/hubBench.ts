@@ -92,6 +92,19 @@ async function setup(c: Case): Promise<Setup> {
   };
 }
 
+/**
+ * Child mode (`hub-profile-child <frames>`, run by bench/hubProfile.ts under --jitless --cpu-prof): the
+ * profiled loop, `updateLive` over the last case's take (the Bandai walk onto Xbot, or the embedded
+ * default), on the live hub of this bench's set-up.
+ */
+export async function hubProfileChild(frames: number): Promise<void> {
+  const c = cases().at(-1)!;
+  const s = await setup(c);
+  const count = s.frames.length;
+  for (let i = 0; i < frames; i++) s.live.updateLive(s.frames[i % count], s.positions[i % count], 1 / 120);
+  console.log(c.label);
+}
+
 /** Median microseconds per frame of `fn(frame)` over the clip, repeated. */
 export function usPerFrame(count: number, fn: (f: number) => void, budgetMs: number): number {
   for (let i = 0; i < 3 * count; i++) fn(i % count);

@@ -1,6 +1,6 @@
 /**
- * Where the hub's time goes without a JIT: `node --jitless --cpu-prof` on a child that runs
- * `RetargetHub.updateLive` (source stage, then the hub) over the Bandai walk onto Xbot (or the embedded
+ * Where the hub's time goes without a JIT: `node --jitless --cpu-prof` on a child
+ * (`hubProfileChild` in bench/hubBench.ts, the hub bench's own set-up) that runs `RetargetHub.updateLive` (source stage, then the hub) over the Bandai walk onto Xbot (or the embedded
  * default), and the sampled profile folded into the steps of the per-frame path, each with its share of
  * the samples under `updateLive` (inclusive, %) and the source file it lives in. The step names are this
  * project's functions (src/rig/sourceStage.ts, src/retarget/retargeter.ts, src/rig/hubRig.ts, src/ik/...);
@@ -13,37 +13,6 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { readFrame } from '../src/core';
-import { loadAvatar, loadSource } from '../src/io/node';
-import { RetargetHub } from '../src/rig';
-import { cases } from './hubBench';
-
-/** Child mode (`hub-profile-child <frames>`): the profiled loop, `updateLive` over the take, repeated. */
-export async function hubProfileChild(frames: number): Promise<void> {
-  const c = cases().at(-1)!;
-  const src = await loadSource(c.source);
-  const avatar = await loadAvatar(c.avatar);
-  const clip = src.clip;
-  const n = clip.skeleton.boneCount;
-  const rot: Float64Array[] = [];
-  const pos: Float64Array[] = [];
-  for (let f = 0; f < clip.frameCount; f++) {
-    rot.push(new Float64Array(4 * n));
-    pos.push(new Float64Array(3 * n));
-    readFrame(clip, f, rot[f], pos[f]);
-  }
-  const hub = new RetargetHub(clip.skeleton, avatar.skeleton, { ik: 'on', fingers: 'none' });
-  hub.calibrate({ rotations: rot[0], translations: pos[0] });
-  hub.fingers.applyPreset('left', 'rock');
-  hub.fingers.applyPreset('right', 'v');
-  hub.props.add('ball', 'Object', [0.4, 1.1, 0.3]);
-  hub.props.add('chair', 'Chair', [0, 0.45, -0.6]);
-  for (let i = 0; i < frames; i++) {
-    const f = i % clip.frameCount;
-    hub.updateLive(rot[f], pos[f], 1 / 120);
-  }
-  console.log(c.label);
-}
 
 interface ProfileNode {
   id: number;
